@@ -1,0 +1,145 @@
+//! `ConversationStore`: the append-only event log of each conversation.
+//!
+//! A [`Session`](crate::Session) appends every user message, reply, tool result, summary
+//! update and fact change before it acknowledges the turn; replaying the log rebuilds the
+//! short-term memory exactly as it was.
+
+use std::collections::BTreeMap;
+
+use async_trait::async_trait;
+use chrono::{DateTime, Utc};
+use parking_lot::RwLock;
+use serde::{Deserialize, Serialize};
+
+use crate::buffer::ShortTermSnapshot;
+use crate::error::{MemoryError, Result};
+use crate::facts::FactChange;
+use crate::message::Message;
+
+/// Something that happened in a conversation.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum ConversationEvent {
+    /// The conversation was opened for a user by an agent.
+    Started {
+        /// The user.
+        user_id: String,
+        /// The agent's name.
+        agent: String,
+    },
+    /// A message entered the short-term memory.
+    Message {
+        /// The message.
+        message: Message,
+    },
+    /// Older messages were folded into the summary; the buffer kept the `keep_recent`
+    /// most recent non-system messages.
+    SummaryUpdated {
+        /// The new running summary.
+        summary: String,
+        /// How many recent non-system messages stayed verbatim.
+        keep_recent: usize,
+    },
+    /// Facts about the user changed as a result of the turn.
+    FactsChanged {
+        /// What changed.
+        changes: Vec<FactChange>,
+    },
+    /// The whole short-term state at this point; replay may start here.
+    Snapshot {
+        /// The state.
+        snapshot: ShortTermSnapshot,
+    },
+}
+
+/// An event as stored: its position in the log and when it was written.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct StoredEvent {
+    /// Position in the conversation's log, starting at 1, strictly increasing.
+    pub seq: u64,
+    /// When the store accepted it.
+    pub at: DateTime<Utc>,
+    /// The event.
+    pub event: ConversationEvent,
+}
+
+/// An append-only log of [`ConversationEvent`]s per conversation id.
+///
+/// Appends of one call are atomic and contiguous: a reader sees all of them or none,
+/// and no other writer's events interleave with them.
+#[async_trait]
+pub trait ConversationStore: Send + Sync {
+    /// Appends `events` to the log of `conversation_id`; returns the seq of the last one
+    /// (or the current last seq when `events` is empty).
+    async fn append(&self, conversation_id: &str, events: Vec<ConversationEvent>) -> Result<u64>;
+    /// Every event of the conversation with `seq > after`, in order.
+    async fn load_since(&self, conversation_id: &str, after: u64) -> Result<Vec<StoredEvent>>;
+    /// Every event of the conversation, in order (empty when unknown).
+    async fn load(&self, conversation_id: &str) -> Result<Vec<StoredEvent>> {
+        self.load_since(conversation_id, 0).await
+    }
+    /// The ids of all stored conversations, sorted.
+    async fn list_conversations(&self) -> Result<Vec<String>>;
+    /// Deletes a conversation's log; whether it existed.
+    async fn delete(&self, conversation_id: &str) -> Result<bool>;
+    /// Drops the events with `seq < before_seq` (used after a snapshot event); how many.
+    async fn compact(&self, conversation_id: &str, before_seq: u64) -> Result<usize>;
+}
+
+/// The default [`ConversationStore`]: logs in memory.
+#[derive(Debug, Default)]
+pub struct InMemoryConversationStore {
+    logs: RwLock<BTreeMap<String, Vec<StoredEvent>>>,
+}
+
+impl InMemoryConversationStore {
+    /// An empty store.
+    pub fn new() -> Self {
+        Self::default()
+    }
+}
+
+#[async_trait]
+impl ConversationStore for InMemoryConversationStore {
+    async fn append(&self, conversation_id: &str, events: Vec<ConversationEvent>) -> Result<u64> {
+        if conversation_id.is_empty() {
+            return Err(MemoryError::invalid("conversation id", "must not be empty"));
+        }
+        let mut logs = self.logs.write();
+        let log = logs.entry(conversation_id.to_owned()).or_default();
+        let mut seq = log.last().map(|e| e.seq).unwrap_or(0);
+        let at = Utc::now();
+        for event in events {
+            seq += 1;
+            log.push(StoredEvent { seq, at, event });
+        }
+        Ok(seq)
+    }
+
+    async fn load_since(&self, conversation_id: &str, after: u64) -> Result<Vec<StoredEvent>> {
+        Ok(self
+            .logs
+            .read()
+            .get(conversation_id)
+            .map(|log| log.iter().filter(|e| e.seq > after).cloned().collect())
+            .unwrap_or_default())
+    }
+
+    async fn list_conversations(&self) -> Result<Vec<String>> {
+        Ok(self.logs.read().keys().cloned().collect())
+    }
+
+    async fn delete(&self, conversation_id: &str) -> Result<bool> {
+        Ok(self.logs.write().remove(conversation_id).is_some())
+    }
+
+    async fn compact(&self, conversation_id: &str, before_seq: u64) -> Result<usize> {
+        let mut logs = self.logs.write();
+        let Some(log) = logs.get_mut(conversation_id) else {
+            return Ok(0);
+        };
+        let before = log.len();
+        log.retain(|e| e.seq >= before_seq);
+        Ok(before - log.len())
+    }
+}

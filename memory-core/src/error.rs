@@ -1,0 +1,191 @@
+//! One error type for the whole of agentmem.
+
+use std::fmt;
+
+/// Shorthand for `Result<T, MemoryError>`.
+pub type Result<T, E = MemoryError> = std::result::Result<T, E>;
+
+/// A boxed error from a backend (SQLite, Redis, HTTP, ...), kept as the `source` of a [`MemoryError`].
+pub type BoxError = Box<dyn std::error::Error + Send + Sync + 'static>;
+
+/// Everything that can go wrong in agentmem, with enough context to act on it:
+/// which store, which operation, which key or token.
+///
+/// ```
+/// use memory_core::MemoryError;
+///
+/// let err = MemoryError::invalid("importance", "must be within 0.0..=1.0, got 1.5");
+/// assert_eq!(err.to_string(), "invalid importance: must be within 0.0..=1.0, got 1.5");
+/// ```
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum MemoryError {
+    /// An argument was outside what the operation accepts.
+    #[error("invalid {what}: {reason}")]
+    InvalidArgument {
+        /// The argument or field at fault.
+        what: &'static str,
+        /// Why it was refused.
+        reason: String,
+    },
+
+    /// Serialized data (a snapshot, an export, a stored record) could not be read.
+    #[error("corrupt {what}: {source}")]
+    Corrupt {
+        /// What was being read, e.g. `"short-term memory snapshot"` or a file path.
+        what: String,
+        /// The underlying parse error.
+        #[source]
+        source: BoxError,
+    },
+
+    /// Serialized data carries a format version this build does not know.
+    #[error("unsupported {what} version {found} (this build reads up to version {supported})")]
+    UnsupportedVersion {
+        /// What was being read.
+        what: &'static str,
+        /// The version found in the data.
+        found: u32,
+        /// The newest version this build understands.
+        supported: u32,
+    },
+
+    /// A record that was asked for does not exist.
+    #[error("{kind} `{id}` not found")]
+    NotFound {
+        /// The kind of record (`"fact"`, `"conversation"`, ...).
+        kind: &'static str,
+        /// Its id.
+        id: String,
+    },
+
+    /// The dependency-injection container has no provider under this token.
+    #[error("no {type_name} is registered under the token `{token}` (registered: {})", list_or_none(.available))]
+    UnknownToken {
+        /// The provider type that was asked for.
+        type_name: &'static str,
+        /// The token that was asked for.
+        token: String,
+        /// The tokens registered for that type.
+        available: Vec<String>,
+    },
+
+    /// No token was given and the container holds no provider of this type.
+    #[error("no {type_name} is registered in the container")]
+    NoProvider {
+        /// The provider type that was asked for.
+        type_name: &'static str,
+    },
+
+    /// No token was given and several providers of this type exist without a default.
+    #[error("several {type_name} providers are registered ({}) and none is the default; name one with a token", .tokens.join(", "))]
+    AmbiguousProvider {
+        /// The provider type that was asked for.
+        type_name: &'static str,
+        /// Their tokens.
+        tokens: Vec<String>,
+    },
+
+    /// An embedding had a different dimension from the ones already stored.
+    #[error("embedding dimension mismatch: expected {expected}, got {found}")]
+    DimensionMismatch {
+        /// The dimension of the collection.
+        expected: usize,
+        /// The dimension given.
+        found: usize,
+    },
+
+    /// A payload exceeded a configured limit.
+    #[error("{what} is too large: {size} bytes (limit {limit})")]
+    PayloadTooLarge {
+        /// What was too large.
+        what: &'static str,
+        /// Its size.
+        size: usize,
+        /// The limit.
+        limit: usize,
+    },
+
+    /// A store failed to carry out an operation.
+    #[error("{store} store failed to {operation}: {source}")]
+    Store {
+        /// The backend (`"sqlite"`, `"redis"`, ...), with its location when known.
+        store: String,
+        /// The operation (`"append events"`, `"search facts"`, ...).
+        operation: String,
+        /// The backend's error.
+        #[source]
+        source: BoxError,
+    },
+
+    /// A chat or embedding model failed.
+    #[error("model `{model}` failed: {message}")]
+    Model {
+        /// The model name.
+        model: String,
+        /// What went wrong.
+        message: String,
+    },
+
+    /// A fact extractor produced output that could not be used.
+    #[error("fact extraction failed: {0}")]
+    Extraction(String),
+}
+
+impl MemoryError {
+    /// An [`MemoryError::InvalidArgument`].
+    pub fn invalid(what: &'static str, reason: impl Into<String>) -> Self {
+        Self::InvalidArgument {
+            what,
+            reason: reason.into(),
+        }
+    }
+
+    /// A [`MemoryError::Corrupt`] wrapping a parse error.
+    pub fn corrupt(
+        what: impl Into<String>,
+        source: impl Into<BoxError>,
+    ) -> Self {
+        Self::Corrupt {
+            what: what.into(),
+            source: source.into(),
+        }
+    }
+
+    /// A [`MemoryError::Store`] wrapping a backend error.
+    pub fn store(
+        store: impl Into<String>,
+        operation: impl Into<String>,
+        source: impl Into<BoxError>,
+    ) -> Self {
+        Self::Store {
+            store: store.into(),
+            operation: operation.into(),
+            source: source.into(),
+        }
+    }
+
+    /// A [`MemoryError::NotFound`].
+    pub fn not_found(kind: &'static str, id: impl Into<String>) -> Self {
+        Self::NotFound {
+            kind,
+            id: id.into(),
+        }
+    }
+}
+
+fn list_or_none(tokens: &[String]) -> ListOrNone<'_> {
+    ListOrNone(tokens)
+}
+
+struct ListOrNone<'a>(&'a [String]);
+
+impl fmt::Display for ListOrNone<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.0.is_empty() {
+            f.write_str("none")
+        } else {
+            f.write_str(&self.0.join(", "))
+        }
+    }
+}

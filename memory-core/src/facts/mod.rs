@@ -1,0 +1,307 @@
+//! Long-term facts about a user: what they are, how sure we are, and how they change.
+//!
+//! A [`FactCandidate`] comes out of a [`FactExtractor`](crate::extract::FactExtractor);
+//! a [`UserMemoryStore`] reconciles it with what it already holds (see [`reconcile()`])
+//! and answers with a [`FactChange`].
+
+use std::time::Duration;
+
+use async_trait::async_trait;
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+
+use crate::error::Result;
+
+mod reconcile;
+
+pub use reconcile::{reconcile, Reconciliation};
+
+/// Whether a fact states something the user has/likes or something they avoid.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Polarity {
+    /// Has, is, likes.
+    #[default]
+    Positive,
+    /// Dislikes, hates, is allergic to, avoids.
+    Negative,
+}
+
+/// Where a fact was learned.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FactSource {
+    /// The conversation / session id.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub session_id: Option<String>,
+    /// The message the fact was extracted from.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub message_id: Option<String>,
+}
+
+/// A fact proposed for storage, before reconciliation.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct FactCandidate {
+    /// The fact as a short third-person statement ("likes Italian food").
+    pub text: String,
+    /// Attribute key: `name`, `location`, `likes`, `allergy`, ...
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub attribute: Option<String>,
+    /// The attribute's value ("Italian food").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub value: Option<String>,
+    /// Positive or negative statement.
+    #[serde(default)]
+    pub polarity: Polarity,
+    /// How sure the extractor is, `0.0..=1.0`.
+    pub confidence: f32,
+    /// Where it came from.
+    #[serde(default)]
+    pub source: FactSource,
+    /// Topics it touches.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub topics: Vec<String>,
+    /// Named entities it mentions.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub entities: Vec<String>,
+}
+
+impl FactCandidate {
+    /// A candidate with only text and confidence.
+    pub fn new(text: impl Into<String>, confidence: f32) -> Self {
+        Self {
+            text: text.into(),
+            attribute: None,
+            value: None,
+            polarity: Polarity::Positive,
+            confidence,
+            source: FactSource::default(),
+            topics: Vec::new(),
+            entities: Vec::new(),
+        }
+    }
+
+    /// Sets the attribute and its value.
+    pub fn with_attribute(mut self, attribute: impl Into<String>, value: impl Into<String>) -> Self {
+        self.attribute = Some(attribute.into());
+        self.value = Some(value.into());
+        self
+    }
+
+    /// Sets the polarity.
+    pub fn with_polarity(mut self, polarity: Polarity) -> Self {
+        self.polarity = polarity;
+        self
+    }
+
+    /// Sets the source.
+    pub fn with_source(mut self, source: FactSource) -> Self {
+        self.source = source;
+        self
+    }
+}
+
+/// A stored fact about a user.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct MemoryFact {
+    /// Unique id (a ULID string).
+    pub id: String,
+    /// Whose fact it is.
+    pub user_id: String,
+    /// The statement.
+    pub text: String,
+    /// Attribute key, when known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub attribute: Option<String>,
+    /// Attribute value, when known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub value: Option<String>,
+    /// Positive or negative statement.
+    #[serde(default)]
+    pub polarity: Polarity,
+    /// Confidence at the last reinforcement, `0.0..=1.0`.
+    pub confidence: f32,
+    /// When first stored.
+    pub created_at: DateTime<Utc>,
+    /// When last stated again.
+    pub last_reinforced_at: DateTime<Utc>,
+    /// How many times it was stated again after the first.
+    pub reinforcement_count: u32,
+    /// Where it was learned.
+    #[serde(default)]
+    pub source: FactSource,
+    /// Topics.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub topics: Vec<String>,
+    /// Entities.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub entities: Vec<String>,
+    /// The id of the fact that replaced this one; `None` while current.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub superseded_by: Option<String>,
+}
+
+impl MemoryFact {
+    /// A new current fact for `user_id` from `candidate`, stamped `now`.
+    pub fn from_candidate(user_id: &str, candidate: FactCandidate, now: DateTime<Utc>) -> Self {
+        Self {
+            id: ulid::Ulid::new().to_string(),
+            user_id: user_id.to_owned(),
+            text: candidate.text,
+            attribute: candidate.attribute,
+            value: candidate.value,
+            polarity: candidate.polarity,
+            confidence: candidate.confidence.clamp(0.0, 1.0),
+            created_at: now,
+            last_reinforced_at: now,
+            reinforcement_count: 0,
+            source: candidate.source,
+            topics: candidate.topics,
+            entities: candidate.entities,
+            superseded_by: None,
+        }
+    }
+
+    /// Whether the fact is current (not superseded).
+    pub fn is_current(&self) -> bool {
+        self.superseded_by.is_none()
+    }
+
+    /// Confidence decayed by the time since the last reinforcement:
+    /// `confidence × 0.5^(age / half_life)`.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use chrono::Utc;
+    /// use memory_core::facts::{FactCandidate, MemoryFact};
+    ///
+    /// let now = Utc::now();
+    /// let fact = MemoryFact::from_candidate("u", FactCandidate::new("likes tea", 0.8), now);
+    /// let month = Duration::from_secs(30 * 24 * 3600);
+    /// let later = now + chrono::Duration::from_std(month).unwrap();
+    /// assert!((fact.effective_confidence(later, month) - 0.4).abs() < 1e-4);
+    /// ```
+    pub fn effective_confidence(&self, now: DateTime<Utc>, half_life: Duration) -> f32 {
+        let age = (now - self.last_reinforced_at)
+            .to_std()
+            .unwrap_or(Duration::ZERO)
+            .as_secs_f64();
+        let hl = half_life.as_secs_f64();
+        if hl <= 0.0 {
+            return self.confidence;
+        }
+        (self.confidence as f64 * 0.5f64.powf(age / hl)) as f32
+    }
+
+    /// States the fact again at `now`: confidence moves halfway to 1.0 (never below the
+    /// new candidate's confidence), the count goes up, decay restarts.
+    pub fn reinforce(&mut self, candidate_confidence: f32, now: DateTime<Utc>) {
+        let raised = self.confidence + (1.0 - self.confidence) * 0.5;
+        self.confidence = raised.max(candidate_confidence).clamp(0.0, 1.0);
+        self.last_reinforced_at = now;
+        self.reinforcement_count += 1;
+    }
+}
+
+/// What a [`UserMemoryStore::upsert`] did with a candidate.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "change", rename_all = "snake_case")]
+pub enum FactChange {
+    /// A new fact was stored.
+    Added {
+        /// The new fact.
+        fact: MemoryFact,
+    },
+    /// An existing fact was stated again; its confidence rose.
+    Reinforced {
+        /// The fact after reinforcement.
+        fact: MemoryFact,
+    },
+    /// A contradiction: `old` is kept as history, `new` is current.
+    Superseded {
+        /// The fact that no longer holds (its `superseded_by` is `new.id`).
+        old: MemoryFact,
+        /// The fact that replaced it.
+        new: MemoryFact,
+    },
+    /// Nothing was stored.
+    Ignored {
+        /// The candidate.
+        candidate: FactCandidate,
+        /// Why.
+        reason: String,
+    },
+}
+
+impl FactChange {
+    /// The fact that is current after the change, if any.
+    pub fn current(&self) -> Option<&MemoryFact> {
+        match self {
+            FactChange::Added { fact } | FactChange::Reinforced { fact } => Some(fact),
+            FactChange::Superseded { new, .. } => Some(new),
+            FactChange::Ignored { .. } => None,
+        }
+    }
+
+    /// `"added"`, `"reinforced"`, `"superseded"` or `"ignored"`.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            FactChange::Added { .. } => "added",
+            FactChange::Reinforced { .. } => "reinforced",
+            FactChange::Superseded { .. } => "superseded",
+            FactChange::Ignored { .. } => "ignored",
+        }
+    }
+}
+
+/// A fact returned by a search, with how it ranked.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ScoredFact {
+    /// The fact.
+    pub fact: MemoryFact,
+    /// Similarity of the fact to the query, `0.0..=1.0`.
+    pub relevance: f32,
+    /// Confidence after decay.
+    pub effective_confidence: f32,
+    /// The ranking score: `relevance × effective_confidence`.
+    pub score: f32,
+}
+
+/// How confidence decays and what is too weak to return.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct FactPolicy {
+    /// Time for confidence to halve without reinforcement (default 30 days).
+    pub half_life: Duration,
+    /// Facts whose effective confidence is below this are not returned by search (default 0.2).
+    pub min_confidence: f32,
+}
+
+impl Default for FactPolicy {
+    fn default() -> Self {
+        Self {
+            half_life: Duration::from_secs(30 * 24 * 3600),
+            min_confidence: 0.2,
+        }
+    }
+}
+
+/// Facts about users, reconciled on write and ranked on read.
+///
+/// Users are isolated: no call with one user id ever returns or changes another's facts.
+#[async_trait]
+pub trait UserMemoryStore: Send + Sync {
+    /// Reconciles `candidate` with the user's current facts (see [`reconcile()`]).
+    async fn upsert(&self, user_id: &str, candidate: FactCandidate) -> Result<FactChange>;
+    /// The user's current facts most relevant to `query`, ranked by
+    /// relevance × effective confidence, those under the policy's minimum left out.
+    async fn search(&self, user_id: &str, query: &str, top_k: usize) -> Result<Vec<ScoredFact>>;
+    /// The user's current facts, oldest first.
+    async fn list(&self, user_id: &str) -> Result<Vec<MemoryFact>>;
+    /// One fact (current or superseded) by id.
+    async fn get(&self, user_id: &str, fact_id: &str) -> Result<Option<MemoryFact>>;
+    /// Deletes one fact and the history chain that leads to it; whether it existed.
+    async fn delete(&self, user_id: &str, fact_id: &str) -> Result<bool>;
+    /// Erases every fact of the user, history included; how many records were removed.
+    async fn forget_user(&self, user_id: &str) -> Result<usize>;
+    /// The chain of versions of a fact, oldest first, ending with the current one.
+    async fn history(&self, user_id: &str, fact_id: &str) -> Result<Vec<MemoryFact>>;
+}

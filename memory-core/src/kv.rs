@@ -1,0 +1,196 @@
+//! `KvStore`: namespaced key → [`MemoryEntry`] storage with importance and expiry.
+//!
+//! [`WorkingMemory`](crate::WorkingMemory) is built on it; persistent backends implement it.
+
+use std::collections::{BTreeMap, HashMap};
+
+use async_trait::async_trait;
+use chrono::{DateTime, Utc};
+use parking_lot::RwLock;
+use serde::{Deserialize, Serialize};
+
+use crate::error::{MemoryError, Result};
+
+/// How long an entry is meant to live.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum MemoryScope {
+    /// Lives as long as one conversation.
+    Conversation,
+    /// Scratch state of one task or agent run.
+    Working,
+    /// Outlives conversations.
+    LongTerm,
+}
+
+impl MemoryScope {
+    /// The lowercase name (`"working"`, ...), used in namespaces.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            MemoryScope::Conversation => "conversation",
+            MemoryScope::Working => "working",
+            MemoryScope::LongTerm => "long_term",
+        }
+    }
+}
+
+/// One stored value.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct MemoryEntry {
+    /// Its lifetime class.
+    pub scope: MemoryScope,
+    /// Its key inside the namespace.
+    pub key: String,
+    /// The value.
+    pub content: serde_json::Value,
+    /// Priority weight in `0.0..=1.0`.
+    pub importance: f32,
+    /// When it was written.
+    pub created_at: DateTime<Utc>,
+    /// When it stops being visible, if ever.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub expires_at: Option<DateTime<Utc>>,
+}
+
+impl MemoryEntry {
+    /// An entry with importance 0.5 and no expiry.
+    pub fn new(scope: MemoryScope, key: impl Into<String>, content: serde_json::Value) -> Self {
+        Self {
+            scope,
+            key: key.into(),
+            content,
+            importance: 0.5,
+            created_at: Utc::now(),
+            expires_at: None,
+        }
+    }
+
+    /// Whether the entry has expired at `now`.
+    pub fn is_expired_at(&self, now: DateTime<Utc>) -> bool {
+        self.expires_at.is_some_and(|t| t <= now)
+    }
+
+    /// Whether the entry has expired.
+    pub fn is_expired(&self) -> bool {
+        self.is_expired_at(Utc::now())
+    }
+
+    /// Checks that importance is a finite number within `0.0..=1.0`.
+    pub fn validate(&self) -> Result<()> {
+        validate_importance(self.importance)
+    }
+}
+
+/// Checks that `importance` is a finite number within `0.0..=1.0`.
+pub fn validate_importance(importance: f32) -> Result<()> {
+    if importance.is_finite() && (0.0..=1.0).contains(&importance) {
+        Ok(())
+    } else {
+        Err(MemoryError::invalid(
+            "importance",
+            format!("must be within 0.0..=1.0, got {importance}"),
+        ))
+    }
+}
+
+/// Namespaced key/value storage. Expired entries are invisible to every read.
+///
+/// Namespaces are opaque strings; two namespaces never see each other's keys.
+/// `list` returns entries ordered by key.
+#[async_trait]
+pub trait KvStore: Send + Sync {
+    /// Writes (or replaces) `entry` under `namespace`.
+    async fn put(&self, namespace: &str, entry: MemoryEntry) -> Result<()>;
+    /// Reads one entry; `None` when absent or expired.
+    async fn get(&self, namespace: &str, key: &str) -> Result<Option<MemoryEntry>>;
+    /// Removes one entry; whether a live one was there.
+    async fn delete(&self, namespace: &str, key: &str) -> Result<bool>;
+    /// Every live entry of `namespace`, ordered by key.
+    async fn list(&self, namespace: &str) -> Result<Vec<MemoryEntry>>;
+    /// Removes every entry of `namespace`; how many there were.
+    async fn clear(&self, namespace: &str) -> Result<usize>;
+    /// Deletes expired entries of every namespace; how many.
+    async fn cleanup_expired(&self) -> Result<usize>;
+}
+
+/// The default [`KvStore`]: a map in memory.
+#[derive(Debug, Default)]
+pub struct InMemoryKvStore {
+    namespaces: RwLock<HashMap<String, BTreeMap<String, MemoryEntry>>>,
+}
+
+impl InMemoryKvStore {
+    /// An empty store.
+    pub fn new() -> Self {
+        Self::default()
+    }
+}
+
+#[async_trait]
+impl KvStore for InMemoryKvStore {
+    async fn put(&self, namespace: &str, entry: MemoryEntry) -> Result<()> {
+        entry.validate()?;
+        self.namespaces
+            .write()
+            .entry(namespace.to_owned())
+            .or_default()
+            .insert(entry.key.clone(), entry);
+        Ok(())
+    }
+
+    async fn get(&self, namespace: &str, key: &str) -> Result<Option<MemoryEntry>> {
+        let now = Utc::now();
+        Ok(self
+            .namespaces
+            .read()
+            .get(namespace)
+            .and_then(|ns| ns.get(key))
+            .filter(|e| !e.is_expired_at(now))
+            .cloned())
+    }
+
+    async fn delete(&self, namespace: &str, key: &str) -> Result<bool> {
+        let now = Utc::now();
+        let removed = self
+            .namespaces
+            .write()
+            .get_mut(namespace)
+            .and_then(|ns| ns.remove(key));
+        Ok(removed.is_some_and(|e| !e.is_expired_at(now)))
+    }
+
+    async fn list(&self, namespace: &str) -> Result<Vec<MemoryEntry>> {
+        let now = Utc::now();
+        Ok(self
+            .namespaces
+            .read()
+            .get(namespace)
+            .map(|ns| {
+                ns.values()
+                    .filter(|e| !e.is_expired_at(now))
+                    .cloned()
+                    .collect()
+            })
+            .unwrap_or_default())
+    }
+
+    async fn clear(&self, namespace: &str) -> Result<usize> {
+        Ok(self
+            .namespaces
+            .write()
+            .remove(namespace)
+            .map(|ns| ns.len())
+            .unwrap_or(0))
+    }
+
+    async fn cleanup_expired(&self) -> Result<usize> {
+        let now = Utc::now();
+        let mut removed = 0;
+        for ns in self.namespaces.write().values_mut() {
+            let before = ns.len();
+            ns.retain(|_, e| !e.is_expired_at(now));
+            removed += before - ns.len();
+        }
+        Ok(removed)
+    }
+}

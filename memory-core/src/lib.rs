@@ -1,0 +1,37 @@
+//! # memory-core
+//!
+//! The engine of [agentmem](https://docs.rs/agentmem): message types, token counting,
+//! conversation buffers, working memory, the four store traits with their in-memory
+//! implementations, fact extraction and reconciliation, the DI container and the session
+//! runtime. Most users depend on the `agentmem` facade instead of this crate.
+#![warn(missing_docs)]
+
+pub mod buffer;
+pub mod conversation;
+pub mod error;
+pub mod extract;
+pub mod facts;
+pub mod kv;
+pub mod message;
+pub mod model;
+pub mod remember;
+pub mod summarize;
+pub mod tokens;
+pub mod vector;
+
+pub use buffer::{ShortTermSnapshot, SNAPSHOT_VERSION};
+pub use conversation::{ConversationEvent, ConversationStore, InMemoryConversationStore, StoredEvent};
+pub use error::{MemoryError, Result};
+pub use extract::{FactExtractor, Turn};
+pub use facts::{FactCandidate, FactChange, FactPolicy, MemoryFact, Polarity, ScoredFact, UserMemoryStore};
+pub use kv::{InMemoryKvStore, KvStore, MemoryEntry, MemoryScope};
+pub use message::{Content, ContentBlock, Message, Metadata, Role, ToolCall};
+pub use model::{ChatModel, ChatRequest, Completion, Usage};
+pub use remember::{Remember, RememberSpec};
+pub use summarize::Summarizer;
+pub use tokens::{HeuristicCounter, TokenCounter};
+#[cfg(feature = "tiktoken")]
+pub use tokens::{BpeCounter, Encoding};
+pub use vector::{Document, Embedder, SearchHit, SearchQuery, VectorStore};
+#[cfg(feature = "testkit")]
+pub mod testkit;

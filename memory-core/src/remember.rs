@@ -1,0 +1,98 @@
+//! `Remember`: what `#[remember]` attaches to an agent type.
+
+/// How an agent uses long-term memory; built by `#[remember(...)]`.
+///
+/// Every setting has a default, so the spec can be built in `const` context:
+///
+/// ```
+/// use memory_core::RememberSpec;
+///
+/// const SPEC: RememberSpec = RememberSpec::new().store("user_memory").top_k(3);
+/// assert_eq!(SPEC.store, Some("user_memory"));
+/// assert!(SPEC.extract && SPEC.inject);
+/// assert_eq!(SPEC.top_k, 3);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct RememberSpec {
+    /// DI token of the `UserMemoryStore`; `None` resolves the only registered one.
+    pub store: Option<&'static str>,
+    /// Extract facts from each turn.
+    pub extract: bool,
+    /// Inject relevant facts into the system prompt before each model call.
+    pub inject: bool,
+    /// How many facts to inject at most.
+    pub top_k: usize,
+    /// Name of the chat model used for extraction; `None` means the agent's own model
+    /// (or the offline rule extractor when no LLM extractor is registered).
+    pub extraction_model: Option<&'static str>,
+}
+
+impl RememberSpec {
+    /// The defaults: auto-resolved store, extract and inject on, `top_k = 5`.
+    pub const fn new() -> Self {
+        Self {
+            store: None,
+            extract: true,
+            inject: true,
+            top_k: 5,
+            extraction_model: None,
+        }
+    }
+
+    /// Sets the store token.
+    pub const fn store(mut self, token: &'static str) -> Self {
+        self.store = Some(token);
+        self
+    }
+
+    /// Turns extraction on or off.
+    pub const fn extract(mut self, on: bool) -> Self {
+        self.extract = on;
+        self
+    }
+
+    /// Turns injection on or off.
+    pub const fn inject(mut self, on: bool) -> Self {
+        self.inject = on;
+        self
+    }
+
+    /// Sets how many facts are injected.
+    pub const fn top_k(mut self, k: usize) -> Self {
+        self.top_k = k;
+        self
+    }
+
+    /// Sets the extraction model's name.
+    pub const fn extraction_model(mut self, name: &'static str) -> Self {
+        self.extraction_model = Some(name);
+        self
+    }
+}
+
+impl Default for RememberSpec {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// Implemented by `#[remember]` on an agent type: the agent's long-term memory settings.
+///
+/// An agent with no long-term memory implements it with an empty body (`SPEC` = `None`):
+///
+/// ```
+/// use memory_core::Remember;
+/// struct Echo;
+/// impl Remember for Echo {}
+/// assert!(Echo::SPEC.is_none());
+/// ```
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` does not say how it uses long-term memory",
+    label = "`{Self}` is used as an agent here",
+    note = "put `#[remember]` on the struct for user memory, or write `impl agentmem::Remember for {Self} {{}}` for none"
+)]
+pub trait Remember {
+    /// The settings; `None` means the agent has no long-term memory.
+    const SPEC: Option<RememberSpec> = None;
+}

@@ -1,0 +1,1 @@
+//! Conformance tests for the `facts` store trait.

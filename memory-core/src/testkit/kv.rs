@@ -1,0 +1,1 @@
+//! Conformance tests for the `kv` store trait.

@@ -1,0 +1,145 @@
+//! `VectorStore`: documents searched by meaning, sparse (TF-IDF) or dense (embeddings).
+
+use async_trait::async_trait;
+use serde::{Deserialize, Serialize};
+
+use crate::error::Result;
+use crate::message::Metadata;
+
+mod filter;
+
+pub use filter::{Condition, Filter};
+
+/// A document to store or as stored.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Document {
+    /// Stable id; a fresh ULID is assigned on upsert when `None`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub id: Option<String>,
+    /// The text.
+    pub content: String,
+    /// Free metadata, matched by [`Filter`]s.
+    #[serde(default, skip_serializing_if = "Metadata::is_empty")]
+    pub metadata: Metadata,
+    /// A precomputed embedding; L2-normalised when stored.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub embedding: Option<Vec<f32>>,
+}
+
+impl Document {
+    /// A document with only content.
+    pub fn new(content: impl Into<String>) -> Self {
+        Self {
+            id: None,
+            content: content.into(),
+            metadata: Metadata::new(),
+            embedding: None,
+        }
+    }
+
+    /// Sets the id.
+    pub fn with_id(mut self, id: impl Into<String>) -> Self {
+        self.id = Some(id.into());
+        self
+    }
+
+    /// Adds a metadata entry.
+    pub fn with_metadata(mut self, key: impl Into<String>, value: impl Into<serde_json::Value>) -> Self {
+        self.metadata.insert(key.into(), value.into());
+        self
+    }
+
+    /// Sets the embedding.
+    pub fn with_embedding(mut self, embedding: Vec<f32>) -> Self {
+        self.embedding = Some(embedding);
+        self
+    }
+}
+
+/// A search result.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SearchHit {
+    /// The document's id.
+    pub id: String,
+    /// Its content.
+    pub content: String,
+    /// Its metadata.
+    pub metadata: Metadata,
+    /// Cosine similarity in `0.0..=1.0` for sparse search, `-1.0..=1.0` for dense; higher is better.
+    pub score: f32,
+}
+
+/// What to search for.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct SearchQuery {
+    /// The query text (used for sparse search, and embedded for dense search when an
+    /// embedder is configured).
+    pub text: String,
+    /// A precomputed query embedding; selects dense search.
+    pub embedding: Option<Vec<f32>>,
+    /// At most this many hits.
+    pub k: usize,
+    /// Only documents matching this filter.
+    pub filter: Option<Filter>,
+}
+
+impl SearchQuery {
+    /// A text query for the best `k` hits.
+    pub fn new(text: impl Into<String>, k: usize) -> Self {
+        Self {
+            text: text.into(),
+            embedding: None,
+            k,
+            filter: None,
+        }
+    }
+
+    /// Restricts hits to documents matching `filter`.
+    pub fn with_filter(mut self, filter: Filter) -> Self {
+        self.filter = Some(filter);
+        self
+    }
+
+    /// Searches by this embedding instead of the text.
+    pub fn with_embedding(mut self, embedding: Vec<f32>) -> Self {
+        self.embedding = Some(embedding);
+        self
+    }
+}
+
+/// Turns text into dense vectors.
+#[async_trait]
+pub trait Embedder: Send + Sync {
+    /// One embedding per input, in order.
+    async fn embed(&self, texts: &[String]) -> Result<Vec<Vec<f32>>>;
+    /// The dimension of the vectors, when fixed and known.
+    fn dimensions(&self) -> Option<usize> {
+        None
+    }
+}
+
+/// Documents in namespaces, searched by similarity. Namespaces never see each other's
+/// documents.
+#[async_trait]
+pub trait VectorStore: Send + Sync {
+    /// Inserts or replaces a document; returns its id.
+    async fn upsert(&self, namespace: &str, document: Document) -> Result<String>;
+    /// Inserts or replaces many documents at once (one transaction where the backend has them).
+    async fn upsert_batch(&self, namespace: &str, documents: Vec<Document>) -> Result<Vec<String>> {
+        let mut ids = Vec::with_capacity(documents.len());
+        for d in documents {
+            ids.push(self.upsert(namespace, d).await?);
+        }
+        Ok(ids)
+    }
+    /// The best `query.k` documents, best first.
+    async fn search(&self, namespace: &str, query: &SearchQuery) -> Result<Vec<SearchHit>>;
+    /// One document by id.
+    async fn get(&self, namespace: &str, id: &str) -> Result<Option<Document>>;
+    /// Deletes documents by id; how many existed.
+    async fn delete(&self, namespace: &str, ids: &[String]) -> Result<usize>;
+    /// Deletes every document of the namespace.
+    async fn clear(&self, namespace: &str) -> Result<()>;
+    /// Number of documents in the namespace.
+    async fn len(&self, namespace: &str) -> Result<usize>;
+}

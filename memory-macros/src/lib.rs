@@ -1,0 +1,1 @@
+//! The `#[remember]` attribute of agentmem.
