@@ -142,10 +142,7 @@ impl MemoryError {
     }
 
     /// A [`MemoryError::Corrupt`] wrapping a parse error.
-    pub fn corrupt(
-        what: impl Into<String>,
-        source: impl Into<BoxError>,
-    ) -> Self {
+    pub fn corrupt(what: impl Into<String>, source: impl Into<BoxError>) -> Self {
         Self::Corrupt {
             what: what.into(),
             source: source.into(),

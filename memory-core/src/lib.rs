@@ -20,18 +20,22 @@ pub mod tokens;
 pub mod vector;
 
 pub use buffer::{ShortTermSnapshot, SNAPSHOT_VERSION};
-pub use conversation::{ConversationEvent, ConversationStore, InMemoryConversationStore, StoredEvent};
+pub use conversation::{
+    ConversationEvent, ConversationStore, InMemoryConversationStore, StoredEvent,
+};
 pub use error::{MemoryError, Result};
 pub use extract::{FactExtractor, Turn};
-pub use facts::{FactCandidate, FactChange, FactPolicy, MemoryFact, Polarity, ScoredFact, UserMemoryStore};
+pub use facts::{
+    FactCandidate, FactChange, FactPolicy, MemoryFact, Polarity, ScoredFact, UserMemoryStore,
+};
 pub use kv::{InMemoryKvStore, KvStore, MemoryEntry, MemoryScope};
 pub use message::{Content, ContentBlock, Message, Metadata, Role, ToolCall};
 pub use model::{ChatModel, ChatRequest, Completion, Usage};
 pub use remember::{Remember, RememberSpec};
 pub use summarize::Summarizer;
-pub use tokens::{HeuristicCounter, TokenCounter};
 #[cfg(feature = "tiktoken")]
 pub use tokens::{BpeCounter, Encoding};
+pub use tokens::{HeuristicCounter, TokenCounter};
 pub use vector::{Document, Embedder, SearchHit, SearchQuery, VectorStore};
 #[cfg(feature = "testkit")]
 pub mod testkit;

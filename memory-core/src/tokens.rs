@@ -112,7 +112,9 @@ mod bpe {
 
     impl std::fmt::Debug for BpeCounter {
         fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-            f.debug_struct("BpeCounter").field("encoding", &self.encoding).finish()
+            f.debug_struct("BpeCounter")
+                .field("encoding", &self.encoding)
+                .finish()
         }
     }
 

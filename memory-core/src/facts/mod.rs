@@ -81,7 +81,11 @@ impl FactCandidate {
     }
 
     /// Sets the attribute and its value.
-    pub fn with_attribute(mut self, attribute: impl Into<String>, value: impl Into<String>) -> Self {
+    pub fn with_attribute(
+        mut self,
+        attribute: impl Into<String>,
+        value: impl Into<String>,
+    ) -> Self {
         self.attribute = Some(attribute.into());
         self.value = Some(value.into());
         self
@@ -262,9 +266,31 @@ pub struct ScoredFact {
     pub relevance: f32,
     /// Confidence after decay.
     pub effective_confidence: f32,
-    /// The ranking score: `relevance × effective_confidence`.
+    /// The ranking score, [`rank_score`]`(relevance, effective_confidence)`.
     pub score: f32,
 }
+
+/// The ranking score of a fact for a query, shared by every backend:
+/// `effective_confidence × (RELEVANCE_FLOOR + (1 − RELEVANCE_FLOOR) × relevance)`.
+///
+/// The floor lets a user's strongest facts surface even for a query that shares no
+/// words with them (asked "any plans for this weekend?", an assistant should still know
+/// the user loves museums), while relevant facts always rank above unrelated ones of
+/// the same confidence.
+///
+/// ```
+/// use memory_core::facts::rank_score;
+/// assert!(rank_score(0.9, 0.8) > rank_score(0.0, 0.8));
+/// assert!(rank_score(0.0, 0.8) > 0.0);
+/// assert_eq!(rank_score(1.0, 0.5), 0.5);
+/// ```
+pub fn rank_score(relevance: f32, effective_confidence: f32) -> f32 {
+    let relevance = relevance.clamp(0.0, 1.0);
+    effective_confidence * (RELEVANCE_FLOOR + (1.0 - RELEVANCE_FLOOR) * relevance)
+}
+
+/// The share of a fact's score it gets regardless of relevance (see [`rank_score`]).
+pub const RELEVANCE_FLOOR: f32 = 0.25;
 
 /// How confidence decays and what is too weak to return.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -292,7 +318,8 @@ pub trait UserMemoryStore: Send + Sync {
     /// Reconciles `candidate` with the user's current facts (see [`reconcile()`]).
     async fn upsert(&self, user_id: &str, candidate: FactCandidate) -> Result<FactChange>;
     /// The user's current facts most relevant to `query`, ranked by
-    /// relevance × effective confidence, those under the policy's minimum left out.
+    /// [`rank_score`] (relevance × effective confidence, with a floor), facts whose effective
+    /// confidence is under the policy's minimum left out.
     async fn search(&self, user_id: &str, query: &str, top_k: usize) -> Result<Vec<ScoredFact>>;
     /// The user's current facts, oldest first.
     async fn list(&self, user_id: &str) -> Result<Vec<MemoryFact>>;

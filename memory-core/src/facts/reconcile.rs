@@ -19,8 +19,17 @@ pub enum Reconciliation {
 
 /// Attributes a user has one value of at a time; a new value replaces the old one.
 const SINGLE_VALUED: &[&str] = &[
-    "name", "location", "origin", "job", "employer", "age", "birthday", "diet",
-    "relationship", "timezone", "email", "phone",
+    "name",
+    "location",
+    "origin",
+    "job",
+    "employer",
+    "age",
+    "birthday",
+    "relationship",
+    "timezone",
+    "email",
+    "phone",
 ];
 
 /// Whether `attribute` holds one value at a time (`location`) rather than many (`likes`).
@@ -78,7 +87,8 @@ pub fn reconcile(current: &[MemoryFact], candidate: &FactCandidate) -> Reconcili
     for fact in current.iter().filter(|f| f.is_current()) {
         match (&candidate.attribute, &fact.attribute) {
             (Some(ca), Some(fa)) if family(ca) == family(fa) => {
-                let same_value = cand_value.is_some() && cand_value == fact.value.as_deref().map(normalize);
+                let same_value =
+                    cand_value.is_some() && cand_value == fact.value.as_deref().map(normalize);
                 if same_value {
                     if fact.polarity == candidate.polarity && ca == fa {
                         return Reconciliation::Reinforce(fact.id.clone());

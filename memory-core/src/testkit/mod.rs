@@ -1,12 +1,16 @@
 //! The conformance suite every store backend runs (feature `testkit`).
 //!
-//! Each function takes a fresh store and asserts one part of its trait's contract,
-//! panicking with a clear message on violation. A backend's test file calls them all:
+//! Each check takes a store as a trait object (`&dyn VectorStore`, `&dyn UserMemoryStore`,
+//! `&dyn ConversationStore`, `&dyn KvStore`), works in fresh, randomly named namespaces,
+//! users and conversations (so one long-lived server can run the suite again and again),
+//! and panics with a clear message when the contract is broken. `run_all` runs every
+//! check of a module. A backend's test file:
 //!
 //! ```ignore
 //! #[tokio::test]
-//! async fn conformance() {
-//!     memory_core::testkit::vector::run_all(|| async { MyStore::new() }).await;
+//! async fn vector_conformance() {
+//!     let store = MyStore::open(...).await.unwrap();
+//!     memory_core::testkit::vector::run_all(&store).await;
 //! }
 //! ```
 

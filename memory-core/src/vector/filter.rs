@@ -53,7 +53,8 @@ impl Filter {
 
     /// Requires `key == value`.
     pub fn eq(mut self, key: impl Into<String>, value: impl Into<serde_json::Value>) -> Self {
-        self.conditions.push((key.into(), Condition::Eq(value.into())));
+        self.conditions
+            .push((key.into(), Condition::Eq(value.into())));
         self
     }
 
@@ -70,7 +71,8 @@ impl Filter {
 
     /// Requires `key` to be absent or different from `value`.
     pub fn not(mut self, key: impl Into<String>, value: impl Into<serde_json::Value>) -> Self {
-        self.conditions.push((key.into(), Condition::Not(value.into())));
+        self.conditions
+            .push((key.into(), Condition::Not(value.into())));
         self
     }
 
