@@ -19,7 +19,7 @@ pub mod summarize;
 pub mod tokens;
 pub mod vector;
 
-pub use buffer::{ShortTermSnapshot, SNAPSHOT_VERSION};
+pub use buffer::{ConversationBuffer, ShortTermMemory, ShortTermSnapshot, SNAPSHOT_VERSION};
 pub use conversation::{
     ConversationEvent, ConversationStore, InMemoryConversationStore, StoredEvent,
 };
