@@ -8,6 +8,7 @@
 
 pub mod buffer;
 pub mod conversation;
+pub mod di;
 pub mod error;
 pub mod extract;
 pub mod facts;
@@ -15,14 +16,17 @@ pub mod kv;
 pub mod message;
 pub mod model;
 pub mod remember;
+pub mod session;
 pub mod summarize;
 pub mod tokens;
 pub mod vector;
+pub mod working;
 
 pub use buffer::{ConversationBuffer, ShortTermMemory, ShortTermSnapshot, SNAPSHOT_VERSION};
 pub use conversation::{
     ConversationEvent, ConversationStore, InMemoryConversationStore, StoredEvent,
 };
+pub use di::Container;
 pub use error::{MemoryError, Result};
 pub use extract::{FactExtractor, Turn};
 pub use facts::{
@@ -32,10 +36,12 @@ pub use kv::{InMemoryKvStore, KvStore, MemoryEntry, MemoryScope};
 pub use message::{Content, ContentBlock, Message, Metadata, Role, ToolCall};
 pub use model::{ChatModel, ChatRequest, Completion, Usage};
 pub use remember::{Remember, RememberSpec};
+pub use session::{Agent, Session, SessionBuilder, SessionConfig, TurnReply, TurnReport};
 pub use summarize::Summarizer;
 #[cfg(feature = "tiktoken")]
 pub use tokens::{BpeCounter, Encoding};
 pub use tokens::{HeuristicCounter, TokenCounter};
 pub use vector::{Document, Embedder, SearchHit, SearchQuery, VectorStore};
+pub use working::WorkingMemory;
 #[cfg(feature = "testkit")]
 pub mod testkit;

@@ -209,6 +209,13 @@ impl ShortTermMemory {
             + self.turns.range(start..).map(|e| e.tokens).sum::<usize>()
     }
 
+    /// How many of the most recent non-system messages a window of `max_tokens` holds
+    /// (with the current system messages and summary). Everything older is what a
+    /// summariser must fold in so that nothing leaves the window unsummarised.
+    pub fn recent_that_fit(&self, max_tokens: usize) -> usize {
+        self.turns.len() - self.window_start(max_tokens)
+    }
+
     /// Drops the oldest non-system messages until the window fits `max_tokens`.
     /// Returns how many messages were dropped.
     pub fn trim_to_fit(&mut self, max_tokens: usize) -> usize {

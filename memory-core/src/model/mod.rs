@@ -48,3 +48,9 @@ pub trait ChatModel: Send + Sync {
     /// Produces the assistant's next message.
     async fn complete(&self, request: ChatRequest) -> Result<Completion>;
 }
+
+mod offline;
+mod recording;
+
+pub use offline::OfflineModel;
+pub use recording::RecordingModel;

@@ -1,0 +1,176 @@
+//! [`SessionBuilder`]: resolving a session's dependencies, once, at start-up.
+
+use std::sync::Arc;
+
+use crate::buffer::{ShortTermMemory, DEFAULT_MAX_TOKENS};
+use crate::conversation::{ConversationStore, InMemoryConversationStore};
+use crate::di::Container;
+use crate::error::{MemoryError, Result};
+use crate::extract::FactExtractor;
+use crate::facts::UserMemoryStore;
+use crate::model::ChatModel;
+use crate::summarize::Summarizer;
+use crate::tokens::{HeuristicCounter, TokenCounter};
+
+use super::{replay, Agent, LongTerm, Session};
+
+/// Budgets of a session.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SessionConfig {
+    /// Token budget of the conversation window, summary included (default 40,000).
+    pub max_tokens: usize,
+    /// Token cap of the memory block in the system prompt (default 500).
+    pub memory_block_tokens: usize,
+    /// Token cap of the running summary (default 1,000).
+    pub summary_tokens: usize,
+}
+
+impl Default for SessionConfig {
+    fn default() -> Self {
+        Self {
+            max_tokens: DEFAULT_MAX_TOKENS,
+            memory_block_tokens: 500,
+            summary_tokens: 1_000,
+        }
+    }
+}
+
+/// Builds a [`Session`]: names the user and conversation, sets budgets, then resolves
+/// every provider from the container in [`build`](Self::build).
+pub struct SessionBuilder<A: Agent> {
+    agent: A,
+    container: Container,
+    user_id: Option<String>,
+    conversation_id: Option<String>,
+    config: SessionConfig,
+    counter: Option<Arc<dyn TokenCounter>>,
+}
+
+impl<A: Agent> SessionBuilder<A> {
+    pub(super) fn new(agent: A, container: Container) -> Self {
+        Self {
+            agent,
+            container,
+            user_id: None,
+            conversation_id: None,
+            config: SessionConfig::default(),
+            counter: None,
+        }
+    }
+
+    /// The user the session talks to (required).
+    pub fn user(mut self, user_id: impl Into<String>) -> Self {
+        self.user_id = Some(user_id.into());
+        self
+    }
+
+    /// The conversation id. An id whose log already holds events resumes that
+    /// conversation; none starts a new one under a fresh ULID.
+    pub fn conversation(mut self, conversation_id: impl Into<String>) -> Self {
+        self.conversation_id = Some(conversation_id.into());
+        self
+    }
+
+    /// All budgets at once.
+    pub fn config(mut self, config: SessionConfig) -> Self {
+        self.config = config;
+        self
+    }
+
+    /// The window's token budget.
+    pub fn max_tokens(mut self, max_tokens: usize) -> Self {
+        self.config.max_tokens = max_tokens;
+        self
+    }
+
+    /// The token counter (the chars/4 heuristic by default).
+    pub fn token_counter(mut self, counter: Arc<dyn TokenCounter>) -> Self {
+        self.counter = Some(counter);
+        self
+    }
+
+    fn resolve_model(&self) -> Result<Arc<dyn ChatModel>> {
+        let name = self.agent.model();
+        match self.container.resolve::<dyn ChatModel>(Some(name)) {
+            Err(MemoryError::UnknownToken { .. }) if self.container.has_default::<dyn ChatModel>() => {
+                self.container.resolve::<dyn ChatModel>(None)
+            }
+            other => other,
+        }
+    }
+
+    fn resolve_long_term(&self) -> Result<Option<LongTerm>> {
+        let Some(spec) = A::SPEC else {
+            return Ok(None);
+        };
+        let store = self.container.resolve::<dyn UserMemoryStore>(spec.store)?;
+        let extractor = if spec.extract {
+            if let Some(model) = spec.extraction_model {
+                // The named extraction model must exist, even before it is first used.
+                self.container.resolve::<dyn ChatModel>(Some(model))?;
+            }
+            Some(match self.container.resolve_optional::<dyn FactExtractor>(spec.extraction_model)? {
+                Some(extractor) => extractor,
+                None => super::defaults::extractor(),
+            })
+        } else {
+            None
+        };
+        Ok(Some(LongTerm {
+            spec,
+            store,
+            extractor,
+        }))
+    }
+
+    /// Resolves every dependency and, when the conversation's log already has events,
+    /// replays them to rebuild the short-term memory and its summary.
+    ///
+    /// Fails (before any message is sent) when the user id is empty, a named token or
+    /// model is missing, or the conversation belongs to another user.
+    pub async fn build(self) -> Result<Session<A>> {
+        let user_id = self
+            .user_id
+            .clone()
+            .filter(|u| !u.is_empty())
+            .ok_or_else(|| MemoryError::invalid("user id", "a session needs a non-empty user id"))?;
+        let conversation_id = self
+            .conversation_id
+            .clone()
+            .unwrap_or_else(|| ulid::Ulid::new().to_string());
+        if conversation_id.is_empty() {
+            return Err(MemoryError::invalid("conversation id", "must not be empty"));
+        }
+        let model = self.resolve_model()?;
+        let long_term = self.resolve_long_term()?;
+        let summarizer = self
+            .container
+            .resolve_optional::<dyn Summarizer>(None)?
+            .unwrap_or_else(super::defaults::summarizer);
+        let log = self
+            .container
+            .resolve_optional::<dyn ConversationStore>(None)?
+            .unwrap_or_else(|| Arc::new(InMemoryConversationStore::new()));
+        let counter = self
+            .counter
+            .clone()
+            .unwrap_or_else(|| Arc::new(HeuristicCounter::default()));
+        let mut memory = ShortTermMemory::with_counter(self.config.max_tokens, counter);
+
+        let events = log.load(&conversation_id).await?;
+        let started = replay::replay(&events, &user_id, &conversation_id, &mut memory)?;
+
+        Ok(Session {
+            agent: self.agent,
+            user_id,
+            conversation_id,
+            model,
+            summarizer,
+            log,
+            long_term,
+            memory,
+            config: self.config,
+            started,
+        })
+    }
+}
