@@ -12,7 +12,6 @@ use syn::parse::{Parse, ParseStream};
 use syn::punctuated::Punctuated;
 use syn::{Expr, Token};
 
-use crate::ctxt::Ctxt;
 use crate::suggest;
 
 /// The arguments as written: a comma-separated list, possibly empty.
@@ -57,10 +56,7 @@ impl Parse for AttrArgs {
 impl Parse for RawArg {
     fn parse(input: ParseStream) -> syn::Result<Self> {
         if !input.peek(Ident::peek_any) {
-            return Err(input.error(format!(
-                "expected an argument name, one of {}",
-                Key::list()
-            )));
+            return Err(input.error(format!("expected an argument name, one of {}", Key::list())));
         }
         let name = input.call(Ident::parse_any)?;
         let value = if input.peek(Token![=]) {
@@ -147,29 +143,33 @@ impl fmt::Display for KeyList {
 }
 
 impl AttrArgs {
-    /// Resolves every name to its [`Key`].
+    /// Resolves every name to its [`Key`], in the order written.
     ///
-    /// An unknown name is reported at the name, with a suggestion when it is a near miss of a
-    /// known one; a repeated key is reported at its second occurrence. Only the first
-    /// occurrence of each known key is returned.
-    pub(crate) fn resolve(&self, cx: &mut Ctxt) -> Vec<KeyedArg<'_>> {
-        let mut keyed: Vec<KeyedArg<'_>> = Vec::with_capacity(self.args.len());
+    /// An unknown name is an error at the name, with a suggestion when it is a near miss of a
+    /// known one; a repeated key is an error at its second occurrence, so only the first
+    /// occurrence of each key comes back as `Ok`.
+    pub(crate) fn resolve(&self) -> Vec<syn::Result<KeyedArg<'_>>> {
+        let mut seen: Vec<Key> = Vec::with_capacity(self.args.len());
+        let mut resolved = Vec::with_capacity(self.args.len());
         for arg in &self.args {
             let written = arg.name.unraw().to_string();
-            match Key::from_name(&written) {
-                None => cx.error(arg.name.span(), unknown_key(&written)),
-                Some(key) if keyed.iter().any(|seen| seen.key == key) => cx.error(
+            resolved.push(match Key::from_name(&written) {
+                None => Err(syn::Error::new(arg.name.span(), unknown_key(&written))),
+                Some(key) if seen.contains(&key) => Err(syn::Error::new(
                     arg.name.span(),
                     format_args!("duplicate `{key}` argument; each argument may be given once"),
-                ),
-                Some(key) => keyed.push(KeyedArg {
-                    key,
-                    name: &arg.name,
-                    value: arg.value.as_ref(),
-                }),
-            }
+                )),
+                Some(key) => {
+                    seen.push(key);
+                    Ok(KeyedArg {
+                        key,
+                        name: &arg.name,
+                        value: arg.value.as_ref(),
+                    })
+                }
+            });
         }
-        keyed
+        resolved
     }
 }
 
@@ -193,22 +193,21 @@ mod tests {
         syn::parse_str::<AttrArgs>(tokens)
     }
 
-    fn messages(result: syn::Result<()>) -> Vec<String> {
-        match result {
-            Ok(()) => Vec::new(),
-            Err(errors) => errors.into_iter().map(|e| e.to_string()).collect(),
-        }
-    }
-
     /// Resolves `tokens` and returns the keys found and the messages reported.
     fn resolve(tokens: &str) -> (Vec<Key>, Vec<String>) {
         let args = match parse(tokens) {
             Ok(args) => args,
             Err(err) => return (Vec::new(), vec![format!("parse error: {err}")]),
         };
-        let mut cx = Ctxt::new();
-        let keys = args.resolve(&mut cx).iter().map(|arg| arg.key).collect();
-        (keys, messages(cx.check()))
+        let mut keys = Vec::new();
+        let mut messages = Vec::new();
+        for resolved in args.resolve() {
+            match resolved {
+                Ok(arg) => keys.push(arg.key),
+                Err(err) => messages.push(err.to_string()),
+            }
+        }
+        (keys, messages)
     }
 
     #[test]
@@ -255,8 +254,10 @@ mod tests {
         let (_, errors) = resolve("color = \"red\"");
         assert_eq!(
             errors,
-            ["unknown argument `color`; expected one of `store`, `extract`, `inject`, \
-              `top_k`, `extraction_model`, `crate`"]
+            [
+                "unknown argument `color`; expected one of `store`, `extract`, `inject`, \
+              `top_k`, `extraction_model`, `crate`"
+            ]
         );
     }
 

@@ -18,10 +18,7 @@ use crate::valid::{self, CratePath, Settings};
 pub(crate) fn remember(args: TokenStream, item: TokenStream) -> TokenStream {
     let mut cx = Ctxt::new();
     let settings = match syn::parse2::<AttrArgs>(args) {
-        Ok(parsed) => {
-            let keyed = parsed.resolve(&mut cx);
-            Some(valid::validate(&keyed, &mut cx))
-        }
+        Ok(parsed) => Some(valid::validate(parsed.resolve(), &mut cx)),
         Err(err) => {
             cx.push(err);
             None
@@ -69,7 +66,10 @@ fn impl_remember(target: &ItemStruct, settings: &Settings, with_spec: bool) -> T
     let ident = &target.ident;
     let (impl_generics, ty_generics, where_clause) = target.generics.split_for_impl();
     // A `#[cfg]` written below `#[remember]` must also switch the impl off with the struct.
-    let cfgs = target.attrs.iter().filter(|attr| attr.path().is_ident("cfg"));
+    let cfgs = target
+        .attrs
+        .iter()
+        .filter(|attr| attr.path().is_ident("cfg"));
     let body = if with_spec {
         let calls = builder_calls(settings);
         quote! {
@@ -149,7 +149,8 @@ mod tests {
     use super::*;
 
     fn expand(args: &str, item: &str) -> String {
-        let (Ok(args), Ok(item)) = (args.parse::<TokenStream>(), item.parse::<TokenStream>()) else {
+        let (Ok(args), Ok(item)) = (args.parse::<TokenStream>(), item.parse::<TokenStream>())
+        else {
             return "<lex error>".to_owned();
         };
         remember(args, item).to_string()
@@ -161,7 +162,10 @@ mod tests {
 
     #[test]
     fn a_struct_gets_its_spec() {
-        let out = expand(r#"store = "s", top_k = 3usize"#, "pub struct Agent { x: u8 }");
+        let out = expand(
+            r#"store = "s", top_k = 3usize"#,
+            "pub struct Agent { x: u8 }",
+        );
         let expected = normalized(quote! {
             pub struct Agent { x: u8 }
             const _: () = {
@@ -196,7 +200,10 @@ mod tests {
     #[test]
     fn the_crate_override_replaces_the_runtime_path() {
         let out = expand(r#"crate = "my::agentmem""#, "struct Agent;");
-        assert!(out.contains("impl my :: agentmem :: __private :: Remember for Agent"), "{out}");
+        assert!(
+            out.contains("impl my :: agentmem :: __private :: Remember for Agent"),
+            "{out}"
+        );
         assert!(!out.contains("impl :: agentmem"), "{out}");
         assert!(!out.contains("compile_error"), "{out}");
     }

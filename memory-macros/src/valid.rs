@@ -43,10 +43,18 @@ pub(crate) enum CratePath {
     Invalid,
 }
 
-/// Checks the value of every argument.
-pub(crate) fn validate(args: &[KeyedArg<'_>], cx: &mut Ctxt) -> Settings {
+/// Checks the value of every resolved argument; errors from resolving are recorded in the
+/// same, source, order.
+pub(crate) fn validate(args: Vec<syn::Result<KeyedArg<'_>>>, cx: &mut Ctxt) -> Settings {
     let mut settings = Settings::default();
     for arg in args {
+        let arg = match arg {
+            Ok(arg) => arg,
+            Err(err) => {
+                cx.push(err);
+                continue;
+            }
+        };
         let Some(value) = arg.value.map(strip_groups) else {
             cx.error(
                 arg.name.span(),
@@ -170,7 +178,10 @@ fn boolean(key: Key, expr: &Expr, cx: &mut Ctxt) -> Option<LitBool> {
         _ => {
             cx.error_spanned_by(
                 expr,
-                format_args!("`{key}` expects `true` or `false`, found {}", describe(expr)),
+                format_args!(
+                    "`{key}` expects `true` or `false`, found {}",
+                    describe(expr)
+                ),
             );
             None
         }
@@ -191,7 +202,14 @@ fn top_k(expr: &Expr, cx: &mut Ctxt) -> Option<TopK> {
             );
             return None;
         }
-        _ if matches!(expr, Expr::Unary(syn::ExprUnary { op: syn::UnOp::Neg(_), .. })) => {
+        _ if matches!(
+            expr,
+            Expr::Unary(syn::ExprUnary {
+                op: syn::UnOp::Neg(_),
+                ..
+            })
+        ) =>
+        {
             cx.error_spanned_by(
                 expr,
                 "`top_k` must be a positive integer: how many facts to inject",
@@ -235,7 +253,10 @@ fn top_k(expr: &Expr, cx: &mut Ctxt) -> Option<TopK> {
         Err(_) => {
             cx.error(
                 lit.span(),
-                format_args!("`top_k` is too large: it must fit in `usize` (at most {})", usize::MAX),
+                format_args!(
+                    "`top_k` is too large: it must fit in `usize` (at most {})",
+                    usize::MAX
+                ),
             );
             None
         }
@@ -291,8 +312,7 @@ mod tests {
             Err(err) => return (Settings::default(), vec![format!("parse error: {err}")]),
         };
         let mut cx = Ctxt::new();
-        let keyed = args.resolve(&mut cx);
-        let settings = validate(&keyed, &mut cx);
+        let settings = validate(args.resolve(), &mut cx);
         let messages = match cx.check() {
             Ok(()) => Vec::new(),
             Err(errors) => errors.into_iter().map(|e| e.to_string()).collect(),
@@ -313,7 +333,10 @@ mod tests {
                extraction_model = "small-model", crate = "::reexport::agentmem""#,
         );
         assert!(messages.is_empty(), "{messages:?}");
-        assert_eq!(settings.store.map(|s| s.value()).as_deref(), Some("user_memory"));
+        assert_eq!(
+            settings.store.map(|s| s.value()).as_deref(),
+            Some("user_memory")
+        );
         assert_eq!(settings.extract.map(|b| b.value), Some(false));
         assert_eq!(settings.inject.map(|b| b.value), Some(true));
         assert_eq!(settings.top_k.map(|k| k.value), Some(12));
@@ -364,7 +387,8 @@ mod tests {
             "`store` expects a string literal, found a path; write `store = \"user_memory\"`"
         );
         assert!(one_error("store = \"\"").starts_with("`store` must not be empty"));
-        assert!(one_error("extraction_model = \"  \"").starts_with("`extraction_model` must not be empty"));
+        assert!(one_error("extraction_model = \"  \"")
+            .starts_with("`extraction_model` must not be empty"));
         assert!(one_error("store = \"a\"x").contains("without a suffix"));
     }
 
@@ -406,8 +430,17 @@ mod tests {
     }
 
     #[test]
-    fn every_mistake_is_reported_together() {
-        let (_, messages) = check(r#"store = "", top_k = 0, extract = "yes", colour = 1, store = "x""#);
-        assert_eq!(messages.len(), 5, "{messages:?}");
+    fn every_mistake_is_reported_together_in_source_order() {
+        let (_, messages) =
+            check(r#"store = "", top_k = 0, colour = 1, extract = "yes", store = "x""#);
+        let starts: Vec<&str> = messages
+            .iter()
+            .map(|m| m.split_once(' ').map_or(m.as_str(), |(first, _)| first))
+            .collect();
+        assert_eq!(
+            starts,
+            ["`store`", "`top_k`", "unknown", "`extract`", "duplicate"],
+            "{messages:?}"
+        );
     }
 }
