@@ -1,1 +1,63 @@
-//! The `#[remember]` attribute of agentmem.
+//! The `#[remember]` attribute of [agentmem](https://docs.rs/agentmem).
+//!
+//! Use it through the facade (`use agentmem::remember;`); this crate only holds the macro.
+//! The pipeline is parse (`args`) → check (`valid`) → generate (`expand`); errors are
+//! collected in a `ctxt::Ctxt` and reported together.
+#![warn(missing_docs)]
+
+mod args;
+mod ctxt;
+mod expand;
+mod suggest;
+mod valid;
+
+use proc_macro::TokenStream;
+
+/// Declares how an agent struct uses long-term (user) memory by implementing
+/// `agentmem::Remember` for it.
+///
+/// ```text
+/// #[remember(
+///     store = "user_memory",            // DI token of the UserMemoryStore; default: the only one registered
+///     extract = true,                   // extract facts from each turn; default true
+///     inject = true,                    // inject relevant facts into the system prompt; default true
+///     top_k = 5,                        // at most this many facts injected; default 5, at least 1
+///     extraction_model = "small-model", // model used for extraction; default: the agent's own
+///     crate = "my_reexport::agentmem",  // where agentmem is reachable; default `::agentmem`
+/// )]
+/// ```
+///
+/// Every argument is optional and `#[remember]` alone takes all defaults. The struct is left
+/// exactly as written (attributes, docs, generics, where clauses); only an impl is added. Any
+/// mistake (unknown or repeated argument, wrong literal, `top_k = 0`, an empty name, an item
+/// that is not a struct) is a compile error at the offending token, all reported at once.
+///
+/// The generated code reaches the runtime through `<crate>::__private`, a hidden module of the
+/// `agentmem` facade; `crate = "…"` points it at a re-export. Here it is pointed at a local
+/// module that provides the same items:
+///
+/// ```
+/// mod runtime {
+///     pub mod __private {
+///         pub use memory_core::{Remember, RememberSpec};
+///     }
+/// }
+///
+/// /// A support agent that remembers the user.
+/// #[memory_macros::remember(store = "user_memory", top_k = 3, crate = "runtime")]
+/// #[derive(Debug, Default)]
+/// struct Support {
+///     name: String,
+/// }
+///
+/// use memory_core::{Remember, RememberSpec};
+/// assert_eq!(
+///     <Support as Remember>::SPEC,
+///     Some(RememberSpec::new().store("user_memory").top_k(3))
+/// );
+/// # let _ = Support::default().name;
+/// ```
+#[proc_macro_attribute]
+pub fn remember(args: TokenStream, item: TokenStream) -> TokenStream {
+    expand::remember(args.into(), item.into()).into()
+}

@@ -1,0 +1,6 @@
+use agentmem::remember;
+
+#[remember(crate = "agentmem::")]
+struct Agent;
+
+fn main() {}

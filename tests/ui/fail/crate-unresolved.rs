@@ -1,0 +1,6 @@
+use agentmem::remember;
+
+#[remember(crate = "missing::agentmem")]
+struct Agent;
+
+fn main() {}

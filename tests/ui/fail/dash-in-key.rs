@@ -1,0 +1,6 @@
+use agentmem::remember;
+
+#[remember(top-k = 5)]
+struct Agent;
+
+fn main() {}

@@ -1,0 +1,6 @@
+use agentmem::remember;
+
+#[remember(extract = "yes")]
+struct Agent;
+
+fn main() {}

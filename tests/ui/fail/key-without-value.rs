@@ -1,0 +1,6 @@
+use agentmem::remember;
+
+#[remember(store)]
+struct Agent;
+
+fn main() {}

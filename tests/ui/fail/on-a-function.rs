@@ -1,0 +1,8 @@
+use agentmem::remember;
+
+#[remember(store = "facts")]
+fn agent() {}
+
+fn main() {
+    agent();
+}

@@ -1,0 +1,9 @@
+use agentmem::remember;
+
+#[remember]
+pub enum Agent {
+    Support,
+    Sales,
+}
+
+fn main() {}

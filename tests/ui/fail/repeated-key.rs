@@ -1,0 +1,6 @@
+use agentmem::remember;
+
+#[remember(top_k = 3, store = "facts", top_k = 4)]
+struct Agent;
+
+fn main() {}

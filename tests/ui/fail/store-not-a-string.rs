@@ -1,0 +1,6 @@
+use agentmem::remember;
+
+#[remember(store = 5)]
+struct Agent;
+
+fn main() {}

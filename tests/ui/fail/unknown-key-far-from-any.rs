@@ -1,0 +1,6 @@
+use agentmem::remember;
+
+#[remember(colour = "red")]
+struct Agent;
+
+fn main() {}

@@ -1,0 +1,6 @@
+use agentmem::remember;
+
+#[remember(topk = 5)]
+struct Agent;
+
+fn main() {}
