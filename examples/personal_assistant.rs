@@ -60,8 +60,12 @@ async fn main() -> Result<(), MemoryError> {
                 match change {
                     FactChange::Added { fact } => println!("  + learned: {}", fact.text),
                     FactChange::Reinforced { fact } => println!("  ~ reinforced: {}", fact.text),
-                    FactChange::Superseded { old, new } => println!("  ! {} replaces {}", new.text, old.text),
-                    FactChange::Ignored { candidate, reason } => println!("  - ignored {}: {reason}", candidate.text),
+                    FactChange::Superseded { old, new } => {
+                        println!("  ! {} replaces {}", new.text, old.text)
+                    }
+                    FactChange::Ignored { candidate, reason } => {
+                        println!("  - ignored {}: {reason}", candidate.text)
+                    }
                 }
             }
         }

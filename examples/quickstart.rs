@@ -10,31 +10,56 @@ fn main() {
     memory.add_system("You are a travel assistant.");
 
     let turns = [
-        ("I'm planning a trip to Japan in April.", "April is cherry-blossom season. Which cities?"),
-        ("Tokyo and Kyoto, about ten days.", "Six days in Tokyo and four in Kyoto works well."),
-        ("My budget is around 3000 euros.", "That covers mid-range hotels and a rail pass."),
-        ("Should I buy the rail pass before I go?", "Yes, buy it online before you leave."),
+        (
+            "I'm planning a trip to Japan in April.",
+            "April is cherry-blossom season. Which cities?",
+        ),
+        (
+            "Tokyo and Kyoto, about ten days.",
+            "Six days in Tokyo and four in Kyoto works well.",
+        ),
+        (
+            "My budget is around 3000 euros.",
+            "That covers mid-range hotels and a rail pass.",
+        ),
+        (
+            "Should I buy the rail pass before I go?",
+            "Yes, buy it online before you leave.",
+        ),
     ];
     for (user, assistant) in turns {
         memory.add_user(user);
         memory.add_assistant(assistant);
     }
 
-    println!("held: {} messages, {} tokens; budget {}", memory.len(), memory.token_count(), memory.max_tokens());
+    println!(
+        "held: {} messages, {} tokens; budget {}",
+        memory.len(),
+        memory.token_count(),
+        memory.max_tokens()
+    );
     println!("\nthe window the model would see:");
     print_window(&memory);
 
     // Fold what no longer fits into the summary instead of losing it.
     let keep = memory.recent_that_fit(memory.max_tokens() - 40);
     let old = memory.messages_to_summarize(keep);
-    let summary = old.iter().map(|m| format!("{}: {}", m.role, m.text())).collect::<Vec<_>>().join(" / ");
+    let summary = old
+        .iter()
+        .map(|m| format!("{}: {}", m.role, m.text()))
+        .collect::<Vec<_>>()
+        .join(" / ");
     memory.set_summary(format!("Earlier: {summary}"));
     memory.trim_to_recent(keep);
 
     println!("\nafter summarising {} older messages:", old.len());
     println!("summary: {}", memory.summary().unwrap_or("(none)"));
     print_window(&memory);
-    println!("\nheld: {} messages, {} tokens", memory.len(), memory.token_count());
+    println!(
+        "\nheld: {} messages, {} tokens",
+        memory.len(),
+        memory.token_count()
+    );
 }
 
 fn print_window(memory: &ShortTermMemory) {

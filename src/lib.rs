@@ -52,14 +52,16 @@ pub mod prelude {
     pub use crate::remember;
     pub use memory_core::buffer::{ConversationBuffer, ShortTermMemory};
     pub use memory_core::extract::{FactExtractor, RuleExtractor};
-    pub use memory_core::facts::{FactCandidate, FactChange, InMemoryUserMemoryStore, MemoryFact, UserMemoryStore};
+    pub use memory_core::facts::{
+        FactCandidate, FactChange, InMemoryUserMemoryStore, MemoryFact, UserMemoryStore,
+    };
     pub use memory_core::model::{ChatModel, OfflineModel};
     pub use memory_core::session::{Agent, Session, TurnReply, TurnReport};
     pub use memory_core::vector::{Document, InMemoryVectorStore, SearchQuery, VectorStore};
     pub use memory_core::working::WorkingMemory;
     pub use memory_core::{
-        Container, ConversationStore, InMemoryConversationStore, InMemoryKvStore, KvStore, MemoryError, Message,
-        Remember, RememberSpec, Role,
+        Container, ConversationStore, InMemoryConversationStore, InMemoryKvStore, KvStore,
+        MemoryError, Message, Remember, RememberSpec, Role,
     };
 }
 

@@ -76,22 +76,46 @@ fn container() -> (Container, RecordingModel, Arc<InMemoryUserMemoryStore>) {
 async fn facts_from_one_conversation_reach_the_next() {
     let (container, model, store) = container();
 
-    let mut first = Session::builder(Assistant, &container).user("alice").build().await.unwrap();
-    let reply = first.send("Hi, I'm Alice and I love museums").await.unwrap();
+    let mut first = Session::builder(Assistant, &container)
+        .user("alice")
+        .build()
+        .await
+        .unwrap();
+    let reply = first
+        .send("Hi, I'm Alice and I love museums")
+        .await
+        .unwrap();
     let kinds: Vec<_> = reply.report.fact_changes.iter().map(|c| c.kind()).collect();
-    assert!(kinds.iter().filter(|k| **k == "added").count() >= 2, "{kinds:?}");
+    assert!(
+        kinds.iter().filter(|k| **k == "added").count() >= 2,
+        "{kinds:?}"
+    );
 
-    let mut second = Session::builder(Assistant, &container).user("alice").build().await.unwrap();
+    let mut second = Session::builder(Assistant, &container)
+        .user("alice")
+        .build()
+        .await
+        .unwrap();
     assert_ne!(first.conversation_id(), second.conversation_id());
     let reply = second.send("Any plans for this weekend?").await.unwrap();
 
     let request = model.last_request().unwrap();
-    let start = request.system.find("<user_memory>").expect("memory block in the prompt");
-    let end = request.system.find("</user_memory>").expect("memory block closed");
+    let start = request
+        .system
+        .find("<user_memory>")
+        .expect("memory block in the prompt");
+    let end = request
+        .system
+        .find("</user_memory>")
+        .expect("memory block closed");
     let block = &request.system[start..end];
     assert!(block.contains("museums"), "{block}");
     assert!(request.system.starts_with("You are a personal assistant."));
-    assert!(reply.report.injected.iter().any(|f| f.fact.text.contains("museums")));
+    assert!(reply
+        .report
+        .injected
+        .iter()
+        .any(|f| f.fact.text.contains("museums")));
     // The second session holds only its own conversation.
     assert_eq!(request.messages.len(), 1);
     assert_eq!(store.list("alice").await.unwrap().len(), 2);
@@ -100,10 +124,21 @@ async fn facts_from_one_conversation_reach_the_next() {
 #[tokio::test]
 async fn another_user_never_receives_alices_facts() {
     let (container, model, _) = container();
-    let mut alice = Session::builder(Assistant, &container).user("alice").build().await.unwrap();
-    alice.send("Hi, I'm Alice and I love museums").await.unwrap();
+    let mut alice = Session::builder(Assistant, &container)
+        .user("alice")
+        .build()
+        .await
+        .unwrap();
+    alice
+        .send("Hi, I'm Alice and I love museums")
+        .await
+        .unwrap();
 
-    let mut bob = Session::builder(Assistant, &container).user("bob").build().await.unwrap();
+    let mut bob = Session::builder(Assistant, &container)
+        .user("bob")
+        .build()
+        .await
+        .unwrap();
     let reply = bob.send("What do I love?").await.unwrap();
     assert!(reply.report.injected.is_empty());
     assert!(!model.last_request().unwrap().system.contains("museums"));
@@ -112,22 +147,39 @@ async fn another_user_never_receives_alices_facts() {
 #[tokio::test]
 async fn inject_false_keeps_facts_out_of_the_prompt() {
     let (container, model, store) = container();
-    let mut s = Session::builder(Assistant, &container).user("alice").build().await.unwrap();
+    let mut s = Session::builder(Assistant, &container)
+        .user("alice")
+        .build()
+        .await
+        .unwrap();
     s.send("I love museums").await.unwrap();
 
-    let mut s = Session::builder(NoInject, &container).user("alice").build().await.unwrap();
+    let mut s = Session::builder(NoInject, &container)
+        .user("alice")
+        .build()
+        .await
+        .unwrap();
     let reply = s.send("Any plans for this weekend?").await.unwrap();
     assert!(reply.report.injected.is_empty() && reply.report.memory_block.is_none());
     assert!(!model.last_request().unwrap().system.contains("museums"));
     // extraction still runs
     s.send("I live in Oslo").await.unwrap();
-    assert!(store.list("alice").await.unwrap().iter().any(|f| f.text.contains("Oslo")));
+    assert!(store
+        .list("alice")
+        .await
+        .unwrap()
+        .iter()
+        .any(|f| f.text.contains("Oslo")));
 }
 
 #[tokio::test]
 async fn extract_false_stores_nothing() {
     let (container, _, store) = container();
-    let mut s = Session::builder(NoExtract, &container).user("alice").build().await.unwrap();
+    let mut s = Session::builder(NoExtract, &container)
+        .user("alice")
+        .build()
+        .await
+        .unwrap();
     let reply = s.send("Hi, I'm Alice and I love museums").await.unwrap();
     assert!(reply.report.fact_changes.is_empty());
     assert!(store.list("alice").await.unwrap().is_empty());
@@ -136,11 +188,25 @@ async fn extract_false_stores_nothing() {
 #[tokio::test]
 async fn top_k_bounds_what_is_injected() {
     let (container, model, _) = container();
-    let mut s = Session::builder(Assistant, &container).user("alice").build().await.unwrap();
-    for text in ["I love museums", "I live in Oslo", "I work at Acme", "I speak Norwegian", "I have a dog named Rex"] {
+    let mut s = Session::builder(Assistant, &container)
+        .user("alice")
+        .build()
+        .await
+        .unwrap();
+    for text in [
+        "I love museums",
+        "I live in Oslo",
+        "I work at Acme",
+        "I speak Norwegian",
+        "I have a dog named Rex",
+    ] {
         s.send(text).await.unwrap();
     }
-    let mut s = Session::builder(TopTwo, &container).user("alice").build().await.unwrap();
+    let mut s = Session::builder(TopTwo, &container)
+        .user("alice")
+        .build()
+        .await
+        .unwrap();
     let reply = s.send("Tell me about museums in Oslo").await.unwrap();
     assert_eq!(reply.report.injected.len(), 2);
     let system = model.last_request().unwrap().system;
@@ -150,7 +216,11 @@ async fn top_k_bounds_what_is_injected() {
 #[tokio::test]
 async fn agents_without_remember_work_without_long_term_memory() {
     let (container, model, store) = container();
-    let mut s = Session::builder(Plain, &container).user("alice").build().await.unwrap();
+    let mut s = Session::builder(Plain, &container)
+        .user("alice")
+        .build()
+        .await
+        .unwrap();
     let reply = s.send("I love museums").await.unwrap();
     assert!(reply.report.fact_changes.is_empty() && reply.report.injected.is_empty());
     assert!(s.remember_spec().is_none());
@@ -165,7 +235,11 @@ async fn swapping_the_store_is_one_line() {
         let container = Container::new();
         container.register_user_memory("user_memory", store.clone());
         container.register_model("recorder", Arc::new(RecordingModel::new()));
-        let mut s = Session::builder(Assistant, &container).user("alice").build().await.unwrap();
+        let mut s = Session::builder(Assistant, &container)
+            .user("alice")
+            .build()
+            .await
+            .unwrap();
         s.send("I love museums").await.unwrap();
         store.list("alice").await.unwrap().len()
     };
@@ -181,20 +255,38 @@ async fn swapping_the_store_is_one_line() {
 async fn missing_tokens_fail_at_build_time() {
     let container = Container::new();
     container.register_model("recorder", Arc::new(RecordingModel::new()));
-    let err = Session::builder(Assistant, &container).user("alice").build().await.unwrap_err();
+    let err = Session::builder(Assistant, &container)
+        .user("alice")
+        .build()
+        .await
+        .unwrap_err();
     assert!(err.to_string().contains("`user_memory`"), "{err}");
     assert!(err.to_string().contains("UserMemoryStore"), "{err}");
 
     let (container, _, _) = container();
     container.register_user_memory("other", Arc::new(InMemoryUserMemoryStore::new()));
     // TopTwo names no store: two candidates and no default is an error listing both.
-    let err = Session::builder(TopTwo, &container).user("alice").build().await.unwrap_err();
-    assert!(err.to_string().contains("other") && err.to_string().contains("user_memory"), "{err}");
+    let err = Session::builder(TopTwo, &container)
+        .user("alice")
+        .build()
+        .await
+        .unwrap_err();
+    assert!(
+        err.to_string().contains("other") && err.to_string().contains("user_memory"),
+        "{err}"
+    );
 
     let empty = Container::new();
-    let err = Session::builder(Plain, &empty).user("alice").build().await.unwrap_err();
+    let err = Session::builder(Plain, &empty)
+        .user("alice")
+        .build()
+        .await
+        .unwrap_err();
     assert!(err.to_string().contains("`recorder`"), "{err}");
-    let err = Session::builder(Plain, &container).build().await.unwrap_err();
+    let err = Session::builder(Plain, &container)
+        .build()
+        .await
+        .unwrap_err();
     assert!(err.to_string().contains("user id"), "{err}");
 }
 
@@ -208,18 +300,36 @@ async fn long_conversations_are_summarised_not_lost() {
         .await
         .unwrap();
     let mut summarized = 0;
-    s.send("My flight number is LH 1234 on 12 March.").await.unwrap();
+    s.send("My flight number is LH 1234 on 12 March.")
+        .await
+        .unwrap();
     for i in 0..30 {
-        let reply = s.send(format!("Filler message number {i} about nothing in particular.")).await.unwrap();
+        let reply = s
+            .send(format!(
+                "Filler message number {i} about nothing in particular."
+            ))
+            .await
+            .unwrap();
         summarized += reply.report.summarized;
         let request = model.last_request().unwrap();
-        let tokens: usize = request.messages.iter().map(|m| s.memory().counter().count_message(m)).sum();
+        let tokens: usize = request
+            .messages
+            .iter()
+            .map(|m| s.memory().counter().count_message(m))
+            .sum();
         assert!(tokens <= 300, "window of {tokens} tokens over budget");
     }
     assert!(summarized > 0);
     let summary = s.memory().summary().unwrap();
-    assert!(summary.contains("1234"), "the key fact survives summarisation: {summary}");
-    assert!(model.last_request().unwrap().system.contains("<conversation_summary>"));
+    assert!(
+        summary.contains("1234"),
+        "the key fact survives summarisation: {summary}"
+    );
+    assert!(model
+        .last_request()
+        .unwrap()
+        .system
+        .contains("<conversation_summary>"));
 }
 
 #[tokio::test]
@@ -235,7 +345,9 @@ async fn a_conversation_resumes_from_its_log() {
         .await
         .unwrap();
     for i in 0..20 {
-        s.send(format!("message {i} with some words to take up tokens")).await.unwrap();
+        s.send(format!("message {i} with some words to take up tokens"))
+            .await
+            .unwrap();
     }
     let before = s.memory().snapshot();
     assert!(before.summary.is_some());

@@ -113,7 +113,11 @@ impl Container {
             providers: BTreeMap::new(),
             default: None,
         });
-        if slot.providers.insert(token.clone(), Box::new(provider)).is_some() {
+        if slot
+            .providers
+            .insert(token.clone(), Box::new(provider))
+            .is_some()
+        {
             tracing::debug!(type_name = slot.type_name, %token, "provider replaced");
         }
         self
@@ -167,15 +171,15 @@ impl Container {
         let type_name = short_type_name::<T>();
         let slot = slots.get(&TypeId::of::<T>());
         let chosen = match (token, slot) {
-            (Some(token), slot) => slot
-                .and_then(|s| s.providers.get(token))
-                .ok_or_else(|| MemoryError::UnknownToken {
+            (Some(token), slot) => slot.and_then(|s| s.providers.get(token)).ok_or_else(|| {
+                MemoryError::UnknownToken {
                     type_name,
                     token: token.to_owned(),
                     available: slot
                         .map(|s| s.providers.keys().cloned().collect())
                         .unwrap_or_default(),
-                })?,
+                }
+            })?,
             (None, None) => return Err(MemoryError::NoProvider { type_name }),
             (None, Some(slot)) => match (&slot.default, slot.providers.len()) {
                 (Some(default), _) => slot
@@ -239,7 +243,11 @@ impl Container {
     }
 
     /// Registers a user-fact store.
-    pub fn register_user_memory(&self, token: impl Into<String>, store: Arc<dyn UserMemoryStore>) -> &Self {
+    pub fn register_user_memory(
+        &self,
+        token: impl Into<String>,
+        store: Arc<dyn UserMemoryStore>,
+    ) -> &Self {
         self.register::<dyn UserMemoryStore>(token, store)
     }
 
@@ -268,12 +276,20 @@ impl Container {
     }
 
     /// Registers a fact extractor.
-    pub fn register_extractor(&self, token: impl Into<String>, extractor: Arc<dyn FactExtractor>) -> &Self {
+    pub fn register_extractor(
+        &self,
+        token: impl Into<String>,
+        extractor: Arc<dyn FactExtractor>,
+    ) -> &Self {
         self.register::<dyn FactExtractor>(token, extractor)
     }
 
     /// Registers a summariser.
-    pub fn register_summarizer(&self, token: impl Into<String>, summarizer: Arc<dyn Summarizer>) -> &Self {
+    pub fn register_summarizer(
+        &self,
+        token: impl Into<String>,
+        summarizer: Arc<dyn Summarizer>,
+    ) -> &Self {
         self.register::<dyn Summarizer>(token, summarizer)
     }
 }
@@ -301,7 +317,10 @@ mod tests {
 
         c.set_default::<dyn KvStore>("b").unwrap();
         let b = c.resolve::<dyn KvStore>(None).unwrap();
-        assert!(Arc::ptr_eq(&b, &c.resolve::<dyn KvStore>(Some("b")).unwrap()));
+        assert!(Arc::ptr_eq(
+            &b,
+            &c.resolve::<dyn KvStore>(Some("b")).unwrap()
+        ));
         assert!(c.set_default::<dyn KvStore>("zzz").is_err());
     }
 
@@ -313,7 +332,12 @@ mod tests {
         assert_eq!(c.tokens::<dyn KvStore>(), ["kv"]);
         // the same token under another type is another provider
         assert!(c.resolve::<dyn UserMemoryStore>(Some("kv")).is_err());
-        assert!(c.resolve_optional::<dyn UserMemoryStore>(None).unwrap().is_none());
-        assert!(c.resolve_optional::<dyn UserMemoryStore>(Some("x")).is_err());
+        assert!(c
+            .resolve_optional::<dyn UserMemoryStore>(None)
+            .unwrap()
+            .is_none());
+        assert!(c
+            .resolve_optional::<dyn UserMemoryStore>(Some("x"))
+            .is_err());
     }
 }

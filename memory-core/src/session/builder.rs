@@ -12,7 +12,7 @@ use crate::model::ChatModel;
 use crate::summarize::Summarizer;
 use crate::tokens::{HeuristicCounter, TokenCounter};
 
-use super::{replay, Agent, LongTerm, Session};
+use super::{Agent, LongTerm, Session};
 
 /// Budgets of a session.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -92,7 +92,9 @@ impl<A: Agent> SessionBuilder<A> {
     fn resolve_model(&self) -> Result<Arc<dyn ChatModel>> {
         let name = self.agent.model();
         match self.container.resolve::<dyn ChatModel>(Some(name)) {
-            Err(MemoryError::UnknownToken { .. }) if self.container.has_default::<dyn ChatModel>() => {
+            Err(MemoryError::UnknownToken { .. })
+                if self.container.has_default::<dyn ChatModel>() =>
+            {
                 self.container.resolve::<dyn ChatModel>(None)
             }
             other => other,
@@ -109,10 +111,15 @@ impl<A: Agent> SessionBuilder<A> {
                 // The named extraction model must exist, even before it is first used.
                 self.container.resolve::<dyn ChatModel>(Some(model))?;
             }
-            Some(match self.container.resolve_optional::<dyn FactExtractor>(spec.extraction_model)? {
-                Some(extractor) => extractor,
-                None => super::defaults::extractor(),
-            })
+            Some(
+                match self
+                    .container
+                    .resolve_optional::<dyn FactExtractor>(spec.extraction_model)?
+                {
+                    Some(extractor) => extractor,
+                    None => super::defaults::extractor(),
+                },
+            )
         } else {
             None
         };
@@ -133,7 +140,9 @@ impl<A: Agent> SessionBuilder<A> {
             .user_id
             .clone()
             .filter(|u| !u.is_empty())
-            .ok_or_else(|| MemoryError::invalid("user id", "a session needs a non-empty user id"))?;
+            .ok_or_else(|| {
+                MemoryError::invalid("user id", "a session needs a non-empty user id")
+            })?;
         let conversation_id = self
             .conversation_id
             .clone()
@@ -158,7 +167,16 @@ impl<A: Agent> SessionBuilder<A> {
         let mut memory = ShortTermMemory::with_counter(self.config.max_tokens, counter);
 
         let events = log.load(&conversation_id).await?;
-        let started = replay::replay(&events, &user_id, &conversation_id, &mut memory)?;
+        let owner = crate::conversation::replay(&events, &mut memory);
+        if let Some(owner) = &owner {
+            if owner.user_id != user_id {
+                return Err(MemoryError::invalid(
+                    "conversation id",
+                    format!("conversation `{conversation_id}` belongs to another user"),
+                ));
+            }
+        }
+        let started = owner.is_some();
 
         Ok(Session {
             agent: self.agent,

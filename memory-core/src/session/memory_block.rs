@@ -69,7 +69,11 @@ mod tests {
 
     fn scored(text: &str) -> ScoredFact {
         ScoredFact {
-            fact: MemoryFact::from_candidate("u", FactCandidate::new(text, 0.9), chrono::Utc::now()),
+            fact: MemoryFact::from_candidate(
+                "u",
+                FactCandidate::new(text, 0.9),
+                chrono::Utc::now(),
+            ),
             relevance: 1.0,
             effective_confidence: 0.9,
             score: 0.9,
@@ -90,10 +94,16 @@ mod tests {
 
     #[test]
     fn the_block_is_capped_in_tokens() {
-        let facts: Vec<_> = (0..100).map(|i| scored(&format!("fact number {i} about the user"))).collect();
+        let facts: Vec<_> = (0..100)
+            .map(|i| scored(&format!("fact number {i} about the user")))
+            .collect();
         let counter = HeuristicCounter::default();
         let (block, included) = render(&facts, 120, &counter).unwrap();
-        assert!(counter.count_text(&block) <= 120 + 2, "{}", counter.count_text(&block));
+        assert!(
+            counter.count_text(&block) <= 120 + 2,
+            "{}",
+            counter.count_text(&block)
+        );
         assert!(included.len() < 100 && !included.is_empty());
         assert!(render(&facts, 5, &counter).is_none());
         assert!(render(&[], 500, &counter).is_none());

@@ -17,7 +17,6 @@ mod agent;
 mod builder;
 mod defaults;
 mod memory_block;
-mod replay;
 
 use std::sync::Arc;
 
@@ -182,15 +181,21 @@ impl<A: Agent> Session<A> {
         self.memory.add(user.clone());
 
         // 2. Inject.
-        if let Some(lt) = self.long_term.as_ref().filter(|lt| lt.spec.inject && lt.spec.top_k > 0) {
+        if let Some(lt) = self
+            .long_term
+            .as_ref()
+            .filter(|lt| lt.spec.inject && lt.spec.top_k > 0)
+        {
             let facts = lt
                 .store
                 .search(&self.user_id, &user.text(), lt.spec.top_k)
                 .instrument(tracing::info_span!("inject"))
                 .await?;
-            if let Some((block, included)) =
-                memory_block::render(&facts, self.config.memory_block_tokens, self.memory.counter().as_ref())
-            {
+            if let Some((block, included)) = memory_block::render(
+                &facts,
+                self.config.memory_block_tokens,
+                self.memory.counter().as_ref(),
+            ) {
                 report.memory_block = Some(block);
                 report.injected = included;
             }

@@ -16,6 +16,12 @@ use crate::error::{MemoryError, Result};
 use crate::facts::FactChange;
 use crate::message::Message;
 
+mod export;
+mod replay;
+
+pub use export::{export, import, ConversationExport, EXPORT_VERSION};
+pub use replay::{apply, replay, Owner};
+
 /// Something that happened in a conversation.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
