@@ -4,7 +4,8 @@
 pub(crate) const FILLERS: &[&str] = &[
     "hi", "hello", "hey", "heya", "well", "so", "oh", "ah", "um", "uh", "honestly", "btw",
     "also", "and", "but", "anyway", "anyways", "actually", "yeah", "yes", "yep", "ok", "okay",
-    "fyi", "ps", "plus", "now", "basically", "sure", "right", "lol", "haha", "and",
+    "fyi", "ps", "plus", "now", "basically", "sure", "right", "lol", "haha", "originally",
+    "currently", "personally", "really", "recently", "nowadays",
 ];
 
 /// Multi-word openers with no content.
@@ -121,6 +122,10 @@ pub(crate) const EMPTY_VALUES: &[&str] = &[
 
 /// Phrases trimmed from the end of a value, repeatedly: "jazz a lot" → "jazz".
 pub(crate) const TRAILING_FILLERS: &[&str] = &[
+    "every now and then",
+    "now and then",
+    "from time to time",
+    "sometimes",
     "very much",
     "so much",
     "a lot",

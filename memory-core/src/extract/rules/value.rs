@@ -104,6 +104,9 @@ fn strip_trailing_fillers(words: &mut Vec<&Word>) {
 
 /// Splits a list value ("shellfish and penicillin") into its items.
 pub(crate) fn split_list(words: &[Word]) -> Vec<&[Word]> {
+    let mut kept: Vec<&Word> = words.iter().collect();
+    strip_trailing_fillers(&mut kept);
+    let words = &words[..kept.len()];
     words
         .split(|w| matches!(w.lower.as_str(), "and" | "or" | "&" | "nor"))
         .filter(|part| !part.is_empty())
