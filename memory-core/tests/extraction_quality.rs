@@ -35,7 +35,10 @@ fn matches(attribute: &str, value: &str, polarity: Polarity, e: &Expected) -> bo
 }
 
 fn load() -> Vec<Example> {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/data/extraction.jsonl");
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../tests/data/extraction.jsonl"
+    );
     let data = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("reading {path}: {e}"));
     data.lines()
         .filter(|l| !l.trim().is_empty())
@@ -119,6 +122,16 @@ fn precision_and_recall_on_the_labelled_set() {
     for f in &false_positives {
         eprintln!("  false positive: {f}");
     }
+    let texts: Vec<String> = load().into_iter().map(|e| e.text).collect();
+    let start = std::time::Instant::now();
+    let rounds = 20;
+    for _ in 0..rounds {
+        for t in &texts {
+            std::hint::black_box(extractor.extract_text(t));
+        }
+    }
+    let per = start.elapsed().as_secs_f64() * 1e6 / (rounds * texts.len()) as f64;
+    eprintln!("extraction: {per:.1} µs per utterance (this build profile)");
     assert!(precision >= 0.90, "precision {precision:.3}");
     assert!(recall >= 0.75, "recall {recall:.3}");
 }

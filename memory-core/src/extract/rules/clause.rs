@@ -169,8 +169,8 @@ const INHERIT_I_AM: &[&str] = &[
 
 /// After "and", these continue an "I ..." clause: "I love sushi and hate wasabi".
 const INHERIT_I: &[&str] = &[
-    "love", "like", "hate", "enjoy", "dislike", "adore", "prefer", "live", "work", "speak",
-    "grew", "moved", "want", "have", "dont", "can't", "cannot",
+    "love", "like", "hate", "enjoy", "dislike", "adore", "prefer", "live", "work", "speak", "grew",
+    "moved", "want", "have", "dont", "can't", "cannot",
 ];
 
 /// Splits a sentence into clauses: at commas, at "but/because/...", and at "and/so/..."
@@ -180,7 +180,10 @@ pub(crate) fn clauses(sentence: &str) -> Vec<Vec<Word>> {
     let mut raw: Vec<(String, bool)> = Vec::new();
     for token in sentence.split_whitespace() {
         let token = token.replace(['\u{2019}', '\u{2018}', '`'], "'");
-        if token.chars().all(|c| matches!(c, '-' | '–' | '—' | ',' | ':')) {
+        if token
+            .chars()
+            .all(|c| matches!(c, '-' | '–' | '—' | ',' | ':'))
+        {
             if let Some(last) = raw.last_mut() {
                 last.1 = true;
             }

@@ -42,7 +42,13 @@ const LIKES: &[Rule] = &[
         "likes {}",
         Kind::Thing,
     ),
-    Rule::neg("hate|detest|loathe|despise", "likes", 0.85, "dislikes {}", Kind::Thing),
+    Rule::neg(
+        "hate|detest|loathe|despise",
+        "likes",
+        0.85,
+        "dislikes {}",
+        Kind::Thing,
+    ),
     Rule::neg("dislike", "likes", 0.8, "dislikes {}", Kind::Thing),
     Rule::neg("try|tend to avoid", "likes", 0.7, "avoids {}", Kind::Thing),
     Rule::neg("avoid", "likes", 0.7, "avoids {}", Kind::Thing),
@@ -50,8 +56,20 @@ const LIKES: &[Rule] = &[
 
 /// Past forms count only when negated ("I never liked") or perfect ("I've always loved").
 const LIKES_PAST: &[Rule] = &[
-    Rule::pos("have? loved|adored|liked|enjoyed", "likes", 0.8, "likes {}", Kind::Thing),
-    Rule::neg("have? hated|disliked", "likes", 0.8, "dislikes {}", Kind::Thing),
+    Rule::pos(
+        "have? loved|adored|liked|enjoyed",
+        "likes",
+        0.8,
+        "likes {}",
+        Kind::Thing,
+    ),
+    Rule::neg(
+        "have? hated|disliked",
+        "likes",
+        0.8,
+        "dislikes {}",
+        Kind::Thing,
+    ),
 ];
 
 /// `likes`: love/like/enjoy/prefer/into/fan of (positive); hate/dislike/can't stand/avoid
@@ -207,17 +225,65 @@ fn list_of(rest: &[Word], rule: &Rule) -> Vec<Found> {
 // ---------------------------------------------------------------- places
 
 const PLACES: &[Rule] = &[
-    Rule::pos("live|reside in", "location", 0.9, "lives in {}", Kind::Place),
-    Rule::pos("am|are living|residing in", "location", 0.9, "lives in {}", Kind::Place),
-    Rule::pos("have lived in", "location", 0.85, "lives in {}", Kind::Place),
-    Rule::pos("have? moved|relocated to", "location", 0.85, "lives in {}", Kind::Place),
-    Rule::pos("am|are based in", "location", 0.85, "lives in {}", Kind::Place),
-    Rule::pos("am|are based out of", "location", 0.85, "lives in {}", Kind::Place),
-    Rule::pos("am|are located|settled in", "location", 0.8, "lives in {}", Kind::Place),
+    Rule::pos(
+        "live|reside in",
+        "location",
+        0.9,
+        "lives in {}",
+        Kind::Place,
+    ),
+    Rule::pos(
+        "am|are living|residing in",
+        "location",
+        0.9,
+        "lives in {}",
+        Kind::Place,
+    ),
+    Rule::pos(
+        "have lived in",
+        "location",
+        0.85,
+        "lives in {}",
+        Kind::Place,
+    ),
+    Rule::pos(
+        "have? moved|relocated to",
+        "location",
+        0.85,
+        "lives in {}",
+        Kind::Place,
+    ),
+    Rule::pos(
+        "am|are based in",
+        "location",
+        0.85,
+        "lives in {}",
+        Kind::Place,
+    ),
+    Rule::pos(
+        "am|are based out of",
+        "location",
+        0.85,
+        "lives in {}",
+        Kind::Place,
+    ),
+    Rule::pos(
+        "am|are located|settled in",
+        "location",
+        0.8,
+        "lives in {}",
+        Kind::Place,
+    ),
     Rule::pos("am a native of", "origin", 0.85, "is from {}", Kind::Place),
     Rule::pos("am|come from", "origin", 0.85, "is from {}", Kind::Place),
     Rule::pos("grew up in", "origin", 0.85, "grew up in {}", Kind::Place),
-    Rule::pos("was born and? raised? in", "origin", 0.85, "was born in {}", Kind::Place),
+    Rule::pos(
+        "was born and? raised? in",
+        "origin",
+        0.85,
+        "was born in {}",
+        Kind::Place,
+    ),
     Rule::pos("was raised in", "origin", 0.8, "grew up in {}", Kind::Place),
 ];
 
@@ -253,10 +319,34 @@ fn is_year(word: &str) -> bool {
 
 const WORK: &[Rule] = &[
     Rule::pos("work as a|an?", "job", 0.9, "works as {}", Kind::Job),
-    Rule::pos("am working|employed as a|an?", "job", 0.9, "works as {}", Kind::Job),
-    Rule::pos("work at|for", "employer", 0.9, "works at {}", Kind::Organisation),
-    Rule::pos("am working at|for", "employer", 0.85, "works at {}", Kind::Organisation),
-    Rule::pos("am employed at|by", "employer", 0.9, "works at {}", Kind::Organisation),
+    Rule::pos(
+        "am working|employed as a|an?",
+        "job",
+        0.9,
+        "works as {}",
+        Kind::Job,
+    ),
+    Rule::pos(
+        "work at|for",
+        "employer",
+        0.9,
+        "works at {}",
+        Kind::Organisation,
+    ),
+    Rule::pos(
+        "am working at|for",
+        "employer",
+        0.85,
+        "works at {}",
+        Kind::Organisation,
+    ),
+    Rule::pos(
+        "am employed at|by",
+        "employer",
+        0.9,
+        "works at {}",
+        Kind::Organisation,
+    ),
 ];
 
 /// `job` and `employer`: "I work as X", "I work at/for X", "I'm a/an X (at Y)".
@@ -285,7 +375,10 @@ pub(crate) fn work(p: &Predicate) -> Vec<Found> {
     };
     let mut out = vec![job_text(job.found(value))];
     // "I'm a software engineer at Google": the employer follows "at"/"for".
-    if let Some(at) = rest.iter().position(|w| w.lower == "at" || w.lower == "for") {
+    if let Some(at) = rest
+        .iter()
+        .position(|w| w.lower == "at" || w.lower == "for")
+    {
         let tail = &rest[at + 1..];
         let named = tail
             .first()
@@ -373,11 +466,19 @@ pub(crate) fn language(p: &Predicate) -> Vec<Found> {
     }
     let skip = rest
         .iter()
-        .take_while(|w| matches!(w.lower.as_str(), "fluent" | "some" | "basic" | "a" | "little" | "bit" | "of"))
+        .take_while(|w| {
+            matches!(
+                w.lower.as_str(),
+                "fluent" | "some" | "basic" | "a" | "little" | "bit" | "of"
+            )
+        })
         .count();
     let rest = &rest[skip..];
     if rest.first().is_none_or(|w| {
-        matches!(w.lower.as_str(), "to" | "with" | "about" | "up" | "for" | "out" | "on")
+        matches!(
+            w.lower.as_str(),
+            "to" | "with" | "about" | "up" | "for" | "out" | "on"
+        )
     }) {
         return Vec::new();
     }
@@ -388,15 +489,45 @@ pub(crate) fn language(p: &Predicate) -> Vec<Found> {
 
 const GOALS: &[Rule] = &[
     Rule::pos("want to", "goal", 0.8, "wants to {}", Kind::Goal),
-    Rule::pos("am planning|plan to", "goal", 0.85, "plans to {}", Kind::Goal),
+    Rule::pos(
+        "am planning|plan to",
+        "goal",
+        0.85,
+        "plans to {}",
+        Kind::Goal,
+    ),
     Rule::pos("am planning on", "goal", 0.8, "plans on {}", Kind::Goal),
     Rule::pos("am hoping|hope to", "goal", 0.7, "hopes to {}", Kind::Goal),
     Rule::pos("am aiming|aim to", "goal", 0.75, "aims to {}", Kind::Goal),
     Rule::pos("am trying to", "goal", 0.65, "is trying to {}", Kind::Goal),
-    Rule::pos("am training for", "goal", 0.85, "is training for {}", Kind::Goal),
-    Rule::pos("am saving up? to", "goal", 0.8, "is saving up to {}", Kind::Goal),
-    Rule::pos("am saving up? for", "goal", 0.8, "is saving up for {}", Kind::Goal),
-    Rule::pos("am working towards|toward", "goal", 0.75, "is working towards {}", Kind::Goal),
+    Rule::pos(
+        "am training for",
+        "goal",
+        0.85,
+        "is training for {}",
+        Kind::Goal,
+    ),
+    Rule::pos(
+        "am saving up? to",
+        "goal",
+        0.8,
+        "is saving up to {}",
+        Kind::Goal,
+    ),
+    Rule::pos(
+        "am saving up? for",
+        "goal",
+        0.8,
+        "is saving up for {}",
+        Kind::Goal,
+    ),
+    Rule::pos(
+        "am working towards|toward",
+        "goal",
+        0.75,
+        "is working towards {}",
+        Kind::Goal,
+    ),
 ];
 
 /// `goal`: "I want to", "I'm planning to", "I'm training for", ... Requests to the
@@ -411,7 +542,13 @@ pub(crate) fn goal(p: &Predicate) -> Vec<Found> {
 /// `goal` from "my goal/dream/plan is to X".
 pub(crate) fn my_goal(words: &[Word]) -> Vec<Found> {
     const MY_GOALS: &[Rule] = &[
-        Rule::pos("goal|aim|resolution is to", "goal", 0.9, "wants to {}", Kind::Goal),
+        Rule::pos(
+            "goal|aim|resolution is to",
+            "goal",
+            0.9,
+            "wants to {}",
+            Kind::Goal,
+        ),
         Rule::pos("dream|plan is to", "goal", 0.8, "wants to {}", Kind::Goal),
     ];
     match first_match(MY_GOALS, words) {
@@ -464,7 +601,10 @@ pub(crate) fn family_pet(p: &Predicate) -> Vec<Found> {
     };
     let noun = &w[i];
     let next = w.get(i + 1).map(|x| x.lower.as_str());
-    if !matches!(next, None | Some("named" | "called" | "who" | "whose" | "with" | "at" | "in")) {
+    if !matches!(
+        next,
+        None | Some("named" | "called" | "who" | "whose" | "with" | "at" | "in")
+    ) {
         return Vec::new();
     }
     let attribute = kin_or_pet(&noun.lower);
@@ -620,6 +760,9 @@ fn name_at(words: &[Word]) -> Option<String> {
 fn is_name(word: &Word) -> bool {
     word.is_capitalised()
         && word.text != "I"
-        && word.text.chars().all(|c| c.is_alphabetic() || c == '-' || c == '\'')
+        && word
+            .text
+            .chars()
+            .all(|c| c.is_alphabetic() || c == '-' || c == '\'')
         && !NOT_NAMES.contains(&word.lower.as_str())
 }

@@ -102,9 +102,9 @@ fn strip_fillers(mut words: &[Word]) -> &[Word] {
                 continue;
             }
         }
-        let phrase = FILLER_PHRASES.iter().find(|p| {
-            p.len() <= words.len() && p.iter().zip(words).all(|(p, w)| *p == w.lower)
-        });
+        let phrase = FILLER_PHRASES
+            .iter()
+            .find(|p| p.len() <= words.len() && p.iter().zip(words).all(|(p, w)| *p == w.lower));
         match phrase {
             Some(p) => words = &words[p.len()..],
             None => return words,
@@ -133,7 +133,12 @@ fn analyse_clause(words: &[Word]) -> Vec<Found> {
         }
         "my" => found.extend(possessive(rest)),
         _ => {
-            for opener in ["call me", "you can call me", "please call me", "just call me"] {
+            for opener in [
+                "call me",
+                "you can call me",
+                "please call me",
+                "just call me",
+            ] {
                 if let Some(n) = match_prefix(words, opener) {
                     found.extend(families::call_me(&words[n..]));
                     break;
@@ -144,9 +149,15 @@ fn analyse_clause(words: &[Word]) -> Vec<Found> {
     found
 }
 
+/// A family function over a first-person predicate.
+type FirstPersonFamily = fn(&Predicate) -> Vec<Found>;
+
+/// A family function over the words after "my".
+type PossessiveFamily = fn(&[Word]) -> Vec<Found>;
+
 /// "I ...": the families in priority order; the first that finds something wins.
 fn first_person(p: &Predicate) -> Vec<Found> {
-    let families: [fn(&Predicate) -> Vec<Found>; 11] = [
+    let families: [FirstPersonFamily; 11] = [
         families::diet,
         families::allergy,
         families::likes,
@@ -169,7 +180,7 @@ fn first_person(p: &Predicate) -> Vec<Found> {
 /// "my ...": name, birthday, goal, favourite, named relations and pets. Anything else
 /// ("my friend likes jazz", "my wife is vegetarian") is about someone else.
 fn possessive(words: &[Word]) -> Vec<Found> {
-    let families: [fn(&[Word]) -> Vec<Found>; 5] = [
+    let families: [PossessiveFamily; 5] = [
         families::my_name,
         families::my_birthday,
         families::my_goal,
@@ -235,7 +246,10 @@ fn predicate(rest: &[Word]) -> Option<Predicate> {
     if i < rest.len() {
         content.push(rest[i].clone());
         i += 1;
-        if rest.get(i).is_some_and(|w| ADVERBS.contains(&w.lower.as_str())) {
+        if rest
+            .get(i)
+            .is_some_and(|w| ADVERBS.contains(&w.lower.as_str()))
+        {
             i += 1;
         }
     }

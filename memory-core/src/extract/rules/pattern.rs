@@ -10,25 +10,27 @@ use super::value::{self, Kind};
 
 /// The number of words of `words` that `pattern` matches at its start, if it matches.
 pub(crate) fn match_prefix(words: &[Word], pattern: &str) -> Option<usize> {
-    let parts: Vec<&str> = pattern.split(' ').collect();
-    match_parts(words, &parts)
+    match_parts(words, pattern.split(' '))
 }
 
-fn match_parts(words: &[Word], parts: &[&str]) -> Option<usize> {
-    let Some((part, rest)) = parts.split_first() else {
+fn match_parts<'p>(
+    words: &[Word],
+    mut parts: impl Iterator<Item = &'p str> + Clone,
+) -> Option<usize> {
+    let Some(part) = parts.next() else {
         return Some(0);
     };
     let (alternatives, optional) = match part.strip_suffix('?') {
         Some(p) => (p, true),
-        None => (*part, false),
+        None => (part, false),
     };
     let here = words
         .first()
         .filter(|w| alternatives.split('|').any(|a| a == w.lower))
-        .and_then(|_| match_parts(&words[1..], rest).map(|n| n + 1));
+        .and_then(|_| match_parts(&words[1..], parts.clone()).map(|n| n + 1));
     match here {
         Some(n) => Some(n),
-        None if optional => match_parts(words, rest),
+        None if optional => match_parts(words, parts),
         None => None,
     }
 }
@@ -100,9 +102,9 @@ pub(crate) fn first_match<'r, 'w>(
     table: &'r [Rule],
     words: &'w [Word],
 ) -> Option<(&'r Rule, &'w [Word])> {
-    table.iter().find_map(|rule| {
-        match_prefix(words, rule.pattern).map(|n| (rule, &words[n..]))
-    })
+    table
+        .iter()
+        .find_map(|rule| match_prefix(words, rule.pattern).map(|n| (rule, &words[n..])))
 }
 
 /// The clean value after a matched rule (see [`value::clean`]).
@@ -130,8 +132,14 @@ mod tests {
 
     #[test]
     fn alternatives_and_optionals() {
-        assert_eq!(match_prefix(&words("work as a nurse"), "work as a|an?"), Some(3));
-        assert_eq!(match_prefix(&words("work as nurse"), "work as a|an?"), Some(2));
+        assert_eq!(
+            match_prefix(&words("work as a nurse"), "work as a|an?"),
+            Some(3)
+        );
+        assert_eq!(
+            match_prefix(&words("work as nurse"), "work as a|an?"),
+            Some(2)
+        );
         assert_eq!(match_prefix(&words("work at Acme"), "work as a|an?"), None);
         assert_eq!(match_prefix(&words("am"), "am a fan of"), None);
         assert_eq!(match_prefix(&words("anything"), ""), None);

@@ -25,8 +25,24 @@ impl Kind {
     fn stops(self) -> &'static [&'static str] {
         match self {
             Kind::Place => &[
-                "with", "since", "for", "because", "now", "these", "last", "right", "currently",
-                "nowadays", "when", "where", "which", "who", "and", "as", "until", "ever",
+                "with",
+                "since",
+                "for",
+                "because",
+                "now",
+                "these",
+                "last",
+                "right",
+                "currently",
+                "nowadays",
+                "when",
+                "where",
+                "which",
+                "who",
+                "and",
+                "as",
+                "until",
+                "ever",
             ],
             Kind::Thing => &[
                 "over", "rather", "more", "because", "when", "since", "if", "than", "instead",
@@ -86,14 +102,14 @@ fn strip_trailing_fillers(words: &mut Vec<&Word>) {
     loop {
         let before = words.len();
         for filler in TRAILING_FILLERS {
-            let parts: Vec<&str> = filler.split(' ').collect();
-            if words.len() > parts.len()
-                && words[words.len() - parts.len()..]
+            let n = filler.split(' ').count();
+            if words.len() > n
+                && words[words.len() - n..]
                     .iter()
-                    .zip(&parts)
-                    .all(|(w, p)| w.lower == *p)
+                    .zip(filler.split(' '))
+                    .all(|(w, p)| w.lower == p)
             {
-                words.truncate(words.len() - parts.len());
+                words.truncate(words.len() - n);
             }
         }
         if words.len() == before {
@@ -123,8 +139,14 @@ mod tests {
 
     #[test]
     fn fillers_and_stop_words_are_trimmed() {
-        assert_eq!(clean(&words("jazz a lot"), Kind::Thing).as_deref(), Some("jazz"));
-        assert_eq!(clean(&words("cats too"), Kind::Thing).as_deref(), Some("cats"));
+        assert_eq!(
+            clean(&words("jazz a lot"), Kind::Thing).as_deref(),
+            Some("jazz")
+        );
+        assert_eq!(
+            clean(&words("cats too"), Kind::Thing).as_deref(),
+            Some("cats")
+        );
         assert_eq!(
             clean(&words("Toronto these days"), Kind::Place).as_deref(),
             Some("Toronto")
@@ -133,7 +155,10 @@ mod tests {
             clean(&words("Sydney since 2015"), Kind::Place).as_deref(),
             Some("Sydney")
         );
-        assert_eq!(clean(&words("tea over coffee"), Kind::Thing).as_deref(), Some("tea"));
+        assert_eq!(
+            clean(&words("tea over coffee"), Kind::Thing).as_deref(),
+            Some("tea")
+        );
         assert_eq!(
             clean(&words("a fintech company"), Kind::Organisation).as_deref(),
             Some("fintech company")
