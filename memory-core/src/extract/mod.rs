@@ -6,6 +6,10 @@ use crate::error::Result;
 use crate::facts::FactCandidate;
 use crate::message::Message;
 
+mod rules;
+
+pub use rules::RuleExtractor;
+
 /// One conversation turn, as an extractor sees it.
 #[derive(Debug, Clone, Copy)]
 pub struct Turn<'a> {

@@ -5,6 +5,10 @@ use async_trait::async_trait;
 use crate::error::Result;
 use crate::message::Message;
 
+mod extractive;
+
+pub use extractive::ExtractiveSummarizer;
+
 /// Condenses messages that leave the window into a summary.
 #[async_trait]
 pub trait Summarizer: Send + Sync {

@@ -1,0 +1,327 @@
+//! Splitting an utterance into sentences, and sentences into clauses of normalised words.
+//!
+//! Contractions are expanded (`I'm` → `I am`, `don't` → `do not`) so the pattern tables
+//! only ever see full forms; each word keeps its written form for values.
+
+/// One word: as written (used for values) and lowercased (used for matching).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Word {
+    pub(crate) text: String,
+    pub(crate) lower: String,
+}
+
+impl Word {
+    pub(crate) fn new(text: &str) -> Self {
+        Self {
+            text: text.to_owned(),
+            lower: text.to_lowercase(),
+        }
+    }
+
+    /// Whether the written form starts with an uppercase letter.
+    pub(crate) fn is_capitalised(&self) -> bool {
+        self.text.chars().next().is_some_and(char::is_uppercase)
+    }
+}
+
+/// A sentence as written, and whether it was a question.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Sentence<'a> {
+    pub(crate) text: &'a str,
+    pub(crate) question: bool,
+}
+
+/// Splits at `.`, `!`, `?`, `;`, `…` and newlines; a `.` only ends a sentence when
+/// followed by whitespace or the end (so `3.5` and `e.g.x` stay whole).
+pub(crate) fn sentences(text: &str) -> Vec<Sentence<'_>> {
+    let mut out = Vec::new();
+    let mut start = 0;
+    let mut chars = text.char_indices().peekable();
+    while let Some((i, c)) = chars.next() {
+        let ends = match c {
+            '!' | '?' | ';' | '\n' | '…' => true,
+            '.' => chars.peek().is_none_or(|(_, n)| n.is_whitespace()),
+            _ => false,
+        };
+        if !ends {
+            continue;
+        }
+        // Swallow a run of terminators ("?!", "...").
+        let mut end = i + c.len_utf8();
+        let mut question = c == '?';
+        while let Some(&(j, n)) = chars.peek() {
+            if matches!(n, '!' | '?' | '.' | '…') {
+                question |= n == '?';
+                end = j + n.len_utf8();
+                chars.next();
+            } else {
+                break;
+            }
+        }
+        push_sentence(&mut out, &text[start..i], question);
+        start = end;
+    }
+    push_sentence(&mut out, &text[start..], false);
+    out
+}
+
+fn push_sentence<'a>(out: &mut Vec<Sentence<'a>>, text: &'a str, question: bool) {
+    let text = text.trim();
+    if !text.is_empty() {
+        out.push(Sentence { text, question });
+    }
+}
+
+/// Contractions that are not simply `<stem>n't`; `'s` is only expanded where it means
+/// "is" (never for possessives like "son's").
+const CONTRACTIONS: &[(&str, &[&str])] = &[
+    ("i'm", &["i", "am"]),
+    ("im", &["i", "am"]),
+    ("i've", &["i", "have"]),
+    ("ive", &["i", "have"]),
+    ("i'd", &["i", "would"]),
+    ("i'll", &["i", "will"]),
+    ("can't", &["can", "not"]),
+    ("cant", &["can", "not"]),
+    ("cannot", &["can", "not"]),
+    ("won't", &["will", "not"]),
+    ("dont", &["do", "not"]),
+    ("didnt", &["did", "not"]),
+    ("doesnt", &["does", "not"]),
+    ("name's", &["name", "is"]),
+    ("it's", &["it", "is"]),
+    ("that's", &["that", "is"]),
+    ("what's", &["what", "is"]),
+    ("he's", &["he", "is"]),
+    ("she's", &["she", "is"]),
+    ("there's", &["there", "is"]),
+    ("here's", &["here", "is"]),
+    ("who's", &["who", "is"]),
+    ("where's", &["where", "is"]),
+    ("how's", &["how", "is"]),
+    ("let's", &["let", "us"]),
+    ("we're", &["we", "are"]),
+    ("we've", &["we", "have"]),
+    ("they're", &["they", "are"]),
+    ("you're", &["you", "are"]),
+];
+
+/// Expands one token into its words; the first keeps its written case.
+fn expand(token: &str, out: &mut Vec<Word>) {
+    let lower = token.to_lowercase();
+    if let Some((_, parts)) = CONTRACTIONS.iter().find(|(c, _)| *c == lower) {
+        for (k, part) in parts.iter().enumerate() {
+            let text = if k == 0 && *part == "i" {
+                "I".to_owned()
+            } else if k == 0 {
+                token.chars().take(part.len()).collect()
+            } else {
+                (*part).to_owned()
+            };
+            out.push(Word {
+                text,
+                lower: (*part).to_owned(),
+            });
+        }
+        return;
+    }
+    if let Some(stem) = lower.strip_suffix("n't") {
+        out.push(Word {
+            text: token.chars().take(stem.chars().count()).collect(),
+            lower: stem.to_owned(),
+        });
+        out.push(Word::new("not"));
+        return;
+    }
+    out.push(Word {
+        text: token.to_owned(),
+        lower,
+    });
+}
+
+/// Words that always start a new clause (the word itself is dropped).
+const HARD_CONJUNCTIONS: &[&str] = &[
+    "but", "because", "although", "though", "whereas", "cause", "cos", "however",
+];
+
+/// Words that start a new clause when a subject (or an inherited predicate) follows.
+const SOFT_CONJUNCTIONS: &[&str] = &["and", "so", "or", "plus", "also", "then"];
+
+/// Words that open a clause of their own.
+pub(crate) const SUBJECTS: &[&str] = &[
+    "i", "my", "we", "our", "she", "he", "they", "his", "her", "their", "it", "you", "your",
+    "this", "that", "there", "me",
+];
+
+/// After "and", these continue an "I am ..." clause: "I'm vegan and allergic to soy".
+const INHERIT_I_AM: &[&str] = &[
+    "allergic",
+    "vegan",
+    "vegetarian",
+    "pescatarian",
+    "fluent",
+    "married",
+    "based",
+    "originally",
+    "lactose",
+    "gluten",
+];
+
+/// After "and", these continue an "I ..." clause: "I love sushi and hate wasabi".
+const INHERIT_I: &[&str] = &[
+    "love", "like", "hate", "enjoy", "dislike", "adore", "prefer", "live", "work", "speak", "grew",
+    "moved", "want", "have", "dont", "can't", "cannot",
+];
+
+/// Splits a sentence into clauses: at commas, at "but/because/...", and at "and/so/..."
+/// followed by a new subject. A clause that continues an `I` clause with a bare predicate
+/// ("... and allergic to soy") gets the subject back.
+pub(crate) fn clauses(sentence: &str) -> Vec<Vec<Word>> {
+    let mut raw: Vec<(String, bool)> = Vec::new();
+    for token in sentence.split_whitespace() {
+        let token = token.replace(['\u{2019}', '\u{2018}', '`'], "'");
+        if token
+            .chars()
+            .all(|c| matches!(c, '-' | '–' | '—' | ',' | ':'))
+        {
+            if let Some(last) = raw.last_mut() {
+                last.1 = true;
+            }
+            continue;
+        }
+        let comma_after = token.ends_with([',', ':', ')', '(']);
+        let trimmed = token.trim_matches(|c: char| !(c.is_alphanumeric() || c == '\''));
+        let trimmed = trimmed.trim_matches('\'');
+        if trimmed.is_empty() {
+            if comma_after {
+                if let Some(last) = raw.last_mut() {
+                    last.1 = true;
+                }
+            }
+            continue;
+        }
+        raw.push((trimmed.to_owned(), comma_after));
+    }
+
+    let mut out: Vec<Vec<Word>> = Vec::new();
+    let mut current: Vec<Word> = Vec::new();
+    let mut i = 0;
+    let mut break_before = false;
+    while i < raw.len() {
+        let (token, comma_after) = &raw[i];
+        let lower = token.to_lowercase();
+        let next = raw.get(i + 1).map(|(t, _)| t.to_lowercase());
+        let is_hard = HARD_CONJUNCTIONS.contains(&lower.as_str());
+        let is_soft = SOFT_CONJUNCTIONS.contains(&lower.as_str());
+        let starts_clause = |w: &str| SUBJECTS.contains(&w) || starts_with_i(w);
+        let inherit = next
+            .as_deref()
+            .filter(|_| is_hard || is_soft)
+            .and_then(|n| inherited_subject(n, &current));
+        let split_here = is_hard
+            || (is_soft && (next.as_deref().is_some_and(starts_clause) || inherit.is_some()));
+        if split_here {
+            flush(&mut out, &mut current);
+            if let Some(prefix) = inherit {
+                for w in prefix {
+                    current.push(Word::new(w));
+                }
+                current[0].text = "I".to_owned();
+            }
+            break_before = *comma_after;
+            i += 1;
+            continue;
+        }
+        if break_before {
+            flush(&mut out, &mut current);
+        }
+        expand(token, &mut current);
+        break_before = *comma_after;
+        i += 1;
+    }
+    flush(&mut out, &mut current);
+    out
+}
+
+fn starts_with_i(word: &str) -> bool {
+    CONTRACTIONS
+        .iter()
+        .any(|(c, parts)| *c == word && parts.first() == Some(&"i"))
+}
+
+/// The subject words a bare predicate after "and" inherits, if the clause so far is an
+/// `I` clause.
+fn inherited_subject(next: &str, current: &[Word]) -> Option<&'static [&'static str]> {
+    let first_is_i = current
+        .iter()
+        .map(|w| w.lower.as_str())
+        .find(|w| !crate::extract::rules::lexicon::FILLERS.contains(w))
+        == Some("i");
+    if !first_is_i {
+        return None;
+    }
+    if INHERIT_I_AM.contains(&next) {
+        Some(&["i", "am"])
+    } else if INHERIT_I.contains(&next) {
+        Some(&["i"])
+    } else {
+        None
+    }
+}
+
+fn flush(out: &mut Vec<Vec<Word>>, current: &mut Vec<Word>) {
+    if !current.is_empty() {
+        out.push(std::mem::take(current));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn lowers(clause: &[Word]) -> String {
+        clause
+            .iter()
+            .map(|w| w.lower.as_str())
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
+
+    #[test]
+    fn sentences_split_and_flag_questions() {
+        let s = sentences("Hello! Do you like jazz? I live in Berlin. Version 3.5 rocks");
+        let texts: Vec<_> = s.iter().map(|s| (s.text, s.question)).collect();
+        assert_eq!(
+            texts,
+            vec![
+                ("Hello", false),
+                ("Do you like jazz", true),
+                ("I live in Berlin", false),
+                ("Version 3.5 rocks", false)
+            ]
+        );
+    }
+
+    #[test]
+    fn clauses_split_on_new_subjects_only() {
+        let c = clauses("Hi, I'm Alice and I love museums");
+        let c: Vec<_> = c.iter().map(|c| lowers(c)).collect();
+        assert_eq!(c, vec!["hi", "i am alice", "i love museums"]);
+
+        let c = clauses("I enjoy painting and playing the piano");
+        assert_eq!(c.len(), 1);
+    }
+
+    #[test]
+    fn bare_predicates_inherit_the_subject() {
+        let c = clauses("I'm vegan and allergic to soy");
+        let c: Vec<_> = c.iter().map(|c| lowers(c)).collect();
+        assert_eq!(c, vec!["i am vegan", "i am allergic to soy"]);
+    }
+
+    #[test]
+    fn contractions_expand_but_possessives_stay() {
+        let c = clauses("I don't like it. My son's name is Leo");
+        assert_eq!(lowers(&c[0]), "i do not like it my son's name is leo");
+    }
+}

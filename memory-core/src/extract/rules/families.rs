@@ -1,0 +1,768 @@
+//! One function per attribute family. Each reads a normalised predicate (the words after
+//! the subject, adverbs dropped, negation lifted into a flag) and returns what it found.
+
+use crate::facts::Polarity;
+
+use super::clause::Word;
+use super::lexicon::{
+    COUNTS, DIETS, EMPTY_VALUES, NOT_JOBS, NOT_NAMES, PETS, RELATIONS, REQUEST_VERBS,
+};
+use super::pattern::{first_match, match_prefix, value_of, Found, Rule};
+use super::value::{clean, split_list, Kind};
+
+/// A first-person predicate: "I [don't] <words>".
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Predicate {
+    /// The words after the subject, adverbs and negation removed.
+    pub(crate) words: Vec<Word>,
+    /// Whether the verb was negated ("don't", "never", "no longer").
+    pub(crate) negated: bool,
+    /// Whether the verb was in the present perfect ("I've always loved").
+    pub(crate) perfect: bool,
+}
+
+// ---------------------------------------------------------------- likes
+
+const LIKES: &[Rule] = &[
+    Rule::pos("love|adore", "likes", 0.85, "likes {}", Kind::Thing),
+    Rule::pos("like|enjoy", "likes", 0.8, "likes {}", Kind::Thing),
+    Rule::pos("prefer", "likes", 0.75, "likes {}", Kind::Thing),
+    Rule::pos(
+        "am a big|huge|massive|great|real? fan of",
+        "likes",
+        0.8,
+        "likes {}",
+        Kind::Thing,
+    ),
+    Rule::pos("am into", "likes", 0.8, "likes {}", Kind::Thing),
+    Rule::pos(
+        "am fond|crazy|passionate|obsessed|keen|mad on|of|about|with",
+        "likes",
+        0.8,
+        "likes {}",
+        Kind::Thing,
+    ),
+    Rule::neg(
+        "hate|detest|loathe|despise",
+        "likes",
+        0.85,
+        "dislikes {}",
+        Kind::Thing,
+    ),
+    Rule::neg("dislike", "likes", 0.8, "dislikes {}", Kind::Thing),
+    Rule::neg("try|tend to avoid", "likes", 0.7, "avoids {}", Kind::Thing),
+    Rule::neg("avoid", "likes", 0.7, "avoids {}", Kind::Thing),
+];
+
+/// Past forms count only when negated ("I never liked") or perfect ("I've always loved").
+const LIKES_PAST: &[Rule] = &[
+    Rule::pos(
+        "have? loved|adored|liked|enjoyed",
+        "likes",
+        0.8,
+        "likes {}",
+        Kind::Thing,
+    ),
+    Rule::neg(
+        "have? hated|disliked",
+        "likes",
+        0.8,
+        "dislikes {}",
+        Kind::Thing,
+    ),
+];
+
+/// `likes`: love/like/enjoy/prefer/into/fan of (positive); hate/dislike/can't stand/avoid
+/// (negative). A negated positive verb is a negative like; a negated negative verb says
+/// nothing.
+pub(crate) fn likes(p: &Predicate) -> Vec<Found> {
+    let matched = first_match(LIKES, &p.words).or_else(|| {
+        (p.negated || p.perfect)
+            .then(|| first_match(LIKES_PAST, &p.words))
+            .flatten()
+    });
+    let Some((rule, mut rest)) = matched else {
+        return Vec::new();
+    };
+    let polarity = match (rule.polarity, p.negated) {
+        (Polarity::Positive, false) => Polarity::Positive,
+        (Polarity::Positive, true) => Polarity::Negative,
+        (Polarity::Negative, false) => Polarity::Negative,
+        (Polarity::Negative, true) => return Vec::new(),
+    };
+    if rest.first().is_some_and(|w| w.lower == "to") {
+        rest = &rest[1..];
+    }
+    split_list(rest)
+        .into_iter()
+        .filter_map(|item| clean(item, Kind::Thing))
+        .map(|value| {
+            let mut found = rule.found(value);
+            if polarity != rule.polarity {
+                found.polarity = polarity;
+                found.text = format!("dislikes {}", found.value);
+            }
+            found
+        })
+        .collect()
+}
+
+/// `likes` from "my favourite X is Y".
+pub(crate) fn favourite(words: &[Word]) -> Vec<Found> {
+    let Some(n) = match_prefix(words, "favourite|favorite") else {
+        return Vec::new();
+    };
+    let Some(is) = words.iter().skip(n).position(|w| w.lower == "is") else {
+        return Vec::new();
+    };
+    let rule = Rule::pos("", "likes", 0.8, "likes {}", Kind::Thing);
+    clean(&words[n + is + 1..], Kind::Thing)
+        .map(|v| vec![rule.found(v)])
+        .unwrap_or_default()
+}
+
+// ---------------------------------------------------------------- allergy & diet
+
+/// `allergy`: "I'm allergic to X", "I have a (severe) allergy to X", "I have a X allergy".
+pub(crate) fn allergy(p: &Predicate) -> Vec<Found> {
+    let w = &p.words;
+    let rest: Option<&[Word]> = if let Some(n) = match_prefix(w, "am allergic to") {
+        Some(&w[n..])
+    } else if match_prefix(w, "have|suffer").is_some() {
+        let at = w
+            .iter()
+            .position(|x| x.lower == "allergy" || x.lower == "allergies");
+        match at {
+            Some(i) if w.get(i + 1).is_some_and(|x| x.lower == "to") => Some(&w[i + 2..]),
+            // "I have a peanut allergy": the words between the article and "allergy".
+            Some(i) if i > 1 => {
+                let start = w[1..i]
+                    .iter()
+                    .position(|x| !matches!(x.lower.as_str(), "a" | "an" | "from" | "severe"))
+                    .map(|k| k + 1)
+                    .unwrap_or(i);
+                Some(&w[start..i])
+            }
+            _ => None,
+        }
+    } else {
+        None
+    };
+    let Some(rest) = rest else {
+        return Vec::new();
+    };
+    if p.negated {
+        return Vec::new();
+    }
+    let rule = Rule::neg("", "allergy", 0.95, "is allergic to {}", Kind::Thing);
+    split_list(rest)
+        .into_iter()
+        .filter_map(|item| clean(item, Kind::Thing))
+        .map(|v| rule.found(v))
+        .collect()
+}
+
+/// `diet`: "I'm vegetarian/vegan" (positive); "I don't eat X", "I'm lactose intolerant",
+/// "I'm intolerant to X" (negative).
+pub(crate) fn diet(p: &Predicate) -> Vec<Found> {
+    let w = &p.words;
+    if let Some(n) = match_prefix(w, "am a|an?") {
+        if let Some(d) = w.get(n).filter(|x| DIETS.contains(&x.lower.as_str())) {
+            if p.negated {
+                return Vec::new();
+            }
+            let rule = Rule::pos("", "diet", 0.9, "is {}", Kind::Thing);
+            return vec![rule.found(d.lower.clone())];
+        }
+    }
+    if p.negated {
+        return Vec::new();
+    }
+    if let Some(n) = match_prefix(w, "am") {
+        if w.get(n + 1).is_some_and(|x| x.lower == "intolerant") {
+            let rule = Rule::neg("", "diet", 0.9, "is {} intolerant", Kind::Thing);
+            return vec![rule.found(w[n].lower.clone())];
+        }
+    }
+    if let Some(n) = match_prefix(w, "am intolerant to|of") {
+        let rule = Rule::neg("", "diet", 0.85, "is intolerant to {}", Kind::Thing);
+        return list_of(&w[n..], &rule);
+    }
+    if let Some(n) = match_prefix(w, "am on a|an").or_else(|| match_prefix(w, "follow a|an")) {
+        let end = w[n..].iter().position(|x| x.lower == "diet");
+        if let Some(end) = end.filter(|e| *e > 0) {
+            let rule = Rule::pos("", "diet", 0.8, "follows a {} diet", Kind::Thing);
+            return clean(&w[n..n + end], Kind::Thing)
+                .map(|v| vec![rule.found(v)])
+                .unwrap_or_default();
+        }
+    }
+    Vec::new()
+}
+
+/// `diet` (negative) from a negated "eat/drink": "I don't eat pork".
+pub(crate) fn diet_avoidance(p: &Predicate) -> Vec<Found> {
+    if !p.negated {
+        return Vec::new();
+    }
+    match match_prefix(&p.words, "eat|drink") {
+        Some(n) => {
+            let rule = Rule::neg("", "diet", 0.8, "does not eat {}", Kind::Thing);
+            list_of(&p.words[n..], &rule)
+        }
+        None => Vec::new(),
+    }
+}
+
+fn list_of(rest: &[Word], rule: &Rule) -> Vec<Found> {
+    split_list(rest)
+        .into_iter()
+        .filter_map(|item| clean(item, Kind::Thing))
+        .map(|v| rule.found(v))
+        .collect()
+}
+
+// ---------------------------------------------------------------- places
+
+const PLACES: &[Rule] = &[
+    Rule::pos(
+        "live|reside in",
+        "location",
+        0.9,
+        "lives in {}",
+        Kind::Place,
+    ),
+    Rule::pos(
+        "am|are living|residing in",
+        "location",
+        0.9,
+        "lives in {}",
+        Kind::Place,
+    ),
+    Rule::pos(
+        "have lived in",
+        "location",
+        0.85,
+        "lives in {}",
+        Kind::Place,
+    ),
+    Rule::pos(
+        "have? moved|relocated to",
+        "location",
+        0.85,
+        "lives in {}",
+        Kind::Place,
+    ),
+    Rule::pos(
+        "am|are based in",
+        "location",
+        0.85,
+        "lives in {}",
+        Kind::Place,
+    ),
+    Rule::pos(
+        "am|are based out of",
+        "location",
+        0.85,
+        "lives in {}",
+        Kind::Place,
+    ),
+    Rule::pos(
+        "am|are located|settled in",
+        "location",
+        0.8,
+        "lives in {}",
+        Kind::Place,
+    ),
+    Rule::pos("am a native of", "origin", 0.85, "is from {}", Kind::Place),
+    Rule::pos("am|come from", "origin", 0.85, "is from {}", Kind::Place),
+    Rule::pos("grew up in", "origin", 0.85, "grew up in {}", Kind::Place),
+    Rule::pos(
+        "was born and? raised? in",
+        "origin",
+        0.85,
+        "was born in {}",
+        Kind::Place,
+    ),
+    Rule::pos("was raised in", "origin", 0.8, "grew up in {}", Kind::Place),
+];
+
+/// `location` and `origin`: "I live in / moved to / am based in X", "I'm from X", "I grew
+/// up in X". Negated statements ("I no longer live in Paris") state nothing. `we` lowers
+/// the confidence. "born in 1990" is a `birthday`.
+pub(crate) fn places(p: &Predicate, we: bool) -> Vec<Found> {
+    let Some((rule, rest)) = first_match(PLACES, &p.words) else {
+        return Vec::new();
+    };
+    if p.negated || (we && rule.attribute != "location") {
+        return Vec::new();
+    }
+    if rule.template == "was born in {}" && rest.first().is_some_and(|w| is_year(&w.lower)) {
+        let birthday = Rule::pos("", "birthday", 0.8, "was born in {}", Kind::Date);
+        return vec![birthday.found(rest[0].text.clone())];
+    }
+    let Some(value) = value_of(rule, rest) else {
+        return Vec::new();
+    };
+    let mut found = rule.found(value);
+    if we {
+        found.confidence = 0.6;
+    }
+    vec![found]
+}
+
+fn is_year(word: &str) -> bool {
+    word.len() == 4 && word.chars().all(|c| c.is_ascii_digit())
+}
+
+// ---------------------------------------------------------------- work
+
+const WORK: &[Rule] = &[
+    Rule::pos("work as a|an?", "job", 0.9, "works as {}", Kind::Job),
+    Rule::pos(
+        "am working|employed as a|an?",
+        "job",
+        0.9,
+        "works as {}",
+        Kind::Job,
+    ),
+    Rule::pos(
+        "work at|for",
+        "employer",
+        0.9,
+        "works at {}",
+        Kind::Organisation,
+    ),
+    Rule::pos(
+        "am working at|for",
+        "employer",
+        0.85,
+        "works at {}",
+        Kind::Organisation,
+    ),
+    Rule::pos(
+        "am employed at|by",
+        "employer",
+        0.9,
+        "works at {}",
+        Kind::Organisation,
+    ),
+];
+
+/// `job` and `employer`: "I work as X", "I work at/for X", "I'm a/an X (at Y)".
+pub(crate) fn work(p: &Predicate) -> Vec<Found> {
+    if p.negated {
+        return Vec::new();
+    }
+    if let Some((rule, rest)) = first_match(WORK, &p.words) {
+        return value_of(rule, rest)
+            .map(|v| vec![job_text(rule.found(v))])
+            .unwrap_or_default();
+    }
+    let Some(n) = match_prefix(&p.words, "am a|an") else {
+        return Vec::new();
+    };
+    let rest = &p.words[n..];
+    let plausible = rest
+        .first()
+        .is_some_and(|w| !NOT_JOBS.contains(&w.lower.as_str()) && !w.is_capitalised());
+    if !plausible {
+        return Vec::new();
+    }
+    let job = Rule::pos("", "job", 0.7, "works as {}", Kind::Job);
+    let Some(value) = clean(rest, Kind::Job) else {
+        return Vec::new();
+    };
+    let mut out = vec![job_text(job.found(value))];
+    // "I'm a software engineer at Google": the employer follows "at"/"for".
+    if let Some(at) = rest
+        .iter()
+        .position(|w| w.lower == "at" || w.lower == "for")
+    {
+        let tail = &rest[at + 1..];
+        let named = tail
+            .first()
+            .is_some_and(|w| w.is_capitalised() || matches!(w.lower.as_str(), "a" | "an"));
+        if let Some(org) = clean(tail, Kind::Organisation).filter(|_| named) {
+            let employer = Rule::pos("", "employer", 0.75, "works at {}", Kind::Organisation);
+            out.push(employer.found(org));
+        }
+    }
+    out
+}
+
+/// "works as nurse" → "works as a nurse".
+fn job_text(mut found: Found) -> Found {
+    if found.attribute == "job" {
+        let article = match found.value.chars().next() {
+            Some(c) if "aeiouAEIOU".contains(c) => "an",
+            _ => "a",
+        };
+        found.text = format!("works as {article} {}", found.value);
+    }
+    found
+}
+
+// ---------------------------------------------------------------- age & birthday
+
+/// `age` and `birthday`: "I'm 34", "I am 27 years old", "I just turned 40", "I was born
+/// on 12 May 1990".
+pub(crate) fn age_birthday(p: &Predicate) -> Vec<Found> {
+    if p.negated {
+        return Vec::new();
+    }
+    let w = &p.words;
+    if let Some(n) = match_prefix(w, "was born on") {
+        let rule = Rule::pos("", "birthday", 0.9, "was born on {}", Kind::Date);
+        return clean(&w[n..], Kind::Date)
+            .map(|v| vec![rule.found(v)])
+            .unwrap_or_default();
+    }
+    let (n, explicit) = if let Some(n) = match_prefix(w, "turned") {
+        (n, true)
+    } else if let Some(n) = match_prefix(w, "am") {
+        (n, false)
+    } else {
+        return Vec::new();
+    };
+    let Some(age) = w.get(n).and_then(|x| x.lower.parse::<u32>().ok()) else {
+        return Vec::new();
+    };
+    let after = w.get(n + 1).map(|x| x.lower.as_str());
+    let years = matches!(after, Some("years" | "year" | "yrs" | "yo" | "y/o"));
+    if !(1..=119).contains(&age) || !(after.is_none() || years || after == Some("and")) {
+        return Vec::new();
+    }
+    let confidence = if explicit || years { 0.9 } else { 0.75 };
+    let rule = Rule::pos("", "age", confidence, "is {} years old", Kind::Thing);
+    vec![rule.found(age.to_string())]
+}
+
+/// `birthday` from "my birthday is (on) X".
+pub(crate) fn my_birthday(words: &[Word]) -> Vec<Found> {
+    let Some(n) = match_prefix(words, "birthday is on|in?") else {
+        return Vec::new();
+    };
+    let rule = Rule::pos("", "birthday", 0.9, "has their birthday on {}", Kind::Date);
+    clean(&words[n..], Kind::Date)
+        .map(|v| vec![rule.found(v)])
+        .unwrap_or_default()
+}
+
+// ---------------------------------------------------------------- language
+
+const LANGUAGE: &[Rule] = &[
+    Rule::pos("am fluent in", "language", 0.9, "speaks {}", Kind::Thing),
+    Rule::pos("speak", "language", 0.85, "speaks {}", Kind::Thing),
+];
+
+/// `language`: "I speak X (and Y)", "I'm fluent in X".
+pub(crate) fn language(p: &Predicate) -> Vec<Found> {
+    let Some((rule, rest)) = first_match(LANGUAGE, &p.words) else {
+        return Vec::new();
+    };
+    if p.negated {
+        return Vec::new();
+    }
+    let skip = rest
+        .iter()
+        .take_while(|w| {
+            matches!(
+                w.lower.as_str(),
+                "fluent" | "some" | "basic" | "a" | "little" | "bit" | "of"
+            )
+        })
+        .count();
+    let rest = &rest[skip..];
+    if rest.first().is_none_or(|w| {
+        matches!(
+            w.lower.as_str(),
+            "to" | "with" | "about" | "up" | "for" | "out" | "on"
+        )
+    }) {
+        return Vec::new();
+    }
+    list_of(rest, rule)
+}
+
+// ---------------------------------------------------------------- goals
+
+const GOALS: &[Rule] = &[
+    Rule::pos("want to", "goal", 0.8, "wants to {}", Kind::Goal),
+    Rule::pos(
+        "am planning|plan to",
+        "goal",
+        0.85,
+        "plans to {}",
+        Kind::Goal,
+    ),
+    Rule::pos("am planning on", "goal", 0.8, "plans on {}", Kind::Goal),
+    Rule::pos("am hoping|hope to", "goal", 0.7, "hopes to {}", Kind::Goal),
+    Rule::pos("am aiming|aim to", "goal", 0.75, "aims to {}", Kind::Goal),
+    Rule::pos("am trying to", "goal", 0.65, "is trying to {}", Kind::Goal),
+    Rule::pos(
+        "am training for",
+        "goal",
+        0.85,
+        "is training for {}",
+        Kind::Goal,
+    ),
+    Rule::pos(
+        "am saving up? to",
+        "goal",
+        0.8,
+        "is saving up to {}",
+        Kind::Goal,
+    ),
+    Rule::pos(
+        "am saving up? for",
+        "goal",
+        0.8,
+        "is saving up for {}",
+        Kind::Goal,
+    ),
+    Rule::pos(
+        "am working towards|toward",
+        "goal",
+        0.75,
+        "is working towards {}",
+        Kind::Goal,
+    ),
+];
+
+/// `goal`: "I want to", "I'm planning to", "I'm training for", ... Requests to the
+/// assistant ("I want to know ...") are not goals.
+pub(crate) fn goal(p: &Predicate) -> Vec<Found> {
+    let Some((rule, rest)) = first_match(GOALS, &p.words) else {
+        return Vec::new();
+    };
+    goal_value(rule, rest, p.negated)
+}
+
+/// `goal` from "my goal/dream/plan is to X".
+pub(crate) fn my_goal(words: &[Word]) -> Vec<Found> {
+    const MY_GOALS: &[Rule] = &[
+        Rule::pos(
+            "goal|aim|resolution is to",
+            "goal",
+            0.9,
+            "wants to {}",
+            Kind::Goal,
+        ),
+        Rule::pos("dream|plan is to", "goal", 0.8, "wants to {}", Kind::Goal),
+    ];
+    match first_match(MY_GOALS, words) {
+        Some((rule, rest)) => goal_value(rule, rest, false),
+        None => Vec::new(),
+    }
+}
+
+fn goal_value(rule: &Rule, rest: &[Word], negated: bool) -> Vec<Found> {
+    let request = rule.template.ends_with("to {}")
+        && rest
+            .first()
+            .is_some_and(|w| REQUEST_VERBS.contains(&w.lower.as_str()));
+    if negated || request {
+        return Vec::new();
+    }
+    value_of(rule, rest)
+        .map(|v| vec![rule.found(v)])
+        .unwrap_or_default()
+}
+
+// ---------------------------------------------------------------- family & pets
+
+/// `family` and `pet` from "I have two kids", "I have a dog named Max", "I'm married to X".
+pub(crate) fn family_pet(p: &Predicate) -> Vec<Found> {
+    if p.negated {
+        return Vec::new();
+    }
+    let w = &p.words;
+    if let Some(n) = match_prefix(w, "am married to") {
+        return name_at(&w[n..])
+            .map(|name| {
+                let rule = Rule::pos("", "family", 0.85, "is married to {}", Kind::Thing);
+                let mut found = rule.found(name.clone());
+                found.value = format!("spouse {name}");
+                vec![found]
+            })
+            .unwrap_or_default();
+    }
+    let Some(n) = match_prefix(w, "have|has got?") else {
+        return Vec::new();
+    };
+    let Some(count) = w.get(n).filter(|x| COUNTS.contains(&x.lower.as_str())) else {
+        return Vec::new();
+    };
+    // Up to two describing words: "a little sister", "two rescue cats".
+    let noun_at = (n + 1..(n + 4).min(w.len())).find(|&i| is_kin_or_pet(&w[i].lower));
+    let Some(i) = noun_at else {
+        return Vec::new();
+    };
+    let noun = &w[i];
+    let next = w.get(i + 1).map(|x| x.lower.as_str());
+    if !matches!(
+        next,
+        None | Some("named" | "called" | "who" | "whose" | "with" | "at" | "in")
+    ) {
+        return Vec::new();
+    }
+    let attribute = kin_or_pet(&noun.lower);
+    let name = match next {
+        Some("named" | "called") => name_at(&w[i + 2..]),
+        _ => None,
+    };
+    let single = matches!(count.lower.as_str(), "a" | "an" | "one");
+    let (value, text, confidence) = match name {
+        Some(name) => (
+            format!("{} {name}", noun.lower),
+            format!("has a {} named {name}", noun.lower),
+            0.85,
+        ),
+        None if single => (noun.lower.clone(), format!("has a {}", noun.lower), 0.8),
+        None => {
+            let v = format!("{} {}", count.lower, noun.lower);
+            (v.clone(), format!("has {v}"), 0.8)
+        }
+    };
+    vec![Found {
+        attribute,
+        value,
+        text,
+        polarity: Polarity::Positive,
+        confidence,
+    }]
+}
+
+/// `family`/`pet` from "my wife is called Sarah", "my son's name is Leo", "my cat is Luna".
+pub(crate) fn my_kin_or_pet(words: &[Word]) -> Vec<Found> {
+    let Some(first) = words.first() else {
+        return Vec::new();
+    };
+    let (noun, rest) = match first.lower.strip_suffix("'s") {
+        Some(stem) if is_kin_or_pet(stem) => match match_prefix(&words[1..], "name is") {
+            Some(n) => (stem.to_owned(), &words[1 + n..]),
+            None => return Vec::new(),
+        },
+        _ if is_kin_or_pet(&first.lower) => {
+            if let Some(n) = match_prefix(&words[1..], "is called|named") {
+                (first.lower.clone(), &words[1 + n..])
+            } else if let Some(n) = match_prefix(&words[1..], "is") {
+                // "my wife is Sarah", but not "my wife is vegetarian": a capitalised name.
+                let rest = &words[1 + n..];
+                if rest.len() != 1 || !rest[0].is_capitalised() {
+                    return Vec::new();
+                }
+                (first.lower.clone(), rest)
+            } else {
+                return Vec::new();
+            }
+        }
+        _ => return Vec::new(),
+    };
+    let Some(name) = name_at(rest) else {
+        return Vec::new();
+    };
+    vec![Found {
+        attribute: kin_or_pet(&noun),
+        value: format!("{noun} {name}"),
+        text: format!("has a {noun} named {name}"),
+        polarity: Polarity::Positive,
+        confidence: 0.85,
+    }]
+}
+
+/// `family`/`pet` from an apposition anywhere in a clause: "my husband Tom", "our dog
+/// Biscuit". Whoever the clause is about, the relation is the user's.
+pub(crate) fn appositions(words: &[Word]) -> Vec<Found> {
+    words
+        .windows(3)
+        .filter(|w| matches!(w[0].lower.as_str(), "my" | "our") && is_kin_or_pet(&w[1].lower))
+        .filter(|w| is_name(&w[2]))
+        .map(|w| Found {
+            attribute: kin_or_pet(&w[1].lower),
+            value: format!("{} {}", w[1].lower, w[2].text),
+            text: format!("has a {} named {}", w[1].lower, w[2].text),
+            polarity: Polarity::Positive,
+            confidence: 0.7,
+        })
+        .collect()
+}
+
+fn is_kin_or_pet(word: &str) -> bool {
+    RELATIONS.contains(&word) || PETS.contains(&word)
+}
+
+fn kin_or_pet(word: &str) -> &'static str {
+    if PETS.contains(&word) {
+        "pet"
+    } else {
+        "family"
+    }
+}
+
+// ---------------------------------------------------------------- names
+
+/// `name` from "my name is X" (`words` follow "my").
+pub(crate) fn my_name(words: &[Word]) -> Vec<Found> {
+    match match_prefix(words, "first|full? name is") {
+        Some(n) => name_fact(&words[n..], 0.95),
+        None => Vec::new(),
+    }
+}
+
+/// `name` from "I'm Alice": a single capitalised word that is not a state ("I'm Tired").
+pub(crate) fn i_am_name(p: &Predicate) -> Vec<Found> {
+    if p.negated {
+        return Vec::new();
+    }
+    let opener = match_prefix(&p.words, "am").or_else(|| match_prefix(&p.words, "go by"));
+    match opener {
+        Some(n) if p.words.len() - n <= 2 && p.words[n..].iter().all(is_name) => {
+            name_fact(&p.words[n..], if n == 2 { 0.85 } else { 0.75 })
+        }
+        _ => Vec::new(),
+    }
+}
+
+/// `name` from "call me X" (`words` follow "call me").
+pub(crate) fn call_me(words: &[Word]) -> Vec<Found> {
+    name_fact(words, 0.9)
+}
+
+fn name_fact(words: &[Word], confidence: f32) -> Vec<Found> {
+    let Some(name) = name_at(words) else {
+        return Vec::new();
+    };
+    let rule = Rule::pos("", "name", confidence, "name is {}", Kind::Thing);
+    vec![rule.found(name)]
+}
+
+/// Up to three capitalised words ("David Chen"); a single lowercase word is accepted
+/// when it is all there is ("my name is alice").
+fn name_at(words: &[Word]) -> Option<String> {
+    let run: Vec<&str> = words
+        .iter()
+        .take(3)
+        .take_while(|w| is_name(w))
+        .map(|w| w.text.as_str())
+        .collect();
+    if !run.is_empty() {
+        return Some(run.join(" "));
+    }
+    let only = words.first().filter(|_| words.len() == 1)?;
+    let plausible = only.lower.chars().all(char::is_alphabetic)
+        && !NOT_NAMES.contains(&only.lower.as_str())
+        && !EMPTY_VALUES.contains(&only.lower.as_str());
+    plausible.then(|| only.text.clone())
+}
+
+fn is_name(word: &Word) -> bool {
+    word.is_capitalised()
+        && word.text != "I"
+        && word
+            .text
+            .chars()
+            .all(|c| c.is_alphabetic() || c == '-' || c == '\'')
+        && !NOT_NAMES.contains(&word.lower.as_str())
+}

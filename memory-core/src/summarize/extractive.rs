@@ -1,0 +1,445 @@
+//! [`ExtractiveSummarizer`]: an offline summary made of the conversation's most
+//! informative sentences, kept word for word.
+
+use async_trait::async_trait;
+
+use crate::error::Result;
+use crate::message::{Message, Role};
+use crate::summarize::Summarizer;
+use crate::tokens::{HeuristicCounter, TokenCounter};
+
+/// Keeps the sentences that carry names, numbers, dates, decisions and stated
+/// preferences, within a token budget (pure chit-chat such as "thanks!" is never kept), in their original order, each line prefixed by
+/// who said it ("User: ...", "Assistant: ...").
+///
+/// The previous summary is split the same way and its sentences compete on equal terms
+/// with the new ones, so key facts survive repeated summarisation. Deterministic, needs
+/// no model; tokens are counted with [`HeuristicCounter`] (four characters a token), and
+/// the result never exceeds `max_tokens` by that count.
+///
+/// ```
+/// use memory_core::summarize::{ExtractiveSummarizer, Summarizer};
+/// use memory_core::Message;
+///
+/// # tokio_test_block(async {
+/// let messages = [
+///     Message::user("Hi there! I'm allergic to peanuts. How are you?"),
+///     Message::assistant("Great, thanks. Noted: no peanuts."),
+/// ];
+/// let summary = ExtractiveSummarizer::new().summarize(None, &messages, 12).await.unwrap();
+/// assert_eq!(summary, "User: I'm allergic to peanuts.");
+/// # });
+/// # fn tokio_test_block(f: impl std::future::Future<Output = ()>) {
+/// #     tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(f)
+/// # }
+/// ```
+#[derive(Debug, Clone, Copy, Default)]
+pub struct ExtractiveSummarizer {
+    counter: HeuristicCounter,
+}
+
+impl ExtractiveSummarizer {
+    /// An extractive summarizer.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// The summary of `previous` and `messages` within `max_tokens` (see the type docs).
+    pub fn summarize_text(
+        &self,
+        previous: Option<&str>,
+        messages: &[Message],
+        max_tokens: usize,
+    ) -> String {
+        let previous = previous.map(str::trim).filter(|p| !p.is_empty());
+        let mut units = Vec::new();
+        let mut group = 0;
+        if let Some(previous) = previous {
+            for line in previous.lines() {
+                let (prefix, body) = split_prefix(line);
+                push_units(&mut units, group, prefix, body, Role::Assistant);
+                group += 1;
+            }
+        }
+        let new_units = units.len();
+        for message in messages {
+            let prefix = Some(role_label(message.role).to_owned());
+            push_units(&mut units, group, prefix, &message.text(), message.role);
+            group += 1;
+        }
+        let no_new_content = units.len() == new_units;
+        if no_new_content {
+            if let Some(previous) = previous {
+                if self.counter.count_text(previous) <= max_tokens {
+                    return previous.to_owned();
+                }
+            }
+        }
+        self.select(&units, max_tokens)
+    }
+
+    /// The best units that fit `max_tokens`, rendered in their original order.
+    fn select(&self, units: &[Unit], max_tokens: usize) -> String {
+        let max_chars = max_tokens.saturating_mul(4);
+        // Pure chit-chat ("thanks!", "ok") scores below zero and is never kept.
+        let mut ranked: Vec<usize> = (0..units.len())
+            .filter(|&i| units[i].score >= 0.0)
+            .collect();
+        ranked.sort_by(|&a, &b| units[b].score.total_cmp(&units[a].score).then(a.cmp(&b)));
+
+        let mut chosen = vec![false; units.len()];
+        let mut group_used: Vec<bool> = Vec::new();
+        let (mut chars, mut lines) = (0usize, 0usize);
+        for &i in &ranked {
+            let unit = &units[i];
+            if group_used.len() <= unit.group {
+                group_used.resize(unit.group + 1, false);
+            }
+            let cost = if group_used[unit.group] {
+                unit.chars + 1
+            } else {
+                unit.prefix_chars() + unit.chars + usize::from(lines > 0)
+            };
+            if chars + cost <= max_chars {
+                chars += cost;
+                chosen[i] = true;
+                if !group_used[unit.group] {
+                    group_used[unit.group] = true;
+                    lines += 1;
+                }
+            }
+        }
+        let summary = render(units, &chosen);
+        match ranked.first() {
+            // Nothing fits whole: the best sentence, cut to the budget.
+            Some(&best) if summary.is_empty() => truncated(&units[best], max_chars),
+            _ => summary,
+        }
+    }
+}
+
+#[async_trait]
+impl Summarizer for ExtractiveSummarizer {
+    async fn summarize(
+        &self,
+        previous: Option<&str>,
+        messages: &[Message],
+        max_tokens: usize,
+    ) -> Result<String> {
+        Ok(self.summarize_text(previous, messages, max_tokens))
+    }
+}
+
+/// One sentence competing for a place in the summary.
+#[derive(Debug, Clone)]
+struct Unit {
+    /// The line it renders on (a message, or a line of the previous summary).
+    group: usize,
+    /// "User", "Assistant", ... (`None` for an unprefixed previous-summary line).
+    prefix: Option<String>,
+    text: String,
+    chars: usize,
+    score: f32,
+}
+
+impl Unit {
+    /// Characters of "User: " (0 without a prefix).
+    fn prefix_chars(&self) -> usize {
+        self.prefix.as_ref().map_or(0, |p| p.chars().count() + 2)
+    }
+}
+
+fn push_units(units: &mut Vec<Unit>, group: usize, prefix: Option<String>, body: &str, role: Role) {
+    let role = match prefix.as_deref() {
+        Some("User") => Role::User,
+        _ => role,
+    };
+    for sentence in sentences(body) {
+        units.push(Unit {
+            group,
+            prefix: prefix.clone(),
+            chars: sentence.chars().count(),
+            score: score(sentence, role),
+            text: sentence.to_owned(),
+        });
+    }
+}
+
+fn render(units: &[Unit], chosen: &[bool]) -> String {
+    let mut lines: Vec<String> = Vec::new();
+    let mut last_group = None;
+    for (unit, _) in units.iter().zip(chosen).filter(|(_, c)| **c) {
+        match lines.last_mut() {
+            Some(line) if last_group == Some(unit.group) => {
+                line.push(' ');
+                line.push_str(&unit.text);
+            }
+            _ => {
+                let line = match &unit.prefix {
+                    Some(p) => format!("{p}: {}", unit.text),
+                    None => unit.text.clone(),
+                };
+                lines.push(line);
+            }
+        }
+        last_group = Some(unit.group);
+    }
+    lines.join("\n")
+}
+
+fn truncated(unit: &Unit, max_chars: usize) -> String {
+    let room = max_chars.saturating_sub(unit.prefix_chars());
+    if room < 2 {
+        return String::new();
+    }
+    let cut: String = unit.text.chars().take(room - 1).collect();
+    match &unit.prefix {
+        Some(p) => format!("{p}: {}…", cut.trim_end()),
+        None => format!("{}…", cut.trim_end()),
+    }
+}
+
+fn role_label(role: Role) -> &'static str {
+    match role {
+        Role::System => "System",
+        Role::User => "User",
+        Role::Assistant => "Assistant",
+        Role::Tool => "Tool",
+    }
+}
+
+/// "User: text" → (Some("User"), "text"); lines of a summary this type wrote.
+fn split_prefix(line: &str) -> (Option<String>, &str) {
+    for label in ["User", "Assistant", "System", "Tool"] {
+        if let Some(rest) = line.strip_prefix(label).and_then(|r| r.strip_prefix(": ")) {
+            return (Some(label.to_owned()), rest);
+        }
+    }
+    (None, line)
+}
+
+/// Sentences of `text`: split after `.`, `!`, `?` followed by whitespace, and at line
+/// breaks; the terminator stays with its sentence.
+fn sentences(text: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut start = 0;
+    let mut chars = text.char_indices().peekable();
+    while let Some((i, c)) = chars.next() {
+        let end = match c {
+            '\n' => Some(i),
+            '.' | '!' | '?' | '…' if chars.peek().is_none_or(|(_, n)| n.is_whitespace()) => {
+                Some(i + c.len_utf8())
+            }
+            _ => None,
+        };
+        if let Some(end) = end {
+            let s = text[start..end].trim();
+            if !s.is_empty() {
+                out.push(s);
+            }
+            start = end;
+        }
+    }
+    let s = text[start..].trim();
+    if !s.is_empty() {
+        out.push(s);
+    }
+    out
+}
+
+const MONTHS_AND_DAYS: &[&str] = &[
+    "january",
+    "february",
+    "march",
+    "april",
+    "may",
+    "june",
+    "july",
+    "august",
+    "september",
+    "october",
+    "november",
+    "december",
+    "jan",
+    "feb",
+    "mar",
+    "apr",
+    "jun",
+    "jul",
+    "aug",
+    "sep",
+    "sept",
+    "oct",
+    "nov",
+    "dec",
+    "monday",
+    "tuesday",
+    "wednesday",
+    "thursday",
+    "friday",
+    "saturday",
+    "sunday",
+    "today",
+    "tomorrow",
+    "tonight",
+    "yesterday",
+    "weekend",
+];
+
+const DECISIONS: &[&str] = &[
+    "decided",
+    "decide",
+    "decision",
+    "will",
+    "agreed",
+    "agree",
+    "let's",
+    "plan",
+    "planned",
+    "plans",
+    "going",
+    "deadline",
+    "scheduled",
+    "booked",
+    "confirmed",
+    "must",
+    "need",
+    "should",
+    "chose",
+    "chosen",
+    "settled",
+    "committed",
+    "promise",
+    "remind",
+];
+
+const PREFERENCES: &[&str] = &[
+    "i like",
+    "i love",
+    "i prefer",
+    "i hate",
+    "i enjoy",
+    "i dislike",
+    "allergic",
+    "i'm vegetarian",
+    "i'm vegan",
+    "i am vegetarian",
+    "i am vegan",
+    "my name",
+    "i live",
+    "i work",
+    "i don't like",
+    "i do not like",
+    "favourite",
+    "favorite",
+    "can't stand",
+    "i'm from",
+    "i am from",
+    "intolerant",
+    "i don't eat",
+];
+
+const CHIT_CHAT: &[&str] = &[
+    "hi", "hello", "hey", "thanks", "thank", "you", "ok", "okay", "sure", "great", "cool", "nice",
+    "good", "morning", "evening", "bye", "goodbye", "welcome", "yes", "no", "yeah", "lol", "haha",
+    "sounds", "awesome", "perfect", "fine", "how", "are", "doing", "np", "so", "much", "alright",
+    "right", "got", "it", "see", "ya", "cheers", "there", "all",
+];
+
+/// How much a sentence is worth keeping.
+fn score(sentence: &str, role: Role) -> f32 {
+    let lower = sentence.to_lowercase();
+    let words: Vec<&str> = sentence.split_whitespace().collect();
+    let bare = |w: &str| w.trim_matches(|c: char| !c.is_alphanumeric()).to_owned();
+    let bare_lower: Vec<String> = words.iter().map(|w| bare(w).to_lowercase()).collect();
+
+    let names = words
+        .iter()
+        .skip(1)
+        .map(|w| bare(w))
+        .filter(|w| {
+            w.chars().next().is_some_and(char::is_uppercase)
+                && !matches!(w.as_str(), "I" | "I'm" | "I've" | "I'd" | "I'll")
+        })
+        .count()
+        .min(3);
+    let numbers = words
+        .iter()
+        .filter(|w| w.chars().any(|c| c.is_ascii_digit()))
+        .count()
+        .min(2);
+    let dated = bare_lower
+        .iter()
+        .any(|w| MONTHS_AND_DAYS.contains(&w.as_str()) || is_iso_date(w));
+    let decided = bare_lower
+        .iter()
+        .any(|w| DECISIONS.contains(&w.as_str()) || w == "let's");
+    let preference = PREFERENCES.iter().any(|p| lower.contains(p));
+    let chit_chat = !bare_lower.is_empty()
+        && bare_lower
+            .iter()
+            .all(|w| w.is_empty() || CHIT_CHAT.contains(&w.as_str()));
+
+    let mut score = 1.5 * names as f32 + 1.5 * numbers as f32;
+    score += if dated { 2.0 } else { 0.0 };
+    score += if decided { 2.5 } else { 0.0 };
+    score += if preference { 3.0 } else { 0.0 };
+    score += 0.5 * (words.len().min(20) as f32 / 20.0);
+    if chit_chat {
+        score -= 3.0;
+    }
+    if role == Role::User {
+        score += 0.25;
+    }
+    score
+}
+
+/// `2024-05-17`-shaped.
+fn is_iso_date(word: &str) -> bool {
+    let b = word.as_bytes();
+    b.len() >= 10
+        && b[..10].iter().enumerate().all(|(i, c)| {
+            if i == 4 || i == 7 {
+                *c == b'-'
+            } else {
+                c.is_ascii_digit()
+            }
+        })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sentences_split_after_terminators() {
+        assert_eq!(
+            sentences("Hi! I live in Oslo. Version 3.5 is out\nok"),
+            vec!["Hi!", "I live in Oslo.", "Version 3.5 is out", "ok"]
+        );
+    }
+
+    #[test]
+    fn scores_rank_content_over_chit_chat() {
+        assert!(
+            score("I'm allergic to peanuts.", Role::User) > score("Thanks so much!", Role::User)
+        );
+        assert!(
+            score("We agreed to meet on Friday at 10.", Role::Assistant)
+                > score("Sounds good.", Role::User)
+        );
+        assert!(
+            score("The release is 2024-05-17.", Role::Assistant)
+                > score("That is nice.", Role::Assistant)
+        );
+    }
+
+    #[test]
+    fn prefixes_round_trip() {
+        assert_eq!(
+            split_prefix("User: hello"),
+            (Some("User".to_owned()), "hello")
+        );
+        assert_eq!(split_prefix("plain"), (None, "plain"));
+    }
+}
