@@ -28,7 +28,7 @@ pub use conversation::{
 };
 pub use di::Container;
 pub use error::{MemoryError, Result};
-pub use extract::{FactExtractor, Turn};
+pub use extract::{FactExtractor, RuleExtractor, Turn};
 pub use facts::{
     FactCandidate, FactChange, FactPolicy, MemoryFact, Polarity, ScoredFact, UserMemoryStore,
 };
@@ -37,7 +37,7 @@ pub use message::{Content, ContentBlock, Message, Metadata, Role, ToolCall};
 pub use model::{ChatModel, ChatRequest, Completion, Usage};
 pub use remember::{Remember, RememberSpec};
 pub use session::{Agent, Session, SessionBuilder, SessionConfig, TurnReply, TurnReport};
-pub use summarize::Summarizer;
+pub use summarize::{ExtractiveSummarizer, Summarizer};
 #[cfg(feature = "tiktoken")]
 pub use tokens::{BpeCounter, Encoding};
 pub use tokens::{HeuristicCounter, TokenCounter};

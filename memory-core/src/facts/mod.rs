@@ -14,7 +14,7 @@ use crate::error::Result;
 
 mod reconcile;
 
-pub use reconcile::{reconcile, Reconciliation};
+pub use reconcile::{is_single_valued, normalize, reconcile, Reconciliation};
 
 /// Whether a fact states something the user has/likes or something they avoid.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -207,6 +207,9 @@ impl MemoryFact {
 }
 
 /// What a [`UserMemoryStore::upsert`] did with a candidate.
+// The variants carry whole facts on purpose: a change is produced once per candidate and
+// handed straight to the caller, so boxing would only add allocations.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "change", rename_all = "snake_case")]
 pub enum FactChange {
