@@ -9,9 +9,9 @@ use crate::message::Metadata;
 mod dense;
 mod filter;
 mod memory;
-mod sparse;
+pub(crate) mod sparse;
 mod tokenize;
-mod topk;
+pub(crate) mod topk;
 
 pub use filter::{Condition, Filter};
 pub use memory::InMemoryVectorStore;
