@@ -244,24 +244,48 @@ impl UserMemoryStore for InMemoryUserMemoryStore {
         };
         let user = user.read();
         let mut relevance = vec![0.0f32; user.current.len()];
+        let mut relevant: Vec<usize> = Vec::new();
         user.index.score(query, |slot, cos| {
             if let Some(r) = relevance.get_mut(slot as usize) {
-                *r = cos;
+                if cos > 0.0 {
+                    *r = cos;
+                    relevant.push(slot as usize);
+                }
             }
         });
         let now = Utc::now();
+        let policy = self.policy;
         let mut top: TopK<&str, (usize, f32, f32)> = TopK::new(top_k);
-        for (pos, fact) in user.current.iter().enumerate() {
-            let effective = fact.effective_confidence(now, self.policy.half_life);
-            if !(effective >= self.policy.min_confidence) {
-                continue;
-            }
+        let mut consider = |pos: usize| {
+            let Some(fact) = user.current.get(pos) else {
+                return;
+            };
             let rel = relevance[pos];
-            top.push(
-                rank_score(rel, effective),
-                fact.id.as_str(),
-                (pos, rel, effective),
-            );
+            // Decay never raises confidence, so `rank_score(rel, confidence)` bounds the
+            // score from above: facts that cannot enter skip the decay maths.
+            if fact.confidence < policy.min_confidence
+                || !top.admits(rank_score(rel, fact.confidence))
+            {
+                return;
+            }
+            let effective = fact.effective_confidence(now, policy.half_life);
+            if effective >= policy.min_confidence {
+                top.push(
+                    rank_score(rel, effective),
+                    fact.id.as_str(),
+                    (pos, rel, effective),
+                );
+            }
+        };
+        // Relevant facts first: they fill the heap with high scores, so most of the
+        // unrelated ones are then rejected by the bound alone.
+        for &pos in &relevant {
+            consider(pos);
+        }
+        for pos in 0..user.current.len() {
+            if relevance[pos] == 0.0 {
+                consider(pos);
+            }
         }
         Ok(top
             .into_sorted()
@@ -369,6 +393,27 @@ mod tests {
                 texts,
                 ["likes jazz music", "owns a bicycle", "lives in Rome"]
             );
+        });
+    }
+
+    #[test]
+    fn pruned_search_agrees_with_a_full_ranking() {
+        block_on(async {
+            let store = InMemoryUserMemoryStore::new();
+            let words = ["tea", "jazz", "hiking", "chess", "rust", "paris", "dogs"];
+            for i in 0..60usize {
+                let text = format!("{} {} note{i}", words[i % 7], words[(i * 3) % 7]);
+                let confidence = 0.25 + (i % 10) as f32 * 0.075;
+                store.upsert("u", FactCandidate::new(text, confidence)).await.unwrap();
+            }
+            for query in ["tea jazz", "chess", "unrelated words", ""] {
+                let all = store.search("u", query, 1000).await.unwrap();
+                assert_eq!(all.len(), 60);
+                for k in [1, 3, 10, 59] {
+                    let top = store.search("u", query, k).await.unwrap();
+                    assert_eq!(top, all[..k].to_vec(), "query {query:?}, k {k}");
+                }
+            }
         });
     }
 

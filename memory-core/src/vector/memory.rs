@@ -131,34 +131,38 @@ impl Namespace {
         self.records.get(slot as usize).and_then(Option::as_ref)
     }
 
-    /// The best `k` of the candidates `scan` produces, keeping only those passing `filter`.
-    fn top_k(
-        &self,
-        k: usize,
+    /// Offers a scored slot to `top` unless `filter` rejects it (checked only for
+    /// candidates good enough to enter).
+    #[inline]
+    fn offer<'a>(
+        &'a self,
+        top: &mut TopK<&'a str, &'a Record>,
         filter: Option<&Filter>,
-        scan: impl FnOnce(&mut dyn FnMut(u32, f32)),
-    ) -> Vec<SearchHit> {
-        let mut top: TopK<&str, &Record> = TopK::new(k);
-        scan(&mut |slot, score| {
-            if !top.admits(score) {
-                return;
-            }
-            let Some(rec) = self.record(slot) else { return };
-            if filter.is_some_and(|f| !f.matches(&rec.metadata)) {
-                return;
-            }
-            top.push(score, rec.id.as_str(), rec);
-        });
-        top.into_sorted()
-            .into_iter()
-            .map(|(score, _, rec)| SearchHit {
-                id: rec.id.clone(),
-                content: rec.content.clone(),
-                metadata: rec.metadata.clone(),
-                score,
-            })
-            .collect()
+        slot: u32,
+        score: f32,
+    ) {
+        if !top.admits(score) {
+            return;
+        }
+        let Some(rec) = self.record(slot) else { return };
+        if filter.is_some_and(|f| !f.matches(&rec.metadata)) {
+            return;
+        }
+        top.push(score, rec.id.as_str(), rec);
     }
+}
+
+/// The hits kept by `top`, best first.
+fn hits(top: TopK<&str, &Record>) -> Vec<SearchHit> {
+    top.into_sorted()
+        .into_iter()
+        .map(|(score, _, rec)| SearchHit {
+            id: rec.id.clone(),
+            content: rec.content.clone(),
+            metadata: rec.metadata.clone(),
+            score,
+        })
+        .collect()
 }
 
 impl InMemoryVectorStore {
@@ -306,16 +310,21 @@ impl VectorStore for InMemoryVectorStore {
         };
         let ns = ns.read();
         let filter = query.filter.as_ref();
+        let mut top = TopK::new(query.k);
         match embedding {
             Some(v) => {
                 if ns.dense.is_empty() {
                     return Ok(Vec::new());
                 }
                 ns.dense.check_dim(v.len())?;
-                Ok(ns.top_k(query.k, filter, |f| ns.dense.score(&v, f)))
+                ns.dense
+                    .score(&v, |slot, score| ns.offer(&mut top, filter, slot, score));
             }
-            None => Ok(ns.top_k(query.k, filter, |f| ns.sparse.score(&query.text, f))),
+            None => ns
+                .sparse
+                .score(&query.text, |slot, score| ns.offer(&mut top, filter, slot, score)),
         }
+        Ok(hits(top))
     }
 
     async fn get(&self, namespace: &str, id: &str) -> Result<Option<Document>> {

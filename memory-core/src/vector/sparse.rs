@@ -58,9 +58,24 @@ struct DocTerm {
 #[derive(Debug)]
 struct DocTerms {
     terms: Vec<DocTerm>,
-    /// `f32` bits of the cached norm, valid when `norm_epoch` equals the index epoch.
-    norm: AtomicU32,
-    norm_epoch: AtomicU64,
+}
+
+/// A document's cached `1 / norm`, valid while `epoch` equals the index epoch. Kept in
+/// an array of its own (16 bytes a slot) so a search scans it with good locality.
+#[derive(Debug)]
+struct NormCell {
+    epoch: AtomicU64,
+    /// `f32` bits of `1 / norm` (0 for a document without terms).
+    inv_norm: AtomicU32,
+}
+
+impl NormCell {
+    fn stale() -> Self {
+        Self {
+            epoch: AtomicU64::new(NEVER),
+            inv_norm: AtomicU32::new(0),
+        }
+    }
 }
 
 /// IDF of every term id, valid for one epoch.
@@ -79,6 +94,7 @@ pub(crate) struct SparseIndex {
     terms: Vec<Term>,
     free_terms: Vec<u32>,
     docs: Vec<Option<DocTerms>>,
+    norms: Vec<NormCell>,
     doc_count: usize,
     epoch: u64,
     idf_cache: Mutex<Option<Arc<IdfTable>>>,
@@ -141,6 +157,7 @@ impl SparseIndex {
         let idx = slot as usize;
         if self.docs.len() <= idx {
             self.docs.resize_with(idx + 1, || None);
+            self.norms.resize_with(idx + 1, NormCell::stale);
         }
         let weighted = weighted_terms(text);
         let mut terms = Vec::with_capacity(weighted.len());
@@ -154,11 +171,7 @@ impl SparseIndex {
             });
             postings.push(Posting { slot, tf_weight });
         }
-        self.docs[idx] = Some(DocTerms {
-            terms,
-            norm: AtomicU32::new(0),
-            norm_epoch: AtomicU64::new(NEVER),
-        });
+        self.docs[idx] = Some(DocTerms { terms });
         self.doc_count += 1;
         self.epoch += 1;
     }
@@ -240,13 +253,22 @@ impl SparseIndex {
         table
     }
 
-    fn doc_norm(&self, doc: &DocTerms, table: &IdfTable) -> f32 {
+    /// `1 / norm` of the document in `slot` under the current IDF, from the cache when
+    /// it was computed at this epoch.
+    #[inline]
+    fn inv_norm(&self, slot: usize, table: &IdfTable) -> f32 {
+        let Some(cell) = self.norms.get(slot) else {
+            return 0.0;
+        };
         // Acquire pairs with the Release below: seeing the current epoch means seeing
-        // the norm stored before it. Concurrent readers at the same epoch compute the
-        // same value, so racing stores are harmless; writers hold `&mut self`.
-        if doc.norm_epoch.load(Ordering::Acquire) == self.epoch {
-            return f32::from_bits(doc.norm.load(Ordering::Relaxed));
+        // the value stored before it. Concurrent readers at one epoch compute the same
+        // value, so racing stores are harmless; writers hold `&mut self`.
+        if cell.epoch.load(Ordering::Acquire) == self.epoch {
+            return f32::from_bits(cell.inv_norm.load(Ordering::Relaxed));
         }
+        let Some(Some(doc)) = self.docs.get(slot) else {
+            return 0.0;
+        };
         let sum: f32 = doc
             .terms
             .iter()
@@ -255,16 +277,18 @@ impl SparseIndex {
                 w * w
             })
             .sum();
-        let norm = sum.sqrt();
-        doc.norm.store(norm.to_bits(), Ordering::Relaxed);
-        doc.norm_epoch.store(self.epoch, Ordering::Release);
-        norm
+        let inv = if sum > 0.0 { 1.0 / sum.sqrt() } else { 0.0 };
+        cell.inv_norm.store(inv.to_bits(), Ordering::Relaxed);
+        cell.epoch.store(self.epoch, Ordering::Release);
+        inv
     }
 
     /// Calls `f(slot, cosine)` for every document sharing at least one term with
     /// `query`, in no particular order; cosine is within `0.0..=1.0`.
     ///
     /// Costs O(postings of the query terms) plus a zeroed buffer of one `f32` per slot.
+    /// When the candidates exceed an eighth of the slots, they are found by scanning
+    /// that buffer instead of listing them (cheaper than a list that long).
     pub(crate) fn score(&self, query: &str, mut f: impl FnMut(u32, f32)) {
         let weighted = weighted_terms(query);
         let known: Vec<(u32, f32)> = weighted
@@ -277,7 +301,9 @@ impl SparseIndex {
         let table = self.idf_table();
         let mut q_norm_sq = 0.0f32;
         let mut acc = vec![0.0f32; self.docs.len()];
+        let list_limit = self.docs.len() / 8;
         let mut touched: Vec<u32> = Vec::new();
+        let mut listing = true;
         for (term, q_tf) in known {
             let idf = table.idf[term as usize];
             let q_weight = q_tf * idf;
@@ -285,26 +311,32 @@ impl SparseIndex {
             let factor = q_weight * idf;
             for p in &self.terms[term as usize].postings {
                 let a = &mut acc[p.slot as usize];
-                if *a == 0.0 {
+                if listing && *a == 0.0 {
                     touched.push(p.slot);
+                    listing = touched.len() <= list_limit;
                 }
                 *a += p.tf_weight * factor;
             }
         }
-        let q_norm = q_norm_sq.sqrt();
-        if q_norm <= 0.0 {
+        if q_norm_sq <= 0.0 {
             return;
         }
-        for slot in touched {
-            let Some(Some(doc)) = self.docs.get(slot as usize) else {
-                continue;
-            };
-            let d_norm = self.doc_norm(doc, &table);
-            if d_norm > 0.0 {
-                f(
-                    slot,
-                    (acc[slot as usize] / (d_norm * q_norm)).clamp(0.0, 1.0),
-                );
+        let inv_q = 1.0 / q_norm_sq.sqrt();
+        let mut emit = |slot: usize, dot: f32| {
+            let inv_d = self.inv_norm(slot, &table);
+            if inv_d > 0.0 {
+                f(slot as u32, (dot * inv_d * inv_q).clamp(0.0, 1.0));
+            }
+        };
+        if listing {
+            for slot in touched {
+                emit(slot as usize, acc[slot as usize]);
+            }
+        } else {
+            for (slot, &dot) in acc.iter().enumerate() {
+                if dot > 0.0 {
+                    emit(slot, dot);
+                }
             }
         }
     }
