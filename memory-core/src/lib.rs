@@ -41,7 +41,7 @@ pub use summarize::{ExtractiveSummarizer, Summarizer};
 #[cfg(feature = "tiktoken")]
 pub use tokens::{BpeCounter, Encoding};
 pub use tokens::{HeuristicCounter, TokenCounter};
-pub use vector::{Document, Embedder, SearchHit, SearchQuery, VectorStore};
+pub use vector::{Document, Embedder, InMemoryVectorStore, SearchHit, SearchQuery, VectorStore};
 pub use working::WorkingMemory;
 #[cfg(feature = "testkit")]
 pub mod testkit;

@@ -12,8 +12,10 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::Result;
 
+mod memory;
 mod reconcile;
 
+pub use memory::InMemoryUserMemoryStore;
 pub use reconcile::{is_single_valued, normalize, reconcile, Reconciliation};
 
 /// Whether a fact states something the user has/likes or something they avoid.

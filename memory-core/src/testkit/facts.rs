@@ -1,1 +1,302 @@
 //! Conformance tests for the `facts` store trait.
+//!
+//! Every check uses fresh, randomly named users, so a persistent backend can run the
+//! suite repeatedly against the same database. Assertions look at kinds, ids, ordering
+//! and ranges, never at exact scores.
+
+use crate::facts::{FactCandidate, FactChange, MemoryFact, UserMemoryStore};
+
+/// Runs every check of this module.
+pub async fn run_all(store: &dyn UserMemoryStore) {
+    check_add_and_get(store).await;
+    check_reinforce(store).await;
+    check_supersede(store).await;
+    check_unrelated_facts_are_added(store).await;
+    check_ignored(store).await;
+    check_user_isolation(store).await;
+    check_delete(store).await;
+    check_forget_user(store).await;
+    check_search_ranking(store).await;
+}
+
+/// A fresh user id containing `label`.
+fn user(label: &str) -> String {
+    format!("testkit-{label}-{}", ulid::Ulid::new())
+}
+
+fn location(city: &str) -> FactCandidate {
+    FactCandidate::new(format!("lives in {city}"), 0.9).with_attribute("location", city)
+}
+
+async fn add(store: &dyn UserMemoryStore, user: &str, candidate: FactCandidate) -> MemoryFact {
+    let change = store.upsert(user, candidate).await.expect("upsert");
+    change
+        .current()
+        .cloned()
+        .unwrap_or_else(|| panic!("expected a stored fact, got {change:?}"))
+}
+
+/// A new candidate is added, stamped with its user, and can be read back.
+pub async fn check_add_and_get(store: &dyn UserMemoryStore) {
+    let u = user("add");
+    let change = store
+        .upsert(&u, FactCandidate::new("likes green tea", 0.8))
+        .await
+        .expect("upsert");
+    let FactChange::Added { fact } = change else {
+        panic!("a first fact must be added, got {change:?}");
+    };
+    assert_eq!(fact.user_id, u);
+    assert_eq!(fact.text, "likes green tea");
+    assert!(fact.is_current());
+    assert_eq!(fact.reinforcement_count, 0);
+    let got = store.get(&u, &fact.id).await.expect("get").expect("stored");
+    assert_eq!(got.id, fact.id);
+    assert_eq!(got.text, fact.text);
+    assert_eq!(store.list(&u).await.expect("list").len(), 1);
+    assert!(store.get(&u, "no-such-fact").await.expect("get").is_none());
+}
+
+/// The same statement again reinforces the one fact.
+pub async fn check_reinforce(store: &dyn UserMemoryStore) {
+    let u = user("reinforce");
+    let candidate =
+        FactCandidate::new("likes Italian food", 0.6).with_attribute("likes", "Italian food");
+    let first = add(store, &u, candidate.clone()).await;
+    let change = store.upsert(&u, candidate).await.expect("upsert again");
+    let FactChange::Reinforced { fact } = change else {
+        panic!("a repeated fact must be reinforced, got {change:?}");
+    };
+    assert_eq!(fact.id, first.id, "reinforcement keeps the id");
+    assert!(fact.confidence > first.confidence, "confidence must rise");
+    assert_eq!(fact.reinforcement_count, 1);
+    let list = store.list(&u).await.expect("list");
+    assert_eq!(list.len(), 1, "reinforcement must not add a fact");
+    assert_eq!(
+        list[0].reinforcement_count, 1,
+        "the stored fact is reinforced"
+    );
+    assert!(list[0].confidence > first.confidence);
+}
+
+/// A new value of a single-valued attribute supersedes the old one, which stays in history.
+pub async fn check_supersede(store: &dyn UserMemoryStore) {
+    let u = user("supersede");
+    let paris = add(store, &u, location("Paris")).await;
+    let change = store.upsert(&u, location("Berlin")).await.expect("upsert");
+    let FactChange::Superseded { old, new } = change else {
+        panic!("Berlin must supersede Paris, got {change:?}");
+    };
+    assert_eq!(old.id, paris.id);
+    assert_eq!(old.superseded_by.as_deref(), Some(new.id.as_str()));
+    assert!(new.is_current());
+    assert_eq!(new.text, "lives in Berlin");
+
+    let list = store.list(&u).await.expect("list");
+    assert_eq!(list.len(), 1);
+    assert_eq!(list[0].id, new.id, "only Berlin is current");
+    let hits = store.search(&u, "Paris", 10).await.expect("search");
+    assert!(
+        hits.iter().all(|h| h.fact.id != paris.id),
+        "a superseded fact must not be searchable: {hits:?}"
+    );
+    let stored_old = store
+        .get(&u, &paris.id)
+        .await
+        .expect("get")
+        .expect("kept as history");
+    assert_eq!(stored_old.superseded_by.as_deref(), Some(new.id.as_str()));
+
+    let history = store.history(&u, &new.id).await.expect("history");
+    let chain: Vec<&str> = history.iter().map(|f| f.id.as_str()).collect();
+    assert_eq!(chain, [paris.id.as_str(), new.id.as_str()], "oldest first");
+    let from_old = store.history(&u, &paris.id).await.expect("history");
+    assert_eq!(
+        from_old.len(),
+        2,
+        "history from any version is the whole chain"
+    );
+}
+
+/// Facts about different things coexist.
+pub async fn check_unrelated_facts_are_added(store: &dyn UserMemoryStore) {
+    let u = user("unrelated");
+    let a = add(store, &u, location("Lisbon")).await;
+    let b = add(store, &u, FactCandidate::new("plays the cello", 0.7)).await;
+    let c = add(
+        store,
+        &u,
+        FactCandidate::new("likes hiking", 0.7).with_attribute("likes", "hiking"),
+    )
+    .await;
+    let d = add(
+        store,
+        &u,
+        FactCandidate::new("likes chess", 0.7).with_attribute("likes", "chess"),
+    )
+    .await;
+    let list: Vec<String> = store
+        .list(&u)
+        .await
+        .expect("list")
+        .into_iter()
+        .map(|f| f.id)
+        .collect();
+    assert_eq!(list, [a.id, b.id, c.id, d.id], "all current, oldest first");
+}
+
+/// Unusable candidates store nothing.
+pub async fn check_ignored(store: &dyn UserMemoryStore) {
+    let u = user("ignored");
+    for candidate in [
+        FactCandidate::new("   ", 0.9),
+        FactCandidate::new("likes tea", 1.5),
+        FactCandidate::new("likes tea", f32::NAN),
+    ] {
+        let change = store.upsert(&u, candidate).await.expect("upsert");
+        assert_eq!(change.kind(), "ignored", "{change:?}");
+    }
+    assert!(store.list(&u).await.expect("list").is_empty());
+}
+
+/// Users with awkward ids never see or change each other's facts.
+pub async fn check_user_isolation(store: &dyn UserMemoryStore) {
+    let suffix = ulid::Ulid::new();
+    let a = format!("user*:%'\"; DROP TABLE x; --{suffix}");
+    let b = format!("user*:%'\"{suffix}");
+    let fact_a = add(store, &a, FactCandidate::new("allergic to peanuts", 0.9)).await;
+    add(store, &b, FactCandidate::new("collects stamps", 0.9)).await;
+
+    let hits = store
+        .search(&b, "peanuts allergy", 10)
+        .await
+        .expect("search");
+    assert!(
+        hits.iter().all(|h| h.fact.user_id == b),
+        "user b sees another user's facts: {hits:?}"
+    );
+    assert!(store.get(&b, &fact_a.id).await.expect("get").is_none());
+    assert!(store
+        .history(&b, &fact_a.id)
+        .await
+        .expect("history")
+        .is_empty());
+    assert!(!store.delete(&b, &fact_a.id).await.expect("delete"));
+    assert!(store.get(&a, &fact_a.id).await.expect("get").is_some());
+    assert_eq!(store.list(&b).await.expect("list").len(), 1);
+    // The same statement for another user is a new fact there, not a reinforcement.
+    let change = store
+        .upsert(&b, FactCandidate::new("allergic to peanuts", 0.9))
+        .await
+        .expect("upsert");
+    assert_eq!(change.kind(), "added");
+    assert_eq!(store.forget_user(&b).await.expect("forget"), 2);
+    assert_eq!(
+        store.list(&a).await.expect("list").len(),
+        1,
+        "forgetting b spares a"
+    );
+    store.forget_user(&a).await.expect("forget");
+}
+
+/// Deleting a fact removes it and its history.
+pub async fn check_delete(store: &dyn UserMemoryStore) {
+    let u = user("delete");
+    let paris = add(store, &u, location("Paris")).await;
+    let berlin = add(store, &u, location("Berlin")).await;
+    let other = add(store, &u, FactCandidate::new("speaks Finnish", 0.8)).await;
+    assert!(store.delete(&u, &berlin.id).await.expect("delete"));
+    assert!(!store.delete(&u, &berlin.id).await.expect("delete twice"));
+    assert!(store.get(&u, &berlin.id).await.expect("get").is_none());
+    assert!(
+        store.get(&u, &paris.id).await.expect("get").is_none(),
+        "the history chain goes with the fact"
+    );
+    assert!(store
+        .history(&u, &berlin.id)
+        .await
+        .expect("history")
+        .is_empty());
+    let list = store.list(&u).await.expect("list");
+    assert_eq!(list.len(), 1);
+    assert_eq!(list[0].id, other.id);
+    assert!(store
+        .search(&u, "Berlin", 5)
+        .await
+        .expect("search")
+        .iter()
+        .all(|h| h.fact.id == other.id));
+}
+
+/// `forget_user` erases every record, history included.
+pub async fn check_forget_user(store: &dyn UserMemoryStore) {
+    let u = user("forget");
+    let paris = add(store, &u, location("Paris")).await;
+    let berlin = add(store, &u, location("Berlin")).await;
+    add(store, &u, FactCandidate::new("owns a cat", 0.9)).await;
+    assert_eq!(
+        store.forget_user(&u).await.expect("forget"),
+        3,
+        "two current facts and one superseded version"
+    );
+    assert!(store.list(&u).await.expect("list").is_empty());
+    assert!(store
+        .search(&u, "cat Berlin Paris", 10)
+        .await
+        .expect("search")
+        .is_empty());
+    for id in [&paris.id, &berlin.id] {
+        assert!(store.get(&u, id).await.expect("get").is_none());
+        assert!(store.history(&u, id).await.expect("history").is_empty());
+    }
+    assert_eq!(store.forget_user(&u).await.expect("forget again"), 0);
+    let unknown = user("never-seen");
+    assert_eq!(
+        store.forget_user(&unknown).await.expect("forget unknown"),
+        0
+    );
+}
+
+/// Search ranks the relevant fact first, best first, within `top_k`.
+pub async fn check_search_ranking(store: &dyn UserMemoryStore) {
+    let u = user("search");
+    let food = add(
+        store,
+        &u,
+        FactCandidate::new("likes Italian food", 0.8).with_attribute("likes", "Italian food"),
+    )
+    .await;
+    for text in [
+        "works as a nurse",
+        "has a dog named Rex",
+        "plays the violin",
+    ] {
+        add(store, &u, FactCandidate::new(text, 0.8)).await;
+    }
+    let hits = store
+        .search(&u, "what food does the user like?", 10)
+        .await
+        .expect("search");
+    assert!(!hits.is_empty());
+    assert_eq!(
+        hits[0].fact.id, food.id,
+        "the relevant fact ranks first: {hits:?}"
+    );
+    assert!(hits[0].relevance > 0.0);
+    assert!(
+        hits.windows(2).all(|w| w[0].score >= w[1].score),
+        "best first"
+    );
+    for h in &hits {
+        assert!((0.0..=1.0001).contains(&h.relevance), "{h:?}");
+        assert!((0.0..=1.0001).contains(&h.effective_confidence), "{h:?}");
+        assert!(
+            h.score > 0.0 && h.score <= h.effective_confidence + 1e-4,
+            "{h:?}"
+        );
+    }
+    let top2 = store.search(&u, "dog", 2).await.expect("search");
+    assert_eq!(top2.len(), 2, "top_k bounds the hits");
+    assert_eq!(top2[0].fact.text, "has a dog named Rex");
+    assert!(store.search(&u, "dog", 0).await.expect("search").is_empty());
+}

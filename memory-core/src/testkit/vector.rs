@@ -1,1 +1,427 @@
 //! Conformance tests for the `vector` store trait.
+//!
+//! Every check uses fresh, randomly named namespaces, so a persistent backend can run
+//! the suite repeatedly against the same database. Assertions are backend-neutral:
+//! they look at ids, ordering and score ranges, never at exact scores.
+
+use serde_json::json;
+
+use crate::error::MemoryError;
+use crate::vector::{Document, Filter, SearchHit, SearchQuery, VectorStore};
+
+/// Runs every check of this module.
+pub async fn run_all(store: &dyn VectorStore) {
+    check_upsert_get_len(store).await;
+    check_replace_updates_index(store).await;
+    check_namespace_isolation(store).await;
+    check_delete_and_clear(store).await;
+    check_filters(store).await;
+    check_ordering_and_k(store).await;
+    check_batch(store).await;
+    check_dense_search(store).await;
+}
+
+/// A fresh namespace name containing `label`.
+fn namespace(label: &str) -> String {
+    format!("testkit-{label}-{}", ulid::Ulid::new())
+}
+
+fn ids(hits: &[SearchHit]) -> Vec<&str> {
+    hits.iter().map(|h| h.id.as_str()).collect()
+}
+
+/// Upsert assigns ids, `get` returns what was stored, `len` counts.
+pub async fn check_upsert_get_len(store: &dyn VectorStore) {
+    let ns = namespace("upsert");
+    assert_eq!(
+        store.len(&ns).await.expect("len"),
+        0,
+        "a fresh namespace is empty"
+    );
+    let id = store
+        .upsert(
+            &ns,
+            Document::new("the quick brown fox").with_metadata("lang", "en"),
+        )
+        .await
+        .expect("upsert without id");
+    assert!(!id.is_empty(), "upsert must assign an id");
+    let given = store
+        .upsert(&ns, Document::new("lazy dog").with_id("given-id"))
+        .await
+        .expect("upsert with id");
+    assert_eq!(given, "given-id", "upsert must keep a given id");
+    assert_eq!(store.len(&ns).await.expect("len"), 2);
+
+    let doc = store
+        .get(&ns, &id)
+        .await
+        .expect("get")
+        .expect("stored document");
+    assert_eq!(doc.id.as_deref(), Some(id.as_str()));
+    assert_eq!(doc.content, "the quick brown fox");
+    assert_eq!(doc.metadata.get("lang"), Some(&json!("en")));
+    assert!(store.get(&ns, "no-such-id").await.expect("get").is_none());
+}
+
+/// Upserting an existing id replaces content, metadata and index entries.
+pub async fn check_replace_updates_index(store: &dyn VectorStore) {
+    let ns = namespace("replace");
+    store
+        .upsert(
+            &ns,
+            Document::new("alpha bravo")
+                .with_id("x")
+                .with_metadata("v", 1),
+        )
+        .await
+        .expect("upsert");
+    store
+        .upsert(&ns, Document::new("unrelated filler text").with_id("y"))
+        .await
+        .expect("upsert");
+    store
+        .upsert(
+            &ns,
+            Document::new("charlie delta")
+                .with_id("x")
+                .with_metadata("v", 2),
+        )
+        .await
+        .expect("replace");
+    assert_eq!(
+        store.len(&ns).await.expect("len"),
+        2,
+        "replace must not add"
+    );
+    let old = store
+        .search(&ns, &SearchQuery::new("alpha bravo", 5))
+        .await
+        .expect("search");
+    assert!(
+        !ids(&old).contains(&"x"),
+        "old content must no longer be found after a replace, got {old:?}"
+    );
+    let new = store
+        .search(&ns, &SearchQuery::new("charlie", 5))
+        .await
+        .expect("search");
+    assert_eq!(ids(&new).first(), Some(&"x"), "new content must be found");
+    assert_eq!(new[0].metadata.get("v"), Some(&json!(2)));
+    let doc = store.get(&ns, "x").await.expect("get").expect("stored");
+    assert_eq!(doc.content, "charlie delta");
+}
+
+/// Namespaces (and ids) with awkward characters never see each other's documents.
+pub async fn check_namespace_isolation(store: &dyn VectorStore) {
+    let suffix = ulid::Ulid::new();
+    let a = format!("tenant*:%'\"; DROP TABLE x; --{suffix}");
+    let b = format!("tenant*:%'\"{suffix}");
+    let c = format!("tenant_{suffix}");
+    let tricky_id = "id*:%'\"; DROP TABLE x; --";
+    store
+        .upsert(&a, Document::new("secret zebra plans").with_id(tricky_id))
+        .await
+        .expect("upsert a");
+    store
+        .upsert(&b, Document::new("public giraffe notes").with_id(tricky_id))
+        .await
+        .expect("upsert b");
+
+    let from_b = store
+        .search(&b, &SearchQuery::new("zebra plans", 10))
+        .await
+        .expect("search b");
+    assert!(
+        from_b.is_empty(),
+        "namespace b sees a's document: {from_b:?}"
+    );
+    let from_c = store
+        .search(&c, &SearchQuery::new("zebra giraffe", 10))
+        .await
+        .expect("search c");
+    assert!(
+        from_c.is_empty(),
+        "namespace c sees other documents: {from_c:?}"
+    );
+    let doc_b = store.get(&b, tricky_id).await.expect("get").expect("in b");
+    assert_eq!(doc_b.content, "public giraffe notes");
+    assert!(store.get(&c, tricky_id).await.expect("get").is_none());
+
+    assert_eq!(store.len(&c).await.expect("len"), 0);
+    assert_eq!(
+        store
+            .delete(&c, &[tricky_id.to_owned()])
+            .await
+            .expect("delete"),
+        0,
+        "delete in another namespace must not remove anything"
+    );
+    store.clear(&c).await.expect("clear c");
+    assert_eq!(store.len(&a).await.expect("len"), 1);
+    assert_eq!(store.len(&b).await.expect("len"), 1);
+
+    store.clear(&b).await.expect("clear b");
+    let hits = store
+        .search(&a, &SearchQuery::new("zebra", 10))
+        .await
+        .expect("search a");
+    assert_eq!(ids(&hits), [tricky_id], "clearing b must leave a intact");
+    store.clear(&a).await.expect("clear a");
+}
+
+/// `delete` counts what existed, `clear` empties the namespace.
+pub async fn check_delete_and_clear(store: &dyn VectorStore) {
+    let ns = namespace("delete");
+    for (id, text) in [("1", "red apple"), ("2", "green apple"), ("3", "blue sky")] {
+        store
+            .upsert(&ns, Document::new(text).with_id(id))
+            .await
+            .expect("upsert");
+    }
+    let removed = store
+        .delete(&ns, &["1".to_owned(), "missing".to_owned()])
+        .await
+        .expect("delete");
+    assert_eq!(removed, 1, "delete returns how many existed");
+    assert!(store.get(&ns, "1").await.expect("get").is_none());
+    assert_eq!(store.len(&ns).await.expect("len"), 2);
+    let hits = store
+        .search(&ns, &SearchQuery::new("apple", 10))
+        .await
+        .expect("search");
+    assert_eq!(ids(&hits), ["2"], "deleted documents must not be found");
+
+    store.clear(&ns).await.expect("clear");
+    assert_eq!(store.len(&ns).await.expect("len"), 0);
+    assert!(store
+        .search(&ns, &SearchQuery::new("apple sky", 10))
+        .await
+        .expect("search")
+        .is_empty());
+    // The namespace is usable again after a clear.
+    store
+        .upsert(&ns, Document::new("apple again").with_id("4"))
+        .await
+        .expect("upsert after clear");
+    assert_eq!(store.len(&ns).await.expect("len"), 1);
+}
+
+/// `eq`, `in`, `not` and their combination restrict hits.
+pub async fn check_filters(store: &dyn VectorStore) {
+    let ns = namespace("filters");
+    let docs = [
+        ("en-a", "en", "a", false),
+        ("en-b", "en", "b", true),
+        ("fr-a", "fr", "a", false),
+        ("de-c", "de", "c", false),
+    ];
+    for (id, lang, tag, draft) in docs {
+        store
+            .upsert(
+                &ns,
+                Document::new(format!("memory notes about agents {id}"))
+                    .with_id(id)
+                    .with_metadata("lang", lang)
+                    .with_metadata("tag", tag)
+                    .with_metadata("draft", draft),
+            )
+            .await
+            .expect("upsert");
+    }
+    let search = |filter: Filter| {
+        let ns = ns.clone();
+        async move {
+            let q = SearchQuery::new("memory agents", 10).with_filter(filter);
+            let mut got: Vec<String> = store
+                .search(&ns, &q)
+                .await
+                .expect("filtered search")
+                .into_iter()
+                .map(|h| h.id)
+                .collect();
+            got.sort();
+            got
+        }
+    };
+    assert_eq!(
+        search(Filter::new()).await,
+        ["de-c", "en-a", "en-b", "fr-a"]
+    );
+    assert_eq!(
+        search(Filter::new().eq("lang", "en")).await,
+        ["en-a", "en-b"]
+    );
+    assert_eq!(
+        search(Filter::new().is_in("lang", [json!("fr"), json!("de")])).await,
+        ["de-c", "fr-a"]
+    );
+    assert_eq!(
+        search(Filter::new().not("draft", true)).await,
+        ["de-c", "en-a", "fr-a"]
+    );
+    assert_eq!(
+        search(Filter::new().eq("lang", "en").not("draft", true)).await,
+        ["en-a"]
+    );
+    assert_eq!(
+        search(Filter::new().is_in("tag", [json!("a")]).not("lang", "en")).await,
+        ["fr-a"]
+    );
+    assert!(search(Filter::new().eq("lang", "es")).await.is_empty());
+    assert_eq!(
+        search(Filter::new().not("missing-key", 1)).await.len(),
+        4,
+        "`not` holds when the key is absent"
+    );
+}
+
+/// Hits are best first, at most `k`, sparse scores within `0..=1`; unknown words find nothing.
+pub async fn check_ordering_and_k(store: &dyn VectorStore) {
+    let ns = namespace("ordering");
+    let texts = [
+        ("exact", "solar panel battery storage"),
+        ("two", "solar panel installation guide"),
+        ("one", "battery recycling program"),
+        ("none1", "medieval castle architecture"),
+        ("none2", "baking sourdough bread"),
+    ];
+    for (id, text) in texts {
+        store
+            .upsert(&ns, Document::new(text).with_id(id))
+            .await
+            .expect("upsert");
+    }
+    let hits = store
+        .search(&ns, &SearchQuery::new("solar panel battery storage", 10))
+        .await
+        .expect("search");
+    assert_eq!(
+        ids(&hits).first(),
+        Some(&"exact"),
+        "the exact match ranks first: {hits:?}"
+    );
+    assert!(
+        !ids(&hits).contains(&"none1") && !ids(&hits).contains(&"none2"),
+        "documents sharing no term must not be returned: {hits:?}"
+    );
+    assert!(
+        hits.windows(2).all(|w| w[0].score >= w[1].score),
+        "best first"
+    );
+    assert!(
+        hits.iter().all(|h| (0.0..=1.0001).contains(&h.score)),
+        "sparse scores lie in 0..=1: {hits:?}"
+    );
+    let top2 = store
+        .search(&ns, &SearchQuery::new("solar panel battery storage", 2))
+        .await
+        .expect("search");
+    assert_eq!(top2.len(), 2, "k bounds the hits");
+    assert_eq!(ids(&top2), ids(&hits)[..2].to_vec(), "top-2 is a prefix");
+    assert!(store
+        .search(&ns, &SearchQuery::new("solar", 0))
+        .await
+        .expect("k = 0")
+        .is_empty());
+    assert!(store
+        .search(&ns, &SearchQuery::new("xylophone quokka", 10))
+        .await
+        .expect("search")
+        .is_empty());
+}
+
+/// `upsert_batch` stores everything and returns ids in order.
+pub async fn check_batch(store: &dyn VectorStore) {
+    let ns = namespace("batch");
+    let docs = vec![
+        Document::new("first batch document").with_id("b1"),
+        Document::new("second batch document"),
+        Document::new("third batch document").with_id("b3"),
+    ];
+    let got = store.upsert_batch(&ns, docs).await.expect("upsert_batch");
+    assert_eq!(got.len(), 3);
+    assert_eq!(got[0], "b1");
+    assert_eq!(got[2], "b3");
+    assert_eq!(store.len(&ns).await.expect("len"), 3);
+    let doc = store.get(&ns, &got[1]).await.expect("get").expect("stored");
+    assert_eq!(doc.content, "second batch document");
+}
+
+/// Query embeddings select dense search; dimensions are enforced.
+pub async fn check_dense_search(store: &dyn VectorStore) {
+    let ns = namespace("dense");
+    let vectors: [(&str, [f32; 3], &str); 4] = [
+        ("x", [1.0, 0.0, 0.0], "a"),
+        ("xy", [1.0, 1.0, 0.0], "a"),
+        ("y", [0.0, 2.0, 0.0], "b"),
+        ("z", [0.0, 0.0, 5.0], "b"),
+    ];
+    for (id, v, group) in vectors {
+        store
+            .upsert(
+                &ns,
+                Document::new(format!("vector {id}"))
+                    .with_id(id)
+                    .with_metadata("group", group)
+                    .with_embedding(v.to_vec()),
+            )
+            .await
+            .expect("upsert with embedding");
+    }
+    let q = SearchQuery::new("", 3).with_embedding(vec![0.9, 0.1, 0.0]);
+    let hits = store.search(&ns, &q).await.expect("dense search");
+    assert_eq!(ids(&hits), ["x", "xy", "y"], "nearest first: {hits:?}");
+    assert!(hits.windows(2).all(|w| w[0].score >= w[1].score));
+    assert!(hits.iter().all(|h| (-1.0001..=1.0001).contains(&h.score)));
+
+    let filtered = store
+        .search(&ns, &q.clone().with_filter(Filter::new().eq("group", "b")))
+        .await
+        .expect("filtered dense search");
+    assert_eq!(ids(&filtered), ["y", "z"]);
+
+    let stored = store.get(&ns, "y").await.expect("get").expect("stored");
+    let v = stored.embedding.expect("embedding is kept");
+    let norm: f32 = v.iter().map(|x| x * x).sum::<f32>().sqrt();
+    assert!(
+        (norm - 1.0).abs() < 1e-3,
+        "embeddings are stored L2-normalised"
+    );
+
+    let wrong = store
+        .upsert(&ns, Document::new("bad").with_embedding(vec![1.0, 0.0]))
+        .await;
+    assert!(
+        matches!(
+            wrong,
+            Err(MemoryError::DimensionMismatch {
+                expected: 3,
+                found: 2
+            })
+        ),
+        "a different dimension must be refused, got {wrong:?}"
+    );
+    assert_eq!(
+        store.len(&ns).await.expect("len"),
+        4,
+        "refused upsert stores nothing"
+    );
+    let wrong_query = store
+        .search(&ns, &SearchQuery::new("", 3).with_embedding(vec![1.0; 4]))
+        .await;
+    assert!(
+        matches!(wrong_query, Err(MemoryError::DimensionMismatch { .. })),
+        "a query of another dimension must be refused, got {wrong_query:?}"
+    );
+    let zero = store
+        .upsert(
+            &ns,
+            Document::new("zero").with_embedding(vec![0.0, 0.0, 0.0]),
+        )
+        .await;
+    assert!(
+        matches!(zero, Err(MemoryError::InvalidArgument { .. })),
+        "a zero vector must be refused, got {zero:?}"
+    );
+}

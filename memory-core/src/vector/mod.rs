@@ -6,9 +6,16 @@ use serde::{Deserialize, Serialize};
 use crate::error::Result;
 use crate::message::Metadata;
 
+mod dense;
 mod filter;
+mod memory;
+pub(crate) mod sparse;
+mod tokenize;
+pub(crate) mod topk;
 
 pub use filter::{Condition, Filter};
+pub use memory::InMemoryVectorStore;
+pub use tokenize::tokenize;
 
 /// A document to store or as stored.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

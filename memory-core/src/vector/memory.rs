@@ -1,0 +1,494 @@
+//! `InMemoryVectorStore`: TF-IDF over an inverted index, plus brute-force dense search.
+
+use std::collections::HashMap;
+use std::fmt;
+use std::sync::Arc;
+
+use async_trait::async_trait;
+use dashmap::DashMap;
+use parking_lot::RwLock;
+
+use super::dense::{normalized, DenseIndex};
+use super::sparse::SparseIndex;
+use super::topk::TopK;
+use super::{Document, Embedder, Filter, SearchHit, SearchQuery, VectorStore};
+use crate::error::{MemoryError, Result};
+use crate::message::Metadata;
+
+/// A [`VectorStore`] held in memory.
+///
+/// - **Sparse search** (the default): TF-IDF cosine over an inverted index updated on
+///   every write, scores in `0.0..=1.0`; a query sharing no term with the namespace
+///   returns nothing. A search costs time proportional to the postings of its terms.
+/// - **Dense search**: when the query carries an embedding, or when the store has an
+///   [`Embedder`] (see [`with_embedder`](Self::with_embedder)) and the namespace holds
+///   embedded documents. Brute-force cosine over L2-normalised vectors stored
+///   contiguously. A namespace's dimension is set by its first embedding and released
+///   when it holds no embedding any more.
+///
+/// Each namespace has its own lock, so namespaces never contend with each other.
+///
+/// ```
+/// use memory_core::vector::{Document, InMemoryVectorStore, SearchQuery, VectorStore};
+///
+/// # tokio_test(async {
+/// let store = InMemoryVectorStore::new();
+/// store.upsert("docs", Document::new("Rust has no garbage collector")).await.unwrap();
+/// store.upsert("docs", Document::new("Python is garbage collected")).await.unwrap();
+/// let hits = store.search("docs", &SearchQuery::new("rust collector", 1)).await.unwrap();
+/// assert_eq!(hits[0].content, "Rust has no garbage collector");
+/// # });
+/// # fn tokio_test(f: impl std::future::Future<Output = ()>) {
+/// #     tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(f)
+/// # }
+/// ```
+#[derive(Default)]
+pub struct InMemoryVectorStore {
+    namespaces: DashMap<String, Arc<RwLock<Namespace>>>,
+    embedder: Option<Arc<dyn Embedder>>,
+}
+
+impl fmt::Debug for InMemoryVectorStore {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("InMemoryVectorStore")
+            .field("namespaces", &self.namespaces.len())
+            .field("embedder", &self.embedder.is_some())
+            .finish()
+    }
+}
+
+#[derive(Debug)]
+struct Record {
+    id: String,
+    content: String,
+    metadata: Metadata,
+}
+
+/// One namespace: records in slots, and the two indexes keyed by the same slots.
+#[derive(Debug, Default)]
+struct Namespace {
+    ids: HashMap<String, u32>,
+    records: Vec<Option<Record>>,
+    free: Vec<u32>,
+    sparse: SparseIndex,
+    dense: DenseIndex,
+}
+
+/// A document checked and ready to be written.
+struct Prepared {
+    id: String,
+    content: String,
+    metadata: Metadata,
+    embedding: Option<Vec<f32>>,
+}
+
+impl Namespace {
+    fn slot_for(&mut self, id: &str) -> Result<u32> {
+        if let Some(&slot) = self.ids.get(id) {
+            return Ok(slot);
+        }
+        let slot = match self.free.pop() {
+            Some(slot) => slot,
+            None => u32::try_from(self.records.len()).map_err(|_| {
+                MemoryError::invalid("namespace", "holds the maximum number of documents")
+            })?,
+        };
+        if slot as usize == self.records.len() {
+            self.records.push(None);
+        }
+        self.ids.insert(id.to_owned(), slot);
+        Ok(slot)
+    }
+
+    /// Writes a prepared document; dimensions must have been checked.
+    fn write(&mut self, doc: Prepared) -> Result<String> {
+        let slot = self.slot_for(&doc.id)?;
+        match &doc.embedding {
+            Some(v) => self.dense.insert(slot, v)?,
+            None => self.dense.remove(slot),
+        }
+        self.sparse.insert(slot, &doc.content);
+        self.records[slot as usize] = Some(Record {
+            id: doc.id.clone(),
+            content: doc.content,
+            metadata: doc.metadata,
+        });
+        Ok(doc.id)
+    }
+
+    fn remove(&mut self, id: &str) -> bool {
+        let Some(slot) = self.ids.remove(id) else {
+            return false;
+        };
+        self.sparse.remove(slot);
+        self.dense.remove(slot);
+        self.records[slot as usize] = None;
+        self.free.push(slot);
+        true
+    }
+
+    fn record(&self, slot: u32) -> Option<&Record> {
+        self.records.get(slot as usize).and_then(Option::as_ref)
+    }
+
+    /// Offers a scored slot to `top` unless `filter` rejects it (checked only for
+    /// candidates good enough to enter).
+    #[inline]
+    fn offer<'a>(
+        &'a self,
+        top: &mut TopK<&'a str, &'a Record>,
+        filter: Option<&Filter>,
+        slot: u32,
+        score: f32,
+    ) {
+        if !top.admits(score) {
+            return;
+        }
+        let Some(rec) = self.record(slot) else { return };
+        if filter.is_some_and(|f| !f.matches(&rec.metadata)) {
+            return;
+        }
+        top.push(score, rec.id.as_str(), rec);
+    }
+}
+
+/// The hits kept by `top`, best first.
+fn hits(top: TopK<&str, &Record>) -> Vec<SearchHit> {
+    top.into_sorted()
+        .into_iter()
+        .map(|(score, _, rec)| SearchHit {
+            id: rec.id.clone(),
+            content: rec.content.clone(),
+            metadata: rec.metadata.clone(),
+            score,
+        })
+        .collect()
+}
+
+impl InMemoryVectorStore {
+    /// An empty store doing sparse search unless queries carry embeddings.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// An empty store that embeds, with `embedder`, the documents upserted without an
+    /// embedding and the text of queries without one (when the namespace holds embedded
+    /// documents), so search is dense.
+    pub fn with_embedder(embedder: Arc<dyn Embedder>) -> Self {
+        Self {
+            namespaces: DashMap::new(),
+            embedder: Some(embedder),
+        }
+    }
+
+    fn namespace(&self, name: &str) -> Option<Arc<RwLock<Namespace>>> {
+        self.namespaces.get(name).map(|ns| Arc::clone(&ns))
+    }
+
+    fn namespace_or_create(&self, name: &str) -> Arc<RwLock<Namespace>> {
+        if let Some(ns) = self.namespace(name) {
+            return ns;
+        }
+        Arc::clone(&self.namespaces.entry(name.to_owned()).or_default())
+    }
+
+    async fn embed(&self, texts: Vec<String>) -> Result<Option<Vec<Vec<f32>>>> {
+        let Some(embedder) = &self.embedder else {
+            return Ok(None);
+        };
+        if texts.is_empty() {
+            return Ok(Some(Vec::new()));
+        }
+        let n = texts.len();
+        let vectors = embedder.embed(&texts).await?;
+        if vectors.len() != n {
+            return Err(MemoryError::invalid(
+                "embedder output",
+                format!("{} vectors for {n} texts", vectors.len()),
+            ));
+        }
+        Ok(Some(vectors))
+    }
+
+    /// Validates and normalises documents, embedding those without a vector when an
+    /// embedder is configured. Runs before any lock is taken.
+    async fn prepare(&self, documents: Vec<Document>) -> Result<Vec<Prepared>> {
+        let missing: Vec<String> = documents
+            .iter()
+            .filter(|d| d.embedding.is_none())
+            .map(|d| d.content.clone())
+            .collect();
+        let mut embedded = self.embed(missing).await?.map(Vec::into_iter);
+        let mut out = Vec::with_capacity(documents.len());
+        for doc in documents {
+            let id = match doc.id {
+                Some(id) if id.is_empty() => {
+                    return Err(MemoryError::invalid("document id", "must not be empty"))
+                }
+                Some(id) => id,
+                None => ulid::Ulid::new().to_string(),
+            };
+            let embedding = match doc.embedding {
+                Some(v) => Some(v),
+                None => embedded.as_mut().and_then(Iterator::next),
+            };
+            let embedding = embedding
+                .map(|v| normalized(v, "document embedding"))
+                .transpose()?;
+            out.push(Prepared {
+                id,
+                content: doc.content,
+                metadata: doc.metadata,
+                embedding,
+            });
+        }
+        Ok(out)
+    }
+}
+
+/// Fails unless every embedding of `docs` has the namespace's dimension (or, for a
+/// namespace without one, the dimension of the first embedding of the batch).
+fn check_dimensions(ns: &Namespace, docs: &[Prepared]) -> Result<()> {
+    let mut dim = ns.dense.dim();
+    for v in docs.iter().filter_map(|d| d.embedding.as_ref()) {
+        match dim {
+            None => dim = Some(v.len()),
+            Some(d) if d != v.len() => {
+                return Err(MemoryError::DimensionMismatch {
+                    expected: d,
+                    found: v.len(),
+                })
+            }
+            Some(_) => {}
+        }
+    }
+    Ok(())
+}
+
+#[async_trait]
+impl VectorStore for InMemoryVectorStore {
+    async fn upsert(&self, namespace: &str, document: Document) -> Result<String> {
+        let mut ids = self.upsert_batch(namespace, vec![document]).await?;
+        ids.pop()
+            .ok_or_else(|| MemoryError::invalid("document", "was not stored"))
+    }
+
+    /// All or nothing: every document is validated before any is written.
+    async fn upsert_batch(&self, namespace: &str, documents: Vec<Document>) -> Result<Vec<String>> {
+        let prepared = self.prepare(documents).await?;
+        let ns = self.namespace_or_create(namespace);
+        let mut ns = ns.write();
+        check_dimensions(&ns, &prepared)?;
+        prepared.into_iter().map(|d| ns.write(d)).collect()
+    }
+
+    async fn search(&self, namespace: &str, query: &SearchQuery) -> Result<Vec<SearchHit>> {
+        let explicit = query
+            .embedding
+            .clone()
+            .map(|v| normalized(v, "query embedding"))
+            .transpose()?;
+        if query.k == 0 {
+            return Ok(Vec::new());
+        }
+        let Some(ns) = self.namespace(namespace) else {
+            return Ok(Vec::new());
+        };
+        let embedding = match explicit {
+            Some(v) => Some(v),
+            None if self.embedder.is_some() && !ns.read().dense.is_empty() => {
+                if query.text.trim().is_empty() {
+                    return Ok(Vec::new());
+                }
+                let vectors = self.embed(vec![query.text.clone()]).await?;
+                let v = vectors.and_then(|mut v| v.pop()).ok_or_else(|| {
+                    MemoryError::invalid("embedder output", "no vector for the query")
+                })?;
+                Some(normalized(v, "query embedding")?)
+            }
+            None => None,
+        };
+        let ns = ns.read();
+        let filter = query.filter.as_ref();
+        let mut top = TopK::new(query.k);
+        match embedding {
+            Some(v) => {
+                if ns.dense.is_empty() {
+                    return Ok(Vec::new());
+                }
+                ns.dense.check_dim(v.len())?;
+                ns.dense
+                    .score(&v, |slot, score| ns.offer(&mut top, filter, slot, score));
+            }
+            None => ns.sparse.score(&query.text, |slot, score| {
+                ns.offer(&mut top, filter, slot, score)
+            }),
+        }
+        Ok(hits(top))
+    }
+
+    async fn get(&self, namespace: &str, id: &str) -> Result<Option<Document>> {
+        let Some(ns) = self.namespace(namespace) else {
+            return Ok(None);
+        };
+        let ns = ns.read();
+        let Some(&slot) = ns.ids.get(id) else {
+            return Ok(None);
+        };
+        Ok(ns.record(slot).map(|rec| Document {
+            id: Some(rec.id.clone()),
+            content: rec.content.clone(),
+            metadata: rec.metadata.clone(),
+            embedding: ns.dense.get(slot).map(<[f32]>::to_vec),
+        }))
+    }
+
+    async fn delete(&self, namespace: &str, ids: &[String]) -> Result<usize> {
+        let Some(ns) = self.namespace(namespace) else {
+            return Ok(0);
+        };
+        let mut ns = ns.write();
+        Ok(ids.iter().filter(|id| ns.remove(id)).count())
+    }
+
+    async fn clear(&self, namespace: &str) -> Result<()> {
+        if let Some(ns) = self.namespace(namespace) {
+            let mut ns = ns.write();
+            ns.ids.clear();
+            ns.records.clear();
+            ns.free.clear();
+            ns.sparse.clear();
+            ns.dense.clear();
+        }
+        Ok(())
+    }
+
+    async fn len(&self, namespace: &str) -> Result<usize> {
+        Ok(self
+            .namespace(namespace)
+            .map_or(0, |ns| ns.read().ids.len()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    struct Letters;
+
+    /// Embeds text as counts of a, b and c.
+    #[async_trait]
+    impl Embedder for Letters {
+        async fn embed(&self, texts: &[String]) -> Result<Vec<Vec<f32>>> {
+            Ok(texts
+                .iter()
+                .map(|t| {
+                    ['a', 'b', 'c']
+                        .iter()
+                        .map(|c| t.matches(*c).count() as f32)
+                        .collect()
+                })
+                .collect())
+        }
+    }
+
+    #[tokio::test]
+    async fn embedder_makes_search_dense() {
+        let store = InMemoryVectorStore::with_embedder(Arc::new(Letters));
+        store
+            .upsert("n", Document::new("aaa").with_id("a"))
+            .await
+            .unwrap();
+        store
+            .upsert("n", Document::new("bbb").with_id("b"))
+            .await
+            .unwrap();
+        let hits = store
+            .search("n", &SearchQuery::new("ab b", 2))
+            .await
+            .unwrap();
+        assert_eq!(hits[0].id, "b");
+        assert!(hits[0].score > hits[1].score);
+        let doc = store.get("n", "a").await.unwrap().unwrap();
+        assert_eq!(doc.embedding, Some(vec![1.0, 0.0, 0.0]));
+        // Text without a, b or c embeds to zero: refused, not silently empty.
+        assert!(matches!(
+            store.search("n", &SearchQuery::new("zzz", 2)).await,
+            Err(MemoryError::InvalidArgument { .. })
+        ));
+    }
+
+    #[tokio::test]
+    async fn batch_is_all_or_nothing() {
+        let store = InMemoryVectorStore::new();
+        let docs = vec![
+            Document::new("one").with_embedding(vec![1.0, 0.0]),
+            Document::new("two").with_embedding(vec![1.0, 0.0, 0.0]),
+        ];
+        assert!(matches!(
+            store.upsert_batch("n", docs).await,
+            Err(MemoryError::DimensionMismatch {
+                expected: 2,
+                found: 3
+            })
+        ));
+        assert_eq!(store.len("n").await.unwrap(), 0);
+        let bad = vec![
+            Document::new("ok"),
+            Document::new("zero").with_embedding(vec![0.0]),
+        ];
+        assert!(store.upsert_batch("n", bad).await.is_err());
+        assert_eq!(store.len("n").await.unwrap(), 0);
+        assert!(store
+            .upsert("n", Document::new("x").with_id(""))
+            .await
+            .is_err());
+    }
+
+    #[tokio::test]
+    async fn dimension_is_released_when_the_last_embedding_goes() {
+        let store = InMemoryVectorStore::new();
+        let id = store
+            .upsert("n", Document::new("x").with_embedding(vec![1.0, 2.0]))
+            .await
+            .unwrap();
+        store
+            .upsert("n", Document::new("x").with_id(&id))
+            .await
+            .unwrap();
+        store
+            .upsert("n", Document::new("y").with_embedding(vec![1.0, 2.0, 3.0]))
+            .await
+            .unwrap();
+        let q = SearchQuery::new("", 5).with_embedding(vec![0.0, 0.0, 1.0]);
+        assert_eq!(store.search("n", &q).await.unwrap().len(), 1);
+    }
+
+    #[tokio::test]
+    async fn slots_are_reused_after_delete() {
+        let store = InMemoryVectorStore::new();
+        for i in 0..10 {
+            store
+                .upsert(
+                    "n",
+                    Document::new(format!("word{i} common")).with_id(format!("d{i}")),
+                )
+                .await
+                .unwrap();
+        }
+        let ids: Vec<String> = (0..5).map(|i| format!("d{i}")).collect();
+        assert_eq!(store.delete("n", &ids).await.unwrap(), 5);
+        store
+            .upsert("n", Document::new("fresh common").with_id("new"))
+            .await
+            .unwrap();
+        let ns = store.namespace("n").unwrap();
+        assert_eq!(ns.read().records.len(), 10);
+        let hits = store
+            .search("n", &SearchQuery::new("common", 10))
+            .await
+            .unwrap();
+        assert_eq!(hits.len(), 6);
+        assert!(hits.windows(2).all(|w| w[0].score >= w[1].score));
+    }
+}

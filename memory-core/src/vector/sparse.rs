@@ -1,0 +1,492 @@
+//! An incrementally maintained inverted index scoring documents by TF-IDF cosine.
+//!
+//! # Model
+//!
+//! - term weight in a document or query: `(1 + ln tf) × idf`, with
+//!   `idf = ln(1 + N / df)` (`N` documents indexed, `df` of them containing the term);
+//! - score: cosine of the two weight vectors, in `0.0..=1.0`.
+//!
+//! # Keeping it correct while IDF moves
+//!
+//! Postings store only the sublinear tf part `1 + ln tf`, which never changes for a
+//! document. IDF is computed at query time from the current `N` and `df`, so adding or
+//! removing documents is reflected immediately without re-indexing anything.
+//!
+//! A document's norm depends on the IDF of *all* its terms, so it goes stale whenever
+//! the index changes. Each document caches its norm together with the index *epoch*
+//! (a counter bumped by every insert and remove) it was computed at; a search recomputes
+//! the norm only for the candidate documents it touches whose cache is stale, from an
+//! IDF table that is itself cached per epoch. Scores are therefore always exact for the
+//! current index, a search never touches documents outside the query terms' postings,
+//! and repeated searches between writes reuse the norms.
+//!
+//! # Updates
+//!
+//! Each posting's position is remembered in its document's term list, so removing a
+//! document swap-removes its postings in O(its distinct terms) instead of scanning
+//! posting lists. Terms whose posting list empties are dropped and their ids reused.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+use std::sync::Arc;
+
+use parking_lot::Mutex;
+
+use super::tokenize::tokenize;
+
+/// One occurrence list entry: a document slot and its `1 + ln tf`.
+#[derive(Debug, Clone, Copy)]
+struct Posting {
+    slot: u32,
+    tf_weight: f32,
+}
+
+#[derive(Debug)]
+struct Term {
+    text: Box<str>,
+    postings: Vec<Posting>,
+}
+
+/// A document's term, with the position of its posting in that term's list.
+#[derive(Debug, Clone, Copy)]
+struct DocTerm {
+    term: u32,
+    pos: u32,
+    tf_weight: f32,
+}
+
+#[derive(Debug)]
+struct DocTerms {
+    terms: Vec<DocTerm>,
+}
+
+/// A document's cached `1 / norm`, valid while `epoch` equals the index epoch. Kept in
+/// an array of its own (16 bytes a slot) so a search scans it with good locality.
+#[derive(Debug)]
+struct NormCell {
+    epoch: AtomicU64,
+    /// `f32` bits of `1 / norm` (0 for a document without terms).
+    inv_norm: AtomicU32,
+}
+
+impl NormCell {
+    fn stale() -> Self {
+        Self {
+            epoch: AtomicU64::new(NEVER),
+            inv_norm: AtomicU32::new(0),
+        }
+    }
+}
+
+/// IDF of every term id, valid for one epoch.
+#[derive(Debug)]
+struct IdfTable {
+    epoch: u64,
+    idf: Vec<f32>,
+}
+
+const NEVER: u64 = u64::MAX;
+
+/// An inverted index over documents identified by small integer slots chosen by the caller.
+#[derive(Debug, Default)]
+pub(crate) struct SparseIndex {
+    term_ids: HashMap<Box<str>, u32>,
+    terms: Vec<Term>,
+    free_terms: Vec<u32>,
+    docs: Vec<Option<DocTerms>>,
+    norms: Vec<NormCell>,
+    doc_count: usize,
+    epoch: u64,
+    idf_cache: Mutex<Option<Arc<IdfTable>>>,
+}
+
+/// `(term, 1 + ln tf)` for each distinct term of `text`, sorted by term.
+fn weighted_terms(text: &str) -> Vec<(String, f32)> {
+    let mut tokens = tokenize(text);
+    tokens.sort_unstable();
+    let mut out: Vec<(String, f32)> = Vec::new();
+    let mut count = 0u32;
+    let mut prev: Option<String> = None;
+    for t in tokens {
+        match &prev {
+            Some(p) if *p == t => count += 1,
+            _ => {
+                if let Some(p) = prev.take() {
+                    out.push((p, 1.0 + (count as f32).ln()));
+                }
+                prev = Some(t);
+                count = 1;
+            }
+        }
+    }
+    if let Some(p) = prev {
+        out.push((p, 1.0 + (count as f32).ln()));
+    }
+    out
+}
+
+fn idf(n: usize, df: usize) -> f32 {
+    if df == 0 {
+        0.0
+    } else {
+        (1.0 + n as f64 / df as f64).ln() as f32
+    }
+}
+
+impl SparseIndex {
+    /// An empty index.
+    pub(crate) fn new() -> Self {
+        Self::default()
+    }
+
+    /// Number of documents indexed.
+    #[cfg(test)]
+    pub(crate) fn len(&self) -> usize {
+        self.doc_count
+    }
+
+    /// Number of distinct terms.
+    #[cfg(test)]
+    pub(crate) fn vocabulary(&self) -> usize {
+        self.term_ids.len()
+    }
+
+    /// Indexes `text` under `slot`, replacing whatever the slot held.
+    pub(crate) fn insert(&mut self, slot: u32, text: &str) {
+        self.remove(slot);
+        let idx = slot as usize;
+        if self.docs.len() <= idx {
+            self.docs.resize_with(idx + 1, || None);
+            self.norms.resize_with(idx + 1, NormCell::stale);
+        }
+        let weighted = weighted_terms(text);
+        let mut terms = Vec::with_capacity(weighted.len());
+        for (text, tf_weight) in weighted {
+            let term = self.term_id(text);
+            let postings = &mut self.terms[term as usize].postings;
+            terms.push(DocTerm {
+                term,
+                pos: postings.len() as u32,
+                tf_weight,
+            });
+            postings.push(Posting { slot, tf_weight });
+        }
+        self.docs[idx] = Some(DocTerms { terms });
+        self.doc_count += 1;
+        self.epoch += 1;
+    }
+
+    fn term_id(&mut self, text: String) -> u32 {
+        if let Some(&id) = self.term_ids.get(text.as_str()) {
+            return id;
+        }
+        let text: Box<str> = text.into_boxed_str();
+        let term = Term {
+            text: text.clone(),
+            postings: Vec::new(),
+        };
+        let id = match self.free_terms.pop() {
+            Some(id) => {
+                self.terms[id as usize] = term;
+                id
+            }
+            None => {
+                self.terms.push(term);
+                (self.terms.len() - 1) as u32
+            }
+        };
+        self.term_ids.insert(text, id);
+        id
+    }
+
+    /// Removes the document in `slot`; whether there was one.
+    pub(crate) fn remove(&mut self, slot: u32) -> bool {
+        let Some(doc) = self.docs.get_mut(slot as usize).and_then(Option::take) else {
+            return false;
+        };
+        for dt in doc.terms {
+            let term = &mut self.terms[dt.term as usize];
+            let pos = dt.pos as usize;
+            term.postings.swap_remove(pos);
+            if let Some(moved) = term.postings.get(pos).copied() {
+                // The last posting moved into `pos`: tell its document.
+                if let Some(Some(other)) = self.docs.get_mut(moved.slot as usize) {
+                    if let Some(t) = other.terms.iter_mut().find(|t| t.term == dt.term) {
+                        t.pos = dt.pos;
+                    }
+                }
+            }
+            if term.postings.is_empty() {
+                let text = std::mem::take(&mut term.text);
+                term.postings = Vec::new();
+                self.term_ids.remove(&text);
+                self.free_terms.push(dt.term);
+            }
+        }
+        self.doc_count -= 1;
+        self.epoch += 1;
+        true
+    }
+
+    /// Removes every document.
+    pub(crate) fn clear(&mut self) {
+        let epoch = self.epoch + 1;
+        *self = Self::new();
+        self.epoch = epoch;
+    }
+
+    fn idf_table(&self) -> Arc<IdfTable> {
+        let mut cache = self.idf_cache.lock();
+        if let Some(table) = cache.as_ref().filter(|t| t.epoch == self.epoch) {
+            return Arc::clone(table);
+        }
+        let n = self.doc_count;
+        let table = Arc::new(IdfTable {
+            epoch: self.epoch,
+            idf: self
+                .terms
+                .iter()
+                .map(|t| idf(n, t.postings.len()))
+                .collect(),
+        });
+        *cache = Some(Arc::clone(&table));
+        table
+    }
+
+    /// `1 / norm` of the document in `slot` under the current IDF, from the cache when
+    /// it was computed at this epoch.
+    #[inline]
+    fn inv_norm(&self, slot: usize, table: &IdfTable) -> f32 {
+        let Some(cell) = self.norms.get(slot) else {
+            return 0.0;
+        };
+        // Acquire pairs with the Release below: seeing the current epoch means seeing
+        // the value stored before it. Concurrent readers at one epoch compute the same
+        // value, so racing stores are harmless; writers hold `&mut self`.
+        if cell.epoch.load(Ordering::Acquire) == self.epoch {
+            return f32::from_bits(cell.inv_norm.load(Ordering::Relaxed));
+        }
+        let Some(Some(doc)) = self.docs.get(slot) else {
+            return 0.0;
+        };
+        let sum: f32 = doc
+            .terms
+            .iter()
+            .map(|t| {
+                let w = t.tf_weight * table.idf[t.term as usize];
+                w * w
+            })
+            .sum();
+        let inv = if sum > 0.0 { 1.0 / sum.sqrt() } else { 0.0 };
+        cell.inv_norm.store(inv.to_bits(), Ordering::Relaxed);
+        cell.epoch.store(self.epoch, Ordering::Release);
+        inv
+    }
+
+    /// Calls `f(slot, cosine)` for every document sharing at least one term with
+    /// `query`, in no particular order; cosine is within `0.0..=1.0`.
+    ///
+    /// Costs O(postings of the query terms) plus a zeroed buffer of one `f32` per slot.
+    /// When the candidates exceed an eighth of the slots, they are found by scanning
+    /// that buffer instead of listing them (cheaper than a list that long).
+    pub(crate) fn score(&self, query: &str, mut f: impl FnMut(u32, f32)) {
+        let weighted = weighted_terms(query);
+        let known: Vec<(u32, f32)> = weighted
+            .iter()
+            .filter_map(|(t, w)| self.term_ids.get(t.as_str()).map(|&id| (id, *w)))
+            .collect();
+        if known.is_empty() {
+            return;
+        }
+        let table = self.idf_table();
+        let mut q_norm_sq = 0.0f32;
+        let mut acc = vec![0.0f32; self.docs.len()];
+        let list_limit = self.docs.len() / 8;
+        let mut touched: Vec<u32> = Vec::new();
+        let mut listing = true;
+        for (term, q_tf) in known {
+            let idf = table.idf[term as usize];
+            let q_weight = q_tf * idf;
+            q_norm_sq += q_weight * q_weight;
+            let factor = q_weight * idf;
+            for p in &self.terms[term as usize].postings {
+                let a = &mut acc[p.slot as usize];
+                if listing && *a == 0.0 {
+                    touched.push(p.slot);
+                    listing = touched.len() <= list_limit;
+                }
+                *a += p.tf_weight * factor;
+            }
+        }
+        if q_norm_sq <= 0.0 {
+            return;
+        }
+        let inv_q = 1.0 / q_norm_sq.sqrt();
+        let mut emit = |slot: usize, dot: f32| {
+            let inv_d = self.inv_norm(slot, &table);
+            if inv_d > 0.0 {
+                f(slot as u32, (dot * inv_d * inv_q).clamp(0.0, 1.0));
+            }
+        };
+        if listing {
+            for slot in touched {
+                emit(slot as usize, acc[slot as usize]);
+            }
+        } else {
+            for (slot, &dot) in acc.iter().enumerate() {
+                if dot > 0.0 {
+                    emit(slot, dot);
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeMap;
+
+    use proptest::prelude::*;
+
+    use super::*;
+
+    /// TF-IDF cosine computed from scratch over `docs`, the reference for the index.
+    fn brute_force(docs: &BTreeMap<u32, String>, query: &str) -> BTreeMap<u32, f32> {
+        let n = docs.len();
+        let doc_terms: BTreeMap<u32, Vec<(String, f32)>> =
+            docs.iter().map(|(s, t)| (*s, weighted_terms(t))).collect();
+        let mut df: HashMap<String, usize> = HashMap::new();
+        for terms in doc_terms.values() {
+            for (t, _) in terms {
+                *df.entry(t.clone()).or_default() += 1;
+            }
+        }
+        let idf_of = |t: &str| idf(n, df.get(t).copied().unwrap_or(0));
+        let q: Vec<(String, f32)> = weighted_terms(query)
+            .into_iter()
+            .map(|(t, w)| {
+                let v = w * idf_of(&t);
+                (t, v)
+            })
+            .collect();
+        let q_norm = q.iter().map(|(_, w)| w * w).sum::<f32>().sqrt();
+        let mut out = BTreeMap::new();
+        for (slot, terms) in &doc_terms {
+            let d: HashMap<&str, f32> = terms
+                .iter()
+                .map(|(t, w)| (t.as_str(), w * idf_of(t)))
+                .collect();
+            let d_norm = d.values().map(|w| w * w).sum::<f32>().sqrt();
+            let dot: f32 = q
+                .iter()
+                .map(|(t, w)| w * d.get(t.as_str()).copied().unwrap_or(0.0))
+                .sum();
+            if dot > 0.0 && d_norm > 0.0 && q_norm > 0.0 {
+                out.insert(*slot, dot / (d_norm * q_norm));
+            }
+        }
+        out
+    }
+
+    fn scores(index: &SparseIndex, query: &str) -> BTreeMap<u32, f32> {
+        let mut out = BTreeMap::new();
+        index.score(query, |s, c| {
+            out.insert(s, c);
+        });
+        out
+    }
+
+    #[test]
+    fn identical_text_scores_one_and_unknown_terms_nothing() {
+        let mut idx = SparseIndex::new();
+        idx.insert(0, "rust borrow checker");
+        idx.insert(1, "python garbage collector");
+        let s = scores(&idx, "Rust borrow checker");
+        assert_eq!(s.len(), 1);
+        assert!((s[&0] - 1.0).abs() < 1e-5);
+        assert!(scores(&idx, "haskell monads").is_empty());
+        assert!(scores(&idx, "").is_empty());
+    }
+
+    #[test]
+    fn replace_and_remove_update_postings_and_vocabulary() {
+        let mut idx = SparseIndex::new();
+        idx.insert(0, "alpha beta");
+        idx.insert(1, "beta gamma");
+        idx.insert(0, "delta");
+        assert!(scores(&idx, "alpha").is_empty());
+        assert_eq!(
+            scores(&idx, "beta").keys().copied().collect::<Vec<_>>(),
+            [1]
+        );
+        assert_eq!(idx.len(), 2);
+        assert!(idx.remove(1));
+        assert!(!idx.remove(1));
+        assert_eq!(idx.vocabulary(), 1);
+        idx.clear();
+        assert_eq!(idx.len(), 0);
+        assert!(scores(&idx, "delta").is_empty());
+    }
+
+    #[test]
+    fn idf_change_is_reflected_without_reindexing() {
+        let mut idx = SparseIndex::new();
+        idx.insert(0, "apple banana");
+        let before = scores(&idx, "apple")[&0];
+        for i in 1..20 {
+            idx.insert(i, "banana split");
+        }
+        // banana is now common, so apple dominates doc 0 more: its cosine to "apple" rises.
+        let after = scores(&idx, "apple")[&0];
+        assert!(after > before, "{after} <= {before}");
+    }
+
+    #[derive(Debug, Clone)]
+    enum Op {
+        Insert(u32, Vec<usize>),
+        Remove(u32),
+    }
+
+    const WORDS: &[&str] = &[
+        "red", "green", "blue", "apple", "pear", "fig", "cat", "dog", "owl", "sun", "moon", "rain",
+    ];
+
+    fn op() -> impl Strategy<Value = Op> {
+        prop_oneof![
+            3 => (0u32..12, prop::collection::vec(0..WORDS.len(), 0..8)).prop_map(|(s, w)| Op::Insert(s, w)),
+            1 => (0u32..12).prop_map(Op::Remove),
+        ]
+    }
+
+    proptest! {
+        #[test]
+        fn index_matches_brute_force(ops in prop::collection::vec(op(), 1..60),
+                                     query in prop::collection::vec(0..WORDS.len(), 1..4)) {
+            let mut idx = SparseIndex::new();
+            let mut reference: BTreeMap<u32, String> = BTreeMap::new();
+            let query: Vec<&str> = query.iter().map(|&i| WORDS[i]).collect();
+            let query = query.join(" ");
+            for op in ops {
+                match op {
+                    Op::Insert(slot, words) => {
+                        let text: Vec<&str> = words.iter().map(|&i| WORDS[i]).collect();
+                        let text = text.join(" ");
+                        idx.insert(slot, &text);
+                        reference.insert(slot, text);
+                    }
+                    Op::Remove(slot) => {
+                        prop_assert_eq!(idx.remove(slot), reference.remove(&slot).is_some());
+                    }
+                }
+                // Search after every step so cached norms are exercised across epochs.
+                let got = scores(&idx, &query);
+                let want = brute_force(&reference, &query);
+                prop_assert_eq!(got.keys().collect::<Vec<_>>(), want.keys().collect::<Vec<_>>());
+                for (k, v) in &want {
+                    prop_assert!((got[k] - v).abs() < 1e-4, "slot {}: {} vs {}", k, got[k], v);
+                }
+            }
+            prop_assert_eq!(idx.len(), reference.len());
+        }
+    }
+}

@@ -1,0 +1,140 @@
+//! A bounded heap keeping the best `k` scored items, ties broken by key.
+
+use std::cmp::Ordering;
+use std::collections::BinaryHeap;
+
+/// One candidate. Ordered so that the *worst* candidate is the greatest, which puts it at
+/// the top of the (max-)heap where it can be evicted in O(log k).
+#[derive(Debug)]
+struct Entry<K, V> {
+    score: f32,
+    key: K,
+    value: V,
+}
+
+impl<K: Ord, V> Entry<K, V> {
+    /// `Less` when `self` ranks better than `other`: higher score, then smaller key.
+    fn rank(&self, other: &Self) -> Ordering {
+        other
+            .score
+            .total_cmp(&self.score)
+            .then_with(|| self.key.cmp(&other.key))
+    }
+}
+
+impl<K: Ord, V> PartialEq for Entry<K, V> {
+    fn eq(&self, other: &Self) -> bool {
+        self.rank(other) == Ordering::Equal
+    }
+}
+
+impl<K: Ord, V> Eq for Entry<K, V> {}
+
+impl<K: Ord, V> PartialOrd for Entry<K, V> {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl<K: Ord, V> Ord for Entry<K, V> {
+    fn cmp(&self, other: &Self) -> Ordering {
+        self.rank(other)
+    }
+}
+
+/// The best `k` items pushed so far, by descending score then ascending key.
+///
+/// Memory is O(k) and each push is O(log k), so a scan over `n` candidates costs
+/// O(n log k). Non-finite scores are ignored.
+#[derive(Debug)]
+pub(crate) struct TopK<K, V> {
+    k: usize,
+    heap: BinaryHeap<Entry<K, V>>,
+}
+
+impl<K: Ord, V> TopK<K, V> {
+    /// An empty collector for the best `k` items.
+    pub(crate) fn new(k: usize) -> Self {
+        Self {
+            k,
+            heap: BinaryHeap::with_capacity(k.min(1024) + 1),
+        }
+    }
+
+    /// Offers a candidate.
+    pub(crate) fn push(&mut self, score: f32, key: K, value: V) {
+        if self.k == 0 || !score.is_finite() {
+            return;
+        }
+        let entry = Entry { score, key, value };
+        if self.heap.len() < self.k {
+            self.heap.push(entry);
+        } else if let Some(mut worst) = self.heap.peek_mut() {
+            if entry < *worst {
+                *worst = entry;
+            }
+        }
+    }
+
+    /// Whether a candidate with this score could still enter (cheap pre-check before
+    /// building the key and value).
+    pub(crate) fn admits(&self, score: f32) -> bool {
+        if self.k == 0 || !score.is_finite() {
+            return false;
+        }
+        self.heap.len() < self.k || self.heap.peek().is_some_and(|w| score >= w.score)
+    }
+
+    /// The kept items, best first.
+    pub(crate) fn into_sorted(self) -> Vec<(f32, K, V)> {
+        // `into_sorted_vec` is ascending by `Ord`, i.e. best first.
+        self.heap
+            .into_sorted_vec()
+            .into_iter()
+            .map(|e| (e.score, e.key, e.value))
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn keeps_best_k_best_first_ties_by_key() {
+        let mut top = TopK::new(3);
+        for (s, k) in [
+            (0.5, "e"),
+            (0.9, "b"),
+            (0.1, "z"),
+            (0.9, "a"),
+            (0.7, "c"),
+            (0.5, "d"),
+        ] {
+            top.push(s, k, ());
+        }
+        let keys: Vec<_> = top.into_sorted().into_iter().map(|(_, k, _)| k).collect();
+        assert_eq!(keys, ["a", "b", "c"]);
+    }
+
+    #[test]
+    fn zero_k_and_nan_keep_nothing() {
+        let mut top = TopK::new(0);
+        top.push(1.0, 1, ());
+        assert!(top.into_sorted().is_empty());
+        let mut top = TopK::new(2);
+        top.push(f32::NAN, 1, ());
+        assert!(top.into_sorted().is_empty());
+    }
+
+    #[test]
+    fn equal_score_smaller_key_evicts_larger() {
+        let mut top = TopK::new(1);
+        top.push(0.5, "b", ());
+        assert!(top.admits(0.5));
+        top.push(0.5, "a", ());
+        top.push(0.4, "0", ());
+        let keys: Vec<_> = top.into_sorted().into_iter().map(|(_, k, _)| k).collect();
+        assert_eq!(keys, ["a"]);
+    }
+}
