@@ -63,7 +63,7 @@ impl Agent for Plain {
     }
 }
 
-fn container() -> (Container, RecordingModel, Arc<InMemoryUserMemoryStore>) {
+fn setup() -> (Container, RecordingModel, Arc<InMemoryUserMemoryStore>) {
     let container = Container::new();
     let store = Arc::new(InMemoryUserMemoryStore::new());
     let model = RecordingModel::new();
@@ -74,7 +74,7 @@ fn container() -> (Container, RecordingModel, Arc<InMemoryUserMemoryStore>) {
 
 #[tokio::test]
 async fn facts_from_one_conversation_reach_the_next() {
-    let (container, model, store) = container();
+    let (container, model, store) = setup();
 
     let mut first = Session::builder(Assistant, &container)
         .user("alice")
@@ -123,7 +123,7 @@ async fn facts_from_one_conversation_reach_the_next() {
 
 #[tokio::test]
 async fn another_user_never_receives_alices_facts() {
-    let (container, model, _) = container();
+    let (container, model, _) = setup();
     let mut alice = Session::builder(Assistant, &container)
         .user("alice")
         .build()
@@ -146,7 +146,7 @@ async fn another_user_never_receives_alices_facts() {
 
 #[tokio::test]
 async fn inject_false_keeps_facts_out_of_the_prompt() {
-    let (container, model, store) = container();
+    let (container, model, store) = setup();
     let mut s = Session::builder(Assistant, &container)
         .user("alice")
         .build()
@@ -174,7 +174,7 @@ async fn inject_false_keeps_facts_out_of_the_prompt() {
 
 #[tokio::test]
 async fn extract_false_stores_nothing() {
-    let (container, _, store) = container();
+    let (container, _, store) = setup();
     let mut s = Session::builder(NoExtract, &container)
         .user("alice")
         .build()
@@ -187,7 +187,7 @@ async fn extract_false_stores_nothing() {
 
 #[tokio::test]
 async fn top_k_bounds_what_is_injected() {
-    let (container, model, _) = container();
+    let (container, model, _) = setup();
     let mut s = Session::builder(Assistant, &container)
         .user("alice")
         .build()
@@ -215,7 +215,7 @@ async fn top_k_bounds_what_is_injected() {
 
 #[tokio::test]
 async fn agents_without_remember_work_without_long_term_memory() {
-    let (container, model, store) = container();
+    let (container, model, store) = setup();
     let mut s = Session::builder(Plain, &container)
         .user("alice")
         .build()
@@ -263,7 +263,7 @@ async fn missing_tokens_fail_at_build_time() {
     assert!(err.to_string().contains("`user_memory`"), "{err}");
     assert!(err.to_string().contains("UserMemoryStore"), "{err}");
 
-    let (container, _, _) = container();
+    let (container, _, _) = setup();
     container.register_user_memory("other", Arc::new(InMemoryUserMemoryStore::new()));
     // TopTwo names no store: two candidates and no default is an error listing both.
     let err = Session::builder(TopTwo, &container)
@@ -292,7 +292,7 @@ async fn missing_tokens_fail_at_build_time() {
 
 #[tokio::test]
 async fn long_conversations_are_summarised_not_lost() {
-    let (container, model, _) = container();
+    let (container, model, _) = setup();
     let mut s = Session::builder(Plain, &container)
         .user("alice")
         .max_tokens(300)
@@ -334,7 +334,7 @@ async fn long_conversations_are_summarised_not_lost() {
 
 #[tokio::test]
 async fn a_conversation_resumes_from_its_log() {
-    let (container, _, _) = container();
+    let (container, _, _) = setup();
     let log = Arc::new(InMemoryConversationStore::new());
     container.register_conversations("conversations", log.clone());
     let mut s = Session::builder(Plain, &container)
