@@ -3,6 +3,7 @@
 //! Run with `cargo run --example quickstart`.
 
 use agentmem::prelude::*;
+use agentmem::ExtractiveSummarizer;
 
 fn main() {
     // A deliberately small budget so trimming shows after a few turns.
@@ -38,25 +39,29 @@ fn main() {
         memory.token_count(),
         memory.max_tokens()
     );
-    println!("\nthe window the model would see:");
+    println!(
+        "\nthe window the model would see ({} tokens):",
+        memory.window_tokens()
+    );
     print_window(&memory);
 
-    // Fold what no longer fits into the summary instead of losing it.
+    // Fold what no longer fits into the summary instead of losing it: reserve 40 tokens
+    // for the summary, keep the recent messages that fit the rest, summarise the others.
     let keep = memory.recent_that_fit(memory.max_tokens() - 40);
     let old = memory.messages_to_summarize(keep);
-    let summary = old
-        .iter()
-        .map(|m| format!("{}: {}", m.role, m.text()))
-        .collect::<Vec<_>>()
-        .join(" / ");
-    memory.set_summary(format!("Earlier: {summary}"));
+    let summary = ExtractiveSummarizer::new().summarize_text(memory.summary(), &old, 40);
+    memory.set_summary(summary);
     memory.trim_to_recent(keep);
 
-    println!("\nafter summarising {} older messages:", old.len());
-    println!("summary: {}", memory.summary().unwrap_or("(none)"));
+    println!(
+        "\nafter folding {} older messages into the summary:",
+        old.len()
+    );
+    let summary = memory.summary().unwrap_or("(none)");
+    println!("  [summary  ] {}", summary.replace('\n', "\n              "));
     print_window(&memory);
     println!(
-        "\nheld: {} messages, {} tokens",
+        "\nheld: {} messages + summary, {} tokens",
         memory.len(),
         memory.token_count()
     );
@@ -64,6 +69,6 @@ fn main() {
 
 fn print_window(memory: &ShortTermMemory) {
     for message in memory.messages() {
-        println!("  [{:>9}] {}", message.role, message.text());
+        println!("  [{:<9}] {}", message.role.as_str(), message.text());
     }
 }
