@@ -7,10 +7,10 @@ use crate::summarize::Summarizer;
 
 /// The rule-based extractor.
 pub(crate) fn extractor() -> Arc<dyn FactExtractor> {
-    Arc::new(crate::extract::RuleExtractor::default())
+    Arc::new(crate::extract::RuleExtractor::new())
 }
 
 /// The extractive summariser.
 pub(crate) fn summarizer() -> Arc<dyn Summarizer> {
-    Arc::new(crate::summarize::ExtractiveSummarizer::default())
+    Arc::new(crate::summarize::ExtractiveSummarizer::new())
 }
