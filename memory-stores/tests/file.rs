@@ -78,7 +78,10 @@ async fn corrupt_files_are_reported_and_left_alone() {
         store.append("conv", vec![m]).await.expect_err("append"),
         &conv_path,
     );
-    expect_corrupt(store.compact("conv", 5).await.expect_err("compact"), &conv_path);
+    expect_corrupt(
+        store.compact("conv", 5).await.expect_err("compact"),
+        &conv_path,
+    );
     expect_corrupt(store.get("ns", "k").await.expect_err("get"), &kv_path);
     expect_corrupt(
         store

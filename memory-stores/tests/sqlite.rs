@@ -58,7 +58,10 @@ async fn seqs_continue_after_compacting_everything() {
     let m = || ConversationEvent::Message {
         message: Message::user("x"),
     };
-    store.append("c", vec![m(), m(), m()]).await.expect("append");
+    store
+        .append("c", vec![m(), m(), m()])
+        .await
+        .expect("append");
     assert_eq!(store.compact("c", 100).await.expect("compact"), 3);
     assert_eq!(store.append("c", vec![m()]).await.expect("append"), 4);
 }
@@ -69,7 +72,9 @@ async fn garbage_file_is_refused_untouched() {
     let path = dir.path().join("garbage.db");
     let bytes: Vec<u8> = (0..8192u32).map(|i| (i * 7919 % 251) as u8).collect();
     std::fs::write(&path, &bytes).expect("write garbage");
-    let err = SqliteStore::open(&path).await.expect_err("garbage must be refused");
+    let err = SqliteStore::open(&path)
+        .await
+        .expect_err("garbage must be refused");
     assert!(
         matches!(err, MemoryError::Corrupt { .. }),
         "expected Corrupt, got {err:?}"
@@ -79,7 +84,11 @@ async fn garbage_file_is_refused_untouched() {
         shown.contains(&path.display().to_string()),
         "error must name the file: {shown}"
     );
-    assert_eq!(std::fs::read(&path).expect("read back"), bytes, "file untouched");
+    assert_eq!(
+        std::fs::read(&path).expect("read back"),
+        bytes,
+        "file untouched"
+    );
 }
 
 #[tokio::test]
@@ -165,7 +174,11 @@ fn two_independent_stores_share_one_file() {
             panic!("unexpected event");
         };
         let w = message.metadata["w"].as_u64().expect("w") as usize;
-        assert_eq!(message.metadata["i"].as_u64(), Some(next[w]), "writer order");
+        assert_eq!(
+            message.metadata["i"].as_u64(),
+            Some(next[w]),
+            "writer order"
+        );
         next[w] += 1;
     }
 }

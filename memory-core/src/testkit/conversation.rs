@@ -77,9 +77,7 @@ pub fn sample_events() -> Vec<ConversationEvent> {
         ConversationEvent::Message {
             message: Message::system("you are terse"),
         },
-        ConversationEvent::Message {
-            message: tool_ask,
-        },
+        ConversationEvent::Message { message: tool_ask },
         ConversationEvent::Message {
             message: Message::tool_result("call-1", "-3°C, snow ❄ \"quoted\" \n newline"),
         },
@@ -143,7 +141,11 @@ pub async fn check_append_seqs(store: &dyn ConversationStore) {
     assert_eq!(seqs, [1, 2, 3, 4, 5]);
     let texts: Vec<String> = events.iter().map(text_of).collect();
     assert_eq!(texts, ["a", "b", "c", "d", "e"]);
-    assert!(store.load(&fresh("unknown")).await.expect("load").is_empty());
+    assert!(store
+        .load(&fresh("unknown"))
+        .await
+        .expect("load")
+        .is_empty());
 }
 
 /// Every event variant comes back exactly as appended.
@@ -212,7 +214,10 @@ pub async fn check_list_conversations(store: &dyn ConversationStore) {
     store.append(&b, vec![msg("x")]).await.expect("append");
     store.append(&a, vec![msg("y")]).await.expect("append");
     let all = store.list_conversations().await.expect("list");
-    assert!(all.contains(&a) && all.contains(&b), "missing ids in {all:?}");
+    assert!(
+        all.contains(&a) && all.contains(&b),
+        "missing ids in {all:?}"
+    );
     let mut sorted = all.clone();
     sorted.sort();
     assert_eq!(all, sorted, "list_conversations must be sorted");

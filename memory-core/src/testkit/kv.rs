@@ -49,13 +49,21 @@ pub async fn check_put_get_overwrite(store: &dyn KvStore) {
         .put(&ns, entry("k", json!("first")))
         .await
         .expect("put");
-    let got = store.get(&ns, "k").await.expect("get").expect("entry present");
+    let got = store
+        .get(&ns, "k")
+        .await
+        .expect("get")
+        .expect("entry present");
     assert_eq!(got.content, json!("first"));
     store
         .put(&ns, entry("k", json!({"second": true})))
         .await
         .expect("overwrite");
-    let got = store.get(&ns, "k").await.expect("get").expect("entry present");
+    let got = store
+        .get(&ns, "k")
+        .await
+        .expect("get")
+        .expect("entry present");
     assert_eq!(got.content, json!({"second": true}), "put must replace");
     assert_eq!(store.list(&ns).await.expect("list").len(), 1);
     assert_eq!(store.get(&ns, "other").await.expect("get missing"), None);
@@ -94,7 +102,7 @@ pub async fn check_roundtrip_fields(store: &dyn KvStore) {
 pub async fn check_namespace_isolation(store: &dyn KvStore) {
     let base = fresh("iso");
     let names = [
-        format!("{base}"),
+        base.clone(),
         format!("{base}*"),
         format!("{base}:x"),
         format!("{base}%"),
@@ -120,7 +128,11 @@ pub async fn check_namespace_isolation(store: &dyn KvStore) {
             .await
             .expect("get")
             .expect("entry present");
-        assert_eq!(got.content, json!(i), "namespace {ns:?} saw another's value");
+        assert_eq!(
+            got.content,
+            json!(i),
+            "namespace {ns:?} saw another's value"
+        );
         let keys: Vec<String> = store
             .list(ns)
             .await
@@ -199,7 +211,11 @@ pub async fn check_clear(store: &dyn KvStore) {
     assert!(store.list(&ns).await.expect("list").is_empty());
     assert_eq!(store.clear(&ns).await.expect("clear empty"), 0);
     store.put(&ns, entry("again", json!(1))).await.expect("put");
-    assert_eq!(store.list(&ns).await.expect("list").len(), 1, "usable after clear");
+    assert_eq!(
+        store.list(&ns).await.expect("list").len(),
+        1,
+        "usable after clear"
+    );
 }
 
 /// Expired entries are invisible to `get` and `list` and removed by `cleanup_expired`;
@@ -236,7 +252,10 @@ pub async fn check_expiry(store: &dyn KvStore) {
     assert_eq!(keys, ["forever", "live"], "list must skip expired entries");
 
     let removed = store.cleanup_expired().await.expect("cleanup");
-    assert!(removed >= 3, "cleanup_expired removed {removed}, expected >= 3");
+    assert!(
+        removed >= 3,
+        "cleanup_expired removed {removed}, expected >= 3"
+    );
     assert!(store.get(&ns, "live").await.expect("get").is_some());
     assert!(store.get(&ns, "forever").await.expect("get").is_some());
     assert!(store.get(&other, "kept").await.expect("get").is_some());

@@ -52,7 +52,10 @@ pub(crate) fn id_of(name: &str) -> Option<String> {
         match bytes[i] {
             b'%' => {
                 let hex = stem.get(i + 1..i + 3)?;
-                if !hex.bytes().all(|c| c.is_ascii_digit() || (b'A'..=b'F').contains(&c)) {
+                if !hex
+                    .bytes()
+                    .all(|c| c.is_ascii_digit() || (b'A'..=b'F').contains(&c))
+                {
                     return None;
                 }
                 out.push(u8::from_str_radix(hex, 16).ok()?);

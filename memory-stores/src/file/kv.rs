@@ -34,7 +34,7 @@ impl KvFile {
 }
 
 /// Writes `file`, or removes it when it holds nothing.
-fn save(path: &PathBuf, file: &KvFile) -> Result<()> {
+fn save(path: &std::path::Path, file: &KvFile) -> Result<()> {
     if file.entries.is_empty() {
         remove(path).map(|_| ())
     } else {
@@ -99,7 +99,10 @@ impl KvStore for FileStore {
         self.modify_kv(namespace, "delete a KV entry", move |file| {
             let removed = file.entries.remove(&key);
             let changed = removed.is_some();
-            Ok((removed.is_some_and(|e| !e.is_expired_at(Utc::now())), changed))
+            Ok((
+                removed.is_some_and(|e| !e.is_expired_at(Utc::now())),
+                changed,
+            ))
         })
         .await
     }

@@ -108,11 +108,7 @@ impl FileStore {
         F: FnOnce() -> Result<T> + Send + 'static,
     {
         tokio::task::spawn_blocking(f).await.map_err(|e| {
-            MemoryError::store(
-                format!("file {}", self.inner.root.display()),
-                operation,
-                e,
-            )
+            MemoryError::store(format!("file {}", self.inner.root.display()), operation, e)
         })?
     }
 
@@ -120,9 +116,8 @@ impl FileStore {
     async fn ids_in(&self, sub: &'static str, operation: &'static str) -> Result<Vec<String>> {
         let dir = self.inner.root.join(sub);
         self.blocking(operation, move || {
-            let entries = std::fs::read_dir(&dir).map_err(|e| {
-                MemoryError::store(format!("file {}", dir.display()), operation, e)
-            })?;
+            let entries = std::fs::read_dir(&dir)
+                .map_err(|e| MemoryError::store(format!("file {}", dir.display()), operation, e))?;
             let mut ids = Vec::new();
             for entry in entries {
                 let entry = entry.map_err(|e| {

@@ -35,10 +35,7 @@ pub(crate) fn encode<T: Serialize>(value: &T, what: &str) -> Result<String> {
 }
 
 /// Reads a versioned JSON body; `what` names the record in errors.
-pub(crate) fn decode<T: DeserializeOwned>(
-    json: &str,
-    what: impl FnOnce() -> String,
-) -> Result<T> {
+pub(crate) fn decode<T: DeserializeOwned>(json: &str, what: impl FnOnce() -> String) -> Result<T> {
     match serde_json::from_str::<In<T>>(json) {
         Ok(body) if body.v <= BODY_VERSION => Ok(body.data),
         Ok(body) => Err(unsupported(body.v)),

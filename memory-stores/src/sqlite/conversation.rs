@@ -89,8 +89,11 @@ impl ConversationStore for SqliteStore {
             while let Some(row) = rows.next().map_err(&err)? {
                 let seq: i64 = row.get(0).map_err(&err)?;
                 let at: i64 = row.get(1).map_err(&err)?;
-                let text: String = row.get(2).map_err(&err)?;
-                let event = body::decode(&text, || format!("event {seq} of `{id}` in {label}"))?;
+                let text = row
+                    .get_ref(2)
+                    .and_then(|v| v.as_str().map_err(rusqlite::Error::from))
+                    .map_err(&err)?;
+                let event = body::decode(text, || format!("event {seq} of `{id}` in {label}"))?;
                 out.push(StoredEvent {
                     seq: u64::try_from(seq).unwrap_or(0),
                     at: from_micros(at),

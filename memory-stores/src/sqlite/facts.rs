@@ -37,7 +37,9 @@ fn load_facts(
     };
     let mut stmt = conn.prepare_cached(sql).map_err(&err)?;
     let rows = stmt
-        .query_map([user_id], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?)))
+        .query_map([user_id], |r| {
+            Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?))
+        })
         .and_then(|rows| rows.collect::<rusqlite::Result<Vec<_>>>())
         .map_err(&err)?;
     rows.iter()

@@ -58,9 +58,7 @@ impl KvStore for SqliteStore {
         let op = "delete a KV entry";
         let (ns, key) = (namespace.to_owned(), key.to_owned());
         self.write(op, move |conn, label| {
-            let sql = format!(
-                "DELETE FROM kv WHERE namespace = ?1 AND key = ?3 RETURNING {LIVE}"
-            );
+            let sql = format!("DELETE FROM kv WHERE namespace = ?1 AND key = ?3 RETURNING {LIVE}");
             let live: Option<bool> = conn
                 .prepare_cached(&sql)
                 .and_then(|mut s| {

@@ -6,7 +6,7 @@
 //! every write; a small pool of reader connections serves reads in parallel (WAL lets
 //! readers run beside the writer). All SQLite calls run on tokio's blocking pool.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -20,7 +20,6 @@ mod facts;
 mod kv;
 mod schema;
 mod vector;
-
 
 /// How long a connection waits for another process's lock before failing.
 const BUSY_TIMEOUT: Duration = Duration::from_secs(10);
@@ -210,7 +209,11 @@ impl SqliteStore {
         let label = self.inner.label.clone();
         tokio::task::spawn_blocking(move || match lease.conn.as_mut() {
             Some(conn) => f(conn, &label),
-            None => Err(MemoryError::store(label, operation, "reader lease is empty")),
+            None => Err(MemoryError::store(
+                label,
+                operation,
+                "reader lease is empty",
+            )),
         })
         .await
         .map_err(|e| MemoryError::store(self.inner.label.clone(), operation, e))?
@@ -218,7 +221,7 @@ impl SqliteStore {
 }
 
 /// Opens the writer, checks the file, migrates, then opens the readers.
-fn open_file(path: &PathBuf, label: &str) -> Result<(Connection, Vec<Connection>)> {
+fn open_file(path: &Path, label: &str) -> Result<(Connection, Vec<Connection>)> {
     let flags = OpenFlags::SQLITE_OPEN_READ_WRITE
         | OpenFlags::SQLITE_OPEN_CREATE
         | OpenFlags::SQLITE_OPEN_NO_MUTEX;

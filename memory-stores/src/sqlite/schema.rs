@@ -110,7 +110,12 @@ pub(crate) fn migrate(conn: &mut Connection, label: &str) -> Result<()> {
     refuse_newer(found)?;
     for (from, sql) in MIGRATIONS.iter().enumerate().skip(found as usize) {
         tx.execute_batch(sql).map_err(on(label, op))?;
-        tracing::info!(store = label, from, to = from + 1, "applied sqlite migration");
+        tracing::info!(
+            store = label,
+            from,
+            to = from + 1,
+            "applied sqlite migration"
+        );
     }
     tx.pragma_update(None, "user_version", SCHEMA_VERSION)
         .map_err(on(label, op))?;

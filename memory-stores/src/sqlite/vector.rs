@@ -29,11 +29,17 @@ fn normalised(v: &[f32]) -> Result<Vec<f32>> {
         return Err(MemoryError::invalid("embedding", "must not be empty"));
     }
     if v.iter().any(|x| !x.is_finite()) {
-        return Err(MemoryError::invalid("embedding", "must hold finite numbers"));
+        return Err(MemoryError::invalid(
+            "embedding",
+            "must hold finite numbers",
+        ));
     }
     let norm = v.iter().map(|x| x * x).sum::<f32>().sqrt();
     if norm == 0.0 || !norm.is_finite() {
-        return Err(MemoryError::invalid("embedding", "must not be the zero vector"));
+        return Err(MemoryError::invalid(
+            "embedding",
+            "must not be the zero vector",
+        ));
     }
     Ok(v.iter().map(|x| x / norm).collect())
 }
@@ -108,7 +114,10 @@ fn upsert_one(conn: &Connection, label: &str, ns: &str, doc: Document) -> Result
 
 /// The FTS5 query matching any word of `text` (each quoted, so no FTS syntax leaks in).
 fn fts_query(text: &str) -> Option<String> {
-    let terms: Vec<String> = words(text).into_iter().map(|w| format!("\"{w}\"")).collect();
+    let terms: Vec<String> = words(text)
+        .into_iter()
+        .map(|w| format!("\"{w}\""))
+        .collect();
     (!terms.is_empty()).then(|| terms.join(" OR "))
 }
 
@@ -134,7 +143,9 @@ fn sparse_search(
     while let Some(row) = rows.next().map_err(&err)? {
         let id: String = row.get(0).map_err(&err)?;
         let meta_json: String = row.get(2).map_err(&err)?;
-        let meta = metadata(&meta_json, || format!("metadata of document `{id}` in {label}"))?;
+        let meta = metadata(&meta_json, || {
+            format!("metadata of document `{id}` in {label}")
+        })?;
         if query.filter.as_ref().is_some_and(|f| !f.matches(&meta)) {
             continue;
         }
@@ -183,7 +194,9 @@ fn dense_search(
     while let Some(row) = rows.next().map_err(&err)? {
         let id: String = row.get(0).map_err(&err)?;
         let meta_json: String = row.get(2).map_err(&err)?;
-        let meta = metadata(&meta_json, || format!("metadata of document `{id}` in {label}"))?;
+        let meta = metadata(&meta_json, || {
+            format!("metadata of document `{id}` in {label}")
+        })?;
         if query.filter.as_ref().is_some_and(|f| !f.matches(&meta)) {
             continue;
         }
@@ -233,9 +246,11 @@ impl VectorStore for SqliteStore {
         }
         let ns = namespace.to_owned();
         let query = query.clone();
-        self.read("search documents", move |conn, label| match &query.embedding {
-            Some(e) => dense_search(conn, label, &ns, &query, e),
-            None => sparse_search(conn, label, &ns, &query),
+        self.read("search documents", move |conn, label| {
+            match &query.embedding {
+                Some(e) => dense_search(conn, label, &ns, &query, e),
+                None => sparse_search(conn, label, &ns, &query),
+            }
         })
         .await
     }
@@ -298,7 +313,9 @@ impl VectorStore for SqliteStore {
                 .transaction_with_behavior(TransactionBehavior::Immediate)
                 .map_err(on(label, op))?;
             tx.execute("DELETE FROM documents WHERE namespace = ?1", [&ns])
-                .and_then(|_| tx.execute("DELETE FROM vector_namespaces WHERE namespace = ?1", [&ns]))
+                .and_then(|_| {
+                    tx.execute("DELETE FROM vector_namespaces WHERE namespace = ?1", [&ns])
+                })
                 .map_err(on(label, op))?;
             tx.commit().map_err(on(label, op))
         })
