@@ -80,6 +80,7 @@ async fn garbage_file_is_refused_untouched() {
         "expected Corrupt, got {err:?}"
     );
     let shown = err.to_string();
+    eprintln!("garbage file error: {shown}");
     assert!(
         shown.contains(&path.display().to_string()),
         "error must name the file: {shown}"

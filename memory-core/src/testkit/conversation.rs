@@ -116,6 +116,7 @@ pub async fn run_all(store: &dyn ConversationStore) {
     check_delete(store).await;
     check_compact(store).await;
     check_concurrent_appenders(store).await;
+    check_readers_see_whole_batches(store).await;
 }
 
 /// Seqs start at 1 and increase by one per event; `append` returns the last one.
@@ -380,4 +381,37 @@ pub async fn check_concurrent_appenders_spawned(store: Arc<dyn ConversationStore
         done.expect("writer task panicked");
     }
     verify_concurrent_log(&store.load(&id).await.expect("load"));
+}
+
+/// Readers running beside a writer see each appended batch whole or not at all, and
+/// always a contiguous `1..=n` prefix.
+pub async fn check_readers_see_whole_batches(store: &dyn ConversationStore) {
+    const BATCH: usize = 4;
+    const BATCHES: usize = 25;
+    let id = fresh("readers");
+    let writer = {
+        let id = id.clone();
+        Box::pin(async move {
+            for b in 0..BATCHES {
+                let batch = (0..BATCH).map(|i| msg(&format!("{b}-{i}"))).collect();
+                store.append(&id, batch).await.expect("append");
+            }
+        }) as Pin<Box<dyn Future<Output = ()> + Send + '_>>
+    };
+    let mut futures = vec![writer];
+    for _ in 0..8 {
+        let id = id.clone();
+        futures.push(Box::pin(async move {
+            for _ in 0..BATCHES {
+                let events = store.load(&id).await.expect("load");
+                assert_eq!(events.len() % BATCH, 0, "a reader saw part of a batch");
+                for (i, e) in events.iter().enumerate() {
+                    assert_eq!(e.seq, i as u64 + 1, "a reader saw a gap");
+                }
+                tokio::task::yield_now().await;
+            }
+        }));
+    }
+    join_all(futures).await;
+    assert_eq!(store.load(&id).await.expect("load").len(), BATCH * BATCHES);
 }

@@ -52,6 +52,25 @@ struct Inner {
     locks: DashMap<PathBuf, Arc<Mutex<()>>>,
 }
 
+/// A held per-file lock; on release, the lock's map entry is dropped when nobody else
+/// holds or waits for it, so the map does not grow with every file ever touched.
+struct FileLock {
+    guard: Option<OwnedMutexGuard<()>>,
+    inner: Arc<Inner>,
+    path: PathBuf,
+}
+
+impl Drop for FileLock {
+    fn drop(&mut self) {
+        drop(self.guard.take());
+        // Cloning an entry's Arc needs its shard, which `remove_if` holds: a count of 1
+        // here means no other task holds or awaits this lock.
+        self.inner
+            .locks
+            .remove_if(&self.path, |_, lock| Arc::strong_count(lock) == 1);
+    }
+}
+
 impl FileStore {
     /// Opens (creating if needed) the store in directory `dir`.
     pub async fn open(dir: impl AsRef<Path>) -> Result<Self> {
@@ -90,7 +109,7 @@ impl FileStore {
     }
 
     /// Takes the in-process lock of one file.
-    async fn lock(&self, path: &Path) -> OwnedMutexGuard<()> {
+    async fn lock(&self, path: &Path) -> FileLock {
         let lock = Arc::clone(
             self.inner
                 .locks
@@ -98,7 +117,11 @@ impl FileStore {
                 .or_default()
                 .value(),
         );
-        lock.lock_owned().await
+        FileLock {
+            guard: Some(lock.lock_owned().await),
+            inner: Arc::clone(&self.inner),
+            path: path.to_path_buf(),
+        }
     }
 
     /// Runs blocking file work on tokio's blocking pool.

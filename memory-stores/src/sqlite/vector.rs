@@ -2,8 +2,9 @@
 //!
 //! - Documents live in `documents` (one row per namespace and id) with their metadata as
 //!   JSON and an optional embedding as a BLOB of little-endian `f32`, L2-normalised on
-//!   write. The first embedding stored in a namespace fixes its dimension; a different
-//!   one is refused with [`MemoryError::DimensionMismatch`].
+//!   write. The first embedding stored in a namespace fixes its dimension (until the
+//!   namespace is cleared); a different one is refused with
+//!   [`MemoryError::DimensionMismatch`].
 //! - **Sparse search** (no query embedding) uses the FTS5 index `documents_fts`: any
 //!   document sharing a word with the query is a candidate, ranked by FTS5's `bm25()`.
 //!   `bm25()` is unbounded (more negative is better), so the score reported is
