@@ -2,6 +2,7 @@
 //! messages and prints each acknowledged one; the parent SIGKILLs it at a random point,
 //! reopens the store and checks that every acknowledged message is there, in order,
 //! with nothing partial. 20 rounds per backend.
+#![cfg(any(feature = "sqlite", feature = "file"))]
 
 use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};
