@@ -1,1 +1,417 @@
-//! Conformance tests for the `conversation` store trait.
+//! Conformance tests for the [`ConversationStore`] trait.
+//!
+//! Every check works in fresh, randomly named conversations, so the suite can run again
+//! and again against one long-lived store.
+
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::task::Poll;
+
+use chrono::Utc;
+use serde_json::json;
+
+use crate::buffer::{ShortTermSnapshot, SNAPSHOT_VERSION};
+use crate::conversation::{ConversationEvent, ConversationStore, StoredEvent};
+use crate::facts::{FactCandidate, FactChange, MemoryFact};
+use crate::message::{ContentBlock, Message, ToolCall};
+
+/// A fresh conversation id, unique to this run.
+fn fresh(tag: &str) -> String {
+    format!("testkit:conv:{tag}:{}", ulid::Ulid::new())
+}
+
+fn msg(text: &str) -> ConversationEvent {
+    ConversationEvent::Message {
+        message: Message::user(text),
+    }
+}
+
+fn text_of(e: &StoredEvent) -> String {
+    match &e.event {
+        ConversationEvent::Message { message } => message.text(),
+        other => panic!("expected a message event, got {other:?}"),
+    }
+}
+
+/// One event of every variant, with rich content.
+pub fn sample_events() -> Vec<ConversationEvent> {
+    let now = Utc::now();
+    let tool_ask = Message::assistant_with_tools(
+        vec![
+            ContentBlock::Text {
+                text: "checking the weather".into(),
+            },
+            ContentBlock::Image {
+                url: "https://example.com/map.png".into(),
+                media_type: Some("image/png".into()),
+            },
+            ContentBlock::Json {
+                value: json!({"units": "metric", "days": [1, 2]}),
+            },
+        ],
+        vec![
+            ToolCall::new("call-1", "weather", json!({"city": "Oslo"})),
+            ToolCall::new("call-2", "clock", json!(null)),
+        ],
+    )
+    .with_metadata("model", json!("m-1"));
+    let fact = MemoryFact::from_candidate(
+        "user-1",
+        FactCandidate::new("lives in Oslo", 0.8).with_attribute("location", "Oslo"),
+        now,
+    );
+    let mut newer = MemoryFact::from_candidate(
+        "user-1",
+        FactCandidate::new("lives in Bergen", 0.9).with_attribute("location", "Bergen"),
+        now,
+    );
+    newer.reinforcement_count = 2;
+    let mut old = fact.clone();
+    old.superseded_by = Some(newer.id.clone());
+    vec![
+        ConversationEvent::Started {
+            user_id: "user-1".into(),
+            agent: "tester".into(),
+        },
+        ConversationEvent::Message {
+            message: Message::system("you are terse"),
+        },
+        ConversationEvent::Message { message: tool_ask },
+        ConversationEvent::Message {
+            message: Message::tool_result("call-1", "-3°C, snow ❄ \"quoted\" \n newline"),
+        },
+        ConversationEvent::SummaryUpdated {
+            summary: "the user asked about Oslo".into(),
+            keep_recent: 4,
+        },
+        ConversationEvent::FactsChanged {
+            changes: vec![
+                FactChange::Added { fact: fact.clone() },
+                FactChange::Reinforced { fact: fact.clone() },
+                FactChange::Superseded { old, new: newer },
+                FactChange::Ignored {
+                    candidate: FactCandidate::new("", 0.5),
+                    reason: "empty fact text".into(),
+                },
+            ],
+        },
+        ConversationEvent::Snapshot {
+            snapshot: ShortTermSnapshot {
+                version: SNAPSHOT_VERSION,
+                messages: vec![Message::user("hi"), Message::assistant("hello")],
+                summary: Some("earlier: greetings".into()),
+            },
+        },
+    ]
+}
+
+/// Runs every conversation check.
+pub async fn run_all(store: &dyn ConversationStore) {
+    check_append_seqs(store).await;
+    check_roundtrip_all_variants(store).await;
+    check_load_since(store).await;
+    check_isolation(store).await;
+    check_list_conversations(store).await;
+    check_delete(store).await;
+    check_compact(store).await;
+    check_concurrent_appenders(store).await;
+    check_readers_see_whole_batches(store).await;
+}
+
+/// Seqs start at 1 and increase by one per event; `append` returns the last one.
+pub async fn check_append_seqs(store: &dyn ConversationStore) {
+    let id = fresh("seqs");
+    assert_eq!(
+        store.append(&id, vec![]).await.expect("empty append"),
+        0,
+        "an empty append to a new conversation returns 0"
+    );
+    assert_eq!(store.append(&id, vec![msg("a")]).await.expect("append"), 1);
+    assert_eq!(
+        store
+            .append(&id, vec![msg("b"), msg("c"), msg("d")])
+            .await
+            .expect("append"),
+        4
+    );
+    assert_eq!(store.append(&id, vec![]).await.expect("empty append"), 4);
+    assert_eq!(store.append(&id, vec![msg("e")]).await.expect("append"), 5);
+    let events = store.load(&id).await.expect("load");
+    let seqs: Vec<u64> = events.iter().map(|e| e.seq).collect();
+    assert_eq!(seqs, [1, 2, 3, 4, 5]);
+    let texts: Vec<String> = events.iter().map(text_of).collect();
+    assert_eq!(texts, ["a", "b", "c", "d", "e"]);
+    assert!(store
+        .load(&fresh("unknown"))
+        .await
+        .expect("load")
+        .is_empty());
+}
+
+/// Every event variant comes back exactly as appended.
+pub async fn check_roundtrip_all_variants(store: &dyn ConversationStore) {
+    let id = fresh("roundtrip");
+    let events = sample_events();
+    let before = Utc::now() - chrono::Duration::seconds(5);
+    let last = store.append(&id, events.clone()).await.expect("append");
+    assert_eq!(last, events.len() as u64);
+    let loaded = store.load(&id).await.expect("load");
+    assert_eq!(loaded.len(), events.len());
+    for (i, (got, want)) in loaded.iter().zip(&events).enumerate() {
+        assert_eq!(got.seq, i as u64 + 1);
+        assert_eq!(&got.event, want, "event {i} did not round-trip");
+        assert!(got.at >= before, "stored time is plausible");
+    }
+}
+
+/// `load_since(after)` returns exactly the events with `seq > after`.
+pub async fn check_load_since(store: &dyn ConversationStore) {
+    let id = fresh("since");
+    let events: Vec<_> = (1..=10).map(|i| msg(&format!("m{i}"))).collect();
+    store.append(&id, events).await.expect("append");
+    for after in [0u64, 1, 5, 9, 10, 11, 1000] {
+        let got = store.load_since(&id, after).await.expect("load_since");
+        let seqs: Vec<u64> = got.iter().map(|e| e.seq).collect();
+        let want: Vec<u64> = (after + 1..=10).collect();
+        assert_eq!(seqs, want, "load_since({after})");
+        for e in &got {
+            assert_eq!(text_of(e), format!("m{}", e.seq));
+        }
+    }
+}
+
+/// Conversations never see each other's events, whatever their ids contain.
+pub async fn check_isolation(store: &dyn ConversationStore) {
+    let base = fresh("iso");
+    let ids = [
+        base.clone(),
+        format!("{base}*"),
+        format!("{base}%"),
+        format!("{base}/../x"),
+        format!("{base}'; DELETE FROM events; --"),
+        format!("{base}_"),
+    ];
+    for (i, id) in ids.iter().enumerate() {
+        let n = i + 1;
+        let events = (0..n).map(|j| msg(&format!("{i}-{j}"))).collect();
+        assert_eq!(store.append(id, events).await.expect("append"), n as u64);
+    }
+    for (i, id) in ids.iter().enumerate() {
+        let got = store.load(id).await.expect("load");
+        let texts: Vec<String> = got.iter().map(text_of).collect();
+        let want: Vec<String> = (0..i + 1).map(|j| format!("{i}-{j}")).collect();
+        assert_eq!(texts, want, "conversation {id:?} saw another's events");
+    }
+    assert!(store.delete(&ids[0]).await.expect("delete"));
+    assert_eq!(store.load(&ids[1]).await.expect("load").len(), 2);
+    assert_eq!(store.load(&ids[5]).await.expect("load").len(), 6);
+}
+
+/// `list_conversations` contains every conversation appended to, sorted.
+pub async fn check_list_conversations(store: &dyn ConversationStore) {
+    let a = fresh("list-a");
+    let b = fresh("list-b");
+    store.append(&b, vec![msg("x")]).await.expect("append");
+    store.append(&a, vec![msg("y")]).await.expect("append");
+    let all = store.list_conversations().await.expect("list");
+    assert!(
+        all.contains(&a) && all.contains(&b),
+        "missing ids in {all:?}"
+    );
+    let mut sorted = all.clone();
+    sorted.sort();
+    assert_eq!(all, sorted, "list_conversations must be sorted");
+}
+
+/// `delete` removes a whole log and says whether it existed.
+pub async fn check_delete(store: &dyn ConversationStore) {
+    let id = fresh("delete");
+    store
+        .append(&id, vec![msg("a"), msg("b")])
+        .await
+        .expect("append");
+    assert!(store.delete(&id).await.expect("delete"), "existed");
+    assert!(store.load(&id).await.expect("load").is_empty());
+    assert!(!store.delete(&id).await.expect("delete again"));
+    assert!(!store
+        .list_conversations()
+        .await
+        .expect("list")
+        .contains(&id));
+    assert!(!store.delete(&fresh("never")).await.expect("delete unknown"));
+}
+
+/// `compact(before)` drops only events with `seq < before`; later appends keep counting.
+pub async fn check_compact(store: &dyn ConversationStore) {
+    let id = fresh("compact");
+    let events: Vec<_> = (1..=6).map(|i| msg(&format!("m{i}"))).collect();
+    store.append(&id, events).await.expect("append");
+    assert_eq!(store.compact(&id, 4).await.expect("compact"), 3);
+    let seqs: Vec<u64> = store
+        .load(&id)
+        .await
+        .expect("load")
+        .iter()
+        .map(|e| e.seq)
+        .collect();
+    assert_eq!(seqs, [4, 5, 6]);
+    assert_eq!(store.compact(&id, 4).await.expect("compact again"), 0);
+    assert_eq!(store.compact(&id, 1).await.expect("compact none"), 0);
+    assert_eq!(
+        store.append(&id, vec![msg("m7")]).await.expect("append"),
+        7,
+        "seqs continue after compaction"
+    );
+    let got = store.load_since(&id, 5).await.expect("load_since");
+    let texts: Vec<String> = got.iter().map(text_of).collect();
+    assert_eq!(texts, ["m6", "m7"]);
+    assert_eq!(store.compact(&fresh("none"), 10).await.expect("compact"), 0);
+}
+
+const WRITERS: usize = 32;
+const APPENDS_PER_WRITER: usize = 6;
+
+fn writer_event(writer: usize, n: usize) -> ConversationEvent {
+    ConversationEvent::Message {
+        message: Message::user(format!("w{writer}-{n}"))
+            .with_metadata("writer", json!(writer))
+            .with_metadata("n", json!(n)),
+    }
+}
+
+/// The events writer `w` appends: single events and pairs (a pair must stay adjacent).
+fn writer_batches(writer: usize) -> Vec<Vec<ConversationEvent>> {
+    let mut n = 0;
+    (0..APPENDS_PER_WRITER)
+        .map(|i| {
+            let size = if i % 2 == 0 { 1 } else { 2 };
+            (0..size)
+                .map(|_| {
+                    n += 1;
+                    writer_event(writer, n)
+                })
+                .collect()
+        })
+        .collect()
+}
+
+fn verify_concurrent_log(events: &[StoredEvent]) {
+    let per_writer: usize = writer_batches(0).iter().map(Vec::len).sum();
+    assert_eq!(
+        events.len(),
+        WRITERS * per_writer,
+        "concurrent appends lost or duplicated events"
+    );
+    for (i, e) in events.iter().enumerate() {
+        assert_eq!(e.seq, i as u64 + 1, "seqs must be contiguous 1..=N");
+    }
+    let mut next = vec![1u64; WRITERS];
+    let mut prev: Option<(u64, u64)> = None;
+    for e in events {
+        let ConversationEvent::Message { message } = &e.event else {
+            panic!("unexpected event {:?}", e.event);
+        };
+        let w = message.metadata["writer"].as_u64().expect("writer tag");
+        let n = message.metadata["n"].as_u64().expect("n tag");
+        let slot = &mut next[w as usize];
+        assert_eq!(n, *slot, "writer {w}'s events out of order");
+        *slot += 1;
+        // The second event of a pair (n = 3, 6, 9) directly follows the first.
+        if n % 3 == 0 {
+            assert_eq!(prev, Some((w, n - 1)), "a batch was interleaved");
+        }
+        prev = Some((w, n));
+    }
+}
+
+/// Polls many futures together in one task (the stores race on their own threads).
+async fn join_all<'a>(mut futures: Vec<Pin<Box<dyn Future<Output = ()> + Send + 'a>>>) {
+    std::future::poll_fn(move |cx| {
+        futures.retain_mut(|f| f.as_mut().poll(cx).is_pending());
+        if futures.is_empty() {
+            Poll::Ready(())
+        } else {
+            Poll::Pending
+        }
+    })
+    .await
+}
+
+/// 32 concurrent writers append to one conversation: nothing is lost, seqs are
+/// `1..=N`, each writer's events keep their order and batches stay contiguous.
+pub async fn check_concurrent_appenders(store: &dyn ConversationStore) {
+    let id = fresh("concurrent");
+    let futures: Vec<Pin<Box<dyn Future<Output = ()> + Send + '_>>> = (0..WRITERS)
+        .map(|w| {
+            let id = id.clone();
+            Box::pin(async move {
+                let mut last = 0;
+                for batch in writer_batches(w) {
+                    let seq = store.append(&id, batch).await.expect("concurrent append");
+                    assert!(seq > last, "a writer's seqs must increase");
+                    last = seq;
+                }
+            }) as Pin<Box<dyn Future<Output = ()> + Send + '_>>
+        })
+        .collect();
+    join_all(futures).await;
+    verify_concurrent_log(&store.load(&id).await.expect("load"));
+}
+
+/// The same as [`check_concurrent_appenders`] with one spawned tokio task per writer,
+/// for stores that can be shared as `Arc<dyn ConversationStore>` (needs a multi-thread
+/// runtime to run the writers in parallel).
+pub async fn check_concurrent_appenders_spawned(store: Arc<dyn ConversationStore>) {
+    let id = fresh("spawned");
+    let mut tasks = tokio::task::JoinSet::new();
+    for w in 0..WRITERS {
+        let store = Arc::clone(&store);
+        let id = id.clone();
+        tasks.spawn(async move {
+            let mut last = 0;
+            for batch in writer_batches(w) {
+                let seq = store.append(&id, batch).await.expect("concurrent append");
+                assert!(seq > last, "a writer's seqs must increase");
+                last = seq;
+            }
+        });
+    }
+    while let Some(done) = tasks.join_next().await {
+        done.expect("writer task panicked");
+    }
+    verify_concurrent_log(&store.load(&id).await.expect("load"));
+}
+
+/// Readers running beside a writer see each appended batch whole or not at all, and
+/// always a contiguous `1..=n` prefix.
+pub async fn check_readers_see_whole_batches(store: &dyn ConversationStore) {
+    const BATCH: usize = 4;
+    const BATCHES: usize = 25;
+    let id = fresh("readers");
+    let writer = {
+        let id = id.clone();
+        Box::pin(async move {
+            for b in 0..BATCHES {
+                let batch = (0..BATCH).map(|i| msg(&format!("{b}-{i}"))).collect();
+                store.append(&id, batch).await.expect("append");
+            }
+        }) as Pin<Box<dyn Future<Output = ()> + Send + '_>>
+    };
+    let mut futures = vec![writer];
+    for _ in 0..8 {
+        let id = id.clone();
+        futures.push(Box::pin(async move {
+            for _ in 0..BATCHES {
+                let events = store.load(&id).await.expect("load");
+                assert_eq!(events.len() % BATCH, 0, "a reader saw part of a batch");
+                for (i, e) in events.iter().enumerate() {
+                    assert_eq!(e.seq, i as u64 + 1, "a reader saw a gap");
+                }
+                tokio::task::yield_now().await;
+            }
+        }));
+    }
+    join_all(futures).await;
+    assert_eq!(store.load(&id).await.expect("load").len(), BATCH * BATCHES);
+}

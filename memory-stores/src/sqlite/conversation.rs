@@ -1,0 +1,150 @@
+//! [`ConversationStore`] on SQLite: one row per event, seqs assigned inside the write
+//! transaction from the conversation's `last_seq`.
+
+use async_trait::async_trait;
+use chrono::Utc;
+use memory_core::{ConversationEvent, ConversationStore, MemoryError, Result, StoredEvent};
+use rusqlite::{params, OptionalExtension, TransactionBehavior};
+
+use super::{body, from_micros, micros, on, SqliteStore};
+
+fn seq_param(seq: u64) -> i64 {
+    i64::try_from(seq).unwrap_or(i64::MAX)
+}
+
+fn check_id(conversation_id: &str) -> Result<()> {
+    if conversation_id.is_empty() {
+        return Err(MemoryError::invalid("conversation id", "must not be empty"));
+    }
+    Ok(())
+}
+
+#[async_trait]
+impl ConversationStore for SqliteStore {
+    async fn append(&self, conversation_id: &str, events: Vec<ConversationEvent>) -> Result<u64> {
+        check_id(conversation_id)?;
+        let op = "append events";
+        // Serialise before taking the writer.
+        let bodies = events
+            .iter()
+            .map(|e| body::encode(e, "conversation event"))
+            .collect::<Result<Vec<_>>>()?;
+        let id = conversation_id.to_owned();
+        self.write(op, move |conn, label| {
+            let err = on(label, op);
+            // IMMEDIATE takes the write lock first, so another process's append waits
+            // and then sees our last_seq.
+            let tx = conn
+                .transaction_with_behavior(TransactionBehavior::Immediate)
+                .map_err(&err)?;
+            let last: Option<i64> = tx
+                .prepare_cached("SELECT last_seq FROM conversations WHERE id = ?1")
+                .and_then(|mut s| s.query_row([&id], |r| r.get(0)).optional())
+                .map_err(&err)?;
+            let mut seq = last.unwrap_or(0);
+            if bodies.is_empty() {
+                return Ok(u64::try_from(seq).unwrap_or(0));
+            }
+            let now = micros(Utc::now());
+            if last.is_none() {
+                tx.prepare_cached(
+                    "INSERT INTO conversations (id, last_seq, created_us) VALUES (?1, 0, ?2)",
+                )
+                .and_then(|mut s| s.execute(params![id, now]))
+                .map_err(&err)?;
+            }
+            {
+                let mut insert = tx
+                    .prepare_cached(
+                        "INSERT INTO events (conversation_id, seq, at_us, body) VALUES (?1, ?2, ?3, ?4)",
+                    )
+                    .map_err(&err)?;
+                for body in &bodies {
+                    seq += 1;
+                    insert.execute(params![id, seq, now, body]).map_err(&err)?;
+                }
+            }
+            tx.prepare_cached("UPDATE conversations SET last_seq = ?2 WHERE id = ?1")
+                .and_then(|mut s| s.execute(params![id, seq]))
+                .map_err(&err)?;
+            tx.commit().map_err(&err)?;
+            Ok(u64::try_from(seq).unwrap_or(0))
+        })
+        .await
+    }
+
+    async fn load_since(&self, conversation_id: &str, after: u64) -> Result<Vec<StoredEvent>> {
+        let op = "load events";
+        let id = conversation_id.to_owned();
+        self.read(op, move |conn, label| {
+            let err = on(label, op);
+            let mut stmt = conn
+                .prepare_cached(
+                    "SELECT seq, at_us, body FROM events \
+                     WHERE conversation_id = ?1 AND seq > ?2 ORDER BY seq",
+                )
+                .map_err(&err)?;
+            let mut rows = stmt.query(params![id, seq_param(after)]).map_err(&err)?;
+            let mut out = Vec::new();
+            while let Some(row) = rows.next().map_err(&err)? {
+                let seq: i64 = row.get(0).map_err(&err)?;
+                let at: i64 = row.get(1).map_err(&err)?;
+                let text = row
+                    .get_ref(2)
+                    .and_then(|v| v.as_str().map_err(rusqlite::Error::from))
+                    .map_err(&err)?;
+                let event = body::decode(text, || format!("event {seq} of `{id}` in {label}"))?;
+                out.push(StoredEvent {
+                    seq: u64::try_from(seq).unwrap_or(0),
+                    at: from_micros(at),
+                    event,
+                });
+            }
+            Ok(out)
+        })
+        .await
+    }
+
+    async fn list_conversations(&self) -> Result<Vec<String>> {
+        let op = "list conversations";
+        self.read(op, move |conn, label| {
+            let err = on(label, op);
+            let mut stmt = conn
+                .prepare_cached("SELECT id FROM conversations ORDER BY id")
+                .map_err(&err)?;
+            let ids = stmt
+                .query_map([], |r| r.get(0))
+                .and_then(|rows| rows.collect::<rusqlite::Result<Vec<String>>>())
+                .map_err(&err)?;
+            Ok(ids)
+        })
+        .await
+    }
+
+    async fn delete(&self, conversation_id: &str) -> Result<bool> {
+        let op = "delete a conversation";
+        let id = conversation_id.to_owned();
+        self.write(op, move |conn, label| {
+            // Events go with it (ON DELETE CASCADE).
+            let n = conn
+                .prepare_cached("DELETE FROM conversations WHERE id = ?1")
+                .and_then(|mut s| s.execute([&id]))
+                .map_err(on(label, op))?;
+            Ok(n > 0)
+        })
+        .await
+    }
+
+    async fn compact(&self, conversation_id: &str, before_seq: u64) -> Result<usize> {
+        let op = "compact a conversation";
+        let id = conversation_id.to_owned();
+        self.write(op, move |conn, label| {
+            let n = conn
+                .prepare_cached("DELETE FROM events WHERE conversation_id = ?1 AND seq < ?2")
+                .and_then(|mut s| s.execute(params![id, seq_param(before_seq)]))
+                .map_err(on(label, op))?;
+            Ok(n)
+        })
+        .await
+    }
+}

@@ -1,0 +1,260 @@
+//! [`UserMemoryStore`] on SQLite: one row per fact version (current or superseded),
+//! reconciled with [`memory_core::facts::reconcile`] inside the write transaction and
+//! ranked with [`memory_core::facts::rank_score`] over TF-IDF relevance.
+
+use std::collections::HashMap;
+
+use async_trait::async_trait;
+use chrono::Utc;
+use memory_core::facts::{rank_score, reconcile, Reconciliation};
+use memory_core::{
+    FactCandidate, FactChange, MemoryError, MemoryFact, Result, ScoredFact, UserMemoryStore,
+};
+use rusqlite::{params, Connection, OptionalExtension, TransactionBehavior};
+
+use super::{body, on, SqliteStore};
+use crate::text::tfidf_relevance;
+
+fn check_user(user_id: &str) -> Result<()> {
+    if user_id.is_empty() {
+        return Err(MemoryError::invalid("user id", "must not be empty"));
+    }
+    Ok(())
+}
+
+/// The user's facts, oldest first; only current ones when `current_only`.
+fn load_facts(
+    conn: &Connection,
+    label: &str,
+    user_id: &str,
+    current_only: bool,
+) -> Result<Vec<MemoryFact>> {
+    let err = on(label, "load facts");
+    let sql = if current_only {
+        "SELECT id, body FROM facts WHERE user_id = ?1 AND is_current = 1 ORDER BY n"
+    } else {
+        "SELECT id, body FROM facts WHERE user_id = ?1 ORDER BY n"
+    };
+    let mut stmt = conn.prepare_cached(sql).map_err(&err)?;
+    let rows = stmt
+        .query_map([user_id], |r| {
+            Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?))
+        })
+        .and_then(|rows| rows.collect::<rusqlite::Result<Vec<_>>>())
+        .map_err(&err)?;
+    rows.iter()
+        .map(|(id, text)| body::decode(text, || format!("fact `{id}` in {label}")))
+        .collect()
+}
+
+fn insert_fact(conn: &Connection, label: &str, fact: &MemoryFact) -> Result<()> {
+    let text = body::encode(fact, "fact")?;
+    conn.prepare_cached(
+        "INSERT INTO facts (id, user_id, is_current, body) VALUES (?1, ?2, ?3, ?4)",
+    )
+    .and_then(|mut s| s.execute(params![fact.id, fact.user_id, fact.is_current(), text]))
+    .map_err(on(label, "store a fact"))?;
+    Ok(())
+}
+
+fn update_fact(conn: &Connection, label: &str, fact: &MemoryFact) -> Result<()> {
+    let text = body::encode(fact, "fact")?;
+    conn.prepare_cached("UPDATE facts SET is_current = ?2, body = ?3 WHERE id = ?1")
+        .and_then(|mut s| s.execute(params![fact.id, fact.is_current(), text]))
+        .map_err(on(label, "update a fact"))?;
+    Ok(())
+}
+
+/// The chain of versions through `fact_id`, oldest first (empty when unknown).
+fn chain(all: &[MemoryFact], fact_id: &str) -> Vec<MemoryFact> {
+    let by_id: HashMap<&str, &MemoryFact> = all.iter().map(|f| (f.id.as_str(), f)).collect();
+    let predecessor: HashMap<&str, &MemoryFact> = all
+        .iter()
+        .filter_map(|f| f.superseded_by.as_deref().map(|next| (next, f)))
+        .collect();
+    let Some(start) = by_id.get(fact_id) else {
+        return Vec::new();
+    };
+    let mut back = Vec::new();
+    let mut cursor = predecessor.get(fact_id);
+    while let Some(f) = cursor {
+        if back.len() > all.len() {
+            break; // a cycle in damaged data; stop rather than loop
+        }
+        back.push((*f).clone());
+        cursor = predecessor.get(f.id.as_str());
+    }
+    back.reverse();
+    back.push((*start).clone());
+    let mut cursor = start.superseded_by.as_deref().and_then(|id| by_id.get(id));
+    while let Some(f) = cursor {
+        if back.len() > all.len() {
+            break;
+        }
+        back.push((*f).clone());
+        cursor = f.superseded_by.as_deref().and_then(|id| by_id.get(id));
+    }
+    back
+}
+
+#[async_trait]
+impl UserMemoryStore for SqliteStore {
+    async fn upsert(&self, user_id: &str, candidate: FactCandidate) -> Result<FactChange> {
+        check_user(user_id)?;
+        let op = "upsert a fact";
+        let user = user_id.to_owned();
+        self.write(op, move |conn, label| {
+            let tx = conn
+                .transaction_with_behavior(TransactionBehavior::Immediate)
+                .map_err(on(label, op))?;
+            let current = load_facts(&tx, label, &user, true)?;
+            let now = Utc::now();
+            let change = match reconcile(&current, &candidate) {
+                Reconciliation::Ignore(reason) => {
+                    return Ok(FactChange::Ignored { candidate, reason });
+                }
+                Reconciliation::Add => {
+                    let fact = MemoryFact::from_candidate(&user, candidate, now);
+                    insert_fact(&tx, label, &fact)?;
+                    FactChange::Added { fact }
+                }
+                Reconciliation::Reinforce(id) => {
+                    let mut fact = current
+                        .into_iter()
+                        .find(|f| f.id == id)
+                        .ok_or_else(|| MemoryError::not_found("fact", id))?;
+                    fact.reinforce(candidate.confidence, now);
+                    update_fact(&tx, label, &fact)?;
+                    FactChange::Reinforced { fact }
+                }
+                Reconciliation::Supersede(id) => {
+                    let mut old = current
+                        .into_iter()
+                        .find(|f| f.id == id)
+                        .ok_or_else(|| MemoryError::not_found("fact", id))?;
+                    let new = MemoryFact::from_candidate(&user, candidate, now);
+                    old.superseded_by = Some(new.id.clone());
+                    update_fact(&tx, label, &old)?;
+                    insert_fact(&tx, label, &new)?;
+                    FactChange::Superseded { old, new }
+                }
+            };
+            tx.commit().map_err(on(label, op))?;
+            Ok(change)
+        })
+        .await
+    }
+
+    async fn search(&self, user_id: &str, query: &str, top_k: usize) -> Result<Vec<ScoredFact>> {
+        if top_k == 0 {
+            return Ok(Vec::new());
+        }
+        let op = "search facts";
+        let user = user_id.to_owned();
+        let query = query.to_owned();
+        let policy = self.policy();
+        self.read(op, move |conn, label| {
+            let facts = load_facts(conn, label, &user, true)?;
+            let docs: Vec<String> = facts.iter().map(searchable_text).collect();
+            let relevance = tfidf_relevance(&query, &docs);
+            let now = Utc::now();
+            let mut scored: Vec<ScoredFact> = facts
+                .into_iter()
+                .zip(relevance)
+                .filter_map(|(fact, relevance)| {
+                    let eff = fact.effective_confidence(now, policy.half_life);
+                    (eff >= policy.min_confidence).then(|| ScoredFact {
+                        score: rank_score(relevance, eff),
+                        relevance,
+                        effective_confidence: eff,
+                        fact,
+                    })
+                })
+                .collect();
+            scored.sort_by(|a, b| {
+                b.score
+                    .total_cmp(&a.score)
+                    .then_with(|| b.relevance.total_cmp(&a.relevance))
+            });
+            scored.truncate(top_k);
+            Ok(scored)
+        })
+        .await
+    }
+
+    async fn list(&self, user_id: &str) -> Result<Vec<MemoryFact>> {
+        let user = user_id.to_owned();
+        self.read("list facts", move |conn, label| {
+            load_facts(conn, label, &user, true)
+        })
+        .await
+    }
+
+    async fn get(&self, user_id: &str, fact_id: &str) -> Result<Option<MemoryFact>> {
+        let op = "get a fact";
+        let (user, id) = (user_id.to_owned(), fact_id.to_owned());
+        self.read(op, move |conn, label| {
+            let text: Option<String> = conn
+                .prepare_cached("SELECT body FROM facts WHERE user_id = ?1 AND id = ?2")
+                .and_then(|mut s| s.query_row([&user, &id], |r| r.get(0)).optional())
+                .map_err(on(label, op))?;
+            text.map(|t| body::decode(&t, || format!("fact `{id}` in {label}")))
+                .transpose()
+        })
+        .await
+    }
+
+    async fn delete(&self, user_id: &str, fact_id: &str) -> Result<bool> {
+        let op = "delete a fact";
+        let (user, id) = (user_id.to_owned(), fact_id.to_owned());
+        self.write(op, move |conn, label| {
+            let tx = conn
+                .transaction_with_behavior(TransactionBehavior::Immediate)
+                .map_err(on(label, op))?;
+            let all = load_facts(&tx, label, &user, false)?;
+            let versions = chain(&all, &id);
+            // The fact and the versions that led to it; later versions stay.
+            let doomed = versions
+                .iter()
+                .position(|f| f.id == id)
+                .map(|end| &versions[..=end])
+                .unwrap_or_default();
+            {
+                let mut stmt = tx
+                    .prepare_cached("DELETE FROM facts WHERE user_id = ?1 AND id = ?2")
+                    .map_err(on(label, op))?;
+                for f in doomed {
+                    stmt.execute([&user, &f.id]).map_err(on(label, op))?;
+                }
+            }
+            tx.commit().map_err(on(label, op))?;
+            Ok(!doomed.is_empty())
+        })
+        .await
+    }
+
+    async fn forget_user(&self, user_id: &str) -> Result<usize> {
+        let op = "forget a user";
+        let user = user_id.to_owned();
+        self.write(op, move |conn, label| {
+            conn.prepare_cached("DELETE FROM facts WHERE user_id = ?1")
+                .and_then(|mut s| s.execute([&user]))
+                .map_err(on(label, op))
+        })
+        .await
+    }
+
+    async fn history(&self, user_id: &str, fact_id: &str) -> Result<Vec<MemoryFact>> {
+        let (user, id) = (user_id.to_owned(), fact_id.to_owned());
+        self.read("read a fact's history", move |conn, label| {
+            let all = load_facts(conn, label, &user, false)?;
+            Ok(chain(&all, &id))
+        })
+        .await
+    }
+}
+
+/// What a fact is matched on: its statement.
+fn searchable_text(fact: &MemoryFact) -> String {
+    fact.text.clone()
+}
