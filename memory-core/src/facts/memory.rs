@@ -282,10 +282,8 @@ impl UserMemoryStore for InMemoryUserMemoryStore {
         for &pos in &relevant {
             consider(pos);
         }
-        for pos in 0..user.current.len() {
-            if relevance[pos] == 0.0 {
-                consider(pos);
-            }
+        for (pos, _) in relevance.iter().enumerate().filter(|(_, r)| **r == 0.0) {
+            consider(pos);
         }
         Ok(top
             .into_sorted()
@@ -404,7 +402,10 @@ mod tests {
             for i in 0..60usize {
                 let text = format!("{} {} note{i}", words[i % 7], words[(i * 3) % 7]);
                 let confidence = 0.25 + (i % 10) as f32 * 0.075;
-                store.upsert("u", FactCandidate::new(text, confidence)).await.unwrap();
+                store
+                    .upsert("u", FactCandidate::new(text, confidence))
+                    .await
+                    .unwrap();
             }
             for query in ["tea jazz", "chess", "unrelated words", ""] {
                 let all = store.search("u", query, 1000).await.unwrap();
