@@ -320,8 +320,9 @@ impl VectorStore for InMemoryVectorStore {
                 ns.dense
                     .score(&v, |slot, score| ns.offer(&mut top, filter, slot, score));
             }
-            None => ns.sparse.score(&query.text, |slot, score| {
-                ns.offer(&mut top, filter, slot, score)
+            None => ns.sparse.score_top(&query.text, |slot, score| {
+                ns.offer(&mut top, filter, slot, score);
+                top.threshold()
             }),
         }
         Ok(hits(top))
