@@ -135,6 +135,7 @@ fn idf(n: usize, df: usize) -> f32 {
 
 impl SparseIndex {
     /// An empty index.
+    #[cfg(test)]
     pub(crate) fn new() -> Self {
         Self::default()
     }
@@ -226,13 +227,6 @@ impl SparseIndex {
         self.doc_count -= 1;
         self.epoch += 1;
         true
-    }
-
-    /// Removes every document.
-    pub(crate) fn clear(&mut self) {
-        let epoch = self.epoch + 1;
-        *self = Self::new();
-        self.epoch = epoch;
     }
 
     fn idf_table(&self) -> Arc<IdfTable> {
@@ -465,8 +459,9 @@ mod tests {
         assert!(idx.remove(1));
         assert!(!idx.remove(1));
         assert_eq!(idx.vocabulary(), 1);
-        idx.clear();
+        assert!(idx.remove(0));
         assert_eq!(idx.len(), 0);
+        assert_eq!(idx.vocabulary(), 0);
         assert!(scores(&idx, "delta").is_empty());
     }
 
