@@ -58,7 +58,10 @@ fn main() {
         old.len()
     );
     let summary = memory.summary().unwrap_or("(none)");
-    println!("  [summary  ] {}", summary.replace('\n', "\n              "));
+    println!(
+        "  [summary  ] {}",
+        summary.replace('\n', "\n              ")
+    );
     print_window(&memory);
     println!(
         "\nheld: {} messages + summary, {} tokens",

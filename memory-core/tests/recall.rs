@@ -62,3 +62,48 @@ async fn concurrent_writers_to_many_namespaces_and_users() {
         assert_eq!(facts.list(&format!("user{t}")).await.unwrap().len(), 50);
     }
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn clear_and_forget_racing_with_writers_stay_consistent() {
+    let vectors = Arc::new(InMemoryVectorStore::new());
+    let facts = Arc::new(InMemoryUserMemoryStore::new());
+    let writer = {
+        let (vectors, facts) = (Arc::clone(&vectors), Arc::clone(&facts));
+        tokio::spawn(async move {
+            for i in 0..300 {
+                let doc = Document::new(format!("racing item{i}")).with_id(format!("d{i}"));
+                vectors.upsert("race", doc).await.unwrap();
+                facts
+                    .upsert("racer", FactCandidate::new(format!("likes item{i}"), 0.9))
+                    .await
+                    .unwrap();
+            }
+        })
+    };
+    let clearer = {
+        let (vectors, facts) = (Arc::clone(&vectors), Arc::clone(&facts));
+        tokio::spawn(async move {
+            for _ in 0..100 {
+                vectors.clear("race").await.unwrap();
+                facts.forget_user("racer").await.unwrap();
+                tokio::task::yield_now().await;
+            }
+        })
+    };
+    writer.await.unwrap();
+    clearer.await.unwrap();
+    // Whatever survived is fully indexed: every stored document is found by its words.
+    let n = vectors.len("race").await.unwrap();
+    let hits = vectors
+        .search("race", &SearchQuery::new("racing", 1000))
+        .await
+        .unwrap();
+    assert_eq!(hits.len(), n);
+    for hit in &hits {
+        assert!(vectors.get("race", &hit.id).await.unwrap().is_some());
+    }
+    // The same holds for facts: listed and searchable agree.
+    let listed = facts.list("racer").await.unwrap().len();
+    let found = facts.search("racer", "item", 1000).await.unwrap().len();
+    assert_eq!(listed, found);
+}

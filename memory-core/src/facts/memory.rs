@@ -72,6 +72,9 @@ struct UserFacts {
     prev_of: HashMap<String, String>,
     index: SparseIndex,
     next_seq: u64,
+    /// Set when `forget_user` unlinks this state; a writer that fetched it before then
+    /// must fetch the user again.
+    retired: bool,
 }
 
 impl UserFacts {
@@ -227,12 +230,17 @@ impl InMemoryUserMemoryStore {
 #[async_trait]
 impl UserMemoryStore for InMemoryUserMemoryStore {
     async fn upsert(&self, user_id: &str, candidate: FactCandidate) -> Result<FactChange> {
-        let user = match self.user(user_id) {
-            Some(u) => u,
-            None => Arc::clone(&self.users.entry(user_id.to_owned()).or_default()),
-        };
-        let mut user = user.write();
-        user.apply(user_id, candidate, Utc::now())
+        loop {
+            let user = match self.user(user_id) {
+                Some(u) => u,
+                None => Arc::clone(&self.users.entry(user_id.to_owned()).or_default()),
+            };
+            let mut user = user.write();
+            if user.retired {
+                continue; // forgotten meanwhile: write to the user's fresh state
+            }
+            return user.apply(user_id, candidate.clone(), Utc::now());
+        }
     }
 
     async fn search(&self, user_id: &str, query: &str, top_k: usize) -> Result<Vec<ScoredFact>> {
@@ -282,10 +290,8 @@ impl UserMemoryStore for InMemoryUserMemoryStore {
         for &pos in &relevant {
             consider(pos);
         }
-        for pos in 0..user.current.len() {
-            if relevance[pos] == 0.0 {
-                consider(pos);
-            }
+        for (pos, _) in relevance.iter().enumerate().filter(|(_, r)| **r == 0.0) {
+            consider(pos);
         }
         Ok(top
             .into_sorted()
@@ -327,15 +333,17 @@ impl UserMemoryStore for InMemoryUserMemoryStore {
         let Some(user) = self.user(user_id) else {
             return Ok(0);
         };
-        // Empty the state under its lock first, so a writer that already holds the Arc
-        // cannot keep facts alive, then drop the entry.
-        let count = {
-            let mut state = user.write();
-            let count = state.record_count();
-            *state = UserFacts::default();
-            count
+        // Empty the state and unlink it under its lock: a writer that already fetched it
+        // sees `retired` and starts over, so nothing is written into forgotten state.
+        // Nobody waits on a user lock while holding a map shard, so this cannot deadlock.
+        let mut state = user.write();
+        let count = state.record_count();
+        *state = UserFacts {
+            retired: true,
+            ..UserFacts::default()
         };
-        self.users.remove(user_id);
+        self.users
+            .remove_if(user_id, |_, current| Arc::ptr_eq(current, &user));
         Ok(count)
     }
 

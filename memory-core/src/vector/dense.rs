@@ -111,11 +111,6 @@ impl DenseIndex {
         }
     }
 
-    /// Drops every vector.
-    pub(crate) fn clear(&mut self) {
-        *self = Self::default();
-    }
-
     /// The stored (normalised) vector of `slot`.
     pub(crate) fn get(&self, slot: u32) -> Option<&[f32]> {
         let row = self.row_of(slot)?;

@@ -72,6 +72,9 @@ struct Namespace {
     free: Vec<u32>,
     sparse: SparseIndex,
     dense: DenseIndex,
+    /// Set (on an emptied namespace) when `clear` unlinks it from the store; a writer
+    /// that fetched it before then must fetch the namespace again.
+    retired: bool,
 }
 
 /// A document checked and ready to be written.
@@ -276,10 +279,15 @@ impl VectorStore for InMemoryVectorStore {
     /// All or nothing: every document is validated before any is written.
     async fn upsert_batch(&self, namespace: &str, documents: Vec<Document>) -> Result<Vec<String>> {
         let prepared = self.prepare(documents).await?;
-        let ns = self.namespace_or_create(namespace);
-        let mut ns = ns.write();
-        check_dimensions(&ns, &prepared)?;
-        prepared.into_iter().map(|d| ns.write(d)).collect()
+        loop {
+            let ns = self.namespace_or_create(namespace);
+            let mut ns = ns.write();
+            if ns.retired {
+                continue; // cleared and unlinked meanwhile: write to the live namespace
+            }
+            check_dimensions(&ns, &prepared)?;
+            return prepared.into_iter().map(|d| ns.write(d)).collect();
+        }
     }
 
     async fn search(&self, namespace: &str, query: &SearchQuery) -> Result<Vec<SearchHit>> {
@@ -320,8 +328,9 @@ impl VectorStore for InMemoryVectorStore {
                 ns.dense
                     .score(&v, |slot, score| ns.offer(&mut top, filter, slot, score));
             }
-            None => ns.sparse.score(&query.text, |slot, score| {
-                ns.offer(&mut top, filter, slot, score)
+            None => ns.sparse.score_top(&query.text, |slot, score| {
+                ns.offer(&mut top, filter, slot, score);
+                top.threshold()
             }),
         }
         Ok(hits(top))
@@ -352,13 +361,18 @@ impl VectorStore for InMemoryVectorStore {
     }
 
     async fn clear(&self, namespace: &str) -> Result<()> {
-        if let Some(ns) = self.namespace(namespace) {
-            let mut ns = ns.write();
-            ns.ids.clear();
-            ns.records.clear();
-            ns.free.clear();
-            ns.sparse.clear();
-            ns.dense.clear();
+        // Empty the namespace under its lock and unlink it while still holding the lock,
+        // so no memory is kept for cleared namespaces and no write can land in it
+        // unseen (writers re-check `retired`). Nobody waits on a namespace lock while
+        // holding a map shard, so this cannot deadlock.
+        if let Some(arc) = self.namespace(namespace) {
+            let mut ns = arc.write();
+            *ns = Namespace {
+                retired: true,
+                ..Namespace::default()
+            };
+            self.namespaces
+                .remove_if(namespace, |_, current| Arc::ptr_eq(current, &arc));
         }
         Ok(())
     }

@@ -135,6 +135,7 @@ fn idf(n: usize, df: usize) -> f32 {
 
 impl SparseIndex {
     /// An empty index.
+    #[cfg(test)]
     pub(crate) fn new() -> Self {
         Self::default()
     }
@@ -228,13 +229,6 @@ impl SparseIndex {
         true
     }
 
-    /// Removes every document.
-    pub(crate) fn clear(&mut self) {
-        let epoch = self.epoch + 1;
-        *self = Self::new();
-        self.epoch = epoch;
-    }
-
     fn idf_table(&self) -> Arc<IdfTable> {
         let mut cache = self.idf_cache.lock();
         if let Some(table) = cache.as_ref().filter(|t| t.epoch == self.epoch) {
@@ -283,63 +277,104 @@ impl SparseIndex {
         inv
     }
 
+    /// Accumulates `dot(query, doc)` for every document sharing a term with `query`.
+    /// `None` when no query term is known.
+    fn accumulate(&self, query: &str) -> Option<Accumulated> {
+        let weighted = weighted_terms(query);
+        let table = self.idf_table();
+        let mut terms: Vec<(u32, f32)> = weighted
+            .iter()
+            .filter_map(|(t, w)| self.term_ids.get(t.as_str()).map(|&id| (id, *w)))
+            .map(|(id, q_tf)| (id, q_tf * table.idf[id as usize]))
+            .collect();
+        let q_norm_sq: f32 = terms.iter().map(|(_, w)| w * w).sum();
+        if terms.is_empty() || q_norm_sq <= 0.0 {
+            return None;
+        }
+        let mut acc = vec![0.0f32; self.docs.len()];
+        for &(term, q_weight) in &terms {
+            let factor = q_weight * table.idf[term as usize];
+            for p in &self.terms[term as usize].postings {
+                acc[p.slot as usize] += p.tf_weight * factor;
+            }
+        }
+        // Heaviest query terms first, for `score_top`'s early stop.
+        terms.sort_by(|a, b| b.1.total_cmp(&a.1));
+        Some(Accumulated {
+            acc,
+            terms,
+            inv_q: 1.0 / q_norm_sq.sqrt(),
+            table,
+        })
+    }
+
     /// Calls `f(slot, cosine)` for every document sharing at least one term with
     /// `query`, in no particular order; cosine is within `0.0..=1.0`.
     ///
     /// Costs O(postings of the query terms) plus a zeroed buffer of one `f32` per slot.
-    /// When the candidates exceed an eighth of the slots, they are found by scanning
-    /// that buffer instead of listing them (cheaper than a list that long).
     pub(crate) fn score(&self, query: &str, mut f: impl FnMut(u32, f32)) {
-        let weighted = weighted_terms(query);
-        let known: Vec<(u32, f32)> = weighted
-            .iter()
-            .filter_map(|(t, w)| self.term_ids.get(t.as_str()).map(|&id| (id, *w)))
-            .collect();
-        if known.is_empty() {
+        self.score_top(query, |slot, cos| {
+            f(slot, cos);
+            f32::NEG_INFINITY
+        });
+    }
+
+    /// Like [`score`](Self::score) for a top-k search: `f(slot, cosine)` returns the
+    /// score a candidate now needs to be kept (`NEG_INFINITY` while everything is), and
+    /// candidates that provably cannot reach it are never computed.
+    ///
+    /// Query terms are visited heaviest first and each document is scored once, when
+    /// first met, from its complete dot product. A term's share of any cosine is at most
+    /// `q_t / |q|` (the document side of the cosine is a unit vector), so once the shares
+    /// of the terms not yet visited sum below the threshold, no unvisited document can
+    /// enter and the search stops: a query mixing a rare term with a very common one
+    /// scores the rare term's documents and skips most of the common one's.
+    pub(crate) fn score_top(&self, query: &str, mut f: impl FnMut(u32, f32) -> f32) {
+        let Some(Accumulated {
+            mut acc,
+            terms,
+            inv_q,
+            table,
+        }) = self.accumulate(query)
+        else {
             return;
-        }
-        let table = self.idf_table();
-        let mut q_norm_sq = 0.0f32;
-        let mut acc = vec![0.0f32; self.docs.len()];
-        let list_limit = self.docs.len() / 8;
-        let mut touched: Vec<u32> = Vec::new();
-        let mut listing = true;
-        for (term, q_tf) in known {
-            let idf = table.idf[term as usize];
-            let q_weight = q_tf * idf;
-            q_norm_sq += q_weight * q_weight;
-            let factor = q_weight * idf;
-            for p in &self.terms[term as usize].postings {
-                let a = &mut acc[p.slot as usize];
-                if listing && *a == 0.0 {
-                    touched.push(p.slot);
-                    listing = touched.len() <= list_limit;
-                }
-                *a += p.tf_weight * factor;
-            }
-        }
-        if q_norm_sq <= 0.0 {
-            return;
-        }
-        let inv_q = 1.0 / q_norm_sq.sqrt();
-        let mut emit = |slot: usize, dot: f32| {
-            let inv_d = self.inv_norm(slot, &table);
-            if inv_d > 0.0 {
-                f(slot as u32, (dot * inv_d * inv_q).clamp(0.0, 1.0));
-            }
         };
-        if listing {
-            for slot in touched {
-                emit(slot as usize, acc[slot as usize]);
+        // remaining[i] = bound on the cosine of a document containing only terms i.. .
+        let mut remaining: Vec<f32> = terms.iter().map(|(_, w)| w * inv_q).collect();
+        for i in (0..remaining.len().saturating_sub(1)).rev() {
+            remaining[i] += remaining[i + 1];
+        }
+        let mut threshold = f32::NEG_INFINITY;
+        for (i, &(term, _)) in terms.iter().enumerate() {
+            // Margin for float rounding: never stop on a bound that is merely close.
+            if remaining[i] * (1.0 + 1e-3) + 1e-6 < threshold {
+                break;
             }
-        } else {
-            for (slot, &dot) in acc.iter().enumerate() {
-                if dot > 0.0 {
-                    emit(slot, dot);
+            for p in &self.terms[term as usize].postings {
+                let slot = p.slot as usize;
+                let dot = acc[slot];
+                if dot <= 0.0 {
+                    continue; // scored already
+                }
+                acc[slot] = 0.0;
+                let inv_d = self.inv_norm(slot, &table);
+                if inv_d > 0.0 {
+                    threshold = f(p.slot, (dot * inv_d * inv_q).clamp(0.0, 1.0));
                 }
             }
         }
     }
+}
+
+/// The result of [`SparseIndex::accumulate`].
+struct Accumulated {
+    /// Dot product per slot (0 for documents sharing no term).
+    acc: Vec<f32>,
+    /// Known query terms and their weights, heaviest first.
+    terms: Vec<(u32, f32)>,
+    /// `1 / |query|`.
+    inv_q: f32,
+    table: Arc<IdfTable>,
 }
 
 #[cfg(test)]
@@ -349,6 +384,7 @@ mod tests {
     use proptest::prelude::*;
 
     use super::*;
+    use crate::vector::topk::TopK;
 
     /// TF-IDF cosine computed from scratch over `docs`, the reference for the index.
     fn brute_force(docs: &BTreeMap<u32, String>, query: &str) -> BTreeMap<u32, f32> {
@@ -423,8 +459,9 @@ mod tests {
         assert!(idx.remove(1));
         assert!(!idx.remove(1));
         assert_eq!(idx.vocabulary(), 1);
-        idx.clear();
+        assert!(idx.remove(0));
         assert_eq!(idx.len(), 0);
+        assert_eq!(idx.vocabulary(), 0);
         assert!(scores(&idx, "delta").is_empty());
     }
 
@@ -439,6 +476,35 @@ mod tests {
         // banana is now common, so apple dominates doc 0 more: its cosine to "apple" rises.
         let after = scores(&idx, "apple")[&0];
         assert!(after > before, "{after} <= {before}");
+    }
+
+    #[test]
+    fn top_k_stops_before_scoring_the_common_term_docs() {
+        let mut idx = SparseIndex::new();
+        let mut reference = BTreeMap::new();
+        for slot in 0..1000u32 {
+            let text = format!("common filler{slot}");
+            idx.insert(slot, &text);
+            reference.insert(slot, text);
+        }
+        for slot in 1000..1003u32 {
+            let text = format!("rare common extra{slot}");
+            idx.insert(slot, &text);
+            reference.insert(slot, text);
+        }
+        let mut calls = 0;
+        let mut top = TopK::new(2);
+        idx.score_top("rare common", |slot, cos| {
+            calls += 1;
+            top.push(cos, slot, ());
+            top.threshold()
+        });
+        assert!(calls < 50, "scored {calls} documents");
+        let got: Vec<u32> = top.into_sorted().into_iter().map(|(_, s, _)| s).collect();
+        let want = brute_force(&reference, "rare common");
+        let mut ranked: Vec<(u32, f32)> = want.into_iter().collect();
+        ranked.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+        assert_eq!(got, [ranked[0].0, ranked[1].0]);
     }
 
     #[derive(Debug, Clone)]
@@ -461,7 +527,8 @@ mod tests {
     proptest! {
         #[test]
         fn index_matches_brute_force(ops in prop::collection::vec(op(), 1..60),
-                                     query in prop::collection::vec(0..WORDS.len(), 1..4)) {
+                                     query in prop::collection::vec(0..WORDS.len(), 1..4),
+                                     k in 1usize..4) {
             let mut idx = SparseIndex::new();
             let mut reference: BTreeMap<u32, String> = BTreeMap::new();
             let query: Vec<&str> = query.iter().map(|&i| WORDS[i]).collect();
@@ -484,6 +551,19 @@ mod tests {
                 prop_assert_eq!(got.keys().collect::<Vec<_>>(), want.keys().collect::<Vec<_>>());
                 for (k, v) in &want {
                     prop_assert!((got[k] - v).abs() < 1e-4, "slot {}: {} vs {}", k, got[k], v);
+                }
+                // The early-stopping top-k agrees with the brute-force ranking.
+                let mut ranked: Vec<f32> = want.values().copied().collect();
+                ranked.sort_by(|a, b| b.total_cmp(a));
+                let mut top = TopK::new(k);
+                idx.score_top(&query, |slot, cos| {
+                    top.push(cos, slot, ());
+                    top.threshold()
+                });
+                let top: Vec<f32> = top.into_sorted().into_iter().map(|(s, _, _)| s).collect();
+                prop_assert_eq!(top.len(), ranked.len().min(k));
+                for (g, w) in top.iter().zip(&ranked) {
+                    prop_assert!((g - w).abs() < 1e-4, "top-{}: {:?} vs {:?}", k, top, ranked);
                 }
             }
             prop_assert_eq!(idx.len(), reference.len());

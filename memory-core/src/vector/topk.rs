@@ -85,6 +85,18 @@ impl<K: Ord, V> TopK<K, V> {
         self.heap.len() < self.k || self.heap.peek().is_some_and(|w| score >= w.score)
     }
 
+    /// The score a new candidate needs to be kept: `NEG_INFINITY` until `k` items are
+    /// held (and `INFINITY` for `k == 0`); ties with the worst kept item may still enter.
+    pub(crate) fn threshold(&self) -> f32 {
+        if self.k == 0 {
+            f32::INFINITY
+        } else if self.heap.len() < self.k {
+            f32::NEG_INFINITY
+        } else {
+            self.heap.peek().map_or(f32::NEG_INFINITY, |w| w.score)
+        }
+    }
+
     /// The kept items, best first.
     pub(crate) fn into_sorted(self) -> Vec<(f32, K, V)> {
         // `into_sorted_vec` is ascending by `Ord`, i.e. best first.

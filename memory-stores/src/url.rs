@@ -1,0 +1,146 @@
+//! Building a [`Container`] of stores from a URL such as `AGENTMEM_STORE_URL`.
+
+use std::path::PathBuf;
+use std::str::FromStr;
+use std::sync::Arc;
+
+use memory_core::di::tokens;
+use memory_core::{
+    Container, InMemoryConversationStore, InMemoryKvStore, InMemoryUserMemoryStore, InMemoryVectorStore,
+    MemoryError, Result,
+};
+
+/// The environment variable that names the stores.
+pub const STORE_URL_ENV: &str = "AGENTMEM_STORE_URL";
+
+/// Where an application's memory lives.
+///
+/// ```
+/// use memory_stores::StoreUrl;
+///
+/// assert_eq!("memory://".parse::<StoreUrl>().unwrap(), StoreUrl::Memory);
+/// assert_eq!(
+///     "sqlite://data/agentmem.db".parse::<StoreUrl>().unwrap(),
+///     StoreUrl::Sqlite("data/agentmem.db".into())
+/// );
+/// assert!("ftp://x".parse::<StoreUrl>().is_err());
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum StoreUrl {
+    /// `memory://`: everything in process memory.
+    Memory,
+    /// `sqlite://PATH`: one SQLite file for every store (`sqlite:///abs/path` for an absolute path).
+    Sqlite(PathBuf),
+    /// `file://DIR`: conversations and key/value entries as JSON files in a directory;
+    /// user facts and vectors in memory.
+    File(PathBuf),
+}
+
+impl FromStr for StoreUrl {
+    type Err = MemoryError;
+
+    fn from_str(url: &str) -> Result<Self> {
+        let (scheme, rest) = url.split_once("://").ok_or_else(|| {
+            MemoryError::invalid(
+                "store URL",
+                format!("`{url}` is not a URL; expected memory://, sqlite://PATH or file://DIR"),
+            )
+        })?;
+        let path = |what: &str| -> Result<PathBuf> {
+            if rest.is_empty() {
+                Err(MemoryError::invalid(
+                    "store URL",
+                    format!("`{url}` names no {what}"),
+                ))
+            } else {
+                Ok(PathBuf::from(rest))
+            }
+        };
+        match scheme {
+            "memory" => Ok(StoreUrl::Memory),
+            "sqlite" => path("database file").map(StoreUrl::Sqlite),
+            "file" => path("directory").map(StoreUrl::File),
+            other => Err(MemoryError::invalid(
+                "store URL",
+                format!("unsupported scheme `{other}` in `{url}`; supported: memory://, sqlite://PATH, file://DIR"),
+            )),
+        }
+    }
+}
+
+impl StoreUrl {
+    /// The URL in `AGENTMEM_STORE_URL`, or `default` when it is unset or empty.
+    pub fn from_env_or(default: &str) -> Result<Self> {
+        match std::env::var(STORE_URL_ENV) {
+            Ok(url) if !url.trim().is_empty() => url.trim().parse(),
+            _ => default.parse(),
+        }
+    }
+
+    /// Opens the stores and registers them in a new container under the default tokens
+    /// ([`tokens::USER_MEMORY`], [`tokens::CONVERSATIONS`], [`tokens::VECTORS`], [`tokens::KV`]).
+    pub async fn open(&self) -> Result<Container> {
+        let container = Container::new();
+        match self {
+            StoreUrl::Memory => {
+                container
+                    .register_user_memory(tokens::USER_MEMORY, Arc::new(InMemoryUserMemoryStore::new()))
+                    .register_conversations(tokens::CONVERSATIONS, Arc::new(InMemoryConversationStore::new()))
+                    .register_vectors(tokens::VECTORS, Arc::new(InMemoryVectorStore::new()))
+                    .register_kv(tokens::KV, Arc::new(InMemoryKvStore::new()));
+            }
+            StoreUrl::Sqlite(path) => open_sqlite(&container, path).await?,
+            StoreUrl::File(dir) => open_file(&container, dir).await?,
+        }
+        Ok(container)
+    }
+}
+
+#[cfg(feature = "sqlite")]
+async fn open_sqlite(container: &Container, path: &std::path::Path) -> Result<()> {
+    let store = Arc::new(crate::SqliteStore::open(path).await?);
+    container
+        .register_user_memory(tokens::USER_MEMORY, store.clone())
+        .register_conversations(tokens::CONVERSATIONS, store.clone())
+        .register_vectors(tokens::VECTORS, store.clone())
+        .register_kv(tokens::KV, store);
+    Ok(())
+}
+
+#[cfg(not(feature = "sqlite"))]
+async fn open_sqlite(_: &Container, path: &std::path::Path) -> Result<()> {
+    Err(MemoryError::invalid(
+        "store URL",
+        format!(
+            "sqlite://{} needs memory-stores built with the `sqlite` feature",
+            path.display()
+        ),
+    ))
+}
+
+#[cfg(feature = "file")]
+async fn open_file(container: &Container, dir: &std::path::Path) -> Result<()> {
+    let store = Arc::new(crate::FileStore::open(dir).await?);
+    tracing::info!(
+        dir = %dir.display(),
+        "file store: conversations and key/value entries persist; user facts and vectors stay in memory"
+    );
+    container
+        .register_conversations(tokens::CONVERSATIONS, store.clone())
+        .register_kv(tokens::KV, store)
+        .register_user_memory(tokens::USER_MEMORY, Arc::new(InMemoryUserMemoryStore::new()))
+        .register_vectors(tokens::VECTORS, Arc::new(InMemoryVectorStore::new()));
+    Ok(())
+}
+
+#[cfg(not(feature = "file"))]
+async fn open_file(_: &Container, dir: &std::path::Path) -> Result<()> {
+    Err(MemoryError::invalid(
+        "store URL",
+        format!(
+            "file://{} needs memory-stores built with the `file` feature",
+            dir.display()
+        ),
+    ))
+}
