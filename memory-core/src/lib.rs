@@ -30,7 +30,8 @@ pub use di::Container;
 pub use error::{MemoryError, Result};
 pub use extract::{FactExtractor, RuleExtractor, Turn};
 pub use facts::{
-    FactCandidate, FactChange, FactPolicy, MemoryFact, Polarity, ScoredFact, UserMemoryStore,
+    FactCandidate, FactChange, FactPolicy, InMemoryUserMemoryStore, MemoryFact, Polarity,
+    ScoredFact, UserMemoryStore,
 };
 pub use kv::{InMemoryKvStore, KvStore, MemoryEntry, MemoryScope};
 pub use message::{Content, ContentBlock, Message, Metadata, Role, ToolCall};

@@ -16,8 +16,10 @@ mod file;
 mod sqlite;
 #[cfg(feature = "sqlite")]
 mod text;
+mod url;
 
 #[cfg(feature = "file")]
 pub use file::FileStore;
 #[cfg(feature = "sqlite")]
 pub use sqlite::SqliteStore;
+pub use url::{StoreUrl, STORE_URL_ENV};

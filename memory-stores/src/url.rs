@@ -6,8 +6,8 @@ use std::sync::Arc;
 
 use memory_core::di::tokens;
 use memory_core::{
-    Container, InMemoryConversationStore, InMemoryKvStore, InMemoryUserMemoryStore, InMemoryVectorStore,
-    MemoryError, Result,
+    Container, InMemoryConversationStore, InMemoryKvStore, InMemoryUserMemoryStore,
+    InMemoryVectorStore, MemoryError, Result,
 };
 
 /// The environment variable that names the stores.
@@ -85,8 +85,14 @@ impl StoreUrl {
         match self {
             StoreUrl::Memory => {
                 container
-                    .register_user_memory(tokens::USER_MEMORY, Arc::new(InMemoryUserMemoryStore::new()))
-                    .register_conversations(tokens::CONVERSATIONS, Arc::new(InMemoryConversationStore::new()))
+                    .register_user_memory(
+                        tokens::USER_MEMORY,
+                        Arc::new(InMemoryUserMemoryStore::new()),
+                    )
+                    .register_conversations(
+                        tokens::CONVERSATIONS,
+                        Arc::new(InMemoryConversationStore::new()),
+                    )
                     .register_vectors(tokens::VECTORS, Arc::new(InMemoryVectorStore::new()))
                     .register_kv(tokens::KV, Arc::new(InMemoryKvStore::new()));
             }
@@ -129,7 +135,10 @@ async fn open_file(container: &Container, dir: &std::path::Path) -> Result<()> {
     container
         .register_conversations(tokens::CONVERSATIONS, store.clone())
         .register_kv(tokens::KV, store)
-        .register_user_memory(tokens::USER_MEMORY, Arc::new(InMemoryUserMemoryStore::new()))
+        .register_user_memory(
+            tokens::USER_MEMORY,
+            Arc::new(InMemoryUserMemoryStore::new()),
+        )
         .register_vectors(tokens::VECTORS, Arc::new(InMemoryVectorStore::new()));
     Ok(())
 }

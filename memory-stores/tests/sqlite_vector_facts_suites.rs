@@ -1,6 +1,5 @@
 //! The vector and facts conformance suites (memory-core `testkit::vector` / `testkit::facts`)
-//! against SqliteStore. Those suites land on another branch: once merged, move this file
-//! to `memory-stores/tests/` (files under `tests/pending/` are not compiled).
+//! against SqliteStore, on an in-memory database and on a file.
 #![cfg(feature = "sqlite")]
 
 use memory_core::testkit;
