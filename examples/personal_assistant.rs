@@ -3,11 +3,16 @@
 //! Run with `cargo run --example personal_assistant`. The first conversation tells the
 //! assistant a few things; the second, a new conversation, shows the facts it recalls
 //! in the memory block of its system prompt.
+//!
+//! Memory lives where `AGENTMEM_STORE_URL` says (`memory://`, `sqlite://PATH`,
+//! `file://DIR`), by default in `sqlite://agentmem.db`: run the example twice and the
+//! first conversation of the second run already knows what the first run learned.
 
 use std::borrow::Cow;
 use std::sync::Arc;
 
 use agentmem::prelude::*;
+use agentmem::stores::{StoreUrl, STORE_URL_ENV};
 
 /// The agent: a prompt, a model name, and its memory settings.
 #[remember(store = "user_memory", extract = true, inject = true, top_k = 5)]
@@ -25,8 +30,9 @@ impl Agent for PersonalAssistant {
 
 #[tokio::main]
 async fn main() -> Result<(), MemoryError> {
-    let container = Container::new();
-    container.register_user_memory("user_memory", Arc::new(InMemoryUserMemoryStore::new()));
+    let url = StoreUrl::from_env_or("sqlite://agentmem.db")?;
+    println!("memory: {url:?} (set {STORE_URL_ENV} to change)\n");
+    let container = url.open().await?;
     container.register_model("offline", Arc::new(OfflineModel::new()));
 
     let script: [&[&str]; 2] = [

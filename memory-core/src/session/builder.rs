@@ -44,6 +44,7 @@ pub struct SessionBuilder<A: Agent> {
     conversation_id: Option<String>,
     config: SessionConfig,
     counter: Option<Arc<dyn TokenCounter>>,
+    must_exist: bool,
 }
 
 impl<A: Agent> SessionBuilder<A> {
@@ -55,6 +56,7 @@ impl<A: Agent> SessionBuilder<A> {
             conversation_id: None,
             config: SessionConfig::default(),
             counter: None,
+            must_exist: false,
         }
     }
 
@@ -68,6 +70,14 @@ impl<A: Agent> SessionBuilder<A> {
     /// conversation; none starts a new one under a fresh ULID.
     pub fn conversation(mut self, conversation_id: impl Into<String>) -> Self {
         self.conversation_id = Some(conversation_id.into());
+        self
+    }
+
+    /// Resumes conversation `conversation_id`: like [`conversation`](Self::conversation),
+    /// but [`build`](Self::build) fails with [`MemoryError::NotFound`] when its log is empty.
+    pub fn resume(mut self, conversation_id: impl Into<String>) -> Self {
+        self.conversation_id = Some(conversation_id.into());
+        self.must_exist = true;
         self
     }
 
@@ -167,6 +177,9 @@ impl<A: Agent> SessionBuilder<A> {
         let mut memory = ShortTermMemory::with_counter(self.config.max_tokens, counter);
 
         let events = log.load(&conversation_id).await?;
+        if self.must_exist && events.is_empty() {
+            return Err(MemoryError::not_found("conversation", conversation_id));
+        }
         let owner = crate::conversation::replay(&events, &mut memory);
         if let Some(owner) = &owner {
             if owner.user_id != user_id {
