@@ -381,3 +381,30 @@ async fn a_conversation_resumes_from_its_log() {
         .unwrap_err();
     assert!(err.to_string().contains("another user"), "{err}");
 }
+
+#[tokio::test]
+async fn summarisation_leaves_headroom_instead_of_running_every_turn() {
+    let (container, _, _) = setup();
+    let mut s = Session::builder(Plain, &container)
+        .user("alice")
+        .max_tokens(2_000)
+        .build()
+        .await
+        .unwrap();
+    let mut runs = 0;
+    for i in 0..300 {
+        let reply = s
+            .send(format!(
+                "Turn {i}: a message of a dozen words or so, to fill the window."
+            ))
+            .await
+            .unwrap();
+        if reply.report.did_summarize() {
+            runs += 1;
+        }
+        assert!(s.memory().window_tokens() <= 2_000);
+    }
+    // Each turn adds ~50 tokens; summarising down to 75% frees ~500 tokens, so it
+    // runs about once every ten turns, never on every turn.
+    assert!(runs > 0 && runs <= 40, "summarised on {runs} of 300 turns");
+}
