@@ -50,7 +50,7 @@ fn to_blob(v: &[f32]) -> Vec<u8> {
 }
 
 fn from_blob(bytes: &[u8], what: impl FnOnce() -> String) -> Result<Vec<f32>> {
-    if bytes.len() % 4 != 0 {
+    if !bytes.len().is_multiple_of(4) {
         return Err(MemoryError::corrupt(
             what(),
             format!("embedding blob of {} bytes", bytes.len()),
