@@ -445,6 +445,16 @@ fn unknown_store_url_is_a_usage_error_naming_the_url() {
     let run = run_with(from_env, "");
     assert_eq!(run.code, 2);
     assert!(run.stderr.contains("`nonsense`"), "{}", run.stderr);
+
+    // an empty variable means the default, sqlite://agentmem.db in the working directory
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut empty = binary();
+    empty
+        .env("AGENTMEM_STORE_URL", "")
+        .current_dir(dir.path())
+        .args(["vectors", "stats", "-n", "x"]);
+    run_with(empty, "").ok();
+    assert!(dir.path().join("agentmem.db").exists());
 }
 
 #[test]

@@ -20,6 +20,7 @@ pub struct Cli {
         long,
         global = true,
         env = "AGENTMEM_STORE_URL",
+        hide_env_values = true,
         default_value = DEFAULT_STORE,
         value_name = "URL"
     )]

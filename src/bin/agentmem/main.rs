@@ -45,7 +45,12 @@ async fn run(cli: Cli) -> Result<(), CliError> {
         // no store needed
         return extract::run().await;
     }
-    let stores = store::Stores::open(&cli.store).await?;
+    // an empty AGENTMEM_STORE_URL means "unset", as in `StoreUrl::from_env_or`
+    let url = match cli.store.trim() {
+        "" => cli::DEFAULT_STORE,
+        url => url,
+    };
+    let stores = store::Stores::open(url).await?;
     match cli.command {
         Command::Extract => Ok(()),
         Command::Facts(command) => facts::run(&stores, command).await,
