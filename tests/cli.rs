@@ -598,6 +598,36 @@ fn vectors_upsert_search_delete_stats() {
     assert_eq!(lines[0]["hits"].as_array().expect("hits").len(), 2);
     assert!(lines[0]["hits"][0]["score"].is_number());
 
+    // concurrent searches answer in input order, with the same hits
+    let many: String = (0..40)
+        .map(|i| format!("{{\"id\": {i}, \"query\": \"document {i} about bread\"}}\n"))
+        .collect();
+    let one_by_one = cli
+        .run_in(&["vectors", "search", "-n", "docs", "-k", "3"], &many)
+        .ok();
+    let four = cli
+        .run_in(
+            &[
+                "vectors",
+                "search",
+                "-n",
+                "docs",
+                "-k",
+                "3",
+                "--concurrency",
+                "4",
+            ],
+            &many,
+        )
+        .ok();
+    assert_eq!(one_by_one.stdout, four.stdout);
+    let ids: Vec<i64> = four
+        .json_lines()
+        .iter()
+        .filter_map(|l| l["id"].as_i64())
+        .collect();
+    assert_eq!(ids, (0..40).collect::<Vec<i64>>());
+
     let deleted = cli
         .run(&[
             "vectors", "delete", "-n", "docs", "doc-0", "doc-1", "no-such",

@@ -207,6 +207,10 @@ agentmem vectors search --namespace docs < queries.jsonl"
         k: usize,
         /// The query (several words are joined by spaces); JSONL on stdin when absent.
         query: Vec<String>,
+        /// JSONL mode: searches running at once on the store's readers (results stay in
+        /// input order).
+        #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..=64))]
+        concurrency: u16,
     },
     /// Delete documents by id.
     #[command(after_help = "Example:\n  agentmem vectors delete --namespace docs doc-1 doc-2")]

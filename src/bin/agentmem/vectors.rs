@@ -1,8 +1,10 @@
 //! `agentmem vectors`: bulk upsert, search (one query or JSONL), delete, stats.
 
+use std::collections::VecDeque;
 use std::fs::File;
 use std::io::{self, BufRead, BufReader, IsTerminal};
 use std::path::Path;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use agentmem::message::Metadata;
@@ -17,8 +19,8 @@ use crate::store::Stores;
 
 /// Runs one `vectors` subcommand.
 pub async fn run(stores: &Stores, command: VectorsCommand) -> Result<(), CliError> {
-    let store = stores.vectors()?;
-    let store = store.as_ref();
+    let arc = stores.vectors()?;
+    let store = arc.as_ref();
     match command {
         VectorsCommand::Upsert {
             namespace,
@@ -38,9 +40,16 @@ pub async fn run(stores: &Stores, command: VectorsCommand) -> Result<(), CliErro
             json,
             k,
             query,
+            concurrency,
         } => {
             if query.is_empty() {
-                search_jsonl(store, &namespace.namespace, k).await
+                search_jsonl(
+                    Arc::clone(&arc),
+                    &namespace.namespace,
+                    k,
+                    concurrency.into(),
+                )
+                .await
             } else {
                 search_one(store, &namespace.namespace, &query.join(" "), k, json.json).await
             }
@@ -243,48 +252,83 @@ struct QueryLine {
 }
 
 #[derive(Serialize)]
-struct QueryHit<'a> {
-    id: &'a str,
+struct QueryHit {
+    id: String,
     score: f32,
 }
 
 #[derive(Serialize)]
-struct QueryResult<'a> {
-    id: &'a serde_json::Value,
-    hits: Vec<QueryHit<'a>>,
+struct QueryResult {
+    id: serde_json::Value,
+    hits: Vec<QueryHit>,
 }
 
-async fn search_jsonl(store: &dyn VectorStore, namespace: &str, k: usize) -> Result<(), CliError> {
+type Pending = tokio::task::JoinHandle<agentmem::Result<QueryResult>>;
+
+/// Answers JSONL queries from stdin, one result line per query in input order. Up to
+/// `concurrency` searches run at once (the SQLite store reads on a pool of connections);
+/// results are written in order as soon as the oldest one is ready.
+async fn search_jsonl(
+    store: Arc<dyn VectorStore>,
+    namespace: &str,
+    k: usize,
+    concurrency: usize,
+) -> Result<(), CliError> {
     let stdin = io::stdin().lock();
     let mut out = io::stdout().lock();
     let started = Instant::now();
     let mut answered = 0usize;
+    let mut pending: VecDeque<Pending> = VecDeque::with_capacity(concurrency);
+    let mut failure = None;
     for (n, line) in stdin.lines().enumerate() {
         let number = n + 1;
-        let line = line.map_err(|e| CliError::runtime(&format!("stdin line {number}"), e))?;
+        let line = match line {
+            Ok(line) => line,
+            Err(e) => {
+                failure = Some(CliError::runtime(&format!("stdin line {number}"), e));
+                break;
+            }
+        };
         if line.trim().is_empty() {
             continue;
         }
-        let query: QueryLine = serde_json::from_str(&line)
-            .map_err(|e| CliError::Runtime(format!("stdin line {number}: {e}")))?;
-        let hits = store
-            .search(
-                namespace,
-                &SearchQuery::new(query.query, query.k.unwrap_or(k)),
-            )
-            .await?;
-        let result = QueryResult {
-            id: &query.id,
-            hits: hits
-                .iter()
-                .map(|h| QueryHit {
-                    id: &h.id,
-                    score: h.score,
-                })
-                .collect(),
+        let query: QueryLine = match serde_json::from_str(&line) {
+            Ok(query) => query,
+            Err(e) => {
+                failure = Some(CliError::Runtime(format!("stdin line {number}: {e}")));
+                break;
+            }
         };
-        output::json_line(&mut out, &result)?;
+        if pending.len() >= concurrency {
+            if let Some(oldest) = pending.pop_front() {
+                write_result(&mut out, oldest).await?;
+                answered += 1;
+            }
+        }
+        let store = Arc::clone(&store);
+        let namespace = namespace.to_owned();
+        pending.push_back(tokio::spawn(async move {
+            let search = SearchQuery::new(query.query, query.k.unwrap_or(k));
+            let hits = store.search(&namespace, &search).await?;
+            Ok(QueryResult {
+                id: query.id,
+                hits: hits
+                    .into_iter()
+                    .map(|h| QueryHit {
+                        id: h.id,
+                        score: h.score,
+                    })
+                    .collect(),
+            })
+        }));
+    }
+    // the queries read before a bad line are still answered
+    while let Some(oldest) = pending.pop_front() {
+        write_result(&mut out, oldest).await?;
         answered += 1;
+    }
+    if let Some(failure) = failure {
+        return Err(failure);
     }
     let secs = started.elapsed().as_secs_f64();
     eprintln!(
@@ -292,4 +336,11 @@ async fn search_jsonl(store: &dyn VectorStore, namespace: &str, k: usize) -> Res
         answered as f64 / secs.max(1e-9)
     );
     Ok(())
+}
+
+async fn write_result(out: &mut impl io::Write, pending: Pending) -> Result<(), CliError> {
+    let result = pending
+        .await
+        .map_err(|e| CliError::runtime("search task", e))??;
+    output::json_line(out, &result)
 }
