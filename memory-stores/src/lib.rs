@@ -14,14 +14,14 @@
 
 #[cfg(feature = "file")]
 mod file;
-#[cfg(any(feature = "redis", feature = "postgres"))]
-mod server_facts;
-#[cfg(feature = "sqlite")]
-mod sqlite;
 #[cfg(feature = "postgres")]
 mod postgres;
 #[cfg(feature = "redis")]
 mod redis;
+#[cfg(any(feature = "redis", feature = "postgres"))]
+mod server_facts;
+#[cfg(feature = "sqlite")]
+mod sqlite;
 #[cfg(any(feature = "sqlite", feature = "redis", feature = "postgres"))]
 mod text;
 mod url;

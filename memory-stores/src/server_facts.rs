@@ -11,7 +11,12 @@ use crate::text::tfidf_relevance;
 
 /// The best `top_k` of `facts` (current ones only) for `query`: TF-IDF cosine relevance,
 /// ranked by [`rank_score`], facts under `policy.min_confidence` left out.
-pub(crate) fn rank(facts: Vec<MemoryFact>, query: &str, policy: FactPolicy, top_k: usize) -> Vec<ScoredFact> {
+pub(crate) fn rank(
+    facts: Vec<MemoryFact>,
+    query: &str,
+    policy: FactPolicy,
+    top_k: usize,
+) -> Vec<ScoredFact> {
     let facts: Vec<MemoryFact> = facts.into_iter().filter(MemoryFact::is_current).collect();
     let docs: Vec<String> = facts.iter().map(|f| f.text.clone()).collect();
     let relevance = tfidf_relevance(query, &docs);

@@ -13,16 +13,18 @@ use std::time::{Duration, Instant};
 use common::*;
 use memory_core::di::tokens;
 use memory_core::vector::{Document, SearchQuery};
-use memory_core::{
-    testkit, ConversationStore, MemoryError, VectorStore,
-};
+use memory_core::{testkit, ConversationStore, MemoryError, VectorStore};
 use memory_stores::{PostgresOptions, PostgresStore, StoreUrl};
 
 const URL_ENV: &str = "AGENTMEM_POSTGRES_URL";
 
 async fn connect() -> Option<PostgresStore> {
     let url = server_url(URL_ENV)?;
-    Some(PostgresStore::connect(&url).await.expect("connect to postgres"))
+    Some(
+        PostgresStore::connect(&url)
+            .await
+            .expect("connect to postgres"),
+    )
 }
 
 /// A store in its own schema, with or without pgvector.
@@ -83,7 +85,9 @@ async fn vector_conformance_without_pgvector() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn both_dense_paths_rank_alike() {
     let Some(with) = connect().await else { return };
-    let without = connect_schema("agentmem", false).await.expect("same schema");
+    let without = connect_schema("agentmem", false)
+        .await
+        .expect("same schema");
     let ns = fresh("dense");
     let docs = (0..20).map(|i| {
         let a = i as f32 / 20.0;
@@ -91,22 +95,39 @@ async fn both_dense_paths_rank_alike() {
             .with_id(format!("d{i:02}"))
             .with_embedding(vec![a.cos(), a.sin(), 0.1])
     });
-    with.upsert_batch(&ns, docs.collect()).await.expect("upsert");
+    with.upsert_batch(&ns, docs.collect())
+        .await
+        .expect("upsert");
     let q = SearchQuery::new("", 5).with_embedding(vec![1.0, 0.3, 0.1]);
-    let a = VectorStore::search(&with, &ns, &q).await.expect("pgvector search");
-    let b = VectorStore::search(&without, &ns, &q).await.expect("client search");
-    let ids = |h: &[memory_core::vector::SearchHit]| h.iter().map(|h| h.id.clone()).collect::<Vec<_>>();
+    let a = VectorStore::search(&with, &ns, &q)
+        .await
+        .expect("pgvector search");
+    let b = VectorStore::search(&without, &ns, &q)
+        .await
+        .expect("client search");
+    let ids =
+        |h: &[memory_core::vector::SearchHit]| h.iter().map(|h| h.id.clone()).collect::<Vec<_>>();
     assert_eq!(ids(&a), ids(&b));
     for (x, y) in a.iter().zip(&b) {
-        assert!((x.score - y.score).abs() < 1e-4, "{} vs {}", x.score, y.score);
+        assert!(
+            (x.score - y.score).abs() < 1e-4,
+            "{} vs {}",
+            x.score,
+            y.score
+        );
     }
     VectorStore::clear(&with, &ns).await.expect("cleanup");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_newer_schema_is_refused() {
-    let Some(url) = server_url(URL_ENV) else { return };
-    let schema = format!("agentmem_v_{}", ulid::Ulid::new().to_string().to_lowercase());
+    let Some(url) = server_url(URL_ENV) else {
+        return;
+    };
+    let schema = format!(
+        "agentmem_v_{}",
+        ulid::Ulid::new().to_string().to_lowercase()
+    );
     let store = connect_schema(&schema, false).await.expect("create");
     // Pretend a newer agentmem migrated this schema.
     let (client, conn) = tokio_postgres::connect(&url, tokio_postgres::NoTls)
@@ -144,7 +165,9 @@ async fn a_newer_schema_is_refused() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn schema_names_must_be_plain_identifiers() {
-    let Some(url) = server_url(URL_ENV) else { return };
+    let Some(url) = server_url(URL_ENV) else {
+        return;
+    };
     for bad in ["", "Agentmem", "a-b", "a\"; DROP SCHEMA public; --", "1abc"] {
         let err = PostgresStore::connect_with(
             &url,
@@ -155,7 +178,10 @@ async fn schema_names_must_be_plain_identifiers() {
         )
         .await
         .expect_err("refused");
-        assert!(matches!(err, MemoryError::InvalidArgument { .. }), "{bad}: {err:?}");
+        assert!(
+            matches!(err, MemoryError::InvalidArgument { .. }),
+            "{bad}: {err:?}"
+        );
     }
 }
 
@@ -170,8 +196,13 @@ async fn hostile_ids_are_isolated() {
         .await
         .expect("upsert");
     assert_eq!(VectorStore::len(&store, &b).await.expect("len"), 0);
-    assert!(VectorStore::get(&store, &b, "*").await.expect("get").is_none());
-    let hits = VectorStore::search(&store, &b, &SearchQuery::new("secret", 5)).await.expect("search");
+    assert!(VectorStore::get(&store, &b, "*")
+        .await
+        .expect("get")
+        .is_none());
+    let hits = VectorStore::search(&store, &b, &SearchQuery::new("secret", 5))
+        .await
+        .expect("search");
     assert!(hits.is_empty());
     VectorStore::clear(&store, &a).await.expect("cleanup");
 }
@@ -211,7 +242,9 @@ async fn two_processes_share_one_server() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn postgres_urls_open_a_container() {
-    let Some(url) = server_url(URL_ENV) else { return };
+    let Some(url) = server_url(URL_ENV) else {
+        return;
+    };
     let alt = url.replacen("postgres://", "postgresql://", 1);
     for u in [&url, &alt] {
         let parsed: StoreUrl = u.parse().expect("parse");
@@ -226,11 +259,24 @@ async fn postgres_urls_open_a_container() {
         let id = fresh("url");
         assert_eq!(conv.append(&id, vec![msg("hi")]).await.expect("append"), 1);
         let direct = connect().await.expect("connect");
-        assert_eq!(direct.load(&id).await.expect("load").len(), 1, "same server");
+        assert_eq!(
+            direct.load(&id).await.expect("load").len(),
+            1,
+            "same server"
+        );
         let ns = fresh("url-docs");
-        vectors.upsert(&ns, Document::new("persisted")).await.expect("upsert");
-        assert_eq!(VectorStore::len(&direct, &ns).await.expect("len"), 1, "vectors persist");
-        ConversationStore::delete(&direct, &id).await.expect("cleanup");
+        vectors
+            .upsert(&ns, Document::new("persisted"))
+            .await
+            .expect("upsert");
+        assert_eq!(
+            VectorStore::len(&direct, &ns).await.expect("len"),
+            1,
+            "vectors persist"
+        );
+        ConversationStore::delete(&direct, &id)
+            .await
+            .expect("cleanup");
         VectorStore::clear(&direct, &ns).await.expect("cleanup");
     }
 }
@@ -252,7 +298,11 @@ async fn an_unreachable_server_is_a_typed_error_in_bounded_time() {
         )
         .await
         .expect_err("nothing listens there");
-        assert!(start.elapsed() < Duration::from_secs(5), "{url}: took {:?}", start.elapsed());
+        assert!(
+            start.elapsed() < Duration::from_secs(5),
+            "{url}: took {:?}",
+            start.elapsed()
+        );
         assert_store_error(&err, "postgres");
     }
     assert!(PostgresStore::connect("not a url").await.is_err());

@@ -50,7 +50,9 @@ async fn hostile_ids_are_isolated() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn a_custom_prefix_separates_stores() {
-    let Some(url) = server_url(URL_ENV) else { return };
+    let Some(url) = server_url(URL_ENV) else {
+        return;
+    };
     let a = RedisStore::connect(&url).await.expect("connect");
     let b = RedisStore::connect_with(
         &url,
@@ -105,7 +107,9 @@ async fn two_processes_share_one_server() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn redis_urls_open_a_container() {
-    let Some(url) = server_url(URL_ENV) else { return };
+    let Some(url) = server_url(URL_ENV) else {
+        return;
+    };
     let parsed: StoreUrl = url.parse().expect("parse");
     assert_eq!(parsed, StoreUrl::Redis(url.clone()));
     let container = parsed.open().await.expect("open");
@@ -115,15 +119,23 @@ async fn redis_urls_open_a_container() {
     let id = fresh("url");
     assert_eq!(conv.append(&id, vec![msg("hi")]).await.expect("append"), 1);
     let direct = RedisStore::connect(&url).await.expect("connect");
-    assert_eq!(direct.load(&id).await.expect("load").len(), 1, "same server");
+    assert_eq!(
+        direct.load(&id).await.expect("load").len(),
+        1,
+        "same server"
+    );
     assert!(
-        container.resolve::<dyn VectorStore>(Some(tokens::VECTORS)).is_ok(),
+        container
+            .resolve::<dyn VectorStore>(Some(tokens::VECTORS))
+            .is_ok(),
         "an in-memory vector store is registered"
     );
     assert!(container
         .resolve::<dyn UserMemoryStore>(Some(tokens::USER_MEMORY))
         .is_ok());
-    ConversationStore::delete(&direct, &id).await.expect("cleanup");
+    ConversationStore::delete(&direct, &id)
+        .await
+        .expect("cleanup");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -140,9 +152,12 @@ async fn an_unreachable_server_is_a_typed_error_in_bounded_time() {
         )
         .await
         .expect_err("nothing listens there");
-        assert!(start.elapsed() < Duration::from_secs(5), "{url}: took {:?}", start.elapsed());
+        assert!(
+            start.elapsed() < Duration::from_secs(5),
+            "{url}: took {:?}",
+            start.elapsed()
+        );
         assert_store_error(&err, "redis");
     }
     assert!(RedisStore::connect("not a url").await.is_err());
 }
-

@@ -28,12 +28,19 @@ impl ConversationStore for PostgresStore {
             if bodies.is_empty() {
                 let row = client
                     .query_opt(
-                        &format!("SELECT last_seq FROM {} WHERE id = $1", self.table("conversations")),
+                        &format!(
+                            "SELECT last_seq FROM {} WHERE id = $1",
+                            self.table("conversations")
+                        ),
                         &[&conversation_id],
                     )
                     .await
                     .map_err(on(op))?;
-                let last: i64 = row.map(|r| r.try_get(0)).transpose().map_err(on(op))?.unwrap_or(0);
+                let last: i64 = row
+                    .map(|r| r.try_get(0))
+                    .transpose()
+                    .map_err(on(op))?
+                    .unwrap_or(0);
                 return Ok(u64::try_from(last).unwrap_or(0));
             }
             let n = i64::try_from(bodies.len()).unwrap_or(i64::MAX);

@@ -7,11 +7,11 @@
 
 use async_trait::async_trait;
 use chrono::Utc;
+use deadpool_postgres::GenericClient;
 use memory_core::facts::{reconcile, Reconciliation};
 use memory_core::{
     FactCandidate, FactChange, MemoryError, MemoryFact, Result, ScoredFact, UserMemoryStore,
 };
-use deadpool_postgres::GenericClient;
 
 use super::{decode, encode, on, PostgresStore};
 use crate::server_facts::{chain, doomed, rank};

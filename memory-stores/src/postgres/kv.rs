@@ -82,7 +82,11 @@ impl KvStore for PostgresStore {
                 .query_opt(&stmt, &[&namespace, &micros(Utc::now()), &key])
                 .await
                 .map_err(on(op))?;
-            Ok(row.map(|r| r.try_get::<_, bool>(0)).transpose().map_err(on(op))?.unwrap_or(false))
+            Ok(row
+                .map(|r| r.try_get::<_, bool>(0))
+                .transpose()
+                .map_err(on(op))?
+                .unwrap_or(false))
         })
         .await
     }

@@ -28,11 +28,17 @@ fn normalised(v: &[f32]) -> Result<Vec<f32>> {
         return Err(MemoryError::invalid("embedding", "must not be empty"));
     }
     if v.iter().any(|x| !x.is_finite()) {
-        return Err(MemoryError::invalid("embedding", "must hold finite numbers"));
+        return Err(MemoryError::invalid(
+            "embedding",
+            "must hold finite numbers",
+        ));
     }
     let norm = v.iter().map(|x| x * x).sum::<f32>().sqrt();
     if norm == 0.0 || !norm.is_finite() {
-        return Err(MemoryError::invalid("embedding", "must not be the zero vector"));
+        return Err(MemoryError::invalid(
+            "embedding",
+            "must not be the zero vector",
+        ));
     }
     Ok(v.iter().map(|x| x / norm).collect())
 }
@@ -50,7 +56,9 @@ fn hit(row: &Row, query: &SearchQuery, score: f32) -> Result<Option<SearchHit>> 
     let op = "search documents";
     let id: String = row.try_get(0).map_err(on(op))?;
     let meta_text: &str = row.try_get(2).map_err(on(op))?;
-    let metadata: Metadata = decode(meta_text, || format!("metadata of document `{id}` in postgres"))?;
+    let metadata: Metadata = decode(meta_text, || {
+        format!("metadata of document `{id}` in postgres")
+    })?;
     if query.filter.as_ref().is_some_and(|f| !f.matches(&metadata)) {
         return Ok(None);
     }
@@ -63,15 +71,25 @@ fn hit(row: &Row, query: &SearchQuery, score: f32) -> Result<Option<SearchHit>> 
 }
 
 impl PostgresStore {
-    async fn dimension<C: deadpool_postgres::GenericClient>(&self, client: &C, ns: &str) -> Result<Option<usize>> {
+    async fn dimension<C: deadpool_postgres::GenericClient>(
+        &self,
+        client: &C,
+        ns: &str,
+    ) -> Result<Option<usize>> {
         let row = client
             .query_opt(
-                &format!("SELECT dimension FROM {} WHERE namespace = $1", self.table("vector_namespaces")),
+                &format!(
+                    "SELECT dimension FROM {} WHERE namespace = $1",
+                    self.table("vector_namespaces")
+                ),
                 &[&ns],
             )
             .await
             .map_err(on("read a namespace's dimension"))?;
-        let d: Option<i32> = row.map(|r| r.try_get(0)).transpose().map_err(on("read a namespace's dimension"))?;
+        let d: Option<i32> = row
+            .map(|r| r.try_get(0))
+            .transpose()
+            .map_err(on("read a namespace's dimension"))?;
         Ok(d.map(|d| usize::try_from(d).unwrap_or(0)))
     }
 
@@ -104,21 +122,32 @@ impl PostgresStore {
         Ok(hits)
     }
 
-    async fn dense_search(&self, ns: &str, query: &SearchQuery, embedding: &[f32]) -> Result<Vec<SearchHit>> {
+    async fn dense_search(
+        &self,
+        ns: &str,
+        query: &SearchQuery,
+        embedding: &[f32],
+    ) -> Result<Vec<SearchHit>> {
         let op = "search documents";
         let q = normalised(embedding)?;
         let client = self.client(op).await?;
         match self.dimension(&client, ns).await? {
             None => return Ok(Vec::new()),
             Some(expected) if expected != q.len() => {
-                return Err(MemoryError::DimensionMismatch { expected, found: q.len() })
+                return Err(MemoryError::DimensionMismatch {
+                    expected,
+                    found: q.len(),
+                })
             }
             Some(_) => {}
         }
         let mut hits = Vec::new();
         if self.pgvector {
             // Without a filter the server can stop at k; with one, rows stream in rank order.
-            let limit: Option<i64> = query.filter.is_none().then(|| i64::try_from(query.k).unwrap_or(i64::MAX));
+            let limit: Option<i64> = query
+                .filter
+                .is_none()
+                .then(|| i64::try_from(query.k).unwrap_or(i64::MAX));
             let stmt = client
                 .prepare_cached(&format!(
                     "SELECT id, content, metadata::text, \
@@ -129,7 +158,10 @@ impl PostgresStore {
                 ))
                 .await
                 .map_err(on(op))?;
-            let rows = client.query(&stmt, &[&ns, &q, &limit]).await.map_err(on(op))?;
+            let rows = client
+                .query(&stmt, &[&ns, &q, &limit])
+                .await
+                .map_err(on(op))?;
             for row in &rows {
                 let s: f32 = row.try_get(3).map_err(on(op))?;
                 if let Some(h) = hit(row, query, s.clamp(-1.0, 1.0))? {
@@ -184,8 +216,15 @@ impl VectorStore for PostgresStore {
         }
         if let Some(first) = prepared.iter().find_map(|p| p.3.as_ref()) {
             let dim = first.len();
-            if let Some(other) = prepared.iter().filter_map(|p| p.3.as_ref()).find(|e| e.len() != dim) {
-                return Err(MemoryError::DimensionMismatch { expected: dim, found: other.len() });
+            if let Some(other) = prepared
+                .iter()
+                .filter_map(|p| p.3.as_ref())
+                .find(|e| e.len() != dim)
+            {
+                return Err(MemoryError::DimensionMismatch {
+                    expected: dim,
+                    found: other.len(),
+                });
             }
         }
         self.bounded(op, async {
@@ -286,7 +325,10 @@ impl VectorStore for PostgresStore {
             let client = self.client(op).await?;
             let n = client
                 .execute(
-                    &format!("DELETE FROM {} WHERE namespace = $1 AND id = ANY($2)", self.table("documents")),
+                    &format!(
+                        "DELETE FROM {} WHERE namespace = $1 AND id = ANY($2)",
+                        self.table("documents")
+                    ),
                     &[&namespace, &ids],
                 )
                 .await
@@ -301,11 +343,20 @@ impl VectorStore for PostgresStore {
         self.bounded(op, async {
             let mut client = self.client(op).await?;
             let tx = client.transaction().await.map_err(on(op))?;
-            tx.execute(&format!("DELETE FROM {} WHERE namespace = $1", self.table("documents")), &[&namespace])
-                .await
-                .map_err(on(op))?;
             tx.execute(
-                &format!("DELETE FROM {} WHERE namespace = $1", self.table("vector_namespaces")),
+                &format!(
+                    "DELETE FROM {} WHERE namespace = $1",
+                    self.table("documents")
+                ),
+                &[&namespace],
+            )
+            .await
+            .map_err(on(op))?;
+            tx.execute(
+                &format!(
+                    "DELETE FROM {} WHERE namespace = $1",
+                    self.table("vector_namespaces")
+                ),
                 &[&namespace],
             )
             .await
@@ -320,7 +371,13 @@ impl VectorStore for PostgresStore {
         self.bounded(op, async {
             let client = self.client(op).await?;
             let row = client
-                .query_one(&format!("SELECT count(*) FROM {} WHERE namespace = $1", self.table("documents")), &[&namespace])
+                .query_one(
+                    &format!(
+                        "SELECT count(*) FROM {} WHERE namespace = $1",
+                        self.table("documents")
+                    ),
+                    &[&namespace],
+                )
                 .await
                 .map_err(on(op))?;
             let n: i64 = row.try_get(0).map_err(on(op))?;

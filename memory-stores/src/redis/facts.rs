@@ -76,12 +76,22 @@ impl RedisStore {
             .iter()
             .map(|b| decode::<MemoryFact>(b, || format!("fact of user `{user}` in redis")))
             .collect::<Result<Vec<_>>>()?;
-        facts.sort_by(|a, b| a.created_at.cmp(&b.created_at).then_with(|| a.id.cmp(&b.id)));
+        facts.sort_by(|a, b| {
+            a.created_at
+                .cmp(&b.created_at)
+                .then_with(|| a.id.cmp(&b.id))
+        });
         Ok((version.unwrap_or_else(|| "0".to_owned()), facts))
     }
 
     /// Applies `writes` if the user's version is still `version`; whether it was.
-    async fn commit(&self, user: &str, version: &str, writes: &[Write], op: &'static str) -> Result<bool> {
+    async fn commit(
+        &self,
+        user: &str,
+        version: &str,
+        writes: &[Write],
+        op: &'static str,
+    ) -> Result<bool> {
         let (ver, hash) = self.fact_keys(user);
         let mut inv = COMMIT.prepare_invoke();
         inv.key(ver).key(hash).arg(version);
@@ -98,14 +108,21 @@ impl RedisStore {
 }
 
 /// What reconciling `candidate` against `current` does, and the writes it needs.
-fn decide(user: &str, current: Vec<MemoryFact>, candidate: FactCandidate) -> Result<(FactChange, Vec<Write>)> {
+fn decide(
+    user: &str,
+    current: Vec<MemoryFact>,
+    candidate: FactCandidate,
+) -> Result<(FactChange, Vec<Write>)> {
     let now = Utc::now();
     let live: Vec<MemoryFact> = current.into_iter().filter(MemoryFact::is_current).collect();
     Ok(match reconcile(&live, &candidate) {
         Reconciliation::Ignore(reason) => (FactChange::Ignored { candidate, reason }, Vec::new()),
         Reconciliation::Add => {
             let fact = MemoryFact::from_candidate(user, candidate, now);
-            (FactChange::Added { fact: fact.clone() }, vec![Write::Set(fact)])
+            (
+                FactChange::Added { fact: fact.clone() },
+                vec![Write::Set(fact)],
+            )
         }
         Reconciliation::Reinforce(id) => {
             let mut fact = live
@@ -113,7 +130,10 @@ fn decide(user: &str, current: Vec<MemoryFact>, candidate: FactCandidate) -> Res
                 .find(|f| f.id == id)
                 .ok_or_else(|| MemoryError::not_found("fact", id))?;
             fact.reinforce(candidate.confidence, now);
-            (FactChange::Reinforced { fact: fact.clone() }, vec![Write::Set(fact)])
+            (
+                FactChange::Reinforced { fact: fact.clone() },
+                vec![Write::Set(fact)],
+            )
         }
         Reconciliation::Supersede(id) => {
             let mut old = live
@@ -142,7 +162,11 @@ impl UserMemoryStore for RedisStore {
                 return Ok(change);
             }
         }
-        Err(MemoryError::store(STORE, op, "too many concurrent writers; gave up retrying"))
+        Err(MemoryError::store(
+            STORE,
+            op,
+            "too many concurrent writers; gave up retrying",
+        ))
     }
 
     async fn search(&self, user_id: &str, query: &str, top_k: usize) -> Result<Vec<ScoredFact>> {
@@ -164,7 +188,10 @@ impl UserMemoryStore for RedisStore {
         let text: Option<String> = self
             .run(
                 "get a fact",
-                redis::cmd("HGET").arg(hash).arg(fact_id).query_async(&mut conn),
+                redis::cmd("HGET")
+                    .arg(hash)
+                    .arg(fact_id)
+                    .query_async(&mut conn),
             )
             .await?;
         text.map(|t| decode(&t, || format!("fact `{fact_id}` in redis")))
@@ -175,7 +202,10 @@ impl UserMemoryStore for RedisStore {
         let op = "delete a fact";
         for _ in 0..MAX_ATTEMPTS {
             let (version, all) = self.load_facts(user_id, op).await?;
-            let doomed: Vec<Write> = doomed(&all, fact_id).into_iter().map(Write::Delete).collect();
+            let doomed: Vec<Write> = doomed(&all, fact_id)
+                .into_iter()
+                .map(Write::Delete)
+                .collect();
             if doomed.is_empty() {
                 return Ok(false);
             }
@@ -183,7 +213,11 @@ impl UserMemoryStore for RedisStore {
                 return Ok(true);
             }
         }
-        Err(MemoryError::store(STORE, op, "too many concurrent writers; gave up retrying"))
+        Err(MemoryError::store(
+            STORE,
+            op,
+            "too many concurrent writers; gave up retrying",
+        ))
     }
 
     async fn forget_user(&self, user_id: &str) -> Result<usize> {

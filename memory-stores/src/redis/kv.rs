@@ -26,7 +26,12 @@ impl RedisStore {
     async fn kv_members(&self, ns: &str, op: &'static str) -> Result<Vec<(String, bool)>> {
         let mut conn = self.conn.clone();
         let keys: Vec<String> = self
-            .run(op, redis::cmd("SMEMBERS").arg(self.kv_index(ns)).query_async(&mut conn))
+            .run(
+                op,
+                redis::cmd("SMEMBERS")
+                    .arg(self.kv_index(ns))
+                    .query_async(&mut conn),
+            )
             .await?;
         if keys.is_empty() {
             return Ok(Vec::new());

@@ -108,8 +108,8 @@ impl RedisStore {
     /// Connects to `url` with `options`. An unreachable server gives
     /// [`MemoryError::Store`] within about `options.connect_timeout`.
     pub async fn connect_with(url: &str, options: RedisOptions) -> Result<Self> {
-        let client =
-            redis::Client::open(url).map_err(|e| MemoryError::invalid("redis URL", e.to_string()))?;
+        let client = redis::Client::open(url)
+            .map_err(|e| MemoryError::invalid("redis URL", e.to_string()))?;
         let config = ConnectionManagerConfig::new()
             .set_connection_timeout(Some(options.connect_timeout))
             .set_response_timeout(Some(options.response_timeout))

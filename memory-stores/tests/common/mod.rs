@@ -156,18 +156,27 @@ pub async fn two_instances_share(
     let conv = fresh("shared");
     let user = fresh("user");
     let ns = fresh("ns");
-    a.0.append(&conv, vec![msg("from a")]).await.expect("append a");
-    b.0.append(&conv, vec![msg("from b")]).await.expect("append b");
-    let seen: Vec<String> = a.0.load(&conv).await.expect("load").iter().map(|e| text_of(&e.event)).collect();
+    a.0.append(&conv, vec![msg("from a")])
+        .await
+        .expect("append a");
+    b.0.append(&conv, vec![msg("from b")])
+        .await
+        .expect("append b");
+    let seen: Vec<String> =
+        a.0.load(&conv)
+            .await
+            .expect("load")
+            .iter()
+            .map(|e| text_of(&e.event))
+            .collect();
     assert_eq!(seen, ["from a", "from b"]);
     a.1.upsert(&user, FactCandidate::new("likes green tea", 0.8))
         .await
         .expect("upsert a");
-    let change = b
-        .1
-        .upsert(&user, FactCandidate::new("likes green tea", 0.8))
-        .await
-        .expect("upsert b");
+    let change =
+        b.1.upsert(&user, FactCandidate::new("likes green tea", 0.8))
+            .await
+            .expect("upsert b");
     assert_eq!(change.kind(), "reinforced", "b reinforces a's fact");
     let hits = a.1.search(&user, "tea", 5).await.expect("search");
     assert_eq!(hits.len(), 1);
@@ -187,11 +196,18 @@ pub async fn concurrent_fact_writers(a: Arc<dyn UserMemoryStore>, b: Arc<dyn Use
     let user = fresh("fact-writers");
     let mut tasks = tokio::task::JoinSet::new();
     for w in 0..16 {
-        let store = if w % 2 == 0 { Arc::clone(&a) } else { Arc::clone(&b) };
+        let store = if w % 2 == 0 {
+            Arc::clone(&a)
+        } else {
+            Arc::clone(&b)
+        };
         let user = user.clone();
         tasks.spawn(async move {
             store
-                .upsert(&user, FactCandidate::new(format!("owns instrument number {w}"), 0.7))
+                .upsert(
+                    &user,
+                    FactCandidate::new(format!("owns instrument number {w}"), 0.7),
+                )
                 .await
                 .expect("upsert distinct");
             store
@@ -204,8 +220,15 @@ pub async fn concurrent_fact_writers(a: Arc<dyn UserMemoryStore>, b: Arc<dyn Use
         r.expect("task");
     }
     let facts = a.list(&user).await.expect("list");
-    assert_eq!(facts.len(), 17, "16 distinct facts and one shared: {facts:#?}");
-    let jazz = facts.iter().find(|f| f.text == "likes jazz").expect("shared fact");
+    assert_eq!(
+        facts.len(),
+        17,
+        "16 distinct facts and one shared: {facts:#?}"
+    );
+    let jazz = facts
+        .iter()
+        .find(|f| f.text == "likes jazz")
+        .expect("shared fact");
     assert_eq!(jazz.reinforcement_count, 15, "no lost reinforcement");
     a.forget_user(&user).await.expect("cleanup");
 }
@@ -219,18 +242,26 @@ pub async fn hostile_ids_isolated(
     let run = ulid::Ulid::new().to_string();
     let ids: Vec<String> = HOSTILE_IDS.iter().map(|h| format!("{run}{h}")).collect();
     for id in &ids {
-        conv.append(id, vec![msg(format!("conv of {id}"))]).await.expect("append");
+        conv.append(id, vec![msg(format!("conv of {id}"))])
+            .await
+            .expect("append");
         facts
             .upsert(id, FactCandidate::new(format!("fact of {id}"), 0.9))
             .await
             .expect("upsert");
-        kv.put(id, MemoryEntry::new(MemoryScope::Working, id.as_str(), id.as_str().into()))
-            .await
-            .expect("put");
+        kv.put(
+            id,
+            MemoryEntry::new(MemoryScope::Working, id.as_str(), id.as_str().into()),
+        )
+        .await
+        .expect("put");
         // A key that looks like a pattern matching every other key.
-        kv.put(id, MemoryEntry::new(MemoryScope::Working, "*", "star".into()))
-            .await
-            .expect("put star");
+        kv.put(
+            id,
+            MemoryEntry::new(MemoryScope::Working, "*", "star".into()),
+        )
+        .await
+        .expect("put star");
     }
     for id in &ids {
         let events = conv.load(id).await.expect("load");
@@ -248,9 +279,16 @@ pub async fn hostile_ids_isolated(
         assert_eq!(keys, want, "{id:?}");
         for other in &ids {
             if other != id {
-                assert!(kv.get(id, other).await.expect("get").is_none(), "{id:?} sees {other:?}");
+                assert!(
+                    kv.get(id, other).await.expect("get").is_none(),
+                    "{id:?} sees {other:?}"
+                );
                 assert!(facts.get(id, &listed[0].id).await.expect("get").is_some());
-                assert!(facts.get(other, &listed[0].id).await.expect("get").is_none());
+                assert!(facts
+                    .get(other, &listed[0].id)
+                    .await
+                    .expect("get")
+                    .is_none());
             }
         }
     }
@@ -294,12 +332,23 @@ pub const CHILD_CONV: &str = "AGENTMEM_TEST_CHILD_CONV";
 pub const CHILD_USER: &str = "AGENTMEM_TEST_CHILD_USER";
 
 /// The child's side: sees the parent's event and fact, then appends and upserts its own.
-pub async fn child_side(conv: &dyn ConversationStore, facts: &dyn UserMemoryStore, id: &str, user: &str) {
+pub async fn child_side(
+    conv: &dyn ConversationStore,
+    facts: &dyn UserMemoryStore,
+    id: &str,
+    user: &str,
+) {
     let events = conv.load(id).await.expect("child load");
     assert_eq!(events.len(), 1, "child sees the parent's event");
     assert_eq!(text_of(&events[0].event), "from parent");
-    assert_eq!(facts.list(user).await.expect("child list").len(), 1, "child sees the parent's fact");
-    conv.append(id, vec![msg("from child")]).await.expect("child append");
+    assert_eq!(
+        facts.list(user).await.expect("child list").len(),
+        1,
+        "child sees the parent's fact"
+    );
+    conv.append(id, vec![msg("from child")])
+        .await
+        .expect("child append");
     facts
         .upsert(user, FactCandidate::new("plays the cello", 0.9))
         .await
@@ -315,7 +364,9 @@ pub async fn parent_side(
 ) {
     let id = fresh("two-processes");
     let user = fresh("two-processes-user");
-    conv.append(&id, vec![msg("from parent")]).await.expect("append");
+    conv.append(&id, vec![msg("from parent")])
+        .await
+        .expect("append");
     facts
         .upsert(&user, FactCandidate::new("likes hiking", 0.9))
         .await
@@ -336,9 +387,21 @@ pub async fn parent_side(
         String::from_utf8_lossy(&out.stdout),
         String::from_utf8_lossy(&out.stderr)
     );
-    let texts: Vec<String> = conv.load(&id).await.expect("load").iter().map(|e| text_of(&e.event)).collect();
+    let texts: Vec<String> = conv
+        .load(&id)
+        .await
+        .expect("load")
+        .iter()
+        .map(|e| text_of(&e.event))
+        .collect();
     assert_eq!(texts, ["from parent", "from child"]);
-    let mut fact_texts: Vec<String> = facts.list(&user).await.expect("list").into_iter().map(|f| f.text).collect();
+    let mut fact_texts: Vec<String> = facts
+        .list(&user)
+        .await
+        .expect("list")
+        .into_iter()
+        .map(|f| f.text)
+        .collect();
     fact_texts.sort();
     assert_eq!(fact_texts, ["likes hiking", "plays the cello"]);
     conv.delete(&id).await.expect("cleanup");
