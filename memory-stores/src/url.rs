@@ -76,7 +76,7 @@ impl FromStr for StoreUrl {
             "memory" => Ok(StoreUrl::Memory),
             "sqlite" => path("database file").map(StoreUrl::Sqlite),
             "file" => path("directory").map(StoreUrl::File),
-            "redis" | "rediss" => Ok(StoreUrl::Redis(url.to_owned())),
+            "redis" => Ok(StoreUrl::Redis(url.to_owned())),
             "postgres" | "postgresql" => Ok(StoreUrl::Postgres(url.to_owned())),
             other => Err(MemoryError::invalid(
                 "store URL",

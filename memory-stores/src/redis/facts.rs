@@ -53,9 +53,14 @@ return n
     )
 });
 
+/// One change to a user's hash: a fact stored (id and JSON body) or removed (id).
 enum Write {
-    Set(MemoryFact),
+    Set(String, String),
     Delete(String),
+}
+
+fn set(fact: &MemoryFact) -> Result<Write> {
+    Ok(Write::Set(fact.id.clone(), encode(fact, "fact")?))
 }
 
 impl RedisStore {
@@ -97,7 +102,7 @@ impl RedisStore {
         inv.key(ver).key(hash).arg(version);
         for w in writes {
             match w {
-                Write::Set(f) => inv.arg("s").arg(&f.id).arg(encode(f, "fact")?),
+                Write::Set(id, body) => inv.arg("s").arg(id).arg(body),
                 Write::Delete(id) => inv.arg("d").arg(id).arg(""),
             };
         }
@@ -119,10 +124,8 @@ fn decide(
         Reconciliation::Ignore(reason) => (FactChange::Ignored { candidate, reason }, Vec::new()),
         Reconciliation::Add => {
             let fact = MemoryFact::from_candidate(user, candidate, now);
-            (
-                FactChange::Added { fact: fact.clone() },
-                vec![Write::Set(fact)],
-            )
+            let writes = vec![set(&fact)?];
+            (FactChange::Added { fact }, writes)
         }
         Reconciliation::Reinforce(id) => {
             let mut fact = live
@@ -130,10 +133,8 @@ fn decide(
                 .find(|f| f.id == id)
                 .ok_or_else(|| MemoryError::not_found("fact", id))?;
             fact.reinforce(candidate.confidence, now);
-            (
-                FactChange::Reinforced { fact: fact.clone() },
-                vec![Write::Set(fact)],
-            )
+            let writes = vec![set(&fact)?];
+            (FactChange::Reinforced { fact }, writes)
         }
         Reconciliation::Supersede(id) => {
             let mut old = live
@@ -142,7 +143,7 @@ fn decide(
                 .ok_or_else(|| MemoryError::not_found("fact", id))?;
             let new = MemoryFact::from_candidate(user, candidate, now);
             old.superseded_by = Some(new.id.clone());
-            let writes = vec![Write::Set(old.clone()), Write::Set(new.clone())];
+            let writes = vec![set(&old)?, set(&new)?];
             (FactChange::Superseded { old, new }, writes)
         }
     })
