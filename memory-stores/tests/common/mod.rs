@@ -21,10 +21,17 @@ pub fn server_url(var: &str) -> Option<String> {
             if std::env::var("CI").is_ok_and(|v| v == "true") {
                 panic!("{var} is not set: CI must start the servers with `source .ci/services.sh`");
             }
-            eprintln!("skipping: set {var} to run");
+            skip_notice(&format!("skipping: set {var} to run"));
             None
         }
     }
+}
+
+/// Prints `text` on stderr even while the test harness captures output (it captures the
+/// print macros only), so a skipped server test is visible in a plain `cargo test`.
+fn skip_notice(text: &str) {
+    use std::io::Write;
+    let _ = writeln!(std::io::stderr(), "{text}");
 }
 
 /// The stop and start commands in `stop_var`/`start_var`; `None` (after a message) when
@@ -36,7 +43,9 @@ pub fn server_control(stop_var: &str, start_var: &str) -> Option<(String, String
             if std::env::var("CI").is_ok_and(|v| v == "true") {
                 panic!("{stop_var}/{start_var} are not set: CI must `source .ci/services.sh`");
             }
-            eprintln!("skipping: set {stop_var} and {start_var} to run the restart test");
+            skip_notice(&format!(
+                "skipping: set {stop_var} and {start_var} to run the restart test"
+            ));
             None
         }
     }
