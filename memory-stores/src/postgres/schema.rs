@@ -134,3 +134,26 @@ pub(crate) async fn enable_pgvector(client: &Client) -> bool {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_plain_identifiers_are_schema_names() {
+        assert_eq!(quoted("agentmem").ok().as_deref(), Some("\"agentmem\""));
+        assert!(quoted("_a1").is_ok());
+        for bad in ["", "A", "1a", "a-b", "a\"b", "a; DROP", &"a".repeat(64)] {
+            assert!(quoted(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn every_migration_is_schema_qualified() {
+        for sql in MIGRATIONS {
+            for line in sql.lines().filter(|l| l.starts_with("CREATE TABLE")) {
+                assert!(line.contains("{s}."), "{line}");
+            }
+        }
+    }
+}

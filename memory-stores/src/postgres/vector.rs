@@ -386,3 +386,24 @@ impl VectorStore for PostgresStore {
         .await
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tsquery_text_holds_only_words_joined_by_or() {
+        assert_eq!(ts_query("Hello, world!").as_deref(), Some("hello | world"));
+        assert_eq!(ts_query("a & !b | c:*").as_deref(), Some("a | b | c"));
+        assert_eq!(ts_query("?!"), None);
+    }
+
+    #[test]
+    fn embeddings_are_normalised_or_refused() {
+        let v = normalised(&[3.0, 4.0]).expect("valid");
+        assert!((v[0] - 0.6).abs() < 1e-6 && (v[1] - 0.8).abs() < 1e-6);
+        assert!(normalised(&[]).is_err());
+        assert!(normalised(&[0.0, 0.0]).is_err());
+        assert!(normalised(&[f32::NAN]).is_err());
+    }
+}
