@@ -7,19 +7,31 @@
 //!   [`VectorStore`](memory_core::VectorStore) and
 //!   [`UserMemoryStore`](memory_core::UserMemoryStore);
 //! - `file`: [`FileStore`], a directory of JSON files implementing
-//!   [`ConversationStore`](memory_core::ConversationStore) and [`KvStore`](memory_core::KvStore).
+//!   [`ConversationStore`](memory_core::ConversationStore) and [`KvStore`](memory_core::KvStore);
+//! - `redis`: [`RedisStore`], conversations, KV entries and user facts in Redis;
+//! - `postgres`: [`PostgresStore`], every store trait in PostgreSQL (pgvector when available).
 #![warn(missing_docs)]
 
 #[cfg(feature = "file")]
 mod file;
+#[cfg(feature = "postgres")]
+mod postgres;
+#[cfg(feature = "redis")]
+mod redis;
+#[cfg(any(feature = "redis", feature = "postgres"))]
+mod server_facts;
 #[cfg(feature = "sqlite")]
 mod sqlite;
-#[cfg(feature = "sqlite")]
+#[cfg(any(feature = "sqlite", feature = "redis", feature = "postgres"))]
 mod text;
 mod url;
 
 #[cfg(feature = "file")]
 pub use file::FileStore;
+#[cfg(feature = "postgres")]
+pub use postgres::{PostgresOptions, PostgresStore};
+#[cfg(feature = "redis")]
+pub use redis::{RedisOptions, RedisStore};
 #[cfg(feature = "sqlite")]
 pub use sqlite::SqliteStore;
 pub use url::{StoreUrl, STORE_URL_ENV};

@@ -23,6 +23,14 @@ pub const STORE_URL_ENV: &str = "AGENTMEM_STORE_URL";
 ///     "sqlite://data/agentmem.db".parse::<StoreUrl>().unwrap(),
 ///     StoreUrl::Sqlite("data/agentmem.db".into())
 /// );
+/// assert_eq!(
+///     "redis://127.0.0.1:6379/0".parse::<StoreUrl>().unwrap(),
+///     StoreUrl::Redis("redis://127.0.0.1:6379/0".into())
+/// );
+/// assert_eq!(
+///     "postgresql://me@db/app".parse::<StoreUrl>().unwrap(),
+///     StoreUrl::Postgres("postgresql://me@db/app".into())
+/// );
 /// assert!("ftp://x".parse::<StoreUrl>().is_err());
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -35,6 +43,13 @@ pub enum StoreUrl {
     /// `file://DIR`: conversations and key/value entries as JSON files in a directory;
     /// user facts and vectors in memory.
     File(PathBuf),
+    /// `redis://HOST:PORT/DB` (the whole URL): conversations, key/value entries and user
+    /// facts in Redis. Redis has no vector store here, so vectors are registered as an
+    /// [`InMemoryVectorStore`] (and an `info!` log says so).
+    Redis(String),
+    /// `postgres://USER@HOST:PORT/DB` or `postgresql://...` (the whole URL): every store in
+    /// PostgreSQL.
+    Postgres(String),
 }
 
 impl FromStr for StoreUrl {
@@ -61,9 +76,11 @@ impl FromStr for StoreUrl {
             "memory" => Ok(StoreUrl::Memory),
             "sqlite" => path("database file").map(StoreUrl::Sqlite),
             "file" => path("directory").map(StoreUrl::File),
+            "redis" => Ok(StoreUrl::Redis(url.to_owned())),
+            "postgres" | "postgresql" => Ok(StoreUrl::Postgres(url.to_owned())),
             other => Err(MemoryError::invalid(
                 "store URL",
-                format!("unsupported scheme `{other}` in `{url}`; supported: memory://, sqlite://PATH, file://DIR"),
+                format!("unsupported scheme `{other}` in `{url}`; supported: memory://, sqlite://PATH, file://DIR, redis://, postgres://"),
             )),
         }
     }
@@ -98,6 +115,8 @@ impl StoreUrl {
             }
             StoreUrl::Sqlite(path) => open_sqlite(&container, path).await?,
             StoreUrl::File(dir) => open_file(&container, dir).await?,
+            StoreUrl::Redis(url) => open_redis(&container, url).await?,
+            StoreUrl::Postgres(url) => open_postgres(&container, url).await?,
         }
         Ok(container)
     }
@@ -151,5 +170,46 @@ async fn open_file(_: &Container, dir: &std::path::Path) -> Result<()> {
             "file://{} needs memory-stores built with the `file` feature",
             dir.display()
         ),
+    ))
+}
+
+#[cfg(feature = "redis")]
+async fn open_redis(container: &Container, url: &str) -> Result<()> {
+    let store = Arc::new(crate::RedisStore::connect(url).await?);
+    tracing::info!(
+        "redis store: conversations, key/value entries and user facts persist; vectors stay in memory"
+    );
+    container
+        .register_conversations(tokens::CONVERSATIONS, store.clone())
+        .register_kv(tokens::KV, store.clone())
+        .register_user_memory(tokens::USER_MEMORY, store)
+        .register_vectors(tokens::VECTORS, Arc::new(InMemoryVectorStore::new()));
+    Ok(())
+}
+
+#[cfg(not(feature = "redis"))]
+async fn open_redis(_: &Container, url: &str) -> Result<()> {
+    Err(MemoryError::invalid(
+        "store URL",
+        format!("`{url}` needs memory-stores built with the `redis` feature"),
+    ))
+}
+
+#[cfg(feature = "postgres")]
+async fn open_postgres(container: &Container, url: &str) -> Result<()> {
+    let store = Arc::new(crate::PostgresStore::connect(url).await?);
+    container
+        .register_user_memory(tokens::USER_MEMORY, store.clone())
+        .register_conversations(tokens::CONVERSATIONS, store.clone())
+        .register_vectors(tokens::VECTORS, store.clone())
+        .register_kv(tokens::KV, store);
+    Ok(())
+}
+
+#[cfg(not(feature = "postgres"))]
+async fn open_postgres(_: &Container, url: &str) -> Result<()> {
+    Err(MemoryError::invalid(
+        "store URL",
+        format!("`{url}` needs memory-stores built with the `postgres` feature"),
     ))
 }

@@ -1,0 +1,169 @@
+//! [`ConversationStore`] on PostgreSQL: one row per event. An append is one transaction
+//! that bumps the conversation's `last_seq` with `UPDATE ... RETURNING` (the row lock
+//! serialises concurrent appenders, in any process) and inserts the batch with `unnest`.
+
+use async_trait::async_trait;
+use chrono::Utc;
+use memory_core::{ConversationEvent, ConversationStore, MemoryError, Result, StoredEvent};
+
+use super::{decode, encode, from_micros, micros, on, PostgresStore};
+
+fn seq_param(seq: u64) -> i64 {
+    i64::try_from(seq).unwrap_or(i64::MAX)
+}
+
+#[async_trait]
+impl ConversationStore for PostgresStore {
+    async fn append(&self, conversation_id: &str, events: Vec<ConversationEvent>) -> Result<u64> {
+        if conversation_id.is_empty() {
+            return Err(MemoryError::invalid("conversation id", "must not be empty"));
+        }
+        let op = "append events";
+        let bodies = events
+            .iter()
+            .map(|e| encode(e, "conversation event"))
+            .collect::<Result<Vec<_>>>()?;
+        self.bounded(op, async {
+            let mut client = self.client(op).await?;
+            if bodies.is_empty() {
+                let row = client
+                    .query_opt(
+                        &format!(
+                            "SELECT last_seq FROM {} WHERE id = $1",
+                            self.table("conversations")
+                        ),
+                        &[&conversation_id],
+                    )
+                    .await
+                    .map_err(on(op))?;
+                let last: i64 = row
+                    .map(|r| r.try_get(0))
+                    .transpose()
+                    .map_err(on(op))?
+                    .unwrap_or(0);
+                return Ok(u64::try_from(last).unwrap_or(0));
+            }
+            let n = i64::try_from(bodies.len()).unwrap_or(i64::MAX);
+            let now = micros(Utc::now());
+            let tx = client.transaction().await.map_err(on(op))?;
+            let upsert = tx
+                .prepare_cached(&format!(
+                    "INSERT INTO {} AS c (id, last_seq, created_us) VALUES ($1, $2, $3) \
+                     ON CONFLICT (id) DO UPDATE SET last_seq = c.last_seq + $2 RETURNING last_seq",
+                    self.table("conversations")
+                ))
+                .await
+                .map_err(on(op))?;
+            let last: i64 = tx
+                .query_one(&upsert, &[&conversation_id, &n, &now])
+                .await
+                .map_err(on(op))?
+                .try_get(0)
+                .map_err(on(op))?;
+            let first = last - n + 1;
+            let insert = tx
+                .prepare_cached(&format!(
+                    "INSERT INTO {} (conversation_id, seq, at_us, body) \
+                     SELECT $1::text, $2::bigint + t.i - 1, $3::bigint, t.body::jsonb \
+                     FROM unnest($4::text[]) WITH ORDINALITY AS t(body, i)",
+                    self.table("events")
+                ))
+                .await
+                .map_err(on(op))?;
+            tx.execute(&insert, &[&conversation_id, &first, &now, &bodies])
+                .await
+                .map_err(on(op))?;
+            tx.commit().await.map_err(on(op))?;
+            Ok(u64::try_from(last).unwrap_or(0))
+        })
+        .await
+    }
+
+    async fn load_since(&self, conversation_id: &str, after: u64) -> Result<Vec<StoredEvent>> {
+        let op = "load events";
+        self.bounded(op, async {
+            let client = self.client(op).await?;
+            let stmt = client
+                .prepare_cached(&format!(
+                    "SELECT seq, at_us, body::text FROM {} \
+                     WHERE conversation_id = $1 AND seq > $2 ORDER BY seq",
+                    self.table("events")
+                ))
+                .await
+                .map_err(on(op))?;
+            let rows = client
+                .query(&stmt, &[&conversation_id, &seq_param(after)])
+                .await
+                .map_err(on(op))?;
+            rows.iter()
+                .map(|row| {
+                    let seq: i64 = row.try_get(0).map_err(on(op))?;
+                    let at: i64 = row.try_get(1).map_err(on(op))?;
+                    let text: &str = row.try_get(2).map_err(on(op))?;
+                    Ok(StoredEvent {
+                        seq: u64::try_from(seq).unwrap_or(0),
+                        at: from_micros(at),
+                        event: decode(text, || {
+                            format!("event {seq} of `{conversation_id}` in postgres")
+                        })?,
+                    })
+                })
+                .collect()
+        })
+        .await
+    }
+
+    async fn list_conversations(&self) -> Result<Vec<String>> {
+        let op = "list conversations";
+        self.bounded(op, async {
+            let client = self.client(op).await?;
+            let rows = client
+                .query(
+                    &format!("SELECT id FROM {} ORDER BY id", self.table("conversations")),
+                    &[],
+                )
+                .await
+                .map_err(on(op))?;
+            rows.iter()
+                .map(|r| r.try_get::<_, String>(0).map_err(on(op)))
+                .collect()
+        })
+        .await
+    }
+
+    async fn delete(&self, conversation_id: &str) -> Result<bool> {
+        let op = "delete a conversation";
+        self.bounded(op, async {
+            let client = self.client(op).await?;
+            // Events go with it (ON DELETE CASCADE).
+            let n = client
+                .execute(
+                    &format!("DELETE FROM {} WHERE id = $1", self.table("conversations")),
+                    &[&conversation_id],
+                )
+                .await
+                .map_err(on(op))?;
+            Ok(n > 0)
+        })
+        .await
+    }
+
+    async fn compact(&self, conversation_id: &str, before_seq: u64) -> Result<usize> {
+        let op = "compact a conversation";
+        self.bounded(op, async {
+            let client = self.client(op).await?;
+            let n = client
+                .execute(
+                    &format!(
+                        "DELETE FROM {} WHERE conversation_id = $1 AND seq < $2",
+                        self.table("events")
+                    ),
+                    &[&conversation_id, &seq_param(before_seq)],
+                )
+                .await
+                .map_err(on(op))?;
+            Ok(usize::try_from(n).unwrap_or(usize::MAX))
+        })
+        .await
+    }
+}

@@ -1,0 +1,227 @@
+//! [`UserMemoryStore`] on PostgreSQL: one row per fact version (current or superseded).
+//! An upsert takes a per-user transaction-scoped advisory lock, reads the user's current
+//! facts, reconciles them with [`memory_core::facts::reconcile`] and writes the result in
+//! the same transaction, so concurrent writers (in any process) never lose an update.
+//! Search ranks the user's current facts in Rust (TF-IDF cosine and
+//! [`memory_core::facts::rank_score`]).
+
+use async_trait::async_trait;
+use chrono::Utc;
+use deadpool_postgres::GenericClient;
+use memory_core::facts::{reconcile, Reconciliation};
+use memory_core::{
+    FactCandidate, FactChange, MemoryError, MemoryFact, Result, ScoredFact, UserMemoryStore,
+};
+
+use super::{decode, encode, on, PostgresStore};
+use crate::server_facts::{chain, doomed, rank};
+
+impl PostgresStore {
+    /// The user's facts, oldest first; only current ones when `current_only`.
+    async fn load_facts<C: GenericClient>(
+        &self,
+        client: &C,
+        user: &str,
+        current_only: bool,
+    ) -> Result<Vec<MemoryFact>> {
+        let op = "load facts";
+        let filter = if current_only { " AND is_current" } else { "" };
+        let stmt = client
+            .prepare_cached(&format!(
+                "SELECT id, body::text FROM {} WHERE user_id = $1{filter} ORDER BY n",
+                self.table("facts")
+            ))
+            .await
+            .map_err(on(op))?;
+        let rows = client.query(&stmt, &[&user]).await.map_err(on(op))?;
+        rows.iter()
+            .map(|r| {
+                let id: &str = r.try_get(0).map_err(on(op))?;
+                let text: &str = r.try_get(1).map_err(on(op))?;
+                decode(text, || format!("fact `{id}` in postgres"))
+            })
+            .collect()
+    }
+
+    async fn write_fact<C: GenericClient>(&self, client: &C, fact: &MemoryFact) -> Result<()> {
+        let op = "store a fact";
+        let body = encode(fact, "fact")?;
+        let stmt = client
+            .prepare_cached(&format!(
+                "INSERT INTO {} (user_id, id, is_current, body) VALUES ($1, $2, $3, $4::text::jsonb) \
+                 ON CONFLICT (user_id, id) DO UPDATE \
+                 SET is_current = excluded.is_current, body = excluded.body",
+                self.table("facts")
+            ))
+            .await
+            .map_err(on(op))?;
+        client
+            .execute(&stmt, &[&fact.user_id, &fact.id, &fact.is_current(), &body])
+            .await
+            .map_err(on(op))?;
+        Ok(())
+    }
+}
+
+/// Locks `user`'s facts until the end of the transaction.
+async fn lock_user<C: GenericClient>(client: &C, user: &str) -> Result<()> {
+    client
+        .execute(
+            "SELECT pg_advisory_xact_lock(hashtextextended($1, 7))",
+            &[&user],
+        )
+        .await
+        .map_err(on("lock a user's facts"))?;
+    Ok(())
+}
+
+#[async_trait]
+impl UserMemoryStore for PostgresStore {
+    async fn upsert(&self, user_id: &str, candidate: FactCandidate) -> Result<FactChange> {
+        if user_id.is_empty() {
+            return Err(MemoryError::invalid("user id", "must not be empty"));
+        }
+        let op = "upsert a fact";
+        self.bounded(op, async {
+            let mut client = self.client(op).await?;
+            let tx = client.transaction().await.map_err(on(op))?;
+            lock_user(&tx, user_id).await?;
+            let current = self.load_facts(&tx, user_id, true).await?;
+            let now = Utc::now();
+            let change = match reconcile(&current, &candidate) {
+                Reconciliation::Ignore(reason) => {
+                    return Ok(FactChange::Ignored { candidate, reason });
+                }
+                Reconciliation::Add => {
+                    let fact = MemoryFact::from_candidate(user_id, candidate, now);
+                    self.write_fact(&tx, &fact).await?;
+                    FactChange::Added { fact }
+                }
+                Reconciliation::Reinforce(id) => {
+                    let mut fact = current
+                        .into_iter()
+                        .find(|f| f.id == id)
+                        .ok_or_else(|| MemoryError::not_found("fact", id))?;
+                    fact.reinforce(candidate.confidence, now);
+                    self.write_fact(&tx, &fact).await?;
+                    FactChange::Reinforced { fact }
+                }
+                Reconciliation::Supersede(id) => {
+                    let mut old = current
+                        .into_iter()
+                        .find(|f| f.id == id)
+                        .ok_or_else(|| MemoryError::not_found("fact", id))?;
+                    let new = MemoryFact::from_candidate(user_id, candidate, now);
+                    old.superseded_by = Some(new.id.clone());
+                    self.write_fact(&tx, &old).await?;
+                    self.write_fact(&tx, &new).await?;
+                    FactChange::Superseded { old, new }
+                }
+            };
+            tx.commit().await.map_err(on(op))?;
+            Ok(change)
+        })
+        .await
+    }
+
+    async fn search(&self, user_id: &str, query: &str, top_k: usize) -> Result<Vec<ScoredFact>> {
+        if top_k == 0 {
+            return Ok(Vec::new());
+        }
+        let op = "search facts";
+        let facts = self
+            .bounded(op, async {
+                let client = self.client(op).await?;
+                self.load_facts(&client, user_id, true).await
+            })
+            .await?;
+        Ok(rank(facts, query, self.policy, top_k))
+    }
+
+    async fn list(&self, user_id: &str) -> Result<Vec<MemoryFact>> {
+        let op = "list facts";
+        self.bounded(op, async {
+            let client = self.client(op).await?;
+            self.load_facts(&client, user_id, true).await
+        })
+        .await
+    }
+
+    async fn get(&self, user_id: &str, fact_id: &str) -> Result<Option<MemoryFact>> {
+        let op = "get a fact";
+        self.bounded(op, async {
+            let client = self.client(op).await?;
+            let row = client
+                .query_opt(
+                    &format!(
+                        "SELECT body::text FROM {} WHERE user_id = $1 AND id = $2",
+                        self.table("facts")
+                    ),
+                    &[&user_id, &fact_id],
+                )
+                .await
+                .map_err(on(op))?;
+            row.map(|r| {
+                let text: &str = r.try_get(0).map_err(on(op))?;
+                decode(text, || format!("fact `{fact_id}` in postgres"))
+            })
+            .transpose()
+        })
+        .await
+    }
+
+    async fn delete(&self, user_id: &str, fact_id: &str) -> Result<bool> {
+        let op = "delete a fact";
+        self.bounded(op, async {
+            let mut client = self.client(op).await?;
+            let tx = client.transaction().await.map_err(on(op))?;
+            lock_user(&tx, user_id).await?;
+            let all = self.load_facts(&tx, user_id, false).await?;
+            let ids = doomed(&all, fact_id);
+            if ids.is_empty() {
+                return Ok(false);
+            }
+            tx.execute(
+                &format!(
+                    "DELETE FROM {} WHERE user_id = $1 AND id = ANY($2)",
+                    self.table("facts")
+                ),
+                &[&user_id, &ids],
+            )
+            .await
+            .map_err(on(op))?;
+            tx.commit().await.map_err(on(op))?;
+            Ok(true)
+        })
+        .await
+    }
+
+    async fn forget_user(&self, user_id: &str) -> Result<usize> {
+        let op = "forget a user";
+        self.bounded(op, async {
+            let mut client = self.client(op).await?;
+            let tx = client.transaction().await.map_err(on(op))?;
+            lock_user(&tx, user_id).await?;
+            let n = tx
+                .execute(
+                    &format!("DELETE FROM {} WHERE user_id = $1", self.table("facts")),
+                    &[&user_id],
+                )
+                .await
+                .map_err(on(op))?;
+            tx.commit().await.map_err(on(op))?;
+            Ok(usize::try_from(n).unwrap_or(usize::MAX))
+        })
+        .await
+    }
+
+    async fn history(&self, user_id: &str, fact_id: &str) -> Result<Vec<MemoryFact>> {
+        let op = "read a fact's history";
+        self.bounded(op, async {
+            let client = self.client(op).await?;
+            let all = self.load_facts(&client, user_id, false).await?;
+            Ok(chain(&all, fact_id))
+        })
+        .await
+    }
+}

@@ -1,0 +1,206 @@
+//! [`PostgresStore`]: every store trait in PostgreSQL, in a schema of its own.
+//!
+//! - Tables live in one schema (default `agentmem`), created and upgraded by versioned
+//!   migrations recorded in `schema_version`; a schema written by a newer agentmem is
+//!   refused with [`MemoryError::UnsupportedVersion`].
+//! - Every value goes through query parameters; the only text spliced into SQL is the
+//!   schema name, which must be a plain identifier (`[a-z_][a-z0-9_]*`) and is quoted.
+//! - Connections come from a `deadpool-postgres` pool; connecting and every operation are
+//!   bounded by timeouts, so an unreachable or vanished server gives
+//!   [`MemoryError::Store`] with `store: "postgres"`, never a hang.
+
+use std::str::FromStr;
+use std::time::Duration;
+
+use deadpool_postgres::{Manager, ManagerConfig, Object, Pool, RecyclingMethod, Runtime};
+use memory_core::{FactPolicy, MemoryError, Result};
+use tokio_postgres::NoTls;
+
+mod conversation;
+mod facts;
+mod kv;
+mod schema;
+mod vector;
+
+/// The store name used in [`MemoryError::Store`].
+const STORE: &str = "postgres";
+
+/// How a [`PostgresStore`] connects and what it uses.
+#[derive(Debug, Clone)]
+pub struct PostgresOptions {
+    /// The schema holding the tables (default `agentmem`); a plain lowercase identifier.
+    pub schema: String,
+    /// Use the `pgvector` extension for dense search when the server has it (default
+    /// `true`). Without it (or with `false`), embeddings are ranked exactly in the client.
+    pub use_pgvector: bool,
+    /// Largest number of pooled connections (default 16).
+    pub max_connections: usize,
+    /// Time allowed to open a connection (default 3 s).
+    pub connect_timeout: Duration,
+    /// Time allowed for one operation, waiting for a connection included (default 10 s).
+    pub operation_timeout: Duration,
+    /// Policy used to rank and filter facts in searches.
+    pub fact_policy: FactPolicy,
+}
+
+impl Default for PostgresOptions {
+    fn default() -> Self {
+        Self {
+            schema: "agentmem".to_owned(),
+            use_pgvector: true,
+            max_connections: 16,
+            connect_timeout: Duration::from_secs(3),
+            operation_timeout: Duration::from_secs(10),
+            fact_policy: FactPolicy::default(),
+        }
+    }
+}
+
+/// PostgreSQL implementing [`ConversationStore`](memory_core::ConversationStore),
+/// [`KvStore`](memory_core::KvStore), [`VectorStore`](memory_core::VectorStore) and
+/// [`UserMemoryStore`](memory_core::UserMemoryStore).
+///
+/// Cloning is cheap and shares the pool.
+///
+/// ```no_run
+/// use memory_core::{KvStore, MemoryEntry, MemoryScope};
+/// use memory_stores::PostgresStore;
+///
+/// # async fn demo() -> memory_core::Result<()> {
+/// let store = PostgresStore::connect("postgres://me@127.0.0.1:5432/app").await?;
+/// store
+///     .put("prefs", MemoryEntry::new(MemoryScope::Working, "theme", "dark".into()))
+///     .await?;
+/// # Ok(()) }
+/// ```
+#[derive(Clone)]
+pub struct PostgresStore {
+    pool: Pool,
+    /// The quoted schema name, e.g. `"agentmem"`.
+    schema: String,
+    pgvector: bool,
+    timeout: Duration,
+    policy: FactPolicy,
+}
+
+impl std::fmt::Debug for PostgresStore {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PostgresStore")
+            .field("schema", &self.schema)
+            .field("pgvector", &self.pgvector)
+            .finish_non_exhaustive()
+    }
+}
+
+impl PostgresStore {
+    /// The schema version this build creates and reads.
+    pub const SCHEMA_VERSION: u32 = schema::SCHEMA_VERSION;
+
+    /// Connects to `url` (`postgres://user@host:port/db`) with default [`PostgresOptions`]
+    /// and brings the schema up to date.
+    pub async fn connect(url: &str) -> Result<Self> {
+        Self::connect_with(url, PostgresOptions::default()).await
+    }
+
+    /// Connects to `url` with `options` and brings the schema up to date.
+    pub async fn connect_with(url: &str, options: PostgresOptions) -> Result<Self> {
+        let schema = schema::quoted(&options.schema)?;
+        let mut config = tokio_postgres::Config::from_str(url)
+            .map_err(|e| MemoryError::invalid("postgres URL", e.to_string()))?;
+        config.connect_timeout(options.connect_timeout);
+        let manager = Manager::from_config(
+            config,
+            NoTls,
+            ManagerConfig {
+                recycling_method: RecyclingMethod::Fast,
+            },
+        );
+        let pool = Pool::builder(manager)
+            .max_size(options.max_connections.max(1))
+            .runtime(Runtime::Tokio1)
+            .wait_timeout(Some(options.operation_timeout))
+            .create_timeout(Some(options.connect_timeout))
+            .recycle_timeout(Some(options.connect_timeout))
+            .build()
+            .map_err(|e| MemoryError::store(STORE, "build the connection pool", e))?;
+        let mut store = Self {
+            pool,
+            schema,
+            pgvector: false,
+            timeout: options.operation_timeout,
+            policy: options.fact_policy,
+        };
+        store
+            .bounded("migrate the schema", async {
+                let mut client = store.client("migrate the schema").await?;
+                schema::migrate(&mut client, &store.schema).await
+            })
+            .await?;
+        store.pgvector = if options.use_pgvector {
+            let client = store.client("detect pgvector").await?;
+            schema::enable_pgvector(&client).await
+        } else {
+            false
+        };
+        if !store.pgvector {
+            tracing::warn!(
+                schema = %store.schema,
+                "postgres store without pgvector: dense search ranks every embedding of a namespace in the client"
+            );
+        }
+        Ok(store)
+    }
+
+    /// Whether dense search runs in the server through `pgvector`.
+    pub fn uses_pgvector(&self) -> bool {
+        self.pgvector
+    }
+
+    /// `schema.table`, quoted.
+    fn table(&self, name: &str) -> String {
+        format!("{}.{name}", self.schema)
+    }
+
+    /// A pooled connection.
+    async fn client(&self, operation: &'static str) -> Result<Object> {
+        self.pool
+            .get()
+            .await
+            .map_err(|e| MemoryError::store(STORE, operation, e))
+    }
+
+    /// Runs `fut` within the operation timeout.
+    async fn bounded<T>(
+        &self,
+        operation: &'static str,
+        fut: impl std::future::Future<Output = Result<T>>,
+    ) -> Result<T> {
+        tokio::time::timeout(self.timeout, fut)
+            .await
+            .map_err(|_| MemoryError::store(STORE, operation, "timed out"))?
+    }
+}
+
+/// A closure mapping driver errors of `operation` to [`MemoryError::Store`].
+fn on(operation: &'static str) -> impl Fn(tokio_postgres::Error) -> MemoryError {
+    move |e| MemoryError::store(STORE, operation, e)
+}
+
+/// Decodes a stored JSON body.
+fn decode<T: serde::de::DeserializeOwned>(text: &str, what: impl FnOnce() -> String) -> Result<T> {
+    serde_json::from_str(text).map_err(|e| MemoryError::corrupt(what(), e))
+}
+
+/// Encodes a JSON body.
+fn encode<T: serde::Serialize>(value: &T, what: &'static str) -> Result<String> {
+    serde_json::to_string(value).map_err(|e| MemoryError::invalid(what, e.to_string()))
+}
+
+/// Microseconds since the epoch, the unit of every timestamp column.
+fn micros(t: chrono::DateTime<chrono::Utc>) -> i64 {
+    t.timestamp_micros()
+}
+
+fn from_micros(us: i64) -> chrono::DateTime<chrono::Utc> {
+    chrono::DateTime::from_timestamp_micros(us).unwrap_or_default()
+}

@@ -1,0 +1,159 @@
+//! Versioned migrations of the store's schema, and `pgvector` detection.
+
+use memory_core::{MemoryError, Result};
+use tokio_postgres::Client;
+
+use super::{on, STORE};
+
+/// The schema version this build creates and reads.
+pub(crate) const SCHEMA_VERSION: u32 = 1;
+
+/// A constant key for the advisory lock that serialises migrations across processes.
+const MIGRATION_LOCK: i64 = 0x6167_656e_746d_656d; // "agentmem"
+
+/// The SQL of each version, in order; `{s}` is the quoted schema.
+const MIGRATIONS: &[&str] = &[r"
+CREATE TABLE {s}.conversations (
+    id text PRIMARY KEY,
+    last_seq bigint NOT NULL,
+    created_us bigint NOT NULL
+);
+CREATE TABLE {s}.events (
+    conversation_id text NOT NULL REFERENCES {s}.conversations (id) ON DELETE CASCADE,
+    seq bigint NOT NULL,
+    at_us bigint NOT NULL,
+    body jsonb NOT NULL,
+    PRIMARY KEY (conversation_id, seq)
+);
+CREATE TABLE {s}.kv (
+    namespace text NOT NULL,
+    key text NOT NULL,
+    expires_us bigint,
+    body jsonb NOT NULL,
+    PRIMARY KEY (namespace, key)
+);
+CREATE INDEX kv_expiry ON {s}.kv (expires_us) WHERE expires_us IS NOT NULL;
+CREATE TABLE {s}.vector_namespaces (
+    namespace text PRIMARY KEY,
+    dimension integer NOT NULL
+);
+CREATE TABLE {s}.documents (
+    namespace text NOT NULL,
+    id text NOT NULL,
+    content text NOT NULL,
+    metadata jsonb NOT NULL,
+    embedding real[],
+    tsv tsvector GENERATED ALWAYS AS (to_tsvector('simple'::regconfig, content)) STORED,
+    PRIMARY KEY (namespace, id)
+);
+CREATE INDEX documents_tsv ON {s}.documents USING gin (tsv);
+CREATE TABLE {s}.facts (
+    user_id text NOT NULL,
+    id text NOT NULL,
+    n bigserial,
+    is_current boolean NOT NULL,
+    body jsonb NOT NULL,
+    PRIMARY KEY (user_id, id)
+);
+"];
+
+/// `name` quoted as an identifier, if it is a plain lowercase one.
+pub(crate) fn quoted(name: &str) -> Result<String> {
+    let mut chars = name.chars();
+    let ok = matches!(chars.next(), Some(c) if c.is_ascii_lowercase() || c == '_')
+        && chars.all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_')
+        && name.len() <= 63;
+    if !ok {
+        return Err(MemoryError::invalid(
+            "postgres schema",
+            format!("`{name}` is not a plain identifier ([a-z_][a-z0-9_]*, at most 63 bytes)"),
+        ));
+    }
+    Ok(format!("\"{name}\""))
+}
+
+/// Creates the schema if needed and applies every migration it lacks, in one transaction
+/// under an advisory lock (so concurrent starters do not race).
+pub(crate) async fn migrate(client: &mut Client, schema: &str) -> Result<()> {
+    let op = "migrate the schema";
+    let tx = client.transaction().await.map_err(on(op))?;
+    tx.execute("SELECT pg_advisory_xact_lock($1)", &[&MIGRATION_LOCK])
+        .await
+        .map_err(on(op))?;
+    tx.batch_execute(&format!(
+        "CREATE SCHEMA IF NOT EXISTS {schema};
+         CREATE TABLE IF NOT EXISTS {schema}.schema_version (version integer NOT NULL);"
+    ))
+    .await
+    .map_err(on(op))?;
+    let row = tx
+        .query_one(
+            &format!("SELECT coalesce(max(version), 0) FROM {schema}.schema_version"),
+            &[],
+        )
+        .await
+        .map_err(on(op))?;
+    let found: i32 = row.try_get(0).map_err(on(op))?;
+    let found = u32::try_from(found).unwrap_or(0);
+    if found > SCHEMA_VERSION {
+        return Err(MemoryError::UnsupportedVersion {
+            what: "postgres schema",
+            found,
+            supported: SCHEMA_VERSION,
+        });
+    }
+    for (i, sql) in MIGRATIONS.iter().enumerate().skip(found as usize) {
+        tx.batch_execute(&sql.replace("{s}", schema))
+            .await
+            .map_err(on(op))?;
+        let version = i32::try_from(i + 1).unwrap_or(i32::MAX);
+        tx.execute(
+            &format!("INSERT INTO {schema}.schema_version (version) VALUES ($1)"),
+            &[&version],
+        )
+        .await
+        .map_err(on(op))?;
+    }
+    tx.commit().await.map_err(on(op))
+}
+
+/// Whether the `vector` type is usable: `CREATE EXTENSION IF NOT EXISTS vector` (which
+/// needs the extension installed on the server and the right privileges), then a cast.
+pub(crate) async fn enable_pgvector(client: &Client) -> bool {
+    if let Err(e) = client
+        .batch_execute("CREATE EXTENSION IF NOT EXISTS vector")
+        .await
+    {
+        tracing::info!(store = STORE, error = %e, "could not create the pgvector extension");
+    }
+    match client.query_one("SELECT '[1,0]'::vector::text", &[]).await {
+        Ok(_) => true,
+        Err(e) => {
+            tracing::info!(store = STORE, error = %e, "pgvector is not available");
+            false
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_plain_identifiers_are_schema_names() {
+        assert_eq!(quoted("agentmem").ok().as_deref(), Some("\"agentmem\""));
+        assert!(quoted("_a1").is_ok());
+        for bad in ["", "A", "1a", "a-b", "a\"b", "a; DROP", &"a".repeat(64)] {
+            assert!(quoted(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn every_migration_is_schema_qualified() {
+        for sql in MIGRATIONS {
+            for line in sql.lines().filter(|l| l.starts_with("CREATE TABLE")) {
+                assert!(line.contains("{s}."), "{line}");
+            }
+        }
+    }
+}

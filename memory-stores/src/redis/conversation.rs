@@ -1,0 +1,151 @@
+//! [`ConversationStore`] on Redis: a sorted set of events per conversation (score = seq,
+//! member = `seq:at_us:json`), a seq counter, and an index set of conversation ids.
+//! An append is one Lua script, so seqs are contiguous and unique across processes.
+
+use std::sync::LazyLock;
+
+use async_trait::async_trait;
+use chrono::Utc;
+use memory_core::{ConversationEvent, ConversationStore, MemoryError, Result, StoredEvent};
+use redis::Script;
+
+use super::{decode, encode, hex, RedisStore};
+
+/// KEYS: seq counter, events, index. ARGV: id, at_us, bodies...
+static APPEND: LazyLock<Script> = LazyLock::new(|| {
+    Script::new(
+        r"
+local n = #ARGV - 2
+if n == 0 then return tonumber(redis.call('GET', KEYS[1]) or '0') end
+local last = redis.call('INCRBY', KEYS[1], n)
+local first = last - n + 1
+for i = 1, n do
+  local seq = first + i - 1
+  redis.call('ZADD', KEYS[2], seq, seq .. ':' .. ARGV[2] .. ':' .. ARGV[i + 2])
+end
+redis.call('SADD', KEYS[3], ARGV[1])
+return last
+",
+    )
+});
+
+/// KEYS: seq counter, events, index. ARGV: id. Returns whether the conversation existed.
+static DELETE: LazyLock<Script> = LazyLock::new(|| {
+    Script::new(
+        r"
+local existed = redis.call('SREM', KEYS[3], ARGV[1])
+redis.call('DEL', KEYS[1], KEYS[2])
+return existed
+",
+    )
+});
+
+impl RedisStore {
+    fn conv_keys(&self, id: &str) -> [String; 3] {
+        let h = hex(id);
+        [
+            self.key(&["conv", &h, "seq"]),
+            self.key(&["conv", &h, "events"]),
+            self.key(&["conversations"]),
+        ]
+    }
+}
+
+fn parse_member(member: &str, id: &str) -> Result<StoredEvent> {
+    let what = || format!("event of conversation `{id}` in redis");
+    let mut parts = member.splitn(3, ':');
+    let (Some(seq), Some(at), Some(body)) = (parts.next(), parts.next(), parts.next()) else {
+        return Err(MemoryError::corrupt(what(), "malformed event member"));
+    };
+    let seq: u64 = seq
+        .parse()
+        .map_err(|e| MemoryError::corrupt(what(), format!("bad seq: {e}")))?;
+    let at: i64 = at
+        .parse()
+        .map_err(|e| MemoryError::corrupt(what(), format!("bad timestamp: {e}")))?;
+    Ok(StoredEvent {
+        seq,
+        at: chrono::DateTime::from_timestamp_micros(at).unwrap_or_default(),
+        event: decode(body, what)?,
+    })
+}
+
+#[async_trait]
+impl ConversationStore for RedisStore {
+    async fn append(&self, conversation_id: &str, events: Vec<ConversationEvent>) -> Result<u64> {
+        if conversation_id.is_empty() {
+            return Err(MemoryError::invalid("conversation id", "must not be empty"));
+        }
+        let bodies = events
+            .iter()
+            .map(|e| encode(e, "conversation event"))
+            .collect::<Result<Vec<_>>>()?;
+        let [seq, ev, idx] = self.conv_keys(conversation_id);
+        let mut inv = APPEND.prepare_invoke();
+        inv.key(seq).key(ev).key(idx);
+        inv.arg(conversation_id).arg(Utc::now().timestamp_micros());
+        for b in &bodies {
+            inv.arg(b);
+        }
+        let mut conn = self.conn.clone();
+        self.run("append events", inv.invoke_async::<u64>(&mut conn))
+            .await
+    }
+
+    async fn load_since(&self, conversation_id: &str, after: u64) -> Result<Vec<StoredEvent>> {
+        let [_, ev, _] = self.conv_keys(conversation_id);
+        let mut conn = self.conn.clone();
+        let members: Vec<String> = self
+            .run(
+                "load events",
+                redis::cmd("ZRANGEBYSCORE")
+                    .arg(ev)
+                    .arg(format!("({after}"))
+                    .arg("+inf")
+                    .query_async(&mut conn),
+            )
+            .await?;
+        members
+            .iter()
+            .map(|m| parse_member(m, conversation_id))
+            .collect()
+    }
+
+    async fn list_conversations(&self) -> Result<Vec<String>> {
+        let [_, _, idx] = self.conv_keys("");
+        let mut conn = self.conn.clone();
+        let mut ids: Vec<String> = self
+            .run(
+                "list conversations",
+                redis::cmd("SMEMBERS").arg(idx).query_async(&mut conn),
+            )
+            .await?;
+        ids.sort();
+        Ok(ids)
+    }
+
+    async fn delete(&self, conversation_id: &str) -> Result<bool> {
+        let [seq, ev, idx] = self.conv_keys(conversation_id);
+        let mut inv = DELETE.prepare_invoke();
+        inv.key(seq).key(ev).key(idx).arg(conversation_id);
+        let mut conn = self.conn.clone();
+        let n: i64 = self
+            .run("delete a conversation", inv.invoke_async(&mut conn))
+            .await?;
+        Ok(n > 0)
+    }
+
+    async fn compact(&self, conversation_id: &str, before_seq: u64) -> Result<usize> {
+        let [_, ev, _] = self.conv_keys(conversation_id);
+        let mut conn = self.conn.clone();
+        self.run(
+            "compact a conversation",
+            redis::cmd("ZREMRANGEBYSCORE")
+                .arg(ev)
+                .arg("-inf")
+                .arg(format!("({before_seq}"))
+                .query_async(&mut conn),
+        )
+        .await
+    }
+}

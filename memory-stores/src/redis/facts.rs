@@ -1,0 +1,236 @@
+//! [`UserMemoryStore`] on Redis: a hash of fact id → JSON per user, and a version counter
+//! bumped by every write to that user's facts.
+//!
+//! A write reads the facts and the version in one `MULTI`, reconciles in Rust with
+//! [`memory_core::facts::reconcile`] (and [`MemoryFact::reinforce`]), then commits with a
+//! Lua compare-and-set that applies the changes only if the version has not moved;
+//! otherwise it reads again and retries, so concurrent writers never lose an update.
+
+use std::sync::LazyLock;
+
+use async_trait::async_trait;
+use chrono::Utc;
+use memory_core::facts::{reconcile, Reconciliation};
+use memory_core::{
+    FactCandidate, FactChange, MemoryError, MemoryFact, Result, ScoredFact, UserMemoryStore,
+};
+use redis::Script;
+
+use super::{decode, encode, hex, RedisStore, STORE};
+use crate::server_facts::{chain, doomed, rank};
+
+/// How many times a write re-reads after losing a race before giving up.
+const MAX_ATTEMPTS: usize = 64;
+
+/// KEYS: version, facts hash. ARGV: expected version, then (op, field, value) triples with
+/// op `s` (HSET) or `d` (HDEL, value ignored). Returns 1 when applied, 0 when the version moved.
+static COMMIT: LazyLock<Script> = LazyLock::new(|| {
+    Script::new(
+        r"
+if (redis.call('GET', KEYS[1]) or '0') ~= ARGV[1] then return 0 end
+for i = 2, #ARGV, 3 do
+  if ARGV[i] == 's' then
+    redis.call('HSET', KEYS[2], ARGV[i + 1], ARGV[i + 2])
+  else
+    redis.call('HDEL', KEYS[2], ARGV[i + 1])
+  end
+end
+redis.call('INCR', KEYS[1])
+return 1
+",
+    )
+});
+
+/// KEYS: version, facts hash. Returns how many facts were removed.
+static FORGET: LazyLock<Script> = LazyLock::new(|| {
+    Script::new(
+        r"
+local n = redis.call('HLEN', KEYS[2])
+redis.call('DEL', KEYS[2])
+redis.call('INCR', KEYS[1])
+return n
+",
+    )
+});
+
+/// One change to a user's hash: a fact stored (id and JSON body) or removed (id).
+enum Write {
+    Set(String, String),
+    Delete(String),
+}
+
+fn set(fact: &MemoryFact) -> Result<Write> {
+    Ok(Write::Set(fact.id.clone(), encode(fact, "fact")?))
+}
+
+impl RedisStore {
+    fn fact_keys(&self, user: &str) -> (String, String) {
+        let h = hex(user);
+        (self.key(&["factsver", &h]), self.key(&["facts", &h]))
+    }
+
+    /// Every fact of `user` (oldest first) and the version they were read at.
+    async fn load_facts(&self, user: &str, op: &'static str) -> Result<(String, Vec<MemoryFact>)> {
+        let (ver, hash) = self.fact_keys(user);
+        let mut pipe = redis::pipe();
+        pipe.atomic().cmd("GET").arg(ver).cmd("HVALS").arg(hash);
+        let mut conn = self.conn.clone();
+        let (version, bodies): (Option<String>, Vec<String>) =
+            self.run(op, pipe.query_async(&mut conn)).await?;
+        let mut facts = bodies
+            .iter()
+            .map(|b| decode::<MemoryFact>(b, || format!("fact of user `{user}` in redis")))
+            .collect::<Result<Vec<_>>>()?;
+        facts.sort_by(|a, b| {
+            a.created_at
+                .cmp(&b.created_at)
+                .then_with(|| a.id.cmp(&b.id))
+        });
+        Ok((version.unwrap_or_else(|| "0".to_owned()), facts))
+    }
+
+    /// Applies `writes` if the user's version is still `version`; whether it was.
+    async fn commit(
+        &self,
+        user: &str,
+        version: &str,
+        writes: &[Write],
+        op: &'static str,
+    ) -> Result<bool> {
+        let (ver, hash) = self.fact_keys(user);
+        let mut inv = COMMIT.prepare_invoke();
+        inv.key(ver).key(hash).arg(version);
+        for w in writes {
+            match w {
+                Write::Set(id, body) => inv.arg("s").arg(id).arg(body),
+                Write::Delete(id) => inv.arg("d").arg(id).arg(""),
+            };
+        }
+        let mut conn = self.conn.clone();
+        let applied: i64 = self.run(op, inv.invoke_async(&mut conn)).await?;
+        Ok(applied == 1)
+    }
+}
+
+/// What reconciling `candidate` against `current` does, and the writes it needs.
+fn decide(
+    user: &str,
+    current: Vec<MemoryFact>,
+    candidate: FactCandidate,
+) -> Result<(FactChange, Vec<Write>)> {
+    let now = Utc::now();
+    let live: Vec<MemoryFact> = current.into_iter().filter(MemoryFact::is_current).collect();
+    Ok(match reconcile(&live, &candidate) {
+        Reconciliation::Ignore(reason) => (FactChange::Ignored { candidate, reason }, Vec::new()),
+        Reconciliation::Add => {
+            let fact = MemoryFact::from_candidate(user, candidate, now);
+            let writes = vec![set(&fact)?];
+            (FactChange::Added { fact }, writes)
+        }
+        Reconciliation::Reinforce(id) => {
+            let mut fact = live
+                .into_iter()
+                .find(|f| f.id == id)
+                .ok_or_else(|| MemoryError::not_found("fact", id))?;
+            fact.reinforce(candidate.confidence, now);
+            let writes = vec![set(&fact)?];
+            (FactChange::Reinforced { fact }, writes)
+        }
+        Reconciliation::Supersede(id) => {
+            let mut old = live
+                .into_iter()
+                .find(|f| f.id == id)
+                .ok_or_else(|| MemoryError::not_found("fact", id))?;
+            let new = MemoryFact::from_candidate(user, candidate, now);
+            old.superseded_by = Some(new.id.clone());
+            let writes = vec![set(&old)?, set(&new)?];
+            (FactChange::Superseded { old, new }, writes)
+        }
+    })
+}
+
+#[async_trait]
+impl UserMemoryStore for RedisStore {
+    async fn upsert(&self, user_id: &str, candidate: FactCandidate) -> Result<FactChange> {
+        if user_id.is_empty() {
+            return Err(MemoryError::invalid("user id", "must not be empty"));
+        }
+        let op = "upsert a fact";
+        for _ in 0..MAX_ATTEMPTS {
+            let (version, facts) = self.load_facts(user_id, op).await?;
+            let (change, writes) = decide(user_id, facts, candidate.clone())?;
+            if writes.is_empty() || self.commit(user_id, &version, &writes, op).await? {
+                return Ok(change);
+            }
+        }
+        Err(MemoryError::store(
+            STORE,
+            op,
+            "too many concurrent writers; gave up retrying",
+        ))
+    }
+
+    async fn search(&self, user_id: &str, query: &str, top_k: usize) -> Result<Vec<ScoredFact>> {
+        if top_k == 0 {
+            return Ok(Vec::new());
+        }
+        let (_, facts) = self.load_facts(user_id, "search facts").await?;
+        Ok(rank(facts, query, self.policy, top_k))
+    }
+
+    async fn list(&self, user_id: &str) -> Result<Vec<MemoryFact>> {
+        let (_, facts) = self.load_facts(user_id, "list facts").await?;
+        Ok(facts.into_iter().filter(MemoryFact::is_current).collect())
+    }
+
+    async fn get(&self, user_id: &str, fact_id: &str) -> Result<Option<MemoryFact>> {
+        let (_, hash) = self.fact_keys(user_id);
+        let mut conn = self.conn.clone();
+        let text: Option<String> = self
+            .run(
+                "get a fact",
+                redis::cmd("HGET")
+                    .arg(hash)
+                    .arg(fact_id)
+                    .query_async(&mut conn),
+            )
+            .await?;
+        text.map(|t| decode(&t, || format!("fact `{fact_id}` in redis")))
+            .transpose()
+    }
+
+    async fn delete(&self, user_id: &str, fact_id: &str) -> Result<bool> {
+        let op = "delete a fact";
+        for _ in 0..MAX_ATTEMPTS {
+            let (version, all) = self.load_facts(user_id, op).await?;
+            let doomed: Vec<Write> = doomed(&all, fact_id)
+                .into_iter()
+                .map(Write::Delete)
+                .collect();
+            if doomed.is_empty() {
+                return Ok(false);
+            }
+            if self.commit(user_id, &version, &doomed, op).await? {
+                return Ok(true);
+            }
+        }
+        Err(MemoryError::store(
+            STORE,
+            op,
+            "too many concurrent writers; gave up retrying",
+        ))
+    }
+
+    async fn forget_user(&self, user_id: &str) -> Result<usize> {
+        let (ver, hash) = self.fact_keys(user_id);
+        let mut inv = FORGET.prepare_invoke();
+        inv.key(ver).key(hash);
+        let mut conn = self.conn.clone();
+        self.run("forget a user", inv.invoke_async(&mut conn)).await
+    }
+
+    async fn history(&self, user_id: &str, fact_id: &str) -> Result<Vec<MemoryFact>> {
+        let (_, all) = self.load_facts(user_id, "read a fact's history").await?;
+        Ok(chain(&all, fact_id))
+    }
+}

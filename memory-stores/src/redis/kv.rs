@@ -1,0 +1,200 @@
+//! [`KvStore`] on Redis: one string per entry with native expiry (`PXAT`), an index set
+//! of keys per namespace, and a set of namespaces (for [`KvStore::cleanup_expired`]).
+//! Redis drops expired entries itself; `cleanup_expired` removes the index members whose
+//! entry is gone and returns how many.
+
+use async_trait::async_trait;
+use chrono::Utc;
+use memory_core::{KvStore, MemoryEntry, Result};
+
+use super::{decode, encode, hex, RedisStore};
+
+impl RedisStore {
+    fn kv_key(&self, ns: &str, key: &str) -> String {
+        self.key(&["kv", &hex(ns), &hex(key)])
+    }
+
+    fn kv_index(&self, ns: &str) -> String {
+        self.key(&["kvidx", &hex(ns)])
+    }
+
+    fn kv_namespaces(&self) -> String {
+        self.key(&["kvns"])
+    }
+
+    /// The index members of `ns` and whether each one's entry still exists.
+    async fn kv_members(&self, ns: &str, op: &'static str) -> Result<Vec<(String, bool)>> {
+        let mut conn = self.conn.clone();
+        let keys: Vec<String> = self
+            .run(
+                op,
+                redis::cmd("SMEMBERS")
+                    .arg(self.kv_index(ns))
+                    .query_async(&mut conn),
+            )
+            .await?;
+        if keys.is_empty() {
+            return Ok(Vec::new());
+        }
+        let mut pipe = redis::pipe();
+        for k in &keys {
+            pipe.cmd("EXISTS").arg(self.kv_key(ns, k));
+        }
+        let exists: Vec<bool> = self.run(op, pipe.query_async(&mut conn)).await?;
+        Ok(keys.into_iter().zip(exists).collect())
+    }
+}
+
+#[async_trait]
+impl KvStore for RedisStore {
+    async fn put(&self, namespace: &str, entry: MemoryEntry) -> Result<()> {
+        entry.validate()?;
+        let body = encode(&entry, "KV entry")?;
+        let mut set = redis::cmd("SET");
+        set.arg(self.kv_key(namespace, &entry.key)).arg(body);
+        if let Some(at) = entry.expires_at {
+            // An expiry in the past makes Redis drop the key at once.
+            set.arg("PXAT").arg(at.timestamp_millis().max(1));
+        }
+        let mut pipe = redis::pipe();
+        pipe.atomic()
+            .add_command(set)
+            .ignore()
+            .cmd("SADD")
+            .arg(self.kv_index(namespace))
+            .arg(&entry.key)
+            .ignore()
+            .cmd("SADD")
+            .arg(self.kv_namespaces())
+            .arg(namespace)
+            .ignore();
+        let mut conn = self.conn.clone();
+        self.run("put a KV entry", pipe.query_async::<()>(&mut conn))
+            .await
+    }
+
+    async fn get(&self, namespace: &str, key: &str) -> Result<Option<MemoryEntry>> {
+        let mut conn = self.conn.clone();
+        let text: Option<String> = self
+            .run(
+                "get a KV entry",
+                redis::cmd("GET")
+                    .arg(self.kv_key(namespace, key))
+                    .query_async(&mut conn),
+            )
+            .await?;
+        let Some(text) = text else { return Ok(None) };
+        let entry: MemoryEntry = decode(&text, || {
+            format!("KV entry `{key}` of namespace `{namespace}` in redis")
+        })?;
+        // Redis expires with millisecond precision; honour the exact instant too.
+        Ok((!entry.is_expired_at(Utc::now())).then_some(entry))
+    }
+
+    async fn delete(&self, namespace: &str, key: &str) -> Result<bool> {
+        let mut pipe = redis::pipe();
+        pipe.atomic()
+            .cmd("DEL")
+            .arg(self.kv_key(namespace, key))
+            .cmd("SREM")
+            .arg(self.kv_index(namespace))
+            .arg(key)
+            .ignore();
+        let mut conn = self.conn.clone();
+        let (n,): (i64,) = self
+            .run("delete a KV entry", pipe.query_async(&mut conn))
+            .await?;
+        Ok(n > 0)
+    }
+
+    async fn list(&self, namespace: &str) -> Result<Vec<MemoryEntry>> {
+        let op = "list KV entries";
+        let mut conn = self.conn.clone();
+        let mut keys: Vec<String> = self
+            .run(
+                op,
+                redis::cmd("SMEMBERS")
+                    .arg(self.kv_index(namespace))
+                    .query_async(&mut conn),
+            )
+            .await?;
+        if keys.is_empty() {
+            return Ok(Vec::new());
+        }
+        keys.sort();
+        let mut mget = redis::cmd("MGET");
+        for k in &keys {
+            mget.arg(self.kv_key(namespace, k));
+        }
+        let bodies: Vec<Option<String>> = self.run(op, mget.query_async(&mut conn)).await?;
+        let now = Utc::now();
+        let mut out = Vec::with_capacity(keys.len());
+        for (key, body) in keys.iter().zip(bodies) {
+            let Some(text) = body else { continue };
+            let entry: MemoryEntry = decode(&text, || {
+                format!("KV entry `{key}` of namespace `{namespace}` in redis")
+            })?;
+            if !entry.is_expired_at(now) {
+                out.push(entry);
+            }
+        }
+        Ok(out)
+    }
+
+    async fn clear(&self, namespace: &str) -> Result<usize> {
+        let op = "clear a KV namespace";
+        let members = self.kv_members(namespace, op).await?;
+        let mut pipe = redis::pipe();
+        pipe.atomic();
+        let mut del = redis::cmd("DEL");
+        del.arg(self.kv_index(namespace));
+        for (k, _) in &members {
+            del.arg(self.kv_key(namespace, k));
+        }
+        pipe.add_command(del)
+            .cmd("SREM")
+            .arg(self.kv_namespaces())
+            .arg(namespace)
+            .ignore();
+        let mut conn = self.conn.clone();
+        let (deleted,): (usize,) = self.run(op, pipe.query_async(&mut conn)).await?;
+        // DEL counted the index set too when it existed.
+        Ok(deleted.saturating_sub(usize::from(!members.is_empty())))
+    }
+
+    async fn cleanup_expired(&self) -> Result<usize> {
+        let op = "delete expired KV entries";
+        let mut conn = self.conn.clone();
+        let namespaces: Vec<String> = self
+            .run(
+                op,
+                redis::cmd("SMEMBERS")
+                    .arg(self.kv_namespaces())
+                    .query_async(&mut conn),
+            )
+            .await?;
+        let mut removed = 0;
+        for ns in namespaces {
+            let gone: Vec<String> = self
+                .kv_members(&ns, op)
+                .await?
+                .into_iter()
+                .filter_map(|(k, exists)| (!exists).then_some(k))
+                .collect();
+            if gone.is_empty() {
+                continue;
+            }
+            let n: usize = self
+                .run(
+                    op,
+                    redis::cmd("SREM")
+                        .arg(self.kv_index(&ns))
+                        .arg(&gone)
+                        .query_async(&mut conn),
+                )
+                .await?;
+            removed += n;
+        }
+        Ok(removed)
+    }
+}

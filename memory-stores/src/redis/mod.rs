@@ -1,0 +1,189 @@
+//! [`RedisStore`]: conversations, key/value entries and user facts in Redis.
+//!
+//! Every key lives under a configurable prefix (default `agentmem:`), and every id that
+//! goes into a key (conversation, namespace, entry key, user) is hex-encoded first, so no
+//! id can contain `:`, `*`, `{` or anything else that would collide with another id's keys
+//! or act as a pattern. Ids are never interpolated into `SCAN`/`KEYS` patterns: listings go
+//! through index sets.
+//!
+//! | data | key | type |
+//! | --- | --- | --- |
+//! | conversation events | `P conv:{hex id}:events` | sorted set, score = seq |
+//! | conversation seq counter | `P conv:{hex id}:seq` | string (`INCRBY`) |
+//! | conversation index | `P conversations` | set of ids |
+//! | KV entry | `P kv:{hex ns}:{hex key}` | string (JSON), native `PXAT` expiry |
+//! | KV namespace index | `P kvidx:{hex ns}` and `P kvns` | sets |
+//! | user facts | `P facts:{hex user}` | hash fact id → JSON |
+//! | user facts version | `P factsver:{hex user}` | string, bumped by every write |
+//!
+//! Appends run as one Lua script (the seq counter and the events move together, atomically
+//! across processes); fact writes read the user's facts and version, reconcile in Rust with
+//! [`memory_core::facts::reconcile`], and commit with a Lua compare-and-set on the version,
+//! retrying when another writer got there first.
+//!
+//! Connections go through redis-rs's [`ConnectionManager`], which reconnects after the
+//! server comes back. Connecting and every response are bounded by timeouts, so an
+//! unreachable server gives [`MemoryError::Store`] with `store: "redis"` instead of a hang.
+
+use std::time::Duration;
+
+use memory_core::{FactPolicy, MemoryError, Result};
+use redis::aio::{ConnectionManager, ConnectionManagerConfig};
+
+mod conversation;
+mod facts;
+mod kv;
+
+/// The prefix of every key unless configured otherwise.
+pub const DEFAULT_PREFIX: &str = "agentmem:";
+/// The store name used in [`MemoryError::Store`].
+const STORE: &str = "redis";
+
+/// How a [`RedisStore`] connects.
+#[derive(Debug, Clone)]
+pub struct RedisOptions {
+    /// Prefix of every key (default [`DEFAULT_PREFIX`]).
+    pub prefix: String,
+    /// Time allowed to open a connection (default 2 s).
+    pub connect_timeout: Duration,
+    /// Time allowed for one response (default 3 s).
+    pub response_timeout: Duration,
+    /// Policy used to rank and filter facts in searches.
+    pub fact_policy: FactPolicy,
+}
+
+impl Default for RedisOptions {
+    fn default() -> Self {
+        Self {
+            prefix: DEFAULT_PREFIX.to_owned(),
+            connect_timeout: Duration::from_secs(2),
+            response_timeout: Duration::from_secs(3),
+            fact_policy: FactPolicy::default(),
+        }
+    }
+}
+
+/// Redis implementing [`ConversationStore`](memory_core::ConversationStore),
+/// [`KvStore`](memory_core::KvStore) and [`UserMemoryStore`](memory_core::UserMemoryStore).
+///
+/// Redis has no vector search here; pair it with another
+/// [`VectorStore`](memory_core::VectorStore) (`redis://` URLs register an
+/// [`InMemoryVectorStore`](memory_core::InMemoryVectorStore)).
+///
+/// Cloning is cheap and shares the connection.
+///
+/// ```no_run
+/// use memory_core::{ConversationEvent, ConversationStore, Message};
+/// use memory_stores::RedisStore;
+///
+/// # async fn demo() -> memory_core::Result<()> {
+/// let store = RedisStore::connect("redis://127.0.0.1:6379/").await?;
+/// store
+///     .append("conv-1", vec![ConversationEvent::Message { message: Message::user("hi") }])
+///     .await?;
+/// # Ok(()) }
+/// ```
+#[derive(Clone)]
+pub struct RedisStore {
+    conn: ConnectionManager,
+    prefix: String,
+    timeout: Duration,
+    policy: FactPolicy,
+}
+
+impl std::fmt::Debug for RedisStore {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RedisStore")
+            .field("prefix", &self.prefix)
+            .finish_non_exhaustive()
+    }
+}
+
+impl RedisStore {
+    /// Connects to `url` (`redis://host:port/db`) with default [`RedisOptions`].
+    pub async fn connect(url: &str) -> Result<Self> {
+        Self::connect_with(url, RedisOptions::default()).await
+    }
+
+    /// Connects to `url` with `options`. An unreachable server gives
+    /// [`MemoryError::Store`] within about `options.connect_timeout`.
+    pub async fn connect_with(url: &str, options: RedisOptions) -> Result<Self> {
+        let client = redis::Client::open(url)
+            .map_err(|e| MemoryError::invalid("redis URL", e.to_string()))?;
+        let config = ConnectionManagerConfig::new()
+            .set_connection_timeout(Some(options.connect_timeout))
+            .set_response_timeout(Some(options.response_timeout))
+            .set_number_of_retries(1)
+            .set_max_delay(Duration::from_millis(500));
+        let bound = options.connect_timeout * 3;
+        let conn = tokio::time::timeout(bound, ConnectionManager::new_with_config(client, config))
+            .await
+            .map_err(|_| MemoryError::store(STORE, "connect", "timed out"))?
+            .map_err(|e| MemoryError::store(STORE, "connect", e))?;
+        Ok(Self {
+            conn,
+            prefix: options.prefix,
+            timeout: options.response_timeout + options.connect_timeout,
+            policy: options.fact_policy,
+        })
+    }
+
+    /// The prefix of every key of this store.
+    pub fn prefix(&self) -> &str {
+        &self.prefix
+    }
+
+    /// `prefix + parts` joined with `:` (parts are already encoded).
+    fn key(&self, parts: &[&str]) -> String {
+        let mut k = self.prefix.clone();
+        k.push_str(&parts.join(":"));
+        k
+    }
+
+    /// Runs one command or pipeline with the store's overall time bound.
+    async fn run<T, F>(&self, operation: &'static str, fut: F) -> Result<T>
+    where
+        F: std::future::Future<Output = redis::RedisResult<T>>,
+    {
+        match tokio::time::timeout(self.timeout, fut).await {
+            Ok(Ok(v)) => Ok(v),
+            Ok(Err(e)) => Err(MemoryError::store(STORE, operation, e)),
+            Err(_) => Err(MemoryError::store(STORE, operation, "timed out")),
+        }
+    }
+}
+
+/// Lowercase hex of `id`'s UTF-8 bytes: only `[0-9a-f]`, so never a separator or pattern.
+pub(crate) fn hex(id: &str) -> String {
+    use std::fmt::Write;
+    let mut out = String::with_capacity(id.len() * 2);
+    for b in id.as_bytes() {
+        let _ = write!(out, "{b:02x}");
+    }
+    out
+}
+
+/// Decodes a stored JSON body.
+fn decode<T: serde::de::DeserializeOwned>(text: &str, what: impl FnOnce() -> String) -> Result<T> {
+    serde_json::from_str(text).map_err(|e| MemoryError::corrupt(what(), e))
+}
+
+/// Encodes a JSON body.
+fn encode<T: serde::Serialize>(value: &T, what: &'static str) -> Result<String> {
+    serde_json::to_string(value).map_err(|e| MemoryError::invalid(what, e.to_string()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::hex;
+
+    #[test]
+    fn hex_ids_never_contain_separators_or_patterns() {
+        assert_eq!(hex("a:*"), "613a2a");
+        assert_eq!(hex(""), "");
+        for id in ["*", ":", "%", "'\"", "{x}", "a b", "ü"] {
+            assert!(hex(id).chars().all(|c| c.is_ascii_hexdigit()), "{id}");
+        }
+        assert_ne!(hex("a:b"), hex("a") + ":" + &hex("b"));
+    }
+}

@@ -1,0 +1,87 @@
+//! Fact helpers shared by the server-backed stores (Redis, PostgreSQL): ranking a user's
+//! current facts against a query, and walking a fact's chain of versions.
+
+use std::collections::HashMap;
+
+use chrono::Utc;
+use memory_core::facts::rank_score;
+use memory_core::{FactPolicy, MemoryFact, ScoredFact};
+
+use crate::text::tfidf_relevance;
+
+/// The best `top_k` of `facts` (current ones only) for `query`: TF-IDF cosine relevance,
+/// ranked by [`rank_score`], facts under `policy.min_confidence` left out.
+pub(crate) fn rank(
+    facts: Vec<MemoryFact>,
+    query: &str,
+    policy: FactPolicy,
+    top_k: usize,
+) -> Vec<ScoredFact> {
+    let facts: Vec<MemoryFact> = facts.into_iter().filter(MemoryFact::is_current).collect();
+    let docs: Vec<String> = facts.iter().map(|f| f.text.clone()).collect();
+    let relevance = tfidf_relevance(query, &docs);
+    let now = Utc::now();
+    let mut scored: Vec<ScoredFact> = facts
+        .into_iter()
+        .zip(relevance)
+        .filter_map(|(fact, relevance)| {
+            let eff = fact.effective_confidence(now, policy.half_life);
+            (eff >= policy.min_confidence).then(|| ScoredFact {
+                score: rank_score(relevance, eff),
+                relevance,
+                effective_confidence: eff,
+                fact,
+            })
+        })
+        .collect();
+    scored.sort_by(|a, b| {
+        b.score
+            .total_cmp(&a.score)
+            .then_with(|| b.relevance.total_cmp(&a.relevance))
+    });
+    scored.truncate(top_k);
+    scored
+}
+
+/// The chain of versions through `fact_id`, oldest first (empty when unknown).
+pub(crate) fn chain(all: &[MemoryFact], fact_id: &str) -> Vec<MemoryFact> {
+    let by_id: HashMap<&str, &MemoryFact> = all.iter().map(|f| (f.id.as_str(), f)).collect();
+    let predecessor: HashMap<&str, &MemoryFact> = all
+        .iter()
+        .filter_map(|f| f.superseded_by.as_deref().map(|next| (next, f)))
+        .collect();
+    let Some(start) = by_id.get(fact_id) else {
+        return Vec::new();
+    };
+    let mut back = Vec::new();
+    let mut cursor = predecessor.get(fact_id);
+    while let Some(f) = cursor {
+        if back.len() > all.len() {
+            break; // a cycle in damaged data; stop rather than loop
+        }
+        back.push((*f).clone());
+        cursor = predecessor.get(f.id.as_str());
+    }
+    back.reverse();
+    back.push((*start).clone());
+    let mut cursor = start.superseded_by.as_deref().and_then(|id| by_id.get(id));
+    while let Some(f) = cursor {
+        if back.len() > all.len() {
+            break;
+        }
+        back.push((*f).clone());
+        cursor = f.superseded_by.as_deref().and_then(|id| by_id.get(id));
+    }
+    back
+}
+
+/// The ids to delete when deleting `fact_id`: it and the versions that led to it
+/// (later versions stay). Empty when the fact is unknown.
+pub(crate) fn doomed(all: &[MemoryFact], fact_id: &str) -> Vec<String> {
+    let versions = chain(all, fact_id);
+    versions
+        .iter()
+        .position(|f| f.id == fact_id)
+        .map(|end| versions[..=end].iter().map(|f| f.id.clone()).collect())
+        .unwrap_or_default()
+}

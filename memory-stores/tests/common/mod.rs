@@ -1,0 +1,418 @@
+//! Helpers shared by the Redis and PostgreSQL tests: finding the servers (from the
+//! variables `.ci/services.sh` exports), controlling them, and checks that hold for any
+//! server-backed store.
+#![allow(dead_code)]
+
+use std::collections::HashSet;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use memory_core::{
+    ConversationEvent, ConversationStore, FactCandidate, KvStore, MemoryEntry, MemoryError,
+    MemoryScope, Message, UserMemoryStore,
+};
+
+/// The URL in `var`; `None` (after a visible message) when unset outside CI.
+/// In CI (`CI=true`) an unset variable fails the test.
+pub fn server_url(var: &str) -> Option<String> {
+    match std::env::var(var) {
+        Ok(v) if !v.trim().is_empty() => Some(v.trim().to_owned()),
+        _ => {
+            if std::env::var("CI").is_ok_and(|v| v == "true") {
+                panic!("{var} is not set: CI must start the servers with `source .ci/services.sh`");
+            }
+            skip_notice(&format!("skipping: set {var} to run"));
+            None
+        }
+    }
+}
+
+/// Prints `text` on stderr even while the test harness captures output (it captures the
+/// print macros only), so a skipped server test is visible in a plain `cargo test`.
+fn skip_notice(text: &str) {
+    use std::io::Write;
+    let _ = writeln!(std::io::stderr(), "{text}");
+}
+
+/// The stop and start commands in `stop_var`/`start_var`; `None` (after a message) when
+/// either is unset, since then the test cannot control the server.
+pub fn server_control(stop_var: &str, start_var: &str) -> Option<(String, String)> {
+    match (std::env::var(stop_var), std::env::var(start_var)) {
+        (Ok(stop), Ok(start)) if !stop.is_empty() && !start.is_empty() => Some((stop, start)),
+        _ => {
+            if std::env::var("CI").is_ok_and(|v| v == "true") {
+                panic!("{stop_var}/{start_var} are not set: CI must `source .ci/services.sh`");
+            }
+            skip_notice(&format!(
+                "skipping: set {stop_var} and {start_var} to run the restart test"
+            ));
+            None
+        }
+    }
+}
+
+/// Runs a shell command, failing the test when it fails.
+pub fn sh(cmd: &str) {
+    let status = std::process::Command::new("bash")
+        .args(["-c", cmd])
+        .status()
+        .unwrap_or_else(|e| panic!("run `{cmd}`: {e}"));
+    assert!(status.success(), "`{cmd}` failed: {status}");
+}
+
+/// A fresh id, unique per call.
+pub fn fresh(tag: &str) -> String {
+    format!("{tag}-{}", ulid::Ulid::new())
+}
+
+pub fn msg(text: impl Into<String>) -> ConversationEvent {
+    let text: String = text.into();
+    ConversationEvent::Message {
+        message: Message::user(text),
+    }
+}
+
+pub fn text_of(event: &ConversationEvent) -> String {
+    match event {
+        ConversationEvent::Message { message } => message.text(),
+        other => format!("{other:?}"),
+    }
+}
+
+/// Asserts `err` is a [`MemoryError::Store`] of `store`.
+pub fn assert_store_error(err: &MemoryError, store: &str) {
+    match err {
+        MemoryError::Store { store: s, .. } => assert_eq!(s, store, "{err}"),
+        other => panic!("expected a {store} store error, got {other:?}"),
+    }
+}
+
+/// Ids that would break a store that put ids into keys, patterns or SQL unescaped.
+pub const HOSTILE_IDS: &[&str] = &[
+    "*",
+    "a*",
+    "a:b",
+    "a",
+    "a:",
+    ":a",
+    "%",
+    "a%",
+    "_",
+    "'",
+    "\"",
+    "{a}",
+    "[a]",
+    "?",
+    "a\\",
+    "x' OR '1'='1",
+    "x; DROP TABLE facts; --",
+    "Robert'); DELETE FROM kv; --",
+    "ü ñ 漢字",
+];
+
+/// 32 concurrent writers (10 appends each, single and batched, through spawned tasks) to
+/// one conversation: no event lost, seqs 1..=N contiguous, each writer's events in order.
+pub async fn thirty_two_writers(store: Arc<dyn ConversationStore>) {
+    let id = fresh("writers");
+    let mut tasks = tokio::task::JoinSet::new();
+    for w in 0..32 {
+        let store = Arc::clone(&store);
+        let id = id.clone();
+        tasks.spawn(async move {
+            let mut i = 0;
+            while i < 10 {
+                if i % 3 == 0 && i + 2 < 10 {
+                    let batch = (i..i + 2).map(|j| msg(format!("w{w}-{j}"))).collect();
+                    store.append(&id, batch).await.expect("batched append");
+                    i += 2;
+                } else {
+                    store
+                        .append(&id, vec![msg(format!("w{w}-{i}"))])
+                        .await
+                        .expect("append");
+                    i += 1;
+                }
+            }
+        });
+    }
+    while let Some(r) = tasks.join_next().await {
+        r.expect("writer task");
+    }
+    let events = store.load(&id).await.expect("load");
+    assert_eq!(events.len(), 320, "every event kept");
+    for (i, e) in events.iter().enumerate() {
+        assert_eq!(e.seq, i as u64 + 1, "seqs contiguous");
+    }
+    let texts: Vec<String> = events.iter().map(|e| text_of(&e.event)).collect();
+    let unique: HashSet<&String> = texts.iter().collect();
+    assert_eq!(unique.len(), 320, "no duplicate");
+    for w in 0..32 {
+        let mine: Vec<usize> = texts
+            .iter()
+            .filter_map(|t| t.strip_prefix(&format!("w{w}-")))
+            .map(|j| j.parse().expect("index"))
+            .collect();
+        assert_eq!(mine, (0..10).collect::<Vec<_>>(), "writer {w} in order");
+    }
+    store.delete(&id).await.expect("delete");
+}
+
+/// Two independently connected instances see each other's events, facts and entries.
+pub async fn two_instances_share(
+    a: (&dyn ConversationStore, &dyn UserMemoryStore, &dyn KvStore),
+    b: (&dyn ConversationStore, &dyn UserMemoryStore, &dyn KvStore),
+) {
+    let conv = fresh("shared");
+    let user = fresh("user");
+    let ns = fresh("ns");
+    a.0.append(&conv, vec![msg("from a")])
+        .await
+        .expect("append a");
+    b.0.append(&conv, vec![msg("from b")])
+        .await
+        .expect("append b");
+    let seen: Vec<String> =
+        a.0.load(&conv)
+            .await
+            .expect("load")
+            .iter()
+            .map(|e| text_of(&e.event))
+            .collect();
+    assert_eq!(seen, ["from a", "from b"]);
+    a.1.upsert(&user, FactCandidate::new("likes green tea", 0.8))
+        .await
+        .expect("upsert a");
+    let change =
+        b.1.upsert(&user, FactCandidate::new("likes green tea", 0.8))
+            .await
+            .expect("upsert b");
+    assert_eq!(change.kind(), "reinforced", "b reinforces a's fact");
+    let hits = a.1.search(&user, "tea", 5).await.expect("search");
+    assert_eq!(hits.len(), 1);
+    assert_eq!(hits[0].fact.reinforcement_count, 1);
+    b.2.put(&ns, MemoryEntry::new(MemoryScope::Working, "k", "v".into()))
+        .await
+        .expect("put");
+    assert!(a.2.get(&ns, "k").await.expect("get").is_some());
+    a.0.delete(&conv).await.expect("cleanup");
+    a.1.forget_user(&user).await.expect("cleanup");
+    a.2.clear(&ns).await.expect("cleanup");
+}
+
+/// Concurrent fact writers on two instances: every distinct fact is kept, and a fact
+/// stated by all of them is reinforced once per statement after the first.
+pub async fn concurrent_fact_writers(a: Arc<dyn UserMemoryStore>, b: Arc<dyn UserMemoryStore>) {
+    let user = fresh("fact-writers");
+    let mut tasks = tokio::task::JoinSet::new();
+    for w in 0..16 {
+        let store = if w % 2 == 0 {
+            Arc::clone(&a)
+        } else {
+            Arc::clone(&b)
+        };
+        let user = user.clone();
+        tasks.spawn(async move {
+            store
+                .upsert(
+                    &user,
+                    FactCandidate::new(format!("owns instrument number {w}"), 0.7),
+                )
+                .await
+                .expect("upsert distinct");
+            store
+                .upsert(&user, FactCandidate::new("likes jazz", 0.6))
+                .await
+                .expect("upsert shared");
+        });
+    }
+    while let Some(r) = tasks.join_next().await {
+        r.expect("task");
+    }
+    let facts = a.list(&user).await.expect("list");
+    assert_eq!(
+        facts.len(),
+        17,
+        "16 distinct facts and one shared: {facts:#?}"
+    );
+    let jazz = facts
+        .iter()
+        .find(|f| f.text == "likes jazz")
+        .expect("shared fact");
+    assert_eq!(jazz.reinforcement_count, 15, "no lost reinforcement");
+    a.forget_user(&user).await.expect("cleanup");
+}
+
+/// Data written under one hostile id is unreachable through every other one.
+pub async fn hostile_ids_isolated(
+    conv: &dyn ConversationStore,
+    facts: &dyn UserMemoryStore,
+    kv: &dyn KvStore,
+) {
+    let run = ulid::Ulid::new().to_string();
+    let ids: Vec<String> = HOSTILE_IDS.iter().map(|h| format!("{run}{h}")).collect();
+    for id in &ids {
+        conv.append(id, vec![msg(format!("conv of {id}"))])
+            .await
+            .expect("append");
+        facts
+            .upsert(id, FactCandidate::new(format!("fact of {id}"), 0.9))
+            .await
+            .expect("upsert");
+        kv.put(
+            id,
+            MemoryEntry::new(MemoryScope::Working, id.as_str(), id.as_str().into()),
+        )
+        .await
+        .expect("put");
+        // A key that looks like a pattern matching every other key.
+        kv.put(
+            id,
+            MemoryEntry::new(MemoryScope::Working, "*", "star".into()),
+        )
+        .await
+        .expect("put star");
+    }
+    for id in &ids {
+        let events = conv.load(id).await.expect("load");
+        assert_eq!(events.len(), 1, "{id:?}");
+        assert_eq!(text_of(&events[0].event), format!("conv of {id}"));
+        let listed = facts.list(id).await.expect("list");
+        assert_eq!(listed.len(), 1, "{id:?}");
+        assert_eq!(listed[0].text, format!("fact of {id}"));
+        let hits = facts.search(id, "fact", 50).await.expect("search");
+        assert_eq!(hits.len(), 1, "{id:?}");
+        let entries = kv.list(id).await.expect("list");
+        let keys: Vec<&str> = entries.iter().map(|e| e.key.as_str()).collect();
+        let mut want = vec!["*", id.as_str()];
+        want.sort();
+        assert_eq!(keys, want, "{id:?}");
+        for other in &ids {
+            if other != id {
+                assert!(
+                    kv.get(id, other).await.expect("get").is_none(),
+                    "{id:?} sees {other:?}"
+                );
+                assert!(facts.get(id, &listed[0].id).await.expect("get").is_some());
+                assert!(facts
+                    .get(other, &listed[0].id)
+                    .await
+                    .expect("get")
+                    .is_none());
+            }
+        }
+    }
+    // Clearing one leaves the others whole.
+    let (first, rest) = ids.split_first().expect("ids");
+    assert!(conv.delete(first).await.expect("delete"));
+    assert_eq!(facts.forget_user(first).await.expect("forget"), 1);
+    assert_eq!(kv.clear(first).await.expect("clear"), 2);
+    for id in rest {
+        assert_eq!(conv.load(id).await.expect("load").len(), 1, "{id:?}");
+        assert_eq!(facts.list(id).await.expect("list").len(), 1, "{id:?}");
+        assert_eq!(kv.list(id).await.expect("list").len(), 2, "{id:?}");
+        conv.delete(id).await.expect("cleanup");
+        facts.forget_user(id).await.expect("cleanup");
+        kv.clear(id).await.expect("cleanup");
+    }
+}
+
+/// Runs `op` until it succeeds (the server coming back), for at most `limit`.
+pub async fn until_ok<T, F, Fut>(limit: Duration, mut op: F) -> T
+where
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = memory_core::Result<T>>,
+{
+    let start = Instant::now();
+    loop {
+        match op().await {
+            Ok(v) => return v,
+            Err(e) if start.elapsed() < limit => {
+                eprintln!("waiting for the server: {e}");
+                tokio::time::sleep(Duration::from_millis(200)).await;
+            }
+            Err(e) => panic!("server not back after {limit:?}: {e}"),
+        }
+    }
+}
+
+/// Child-process protocol: the parent re-executes the test binary with these variables;
+/// the child checks the parent's data and adds its own.
+pub const CHILD_CONV: &str = "AGENTMEM_TEST_CHILD_CONV";
+pub const CHILD_USER: &str = "AGENTMEM_TEST_CHILD_USER";
+
+/// The child's side: sees the parent's event and fact, then appends and upserts its own.
+pub async fn child_side(
+    conv: &dyn ConversationStore,
+    facts: &dyn UserMemoryStore,
+    id: &str,
+    user: &str,
+) {
+    let events = conv.load(id).await.expect("child load");
+    assert_eq!(events.len(), 1, "child sees the parent's event");
+    assert_eq!(text_of(&events[0].event), "from parent");
+    assert_eq!(
+        facts.list(user).await.expect("child list").len(),
+        1,
+        "child sees the parent's fact"
+    );
+    conv.append(id, vec![msg("from child")])
+        .await
+        .expect("child append");
+    facts
+        .upsert(user, FactCandidate::new("plays the cello", 0.9))
+        .await
+        .expect("child upsert");
+}
+
+/// The parent's side: writes, runs `test_name` of this binary as a child process with the
+/// ids, and checks the child's writes.
+pub async fn parent_side(
+    conv: &dyn ConversationStore,
+    facts: &dyn UserMemoryStore,
+    test_name: &str,
+) {
+    let id = fresh("two-processes");
+    let user = fresh("two-processes-user");
+    conv.append(&id, vec![msg("from parent")])
+        .await
+        .expect("append");
+    facts
+        .upsert(&user, FactCandidate::new("likes hiking", 0.9))
+        .await
+        .expect("upsert");
+    let exe = std::env::current_exe().expect("current exe");
+    // Output captured, so the child's own test summary does not mix with ours.
+    let out = tokio::process::Command::new(exe)
+        .args(["--exact", test_name, "--test-threads=1"])
+        .env(CHILD_CONV, &id)
+        .env(CHILD_USER, &user)
+        .output()
+        .await
+        .expect("spawn the child process");
+    assert!(
+        out.status.success(),
+        "child process failed: {}\n{}\n{}",
+        out.status,
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let texts: Vec<String> = conv
+        .load(&id)
+        .await
+        .expect("load")
+        .iter()
+        .map(|e| text_of(&e.event))
+        .collect();
+    assert_eq!(texts, ["from parent", "from child"]);
+    let mut fact_texts: Vec<String> = facts
+        .list(&user)
+        .await
+        .expect("list")
+        .into_iter()
+        .map(|f| f.text)
+        .collect();
+    fact_texts.sort();
+    assert_eq!(fact_texts, ["likes hiking", "plays the cello"]);
+    conv.delete(&id).await.expect("cleanup");
+    facts.forget_user(&user).await.expect("cleanup");
+}

@@ -1,0 +1,309 @@
+//! `PostgresStore` against a real PostgreSQL server (`AGENTMEM_POSTGRES_URL`, exported by
+//! `.ci/services.sh`): the four conformance suites (with pgvector, and with the
+//! client-side dense ranking fallback in a second schema), schema versioning, isolation of
+//! hostile ids, concurrency, two instances and two processes sharing one server,
+//! `postgres://` URLs, and typed errors from an unreachable server.
+#![cfg(feature = "postgres")]
+
+mod common;
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use common::*;
+use memory_core::di::tokens;
+use memory_core::vector::{Document, SearchQuery};
+use memory_core::{testkit, ConversationStore, MemoryError, VectorStore};
+use memory_stores::{PostgresOptions, PostgresStore, StoreUrl};
+
+const URL_ENV: &str = "AGENTMEM_POSTGRES_URL";
+
+async fn connect() -> Option<PostgresStore> {
+    let url = server_url(URL_ENV)?;
+    Some(
+        PostgresStore::connect(&url)
+            .await
+            .expect("connect to postgres"),
+    )
+}
+
+/// A store in its own schema, with or without pgvector.
+async fn connect_schema(schema: &str, use_pgvector: bool) -> Option<PostgresStore> {
+    let url = server_url(URL_ENV)?;
+    Some(
+        PostgresStore::connect_with(
+            &url,
+            PostgresOptions {
+                schema: schema.to_owned(),
+                use_pgvector,
+                ..PostgresOptions::default()
+            },
+        )
+        .await
+        .expect("connect to postgres"),
+    )
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn conversation_conformance() {
+    let Some(store) = connect().await else { return };
+    testkit::conversation::run_all(&store).await;
+    testkit::conversation::check_concurrent_appenders_spawned(Arc::new(store)).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn kv_conformance() {
+    let Some(store) = connect().await else { return };
+    testkit::kv::run_all(&store).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn facts_conformance() {
+    let Some(store) = connect().await else { return };
+    testkit::facts::run_all(&store).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn vector_conformance_with_pgvector() {
+    let Some(store) = connect().await else { return };
+    assert!(
+        store.uses_pgvector(),
+        "the CI server ships pgvector; dense search must run in the server"
+    );
+    testkit::vector::run_all(&store).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn vector_conformance_without_pgvector() {
+    let Some(store) = connect_schema("agentmem_nopgvector", false).await else {
+        return;
+    };
+    assert!(!store.uses_pgvector());
+    testkit::vector::run_all(&store).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn both_dense_paths_rank_alike() {
+    let Some(with) = connect().await else { return };
+    let without = connect_schema("agentmem", false)
+        .await
+        .expect("same schema");
+    let ns = fresh("dense");
+    let docs = (0..20).map(|i| {
+        let a = i as f32 / 20.0;
+        Document::new(format!("doc {i}"))
+            .with_id(format!("d{i:02}"))
+            .with_embedding(vec![a.cos(), a.sin(), 0.1])
+    });
+    with.upsert_batch(&ns, docs.collect())
+        .await
+        .expect("upsert");
+    let q = SearchQuery::new("", 5).with_embedding(vec![1.0, 0.3, 0.1]);
+    let a = VectorStore::search(&with, &ns, &q)
+        .await
+        .expect("pgvector search");
+    let b = VectorStore::search(&without, &ns, &q)
+        .await
+        .expect("client search");
+    let ids =
+        |h: &[memory_core::vector::SearchHit]| h.iter().map(|h| h.id.clone()).collect::<Vec<_>>();
+    assert_eq!(ids(&a), ids(&b));
+    for (x, y) in a.iter().zip(&b) {
+        assert!(
+            (x.score - y.score).abs() < 1e-4,
+            "{} vs {}",
+            x.score,
+            y.score
+        );
+    }
+    VectorStore::clear(&with, &ns).await.expect("cleanup");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_newer_schema_is_refused() {
+    let Some(url) = server_url(URL_ENV) else {
+        return;
+    };
+    let schema = format!(
+        "agentmem_v_{}",
+        ulid::Ulid::new().to_string().to_lowercase()
+    );
+    let store = connect_schema(&schema, false).await.expect("create");
+    // Pretend a newer agentmem migrated this schema.
+    let (client, conn) = tokio_postgres::connect(&url, tokio_postgres::NoTls)
+        .await
+        .expect("raw connection");
+    let task = tokio::spawn(conn);
+    client
+        .execute(
+            &format!("INSERT INTO \"{schema}\".schema_version (version) VALUES ($1)"),
+            &[&((PostgresStore::SCHEMA_VERSION + 1) as i32)],
+        )
+        .await
+        .expect("bump version");
+    drop(store);
+    let err = PostgresStore::connect_with(
+        &url,
+        PostgresOptions {
+            schema: schema.clone(),
+            ..PostgresOptions::default()
+        },
+    )
+    .await
+    .expect_err("newer schema");
+    assert!(
+        matches!(err, MemoryError::UnsupportedVersion { found, .. } if found == PostgresStore::SCHEMA_VERSION + 1),
+        "{err:?}"
+    );
+    client
+        .batch_execute(&format!("DROP SCHEMA \"{schema}\" CASCADE"))
+        .await
+        .expect("drop");
+    drop(client);
+    let _ = task.await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn schema_names_must_be_plain_identifiers() {
+    let Some(url) = server_url(URL_ENV) else {
+        return;
+    };
+    for bad in ["", "Agentmem", "a-b", "a\"; DROP SCHEMA public; --", "1abc"] {
+        let err = PostgresStore::connect_with(
+            &url,
+            PostgresOptions {
+                schema: bad.to_owned(),
+                ..PostgresOptions::default()
+            },
+        )
+        .await
+        .expect_err("refused");
+        assert!(
+            matches!(err, MemoryError::InvalidArgument { .. }),
+            "{bad}: {err:?}"
+        );
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn hostile_ids_are_isolated() {
+    let Some(store) = connect().await else { return };
+    hostile_ids_isolated(&store, &store, &store).await;
+    // Documents too.
+    let a = format!("{}' OR '1'='1", fresh("ns"));
+    let b = format!("{}%", fresh("ns"));
+    VectorStore::upsert(&store, &a, Document::new("secret of a").with_id("*"))
+        .await
+        .expect("upsert");
+    assert_eq!(VectorStore::len(&store, &b).await.expect("len"), 0);
+    assert!(VectorStore::get(&store, &b, "*")
+        .await
+        .expect("get")
+        .is_none());
+    let hits = VectorStore::search(&store, &b, &SearchQuery::new("secret", 5))
+        .await
+        .expect("search");
+    assert!(hits.is_empty());
+    VectorStore::clear(&store, &a).await.expect("cleanup");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn thirty_two_concurrent_writers_keep_one_order() {
+    let Some(store) = connect().await else { return };
+    thirty_two_writers(Arc::new(store)).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn two_instances_share_one_server() {
+    let Some(a) = connect().await else { return };
+    let b = connect().await.expect("second instance");
+    two_instances_share((&a, &a, &a), (&b, &b, &b)).await;
+    concurrent_fact_writers(Arc::new(a), Arc::new(b)).await;
+}
+
+/// In child mode (set by `two_processes_share_one_server`) this is the second process.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn postgres_child_process() {
+    let (Ok(id), Ok(user)) = (std::env::var(CHILD_CONV), std::env::var(CHILD_USER)) else {
+        return;
+    };
+    let store = connect().await.expect("child needs the server");
+    child_side(&store, &store, &id, &user).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_processes_share_one_server() {
+    if std::env::var(CHILD_CONV).is_ok() {
+        return;
+    }
+    let Some(store) = connect().await else { return };
+    parent_side(&store, &store, "postgres_child_process").await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn postgres_urls_open_a_container() {
+    let Some(url) = server_url(URL_ENV) else {
+        return;
+    };
+    let alt = url.replacen("postgres://", "postgresql://", 1);
+    for u in [&url, &alt] {
+        let parsed: StoreUrl = u.parse().expect("parse");
+        assert_eq!(parsed, StoreUrl::Postgres(u.clone()));
+        let container = parsed.open().await.expect("open");
+        let conv = container
+            .resolve::<dyn ConversationStore>(Some(tokens::CONVERSATIONS))
+            .expect("conversations");
+        let vectors = container
+            .resolve::<dyn VectorStore>(Some(tokens::VECTORS))
+            .expect("vectors");
+        let id = fresh("url");
+        assert_eq!(conv.append(&id, vec![msg("hi")]).await.expect("append"), 1);
+        let direct = connect().await.expect("connect");
+        assert_eq!(
+            direct.load(&id).await.expect("load").len(),
+            1,
+            "same server"
+        );
+        let ns = fresh("url-docs");
+        vectors
+            .upsert(&ns, Document::new("persisted"))
+            .await
+            .expect("upsert");
+        assert_eq!(
+            VectorStore::len(&direct, &ns).await.expect("len"),
+            1,
+            "vectors persist"
+        );
+        ConversationStore::delete(&direct, &id)
+            .await
+            .expect("cleanup");
+        VectorStore::clear(&direct, &ns).await.expect("cleanup");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_unreachable_server_is_a_typed_error_in_bounded_time() {
+    for url in [
+        "postgres://nobody@127.0.0.1:1/none",
+        "postgres://nobody@10.255.255.1:5432/none",
+    ] {
+        let start = Instant::now();
+        let err = PostgresStore::connect_with(
+            url,
+            PostgresOptions {
+                connect_timeout: Duration::from_secs(1),
+                operation_timeout: Duration::from_secs(2),
+                ..PostgresOptions::default()
+            },
+        )
+        .await
+        .expect_err("nothing listens there");
+        assert!(
+            start.elapsed() < Duration::from_secs(5),
+            "{url}: took {:?}",
+            start.elapsed()
+        );
+        assert_store_error(&err, "postgres");
+    }
+    assert!(PostgresStore::connect("not a url").await.is_err());
+}
