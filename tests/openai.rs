@@ -40,9 +40,9 @@ impl Respond for FakeOpenAi {
             .and_then(|m| m.last())
             .and_then(|m| m["content"].as_str())
             .unwrap_or_default()
-            .to_owned();
+            .to_lowercase();
         let text = if system.contains("extract durable facts") {
-            let facts = if last.contains("Oslo") {
+            let facts = if last.contains("oslo") {
                 json!([{"attribute": "location", "value": "Oslo", "text": "is based in Oslo (llm)", "polarity": "positive", "confidence": 0.81}])
             } else if last.contains("peanut") {
                 json!([{"attribute": "allergy", "value": "peanuts", "text": "must avoid peanuts (llm)", "polarity": "negative", "confidence": 0.93}])
@@ -97,17 +97,29 @@ async fn chat_extraction_and_summary_all_go_through_the_provider() {
         .await
         .unwrap();
 
-    let first = session.send("Oslo is where home is these days.").await.unwrap();
+    let first = session
+        .send("Oslo is where home is these days.")
+        .await
+        .unwrap();
     assert!(first.text().starts_with("reply #"), "{}", first.text());
     assert_eq!(first.report.extraction_error, None);
     assert_eq!(
-        first.report.usage.map(|u| (u.prompt_tokens, u.completion_tokens)),
+        first
+            .report
+            .usage
+            .map(|u| (u.prompt_tokens, u.completion_tokens)),
         Some((40, 9))
     );
-    let second = session.send("Peanuts are dangerous for me, keep them away.").await.unwrap();
+    let second = session
+        .send("Peanuts are dangerous for me, keep them away.")
+        .await
+        .unwrap();
     assert_eq!(second.report.extraction_error, None);
     let mut summarized = second.report.summarized;
-    for line in ["Anything fun to do this weekend?", "And what about next week?"] {
+    for line in [
+        "Anything fun to do this weekend?",
+        "And what about next week?",
+    ] {
         summarized += session.send(line).await.unwrap().report.summarized;
     }
     assert!(summarized > 0, "the tight budget forced a summary");
@@ -145,8 +157,14 @@ async fn chat_extraction_and_summary_all_go_through_the_provider() {
     assert_eq!(last["model"], "mock-4o");
     assert_eq!(last["messages"][0]["role"], "system");
     let system = last["messages"][0]["content"].as_str().unwrap();
-    assert!(system.contains("must avoid peanuts (llm)") || system.contains("is based in Oslo (llm)"), "{system}");
-    assert!(system.contains(&format!("<conversation_summary>\n{SUMMARY}")), "{system}");
+    assert!(
+        system.contains("must avoid peanuts (llm)") || system.contains("is based in Oslo (llm)"),
+        "{system}"
+    );
+    assert!(
+        system.contains(&format!("<conversation_summary>\n{SUMMARY}")),
+        "{system}"
+    );
     let roles: Vec<&str> = last["messages"]
         .as_array()
         .unwrap()
@@ -177,13 +195,19 @@ async fn a_broken_extractor_answer_is_reported_and_stores_nothing() {
         })
         .mount(&server)
         .await;
-    let model = Arc::new(OpenAiChatModel::new(OpenAiConfig::new(format!("{}/v1", server.uri()), "m")).unwrap());
+    let model = Arc::new(
+        OpenAiChatModel::new(OpenAiConfig::new(format!("{}/v1", server.uri()), "m")).unwrap(),
+    );
     let store = Arc::new(InMemoryUserMemoryStore::new());
     let container = Container::new();
     container.register_model("chat", model.clone());
     container.register_model("extractor", model);
     container.register_user_memory("user_memory", store.clone());
-    let mut session = Session::builder(Assistant, &container).user("bob").build().await.unwrap();
+    let mut session = Session::builder(Assistant, &container)
+        .user("bob")
+        .build()
+        .await
+        .unwrap();
     let reply = session.send("I live in Oslo.").await.unwrap();
     assert_eq!(reply.text(), "ok");
     let error = reply.report.extraction_error.unwrap();

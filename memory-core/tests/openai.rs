@@ -137,7 +137,10 @@ async fn no_key_means_no_authorization_header_and_an_empty_model_sends_the_reque
     assert!(requests[0].headers.get("openai-organization").is_none());
     let body: Value = requests[0].body_json().unwrap();
     assert_eq!(body["model"], "registered-name");
-    assert_eq!(body["messages"][0], json!({"role": "system", "content": "Be brief."}));
+    assert_eq!(
+        body["messages"][0],
+        json!({"role": "system", "content": "Be brief."})
+    );
     assert!(body.get("temperature").is_none() && body.get("max_tokens").is_none());
 }
 
@@ -160,7 +163,10 @@ async fn tool_calls_in_the_answer_come_back_parsed() {
         .await
         .unwrap();
     let calls = &completion.message.tool_calls;
-    assert_eq!(calls[0], ToolCall::new("call_9", "lookup", json!({"q": "rust"})));
+    assert_eq!(
+        calls[0],
+        ToolCall::new("call_9", "lookup", json!({"q": "rust"}))
+    );
     assert_eq!(calls[1].arguments, json!("{not json"));
     assert_eq!(completion.message.text(), "");
     assert_eq!(completion.usage, None);
@@ -191,7 +197,11 @@ async fn a_429_is_retried_after_retry_after_then_succeeds() {
     assert_eq!(completion.message.text(), "finally");
     assert_eq!(server.received_requests().await.unwrap().len(), 2);
     // Retry-After: 1 was honoured rather than the 10 ms backoff.
-    assert!(started.elapsed() >= Duration::from_secs(1), "{:?}", started.elapsed());
+    assert!(
+        started.elapsed() >= Duration::from_secs(1),
+        "{:?}",
+        started.elapsed()
+    );
 }
 
 #[tokio::test]
@@ -219,7 +229,9 @@ async fn a_500_is_retried_with_backoff_then_succeeds() {
 async fn retries_stop_at_max_retries_with_the_last_error() {
     let server = MockServer::start().await;
     Mock::given(method("POST"))
-        .respond_with(ResponseTemplate::new(503).set_body_json(json!({"error": {"message": "overloaded"}})))
+        .respond_with(
+            ResponseTemplate::new(503).set_body_json(json!({"error": {"message": "overloaded"}})),
+        )
         .mount(&server)
         .await;
     let err = OpenAiChatModel::new(config(&server).with_max_retries(2))
@@ -229,7 +241,10 @@ async fn retries_stop_at_max_retries_with_the_last_error() {
         .unwrap_err();
     assert_eq!(server.received_requests().await.unwrap().len(), 3);
     let message = model_error(&err);
-    assert!(message.contains("503") && message.contains("overloaded"), "{message}");
+    assert!(
+        message.contains("503") && message.contains("overloaded"),
+        "{message}"
+    );
 }
 
 #[tokio::test]
@@ -249,7 +264,10 @@ async fn a_400_is_not_retried_and_says_why() {
     assert_eq!(server.received_requests().await.unwrap().len(), 1);
     let text = err.to_string();
     assert!(text.starts_with("model `gpt-4o-mini` failed"), "{text}");
-    assert!(text.contains("400") && text.contains("Invalid value for 'messages'"), "{text}");
+    assert!(
+        text.contains("400") && text.contains("Invalid value for 'messages'"),
+        "{text}"
+    );
 }
 
 #[tokio::test]
@@ -302,9 +320,14 @@ fn bad_configurations_are_refused_and_keys_never_printed() {
     let err = OpenAiChatModel::new(OpenAiConfig::new("http://x", "m").with_timeout(Duration::ZERO))
         .unwrap_err();
     assert!(matches!(err, MemoryError::InvalidArgument { .. }), "{err}");
-    let model = OpenAiChatModel::new(OpenAiConfig::new("http://x", "m").with_api_key("sk-very-secret")).unwrap();
+    let model =
+        OpenAiChatModel::new(OpenAiConfig::new("http://x", "m").with_api_key("sk-very-secret"))
+            .unwrap();
     let printed = format!("{model:?}");
-    assert!(!printed.contains("sk-very-secret") && printed.contains("<redacted>"), "{printed}");
+    assert!(
+        !printed.contains("sk-very-secret") && printed.contains("<redacted>"),
+        "{printed}"
+    );
 }
 
 #[test]
@@ -334,7 +357,16 @@ async fn a_bad_key_fails_the_request_not_the_process() {
     // Header values are checked per request, so construction succeeds.
     let model = OpenAiChatModel::new(config(&server).with_api_key("bad\nkey")).unwrap();
     let err = model.complete(simple_request()).await.unwrap_err();
-    assert!(matches!(err, MemoryError::InvalidArgument { what: "OpenAI API key", .. }), "{err}");
+    assert!(
+        matches!(
+            err,
+            MemoryError::InvalidArgument {
+                what: "OpenAI API key",
+                ..
+            }
+        ),
+        "{err}"
+    );
     assert!(!err.to_string().contains("bad\nkey"));
     assert!(server.received_requests().await.unwrap().is_empty());
 }
@@ -407,11 +439,22 @@ async fn the_embedding_dimension_is_learned_then_enforced() {
     assert_eq!(embedder.dimensions(), Some(4));
     let err = embedder.embed(&one).await.unwrap_err();
     assert!(
-        matches!(err, MemoryError::DimensionMismatch { expected: 4, found: 2 }),
+        matches!(
+            err,
+            MemoryError::DimensionMismatch {
+                expected: 4,
+                found: 2
+            }
+        ),
         "{err}"
     );
     let err = embedder.embed(&one).await.unwrap_err();
-    assert!(model_error(&err).contains("asked for 1 embeddings, got 0"), "{err}");
-    let body: Value = server.received_requests().await.unwrap()[0].body_json().unwrap();
+    assert!(
+        model_error(&err).contains("asked for 1 embeddings, got 0"),
+        "{err}"
+    );
+    let body: Value = server.received_requests().await.unwrap()[0]
+        .body_json()
+        .unwrap();
     assert!(body.get("dimensions").is_none());
 }

@@ -92,7 +92,8 @@ async fn malformed_model_json_is_an_extraction_error() {
 
 #[tokio::test]
 async fn a_malformed_extraction_stores_nothing_and_the_turn_completes() {
-    let (server, container, store) = setup(r#"{"facts": [{"text": "lives in Oslo", "confidence": 7}]}"#).await;
+    let (server, container, store) =
+        setup(r#"{"facts": [{"text": "lives in Oslo", "confidence": 7}]}"#).await;
     let mut session = Session::builder(Assistant, &container)
         .user("u1")
         .build()
@@ -100,7 +101,10 @@ async fn a_malformed_extraction_stores_nothing_and_the_turn_completes() {
         .unwrap();
     let reply = session.send("I live in Oslo.").await.unwrap();
     assert_eq!(reply.text(), "Noted.");
-    let error = reply.report.extraction_error.expect("extraction error reported");
+    let error = reply
+        .report
+        .extraction_error
+        .expect("extraction error reported");
     assert!(error.contains("confidence 7 is outside 0..=1"), "{error}");
     assert!(reply.report.fact_changes.is_empty());
     assert!(store.list("u1").await.unwrap().is_empty());
@@ -144,7 +148,11 @@ async fn extraction_model_uses_the_llm_and_a_registered_extractor_wins() {
         .await
         .unwrap();
     session.send("I live in Berlin.").await.unwrap();
-    assert_eq!(server.received_requests().await.unwrap().len(), 3, "no extraction call");
+    assert_eq!(
+        server.received_requests().await.unwrap().len(),
+        3,
+        "no extraction call"
+    );
     let facts = store.list("u2").await.unwrap();
     assert_eq!(facts[0].value.as_deref(), Some("Berlin"));
 }
@@ -195,11 +203,18 @@ mod tiktoken {
     #[tokio::test]
     async fn the_session_counts_with_the_models_bpe_vocabulary() {
         let container = Container::new();
-        container.register_model("gpt-4o-mini", Arc::new(memory_core::model::OfflineModel::new()));
+        container.register_model(
+            "gpt-4o-mini",
+            Arc::new(memory_core::model::OfflineModel::new()),
+        );
         container.register_model("gpt-4", Arc::new(memory_core::model::OfflineModel::new()));
         let text = "Tokenization differs: 東京 is two characters, antidisestablishmentarianism is one word.";
 
-        let mut session = Session::builder(Gpt4o, &container).user("u").build().await.unwrap();
+        let mut session = Session::builder(Gpt4o, &container)
+            .user("u")
+            .build()
+            .await
+            .unwrap();
         assert!(format!("{:?}", session.memory().counter()).contains("O200k"));
         session.send(text).await.unwrap();
         let o200k = BpeCounter::o200k().unwrap();
@@ -211,12 +226,19 @@ mod tiktoken {
             .sum();
         assert_eq!(session.memory().window_tokens(), expected);
 
-        let mut session = Session::builder(Gpt4, &container).user("u").build().await.unwrap();
+        let mut session = Session::builder(Gpt4, &container)
+            .user("u")
+            .build()
+            .await
+            .unwrap();
         assert!(format!("{:?}", session.memory().counter()).contains("Cl100k"));
         session.send(text).await.unwrap();
         let cl100k = BpeCounter::cl100k().unwrap();
         let first = &session.memory().messages()[0].clone();
-        assert_eq!(cl100k.count_message(first), session.memory().counter().count_message(first));
+        assert_eq!(
+            cl100k.count_message(first),
+            session.memory().counter().count_message(first)
+        );
         // The exact count differs from the chars/4 heuristic.
         let heuristic = memory_core::HeuristicCounter::default().count_message(first);
         assert_ne!(cl100k.count_message(first), heuristic);

@@ -13,8 +13,8 @@ use crate::model::{ChatModel, ChatRequest};
 
 /// The attributes the extractor asks for: the rule extractor's vocabulary.
 pub const ATTRIBUTES: [&str; 14] = [
-    "name", "location", "origin", "job", "employer", "likes", "allergy", "diet", "family",
-    "pet", "birthday", "age", "language", "goal",
+    "name", "location", "origin", "job", "employer", "likes", "allergy", "diet", "family", "pet",
+    "birthday", "age", "language", "goal",
 ];
 
 /// How much of a bad reply is quoted in an error.
@@ -160,7 +160,9 @@ pub fn parse_facts(reply: &str) -> Result<Vec<FactCandidate>> {
         .facts
         .into_iter()
         .enumerate()
-        .map(|(i, raw)| candidate(raw).map_err(|why| MemoryError::Extraction(format!("fact {i}: {why}"))))
+        .map(|(i, raw)| {
+            candidate(raw).map_err(|why| MemoryError::Extraction(format!("fact {i}: {why}")))
+        })
         .collect()
 }
 
@@ -172,11 +174,19 @@ fn candidate(raw: RawFact) -> std::result::Result<FactCandidate, String> {
     if !(raw.confidence.is_finite() && (0.0..=1.0).contains(&raw.confidence)) {
         return Err(format!("confidence {} is outside 0..=1", raw.confidence));
     }
-    let polarity = match raw.polarity.as_deref().map(|p| p.trim().to_ascii_lowercase()) {
+    let polarity = match raw
+        .polarity
+        .as_deref()
+        .map(|p| p.trim().to_ascii_lowercase())
+    {
         None => Polarity::Positive,
         Some(p) if p == "positive" => Polarity::Positive,
         Some(p) if p == "negative" => Polarity::Negative,
-        Some(p) => return Err(format!("unknown polarity `{p}` (expected positive or negative)")),
+        Some(p) => {
+            return Err(format!(
+                "unknown polarity `{p}` (expected positive or negative)"
+            ))
+        }
     };
     let non_empty = |s: Option<String>| s.map(|s| s.trim().to_owned()).filter(|s| !s.is_empty());
     let mut fact = FactCandidate::new(text, raw.confidence).with_polarity(polarity);
@@ -191,7 +201,10 @@ fn unfence(reply: &str) -> &str {
     let trimmed = reply.trim();
     if let Some(start) = trimmed.find("```") {
         let after = &trimmed[start + 3..];
-        let body = after.strip_prefix("json").or_else(|| after.strip_prefix("JSON")).unwrap_or(after);
+        let body = after
+            .strip_prefix("json")
+            .or_else(|| after.strip_prefix("JSON"))
+            .unwrap_or(after);
         let body = body.split("```").next().unwrap_or(body);
         return body.trim();
     }
@@ -247,11 +260,26 @@ mod tests {
             ("not json at all", "not valid JSON"),
             (r#"{"facts": "Paris"}"#, "not valid JSON"),
             (r#"{"fatcs": []}"#, "missing field `facts`"),
-            (r#"{"facts": [{"text": "   ", "confidence": 0.5}]}"#, "fact 0: `text` is empty"),
-            (r#"{"facts": [{"text": "a", "confidence": 0.5}, {"text": "b", "confidence": 1.5}]}"#, "fact 1: confidence 1.5 is outside 0..=1"),
-            (r#"{"facts": [{"text": "a", "confidence": -0.1}]}"#, "outside 0..=1"),
-            (r#"{"facts": [{"text": "a", "confidence": 0.5, "polarity": "neutral"}]}"#, "unknown polarity `neutral`"),
-            (r#"{"facts": [{"text": "a"}]}"#, "missing field `confidence`"),
+            (
+                r#"{"facts": [{"text": "   ", "confidence": 0.5}]}"#,
+                "fact 0: `text` is empty",
+            ),
+            (
+                r#"{"facts": [{"text": "a", "confidence": 0.5}, {"text": "b", "confidence": 1.5}]}"#,
+                "fact 1: confidence 1.5 is outside 0..=1",
+            ),
+            (
+                r#"{"facts": [{"text": "a", "confidence": -0.1}]}"#,
+                "outside 0..=1",
+            ),
+            (
+                r#"{"facts": [{"text": "a", "confidence": 0.5, "polarity": "neutral"}]}"#,
+                "unknown polarity `neutral`",
+            ),
+            (
+                r#"{"facts": [{"text": "a"}]}"#,
+                "missing field `confidence`",
+            ),
         ];
         for (reply, expected) in cases {
             let err = parse_facts(reply).unwrap_err();
@@ -266,7 +294,10 @@ mod tests {
         let reply = Message::assistant("Noted!");
         let extractor = LlmExtractor::new(Arc::new(crate::model::OfflineModel::new()))
             .with_model_name("extractor");
-        let request = extractor.request(Turn { user: &user, assistant: Some(&reply) });
+        let request = extractor.request(Turn {
+            user: &user,
+            assistant: Some(&reply),
+        });
         assert_eq!(request.model, "extractor");
         for attribute in ATTRIBUTES {
             assert!(request.system.contains(attribute), "{attribute}");

@@ -229,7 +229,10 @@ fn default_counter(model: &str) -> Arc<dyn TokenCounter> {
     match cell.get_or_init(|| BpeCounter::new(encoding).ok()) {
         Some(counter) => Arc::new(counter.clone()),
         None => {
-            tracing::warn!(?encoding, "BPE vocabulary unavailable; counting tokens by heuristic");
+            tracing::warn!(
+                ?encoding,
+                "BPE vocabulary unavailable; counting tokens by heuristic"
+            );
             Arc::new(HeuristicCounter::default())
         }
     }
@@ -260,10 +263,25 @@ mod tests {
 
     #[test]
     fn model_names_pick_their_vocabulary() {
-        for model in ["gpt-4o", "gpt-4o-mini", "gpt-4.1-nano", "o1-preview", "o3-mini", "o4-mini", "gpt-5"] {
+        for model in [
+            "gpt-4o",
+            "gpt-4o-mini",
+            "gpt-4.1-nano",
+            "o1-preview",
+            "o3-mini",
+            "o4-mini",
+            "gpt-5",
+        ] {
             assert_eq!(encoding_for(model), Encoding::O200k, "{model}");
         }
-        for model in ["gpt-4", "gpt-4-turbo", "gpt-3.5-turbo", "llama3.2", "offline", ""] {
+        for model in [
+            "gpt-4",
+            "gpt-4-turbo",
+            "gpt-3.5-turbo",
+            "llama3.2",
+            "offline",
+            "",
+        ] {
             assert_eq!(encoding_for(model), Encoding::Cl100k, "{model}");
         }
     }

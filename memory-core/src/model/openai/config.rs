@@ -104,7 +104,11 @@ impl OpenAiConfig {
     /// assert_eq!(config.api_key, None);
     /// ```
     pub fn from_lookup(lookup: impl Fn(&str) -> Option<String>) -> Self {
-        let var = |name: &str| lookup(name).map(|v| v.trim().to_owned()).filter(|v| !v.is_empty());
+        let var = |name: &str| {
+            lookup(name)
+                .map(|v| v.trim().to_owned())
+                .filter(|v| !v.is_empty())
+        };
         let mut config = Self::new(
             var(BASE_URL_ENV).unwrap_or_else(|| DEFAULT_BASE_URL.to_owned()),
             var(MODEL_ENV).unwrap_or_else(|| DEFAULT_MODEL.to_owned()),

@@ -56,14 +56,21 @@ impl Transport {
         let mut headers = HeaderMap::new();
         headers.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
         if let Some(key) = &self.config.api_key {
-            let mut value = HeaderValue::from_str(&format!("Bearer {key}"))
-                .map_err(|_| MemoryError::invalid("OpenAI API key", "contains characters not allowed in an HTTP header"))?;
+            let mut value = HeaderValue::from_str(&format!("Bearer {key}")).map_err(|_| {
+                MemoryError::invalid(
+                    "OpenAI API key",
+                    "contains characters not allowed in an HTTP header",
+                )
+            })?;
             value.set_sensitive(true);
             headers.insert(reqwest::header::AUTHORIZATION, value);
         }
         if let Some(org) = &self.config.organization {
             let value = HeaderValue::from_str(org).map_err(|_| {
-                MemoryError::invalid("OpenAI organization", "contains characters not allowed in an HTTP header")
+                MemoryError::invalid(
+                    "OpenAI organization",
+                    "contains characters not allowed in an HTTP header",
+                )
             })?;
             headers.insert("OpenAI-Organization", value);
         }
@@ -218,7 +225,10 @@ mod tests {
         for attempt in 0..4 {
             let expected = initial * 2u32.pow(attempt);
             let got = backoff(initial, attempt);
-            assert!(got >= expected && got <= expected.mul_f64(1.5), "{attempt}: {got:?}");
+            assert!(
+                got >= expected && got <= expected.mul_f64(1.5),
+                "{attempt}: {got:?}"
+            );
         }
         assert!(backoff(initial, 40) <= MAX_BACKOFF.mul_f64(1.5));
     }
@@ -229,7 +239,10 @@ mod tests {
         assert_eq!(retry_after(&headers), None);
         headers.insert(RETRY_AFTER, HeaderValue::from_static("2"));
         assert_eq!(retry_after(&headers), Some(Duration::from_secs(2)));
-        headers.insert(RETRY_AFTER, HeaderValue::from_static("Wed, 21 Oct 2015 07:28:00 GMT"));
+        headers.insert(
+            RETRY_AFTER,
+            HeaderValue::from_static("Wed, 21 Oct 2015 07:28:00 GMT"),
+        );
         assert_eq!(retry_after(&headers), None);
         headers.insert(RETRY_AFTER, HeaderValue::from_static("-1"));
         assert_eq!(retry_after(&headers), None);
@@ -238,10 +251,15 @@ mod tests {
     #[test]
     fn error_messages_come_from_the_usual_shapes() {
         assert_eq!(
-            error_message(r#"{"error": {"message": "bad model", "type": "invalid_request_error"}}"#),
+            error_message(
+                r#"{"error": {"message": "bad model", "type": "invalid_request_error"}}"#
+            ),
             "bad model"
         );
-        assert_eq!(error_message(r#"{"error": "model not found"}"#), "model not found");
+        assert_eq!(
+            error_message(r#"{"error": "model not found"}"#),
+            "model not found"
+        );
         assert_eq!(error_message("  "), "(empty body)");
         assert!(error_message(&"x".repeat(1000)).ends_with('…'));
     }
