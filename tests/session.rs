@@ -6,62 +6,40 @@ use std::sync::Arc;
 use agentmem::model::RecordingModel;
 use agentmem::prelude::*;
 
+/// Implements `Agent` for a test agent talking to the recording model.
+macro_rules! agent {
+    ($name:ident, $prompt:literal) => {
+        impl Agent for $name {
+            fn system_prompt(&self) -> Cow<'_, str> {
+                $prompt.into()
+            }
+            fn model(&self) -> &str {
+                "recorder"
+            }
+        }
+    };
+}
+
 #[remember(store = "user_memory", top_k = 5)]
 struct Assistant;
-
-impl Agent for Assistant {
-    fn system_prompt(&self) -> Cow<'_, str> {
-        "You are a personal assistant.".into()
-    }
-    fn model(&self) -> &str {
-        "recorder"
-    }
-}
+agent!(Assistant, "You are a personal assistant.");
 
 #[remember(store = "user_memory", inject = false)]
 struct NoInject;
-impl Agent for NoInject {
-    fn system_prompt(&self) -> Cow<'_, str> {
-        "No injection.".into()
-    }
-    fn model(&self) -> &str {
-        "recorder"
-    }
-}
+agent!(NoInject, "No injection.");
 
 #[remember(store = "user_memory", extract = false)]
 struct NoExtract;
-impl Agent for NoExtract {
-    fn system_prompt(&self) -> Cow<'_, str> {
-        "No extraction.".into()
-    }
-    fn model(&self) -> &str {
-        "recorder"
-    }
-}
+agent!(NoExtract, "No extraction.");
 
 #[remember(top_k = 2)]
 struct TopTwo;
-impl Agent for TopTwo {
-    fn system_prompt(&self) -> Cow<'_, str> {
-        "Two facts at most.".into()
-    }
-    fn model(&self) -> &str {
-        "recorder"
-    }
-}
+agent!(TopTwo, "Two facts at most.");
 
 /// No long-term memory at all.
 struct Plain;
 impl Remember for Plain {}
-impl Agent for Plain {
-    fn system_prompt(&self) -> Cow<'_, str> {
-        "Plain.".into()
-    }
-    fn model(&self) -> &str {
-        "recorder"
-    }
-}
+agent!(Plain, "Plain.");
 
 fn setup() -> (Container, RecordingModel, Arc<InMemoryUserMemoryStore>) {
     let container = Container::new();
@@ -380,4 +358,31 @@ async fn a_conversation_resumes_from_its_log() {
         .await
         .unwrap_err();
     assert!(err.to_string().contains("another user"), "{err}");
+}
+
+#[tokio::test]
+async fn summarisation_leaves_headroom_instead_of_running_every_turn() {
+    let (container, _, _) = setup();
+    let mut s = Session::builder(Plain, &container)
+        .user("alice")
+        .max_tokens(2_000)
+        .build()
+        .await
+        .unwrap();
+    let mut runs = 0;
+    for i in 0..300 {
+        let reply = s
+            .send(format!(
+                "Turn {i}: a message of a dozen words or so, to fill the window."
+            ))
+            .await
+            .unwrap();
+        if reply.report.did_summarize() {
+            runs += 1;
+        }
+        assert!(s.memory().window_tokens() <= 2_000);
+    }
+    // Each turn adds ~50 tokens; summarising down to 75% frees ~500 tokens, so it
+    // runs about once every ten turns, never on every turn.
+    assert!(runs > 0 && runs <= 40, "summarised on {runs} of 300 turns");
 }

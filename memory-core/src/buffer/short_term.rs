@@ -160,6 +160,12 @@ impl ShortTermMemory {
         let budget = max_tokens
             .saturating_sub(self.system_tokens)
             .saturating_sub(self.summary_tokens);
+        self.start_within(budget)
+    }
+
+    /// Index into `turns` of the oldest message of the longest recent run of non-system
+    /// messages whose tokens add up to at most `budget` (never an orphaned tool result).
+    fn start_within(&self, budget: usize) -> usize {
         let mut used = 0;
         let mut start = self.turns.len();
         for entry in self.turns.iter().rev() {
@@ -214,6 +220,17 @@ impl ShortTermMemory {
     /// summariser must fold in so that nothing leaves the window unsummarised.
     pub fn recent_that_fit(&self, max_tokens: usize) -> usize {
         self.turns.len() - self.window_start(max_tokens)
+    }
+
+    /// How many of the most recent non-system messages add up to at most `tokens`
+    /// (system messages and summary not counted).
+    pub fn recent_within(&self, tokens: usize) -> usize {
+        self.turns.len() - self.start_within(tokens)
+    }
+
+    /// Tokens of the system messages (never trimmed).
+    pub fn system_tokens(&self) -> usize {
+        self.system_tokens
     }
 
     /// Drops the oldest non-system messages until the window fits `max_tokens`.

@@ -12,9 +12,11 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::Result;
 
+mod export;
 mod memory;
 mod reconcile;
 
+pub use export::{export_facts, import_facts, FactsExport, FACTS_EXPORT_VERSION};
 pub use memory::InMemoryUserMemoryStore;
 pub use reconcile::{is_single_valued, normalize, reconcile, Reconciliation};
 

@@ -21,8 +21,14 @@ pub struct SessionConfig {
     pub max_tokens: usize,
     /// Token cap of the memory block in the system prompt (default 500).
     pub memory_block_tokens: usize,
-    /// Token cap of the running summary (default 1,000).
+    /// Token cap of the running summary (default 1,000; never more than a quarter of
+    /// `max_tokens`).
     pub summary_tokens: usize,
+    /// When the memory goes over budget, older messages are summarised until system
+    /// messages + summary + recent messages take at most this percentage of
+    /// `max_tokens` (default 75). The headroom means the next summarisation comes
+    /// several turns later instead of on every turn.
+    pub summarize_to: u8,
 }
 
 impl Default for SessionConfig {
@@ -31,6 +37,7 @@ impl Default for SessionConfig {
             max_tokens: DEFAULT_MAX_TOKENS,
             memory_block_tokens: 500,
             summary_tokens: 1_000,
+            summarize_to: 75,
         }
     }
 }
@@ -164,6 +171,15 @@ impl<A: Agent> SessionBuilder<A> {
             .unwrap_or_else(|| ulid::Ulid::new().to_string());
         if conversation_id.is_empty() {
             return Err(MemoryError::invalid("conversation id", "must not be empty"));
+        }
+        if !(1..=100).contains(&self.config.summarize_to) {
+            return Err(MemoryError::invalid(
+                "summarize_to",
+                format!(
+                    "must be a percentage in 1..=100, got {}",
+                    self.config.summarize_to
+                ),
+            ));
         }
         let model = self.resolve_model()?;
         let long_term = self.resolve_long_term()?;

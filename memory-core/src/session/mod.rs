@@ -192,7 +192,7 @@ impl<A: Agent> Session<A> {
                 .instrument(tracing::info_span!("inject"))
                 .await?;
             if let Some((block, included)) = memory_block::render(
-                &facts,
+                facts,
                 self.config.memory_block_tokens,
                 self.memory.counter().as_ref(),
             ) {
@@ -267,14 +267,19 @@ impl<A: Agent> Session<A> {
         }
     }
 
-    /// Folds every message that would fall out of the window into the summary, logs
-    /// the new summary, and trims the buffer. Returns how many messages were folded.
+    /// Folds the older messages into the summary, logs the new summary, and trims the
+    /// buffer down to the low-water mark (see [`SessionConfig::summarize_to`]), so that
+    /// summarisation runs once every several turns rather than on every turn once the
+    /// window is full. Returns how many messages were folded.
     async fn summarize(&mut self) -> Result<usize> {
-        let reserve = self.config.summary_tokens;
-        let keep_recent = self
-            .memory
-            .recent_that_fit(self.memory.max_tokens().saturating_sub(reserve))
-            .max(1);
+        let max = self.memory.max_tokens();
+        // The summary never takes more than a quarter of the budget.
+        let reserve = self.config.summary_tokens.min(max / 4);
+        let target = max.saturating_mul(usize::from(self.config.summarize_to)) / 100;
+        let room = target
+            .saturating_sub(self.memory.system_tokens())
+            .saturating_sub(reserve);
+        let keep_recent = self.memory.recent_within(room).max(1);
         let old = self.memory.messages_to_summarize(keep_recent);
         if old.is_empty() {
             return Ok(0);

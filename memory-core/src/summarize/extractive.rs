@@ -247,71 +247,79 @@ fn sentences(text: &str) -> Vec<&str> {
     out
 }
 
-const MONTHS_AND_DAYS: &[&str] = &[
-    "january",
-    "february",
-    "march",
-    "april",
-    "may",
-    "june",
-    "july",
-    "august",
-    "september",
-    "october",
-    "november",
-    "december",
-    "jan",
-    "feb",
-    "mar",
-    "apr",
-    "jun",
-    "jul",
-    "aug",
-    "sep",
-    "sept",
-    "oct",
-    "nov",
-    "dec",
-    "monday",
-    "tuesday",
-    "wednesday",
-    "thursday",
-    "friday",
-    "saturday",
-    "sunday",
-    "today",
-    "tomorrow",
-    "tonight",
-    "yesterday",
-    "weekend",
-];
+/// Month and weekday names (and their abbreviations), and relative days.
+fn is_month_or_day(lower: &str) -> bool {
+    matches!(
+        lower,
+        "january"
+            | "february"
+            | "march"
+            | "april"
+            | "may"
+            | "june"
+            | "july"
+            | "august"
+            | "september"
+            | "october"
+            | "november"
+            | "december"
+            | "jan"
+            | "feb"
+            | "mar"
+            | "apr"
+            | "jun"
+            | "jul"
+            | "aug"
+            | "sep"
+            | "sept"
+            | "oct"
+            | "nov"
+            | "dec"
+            | "monday"
+            | "tuesday"
+            | "wednesday"
+            | "thursday"
+            | "friday"
+            | "saturday"
+            | "sunday"
+            | "today"
+            | "tomorrow"
+            | "tonight"
+            | "yesterday"
+            | "weekend"
+    )
+}
 
-const DECISIONS: &[&str] = &[
-    "decided",
-    "decide",
-    "decision",
-    "will",
-    "agreed",
-    "agree",
-    "let's",
-    "plan",
-    "planned",
-    "plans",
-    "going",
-    "deadline",
-    "scheduled",
-    "booked",
-    "confirmed",
-    "must",
-    "need",
-    "should",
-    "chose",
-    "chosen",
-    "settled",
-    "committed",
-    "promise",
-    "remind",
-];
+/// Words that mark a decision or a plan.
+fn is_decision_word(lower: &str) -> bool {
+    matches!(
+        lower,
+        "decided"
+            | "decide"
+            | "decision"
+            | "will"
+            | "agreed"
+            | "agree"
+            | "let's"
+            | "plan"
+            | "planned"
+            | "plans"
+            | "going"
+            | "deadline"
+            | "scheduled"
+            | "booked"
+            | "confirmed"
+            | "must"
+            | "need"
+            | "should"
+            | "chose"
+            | "chosen"
+            | "settled"
+            | "committed"
+            | "promise"
+            | "remind"
+    )
+}
 
 const PREFERENCES: &[&str] = &[
     "i like",
@@ -339,52 +347,116 @@ const PREFERENCES: &[&str] = &[
     "i don't eat",
 ];
 
-const CHIT_CHAT: &[&str] = &[
-    "hi", "hello", "hey", "thanks", "thank", "you", "ok", "okay", "sure", "great", "cool", "nice",
-    "good", "morning", "evening", "bye", "goodbye", "welcome", "yes", "no", "yeah", "lol", "haha",
-    "sounds", "awesome", "perfect", "fine", "how", "are", "doing", "np", "so", "much", "alright",
-    "right", "got", "it", "see", "ya", "cheers", "there", "all",
-];
+/// Words that small talk is made of.
+fn is_chit_chat_word(lower: &str) -> bool {
+    matches!(
+        lower,
+        "hi" | "hello"
+            | "hey"
+            | "thanks"
+            | "thank"
+            | "you"
+            | "ok"
+            | "okay"
+            | "sure"
+            | "great"
+            | "cool"
+            | "nice"
+            | "good"
+            | "morning"
+            | "evening"
+            | "bye"
+            | "goodbye"
+            | "welcome"
+            | "yes"
+            | "no"
+            | "yeah"
+            | "lol"
+            | "haha"
+            | "sounds"
+            | "awesome"
+            | "perfect"
+            | "fine"
+            | "how"
+            | "are"
+            | "doing"
+            | "np"
+            | "so"
+            | "much"
+            | "alright"
+            | "right"
+            | "got"
+            | "it"
+            | "see"
+            | "ya"
+            | "cheers"
+            | "there"
+            | "all"
+    )
+}
+
+/// `word` without leading and trailing punctuation.
+fn bare_word(word: &str) -> &str {
+    word.trim_matches(|c: char| !c.is_alphanumeric())
+}
+
+/// `word` lowercased into `buf` when it is ASCII and short enough to be in a word list
+/// (every listed word is lowercase ASCII of at most 16 bytes); `None` otherwise.
+fn ascii_lower<'b>(word: &str, buf: &'b mut [u8; 16]) -> Option<&'b str> {
+    let bytes = word.as_bytes();
+    if bytes.len() > buf.len() || !word.is_ascii() {
+        return None;
+    }
+    let out = &mut buf[..bytes.len()];
+    out.copy_from_slice(bytes);
+    out.make_ascii_lowercase();
+    std::str::from_utf8(out).ok()
+}
 
 /// How much a sentence is worth keeping.
+///
+/// Runs on every sentence of every summarisation, so it borrows words instead of
+/// allocating them: one lowercase copy of the sentence (for phrase matching) is the
+/// only allocation.
 fn score(sentence: &str, role: Role) -> f32 {
     let lower = sentence.to_lowercase();
-    let words: Vec<&str> = sentence.split_whitespace().collect();
-    let bare = |w: &str| w.trim_matches(|c: char| !c.is_alphanumeric()).to_owned();
-    let bare_lower: Vec<String> = words.iter().map(|w| bare(w).to_lowercase()).collect();
 
-    let names = words
-        .iter()
-        .skip(1)
-        .map(|w| bare(w))
-        .filter(|w| {
-            w.chars().next().is_some_and(char::is_uppercase)
-                && !matches!(w.as_str(), "I" | "I'm" | "I've" | "I'd" | "I'll")
-        })
-        .count()
-        .min(3);
-    let numbers = words
-        .iter()
-        .filter(|w| w.chars().any(|c| c.is_ascii_digit()))
-        .count()
-        .min(2);
-    let dated = bare_lower
-        .iter()
-        .any(|w| MONTHS_AND_DAYS.contains(&w.as_str()) || is_iso_date(w));
-    let decided = bare_lower
-        .iter()
-        .any(|w| DECISIONS.contains(&w.as_str()) || w == "let's");
+    let mut word_count = 0usize;
+    let mut names = 0usize;
+    let mut numbers = 0usize;
+    let mut dated = false;
+    let mut decided = false;
+    let mut all_chit_chat = true;
+    let mut any_word = false;
+    for (i, word) in sentence.split_whitespace().enumerate() {
+        word_count += 1;
+        let b = bare_word(word);
+        if i > 0
+            && b.chars().next().is_some_and(char::is_uppercase)
+            && !matches!(b, "I" | "I'm" | "I've" | "I'd" | "I'll")
+        {
+            names += 1;
+        }
+        if word.chars().any(|c| c.is_ascii_digit()) {
+            numbers += 1;
+        }
+        let mut buf = [0u8; 16];
+        let lower_word = ascii_lower(b, &mut buf);
+        dated = dated || lower_word.is_some_and(is_month_or_day) || is_iso_date(b);
+        decided = decided || lower_word.is_some_and(is_decision_word);
+        any_word = true;
+        if !b.is_empty() && !lower_word.is_some_and(is_chit_chat_word) {
+            all_chit_chat = false;
+        }
+    }
     let preference = PREFERENCES.iter().any(|p| lower.contains(p));
-    let chit_chat = !bare_lower.is_empty()
-        && bare_lower
-            .iter()
-            .all(|w| w.is_empty() || CHIT_CHAT.contains(&w.as_str()));
+    let chit_chat = any_word && all_chit_chat;
 
-    let mut score = 1.5 * names as f32 + 1.5 * numbers as f32;
+    let mut score = 1.5 * names.min(3) as f32 + 1.5 * numbers.min(2) as f32;
     score += if dated { 2.0 } else { 0.0 };
     score += if decided { 2.5 } else { 0.0 };
     score += if preference { 3.0 } else { 0.0 };
-    score += 0.5 * (words.len().min(20) as f32 / 20.0);
+    score += 0.5 * (word_count.min(20) as f32 / 20.0);
     if chit_chat {
         score -= 3.0;
     }

@@ -50,7 +50,7 @@ fn to_blob(v: &[f32]) -> Vec<u8> {
 }
 
 fn from_blob(bytes: &[u8], what: impl FnOnce() -> String) -> Result<Vec<f32>> {
-    if bytes.len() % 4 != 0 {
+    if !bytes.len().is_multiple_of(4) {
         return Err(MemoryError::corrupt(
             what(),
             format!("embedding blob of {} bytes", bytes.len()),
@@ -142,14 +142,9 @@ fn sparse_search(
     let mut rows = stmt.query(params![fts, ns]).map_err(&err)?;
     let mut hits = Vec::new();
     while let Some(row) = rows.next().map_err(&err)? {
-        let id: String = row.get(0).map_err(&err)?;
-        let meta_json: String = row.get(2).map_err(&err)?;
-        let meta = metadata(&meta_json, || {
-            format!("metadata of document `{id}` in {label}")
-        })?;
-        if query.filter.as_ref().is_some_and(|f| !f.matches(&meta)) {
+        let Some((id, meta)) = id_and_metadata(row, label, query, &err)? else {
             continue;
-        }
+        };
         let bm25: f64 = row.get(3).map_err(&err)?;
         let s = (-bm25).max(0.0);
         hits.push(SearchHit {
@@ -163,6 +158,25 @@ fn sparse_search(
         }
     }
     Ok(hits)
+}
+
+/// The id and metadata of a result row (columns 0 and 2), or `None` when the query's
+/// filter rejects it.
+fn id_and_metadata(
+    row: &rusqlite::Row<'_>,
+    label: &str,
+    query: &SearchQuery,
+    err: &impl Fn(rusqlite::Error) -> MemoryError,
+) -> Result<Option<(String, Metadata)>> {
+    let id: String = row.get(0).map_err(err)?;
+    let meta_json: String = row.get(2).map_err(err)?;
+    let meta = metadata(&meta_json, || {
+        format!("metadata of document `{id}` in {label}")
+    })?;
+    if query.filter.as_ref().is_some_and(|f| !f.matches(&meta)) {
+        return Ok(None);
+    }
+    Ok(Some((id, meta)))
 }
 
 fn dense_search(
@@ -193,14 +207,9 @@ fn dense_search(
     let mut rows = stmt.query([ns]).map_err(&err)?;
     let mut hits = Vec::new();
     while let Some(row) = rows.next().map_err(&err)? {
-        let id: String = row.get(0).map_err(&err)?;
-        let meta_json: String = row.get(2).map_err(&err)?;
-        let meta = metadata(&meta_json, || {
-            format!("metadata of document `{id}` in {label}")
-        })?;
-        if query.filter.as_ref().is_some_and(|f| !f.matches(&meta)) {
+        let Some((id, meta)) = id_and_metadata(row, label, query, &err)? else {
             continue;
-        }
+        };
         let blob: Vec<u8> = row.get(3).map_err(&err)?;
         let v = from_blob(&blob, || format!("embedding of document `{id}` in {label}"))?;
         let score: f32 = v.iter().zip(&q).map(|(a, b)| a * b).sum();

@@ -1,0 +1,156 @@
+//! `agentmem chat`: a conversation with a remembering agent, one message per stdin line.
+
+use std::borrow::Cow;
+use std::io::{self, BufRead, IsTerminal, Write};
+
+use agentmem::di::tokens;
+use agentmem::{
+    remember, Agent, FactChange, KvStore, MemoryEntry, MemoryScope, Session, TurnReport,
+};
+
+use crate::cli::ChatArgs;
+use crate::error::CliError;
+use crate::output;
+use crate::store::Stores;
+
+/// The KV namespace of the command line's own state.
+const KV_NAMESPACE: &str = "cli";
+
+/// The agent: its system prompt comes from `--agent-prompt`; memory is on.
+#[remember(extract = true, inject = true, top_k = 5)]
+struct CliAgent {
+    prompt: String,
+}
+
+impl Agent for CliAgent {
+    fn system_prompt(&self) -> Cow<'_, str> {
+        Cow::Borrowed(&self.prompt)
+    }
+
+    fn model(&self) -> &str {
+        crate::models::CHAT_MODEL
+    }
+
+    fn name(&self) -> &str {
+        "agentmem-chat"
+    }
+}
+
+fn last_key(user: &str) -> String {
+    format!("last_conversation:{user}")
+}
+
+async fn last_conversation(kv: &dyn KvStore, user: &str) -> Result<Option<String>, CliError> {
+    Ok(kv
+        .get(KV_NAMESPACE, &last_key(user))
+        .await?
+        .and_then(|entry| entry.content.as_str().map(str::to_owned)))
+}
+
+/// Runs the conversation until stdin ends.
+pub async fn run(stores: &Stores, args: ChatArgs) -> Result<(), CliError> {
+    let container = stores.container();
+    container.register_model(crate::models::CHAT_MODEL, crate::models::chat_model());
+    container.register_extractor(tokens::EXTRACTOR, crate::models::extractor());
+    let kv = stores.kv()?;
+
+    let conversation = match (&args.conversation, args.new) {
+        (Some(id), _) => Some(id.clone()),
+        (None, true) => None,
+        (None, false) => last_conversation(kv.as_ref(), &args.user).await?,
+    };
+    let agent = CliAgent {
+        prompt: args.agent_prompt.clone(),
+    };
+    let mut builder = Session::builder(agent, container).user(&args.user);
+    if let Some(id) = &conversation {
+        builder = builder.conversation(id);
+    }
+    let mut session = builder.build().await?;
+    let resumed = session.memory().len();
+    if resumed > 0 {
+        output::line(format!(
+            "conversation {} (resumed, {resumed} messages)",
+            session.conversation_id()
+        ))?;
+    } else {
+        output::line(format!("conversation {} (new)", session.conversation_id()))?;
+    }
+    remember_conversation(kv.as_ref(), &args.user, session.conversation_id()).await?;
+
+    let interactive = io::stdin().is_terminal();
+    let stdin = io::stdin().lock();
+    prompt(interactive)?;
+    for line in stdin.lines() {
+        let line = line.map_err(|e| CliError::runtime("read stdin", e))?;
+        let text = line.trim();
+        if text.is_empty() {
+            prompt(interactive)?;
+            continue;
+        }
+        let reply = session.send(text).await?;
+        output::line(format!("assistant: {}", reply.text()))?;
+        print_report(&reply.report)?;
+        prompt(interactive)?;
+    }
+    if interactive {
+        output::line("")?;
+    }
+    Ok(())
+}
+
+async fn remember_conversation(kv: &dyn KvStore, user: &str, id: &str) -> Result<(), CliError> {
+    let entry = MemoryEntry::new(
+        MemoryScope::LongTerm,
+        last_key(user),
+        serde_json::Value::from(id),
+    );
+    kv.put(KV_NAMESPACE, entry).await?;
+    Ok(())
+}
+
+fn prompt(interactive: bool) -> Result<(), CliError> {
+    if interactive {
+        let mut err = io::stderr().lock();
+        write!(err, "you> ")?;
+        err.flush()?;
+    }
+    Ok(())
+}
+
+fn print_report(report: &TurnReport) -> Result<(), CliError> {
+    if report.injected.is_empty() {
+        output::line("  memory: no facts injected")?;
+    } else {
+        let facts: Vec<&str> = report
+            .injected
+            .iter()
+            .map(|f| f.fact.text.as_str())
+            .collect();
+        output::line(format!(
+            "  memory: {} facts injected: {}",
+            facts.len(),
+            facts.join("; ")
+        ))?;
+    }
+    for change in &report.fact_changes {
+        let line = match change {
+            FactChange::Added { fact } => format!("  + learned: {}", fact.text),
+            FactChange::Reinforced { fact } => format!("  ~ reinforced: {}", fact.text),
+            FactChange::Superseded { old, new } => {
+                format!("  ! {} (replaces: {})", new.text, old.text)
+            }
+            FactChange::Ignored { candidate, reason } => {
+                format!("  - ignored {}: {reason}", candidate.text)
+            }
+        };
+        output::line(line)?;
+    }
+    if let Some(error) = &report.extraction_error {
+        output::line(format!("  ! extraction failed: {error}"))?;
+    }
+    if report.summarized > 0 {
+        output::line(format!("  summarized {} older messages", report.summarized))?;
+    }
+    Ok(())
+}

@@ -1,0 +1,292 @@
+//! The command-line grammar (clap derive).
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand};
+
+/// The store URL used when neither `--store` nor `AGENTMEM_STORE_URL` names one.
+pub const DEFAULT_STORE: &str = "sqlite://agentmem.db";
+
+/// Inspect and operate agentmem stores: extract facts, manage user facts, bulk-load and
+/// search vectors, look at conversations, and chat with a remembering agent.
+#[derive(Debug, Parser)]
+#[command(name = "agentmem", version, propagate_version = true)]
+#[command(after_help = "Exit codes: 0 success, 1 runtime error, 2 usage error \
+(bad arguments, unknown store URL, refused confirmation).\n\n\
+Example:\n  agentmem --store sqlite://memory.db facts list --user alice")]
+pub struct Cli {
+    /// Where memory lives: memory://, sqlite://PATH or file://DIR.
+    #[arg(
+        long,
+        global = true,
+        env = "AGENTMEM_STORE_URL",
+        hide_env_values = true,
+        default_value = DEFAULT_STORE,
+        value_name = "URL"
+    )]
+    pub store: String,
+
+    /// The command.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// The command groups.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Extract facts from utterances on stdin (one per line) and print one JSON object per line.
+    #[command(
+        after_help = "Uses the offline rule extractor. The LLM extractor is used \
+when a model is configured (with the `openai` feature).\n\n\
+Example:\n  echo \"I'm Alice and I love hiking\" | agentmem extract"
+    )]
+    Extract,
+    /// Long-term facts about a user.
+    #[command(subcommand)]
+    Facts(FactsCommand),
+    /// Documents in a vector store namespace.
+    #[command(subcommand)]
+    Vectors(VectorsCommand),
+    /// Stored conversations.
+    #[command(subcommand)]
+    Sessions(SessionsCommand),
+    /// Chat with a remembering agent; one message per line on stdin, Ctrl-D ends.
+    #[command(
+        after_help = "Memory is on: facts about the user are injected into the \
+system prompt and new ones extracted from each turn. The reply comes from the offline \
+model, which restates the message and the facts it was given; an LLM is used when a \
+model is configured (with the `openai` feature). The conversation resumes on the next \
+run for the same user unless --new is given.\n\n\
+Example:\n  agentmem chat --user alice --agent-prompt \"You are a travel agent.\""
+    )]
+    Chat(ChatArgs),
+}
+
+/// `--user`, required by every facts command.
+#[derive(Debug, Args)]
+pub struct UserArg {
+    /// The user id.
+    #[arg(long, short = 'u')]
+    pub user: String,
+}
+
+/// `--json`.
+#[derive(Debug, Args, Clone, Copy)]
+pub struct JsonArg {
+    /// Print JSON instead of a table.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// `agentmem facts ...`.
+#[derive(Debug, Subcommand)]
+pub enum FactsCommand {
+    /// Extract facts from TEXT and reconcile them with what is known about the user.
+    #[command(
+        after_help = "Prints what changed: added, reinforced, superseded or ignored.\n\n\
+Example:\n  agentmem facts add --user alice \"I live in Paris and I love museums\""
+    )]
+    Add {
+        #[command(flatten)]
+        user: UserArg,
+        #[command(flatten)]
+        json: JsonArg,
+        /// What the user said (several words are joined by spaces).
+        #[arg(required = true, num_args = 1..)]
+        text: Vec<String>,
+    },
+    /// The user's current facts.
+    #[command(after_help = "Example:\n  agentmem facts list --user alice --history")]
+    List {
+        #[command(flatten)]
+        user: UserArg,
+        #[command(flatten)]
+        json: JsonArg,
+        /// Also show the versions each current fact superseded.
+        #[arg(long)]
+        history: bool,
+    },
+    /// The user's facts most relevant to QUERY.
+    #[command(
+        after_help = "Example:\n  agentmem facts search --user alice -k 3 \"where do I live\""
+    )]
+    Search {
+        #[command(flatten)]
+        user: UserArg,
+        #[command(flatten)]
+        json: JsonArg,
+        /// How many facts at most.
+        #[arg(short, long, default_value_t = 5)]
+        k: usize,
+        /// The query (several words are joined by spaces).
+        #[arg(required = true, num_args = 1..)]
+        query: Vec<String>,
+    },
+    /// Delete one fact (with its history) or every fact of the user.
+    #[command(
+        after_help = "Asks for confirmation on a terminal; without a terminal, \
+--yes is required (otherwise exit 2).\n\n\
+Example:\n  agentmem facts forget --user alice --yes"
+    )]
+    Forget {
+        #[command(flatten)]
+        user: UserArg,
+        /// Only this fact (and the versions it superseded).
+        #[arg(long)]
+        id: Option<String>,
+        /// Do not ask.
+        #[arg(long, short = 'y')]
+        yes: bool,
+    },
+    /// Every fact of the user, history included, as versioned JSON on stdout.
+    #[command(after_help = "Example:\n  agentmem facts export --user alice > alice.json")]
+    Export {
+        #[command(flatten)]
+        user: UserArg,
+    },
+    /// Load a facts export (from FILE, or stdin).
+    #[command(
+        after_help = "The whole document is validated before anything is written. \
+Facts are replayed through reconciliation, oldest first, then current facts are restated \
+as often as they had been reinforced: texts and attributes come back, ids and timestamps \
+are new.\n\n\
+Example:\n  agentmem facts import alice.json --user alice2"
+    )]
+    Import {
+        /// The export file; stdin when absent.
+        file: Option<PathBuf>,
+        /// Import for this user instead of the one in the document.
+        #[arg(long, short = 'u')]
+        user: Option<String>,
+        #[command(flatten)]
+        json: JsonArg,
+    },
+}
+
+/// `--namespace`.
+#[derive(Debug, Args)]
+pub struct NamespaceArg {
+    /// The vector namespace.
+    #[arg(long, short = 'n')]
+    pub namespace: String,
+}
+
+/// `agentmem vectors ...`.
+#[derive(Debug, Subcommand)]
+pub enum VectorsCommand {
+    /// Bulk-load JSONL documents {"id", "content", "metadata"} (from --file, or stdin).
+    #[command(
+        after_help = "Documents are written in batches, each in one transaction; \
+a malformed line stops the load before its batch is written, naming the line.\n\n\
+Example:\n  agentmem vectors upsert --namespace docs --file docs.jsonl"
+    )]
+    Upsert {
+        #[command(flatten)]
+        namespace: NamespaceArg,
+        /// The JSONL file; stdin when absent.
+        #[arg(long, short = 'f')]
+        file: Option<PathBuf>,
+        /// Documents per batch (one transaction each).
+        #[arg(long, default_value_t = 1000, value_parser = clap::value_parser!(u32).range(1..))]
+        batch_size: u32,
+    },
+    /// Search with QUERY, or batch-search JSONL queries {"id", "query"} from stdin.
+    #[command(
+        after_help = "Without QUERY, prints one {\"id\", \"hits\": [{\"id\", \"score\"}]} \
+line per query line, in order.\n\n\
+Examples:\n  agentmem vectors search --namespace docs -k 3 \"rust memory\"\n  \
+agentmem vectors search --namespace docs < queries.jsonl"
+    )]
+    Search {
+        #[command(flatten)]
+        namespace: NamespaceArg,
+        #[command(flatten)]
+        json: JsonArg,
+        /// Hits per query.
+        #[arg(short, long, default_value_t = 10)]
+        k: usize,
+        /// The query (several words are joined by spaces); JSONL on stdin when absent.
+        query: Vec<String>,
+        /// JSONL mode: searches running at once on the store's readers (results stay in
+        /// input order).
+        #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..=64))]
+        concurrency: u16,
+    },
+    /// Delete documents by id.
+    #[command(after_help = "Example:\n  agentmem vectors delete --namespace docs doc-1 doc-2")]
+    Delete {
+        #[command(flatten)]
+        namespace: NamespaceArg,
+        /// The ids.
+        #[arg(required = true, num_args = 1..)]
+        ids: Vec<String>,
+    },
+    /// How many documents the namespace holds.
+    #[command(after_help = "Example:\n  agentmem vectors stats --namespace docs --json")]
+    Stats {
+        #[command(flatten)]
+        namespace: NamespaceArg,
+        #[command(flatten)]
+        json: JsonArg,
+    },
+}
+
+/// `agentmem sessions ...`.
+#[derive(Debug, Subcommand)]
+pub enum SessionsCommand {
+    /// Conversation ids with their user, agent and message count.
+    #[command(after_help = "Example:\n  agentmem sessions list --user alice")]
+    List {
+        /// Only this user's conversations.
+        #[arg(long, short = 'u')]
+        user: Option<String>,
+        #[command(flatten)]
+        json: JsonArg,
+    },
+    /// The conversation window as a session would rebuild it, its summary and token totals.
+    #[command(after_help = "Example:\n  agentmem sessions show 01J9Z6...")]
+    Show {
+        /// The conversation id.
+        id: String,
+        #[command(flatten)]
+        json: JsonArg,
+    },
+    /// A conversation as versioned JSON on stdout.
+    #[command(after_help = "Example:\n  agentmem sessions export 01J9Z6... > chat.json")]
+    Export {
+        /// The conversation id.
+        id: String,
+    },
+    /// Load a conversation export.
+    #[command(after_help = "Example:\n  agentmem sessions import chat.json --as copy-1")]
+    Import {
+        /// The export file.
+        file: PathBuf,
+        /// Store it under this id instead of the one in the document.
+        #[arg(long = "as", value_name = "NEW_ID")]
+        as_id: Option<String>,
+    },
+    /// Delete a conversation's log.
+    #[command(after_help = "Example:\n  agentmem sessions delete 01J9Z6...")]
+    Delete {
+        /// The conversation id.
+        id: String,
+    },
+}
+
+/// `agentmem chat`.
+#[derive(Debug, Args)]
+pub struct ChatArgs {
+    /// The user id.
+    #[arg(long, short = 'u')]
+    pub user: String,
+    /// The agent's system prompt.
+    #[arg(long, default_value = "You are a helpful assistant.")]
+    pub agent_prompt: String,
+    /// Resume (or start) this conversation instead of the user's last one.
+    #[arg(long, conflicts_with = "new")]
+    pub conversation: Option<String>,
+    /// Start a new conversation even if the user has a last one.
+    #[arg(long)]
+    pub new: bool,
+}

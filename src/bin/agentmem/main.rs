@@ -1,0 +1,61 @@
+//! `agentmem`: the command line of the agentmem memory framework.
+//!
+//! Each command group lives in its own module; [`cli`] holds the grammar, [`store`] opens
+//! the store URL, [`models`] is the one place that chooses the chat model and the fact
+//! extractor, [`error`] maps failures to exit codes.
+
+use std::process::ExitCode;
+
+use clap::Parser;
+
+mod chat;
+mod cli;
+mod error;
+mod extract;
+mod facts;
+mod models;
+mod output;
+mod sessions;
+mod store;
+mod vectors;
+
+use cli::{Cli, Command};
+use error::CliError;
+
+fn main() -> ExitCode {
+    // clap prints usage errors itself and exits with 2
+    let cli = Cli::parse();
+    let runtime = match tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(runtime) => runtime,
+        Err(e) => {
+            return error::report(CliError::Runtime(format!("cannot start the runtime: {e}")))
+        }
+    };
+    match runtime.block_on(run(cli)) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => error::report(e),
+    }
+}
+
+async fn run(cli: Cli) -> Result<(), CliError> {
+    if let Command::Extract = cli.command {
+        // no store needed
+        return extract::run().await;
+    }
+    // an empty AGENTMEM_STORE_URL means "unset", as in `StoreUrl::from_env_or`
+    let url = match cli.store.trim() {
+        "" => cli::DEFAULT_STORE,
+        url => url,
+    };
+    let stores = store::Stores::open(url).await?;
+    match cli.command {
+        Command::Extract => Ok(()),
+        Command::Facts(command) => facts::run(&stores, command).await,
+        Command::Vectors(command) => vectors::run(&stores, command).await,
+        Command::Sessions(command) => sessions::run(&stores, command).await,
+        Command::Chat(args) => chat::run(&stores, args).await,
+    }
+}

@@ -1,0 +1,63 @@
+//! Opening the stores a `--store` URL names.
+
+use std::sync::Arc;
+
+use agentmem::stores::StoreUrl;
+use agentmem::{Container, ConversationStore, KvStore, UserMemoryStore, VectorStore};
+
+use crate::error::CliError;
+
+/// The stores of one URL, resolved from their container.
+pub struct Stores {
+    url: String,
+    container: Container,
+}
+
+impl Stores {
+    /// Parses and opens `url`. An unparsable or unsupported URL is a usage error (exit 2);
+    /// a store that cannot be opened is a runtime error (exit 1). Both name the URL.
+    pub async fn open(url: &str) -> Result<Self, CliError> {
+        let parsed: StoreUrl = url
+            .parse()
+            .map_err(|e| CliError::Usage(format!("--store `{url}`: {e}")))?;
+        let container = parsed
+            .open()
+            .await
+            .map_err(|e| CliError::Runtime(format!("cannot open store `{url}`: {e}")))?;
+        Ok(Self {
+            url: url.to_owned(),
+            container,
+        })
+    }
+
+    /// The container the stores are registered in.
+    pub fn container(&self) -> &Container {
+        &self.container
+    }
+
+    /// The user-facts store.
+    pub fn facts(&self) -> Result<Arc<dyn UserMemoryStore>, CliError> {
+        self.resolve::<dyn UserMemoryStore>()
+    }
+
+    /// The vector store.
+    pub fn vectors(&self) -> Result<Arc<dyn VectorStore>, CliError> {
+        self.resolve::<dyn VectorStore>()
+    }
+
+    /// The conversation log store.
+    pub fn conversations(&self) -> Result<Arc<dyn ConversationStore>, CliError> {
+        self.resolve::<dyn ConversationStore>()
+    }
+
+    /// The key/value store.
+    pub fn kv(&self) -> Result<Arc<dyn KvStore>, CliError> {
+        self.resolve::<dyn KvStore>()
+    }
+
+    fn resolve<T: ?Sized + Send + Sync + 'static>(&self) -> Result<Arc<T>, CliError> {
+        self.container
+            .resolve::<T>(None)
+            .map_err(|e| CliError::Runtime(format!("store `{}`: {e}", self.url)))
+    }
+}

@@ -1,0 +1,346 @@
+//! `agentmem vectors`: bulk upsert, search (one query or JSONL), delete, stats.
+
+use std::collections::VecDeque;
+use std::fs::File;
+use std::io::{self, BufRead, BufReader, IsTerminal};
+use std::path::Path;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use agentmem::message::Metadata;
+use agentmem::{Document, SearchQuery, VectorStore};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use serde::{Deserialize, Serialize};
+
+use crate::cli::VectorsCommand;
+use crate::error::CliError;
+use crate::output;
+use crate::store::Stores;
+
+/// Runs one `vectors` subcommand.
+pub async fn run(stores: &Stores, command: VectorsCommand) -> Result<(), CliError> {
+    let arc = stores.vectors()?;
+    let store = arc.as_ref();
+    match command {
+        VectorsCommand::Upsert {
+            namespace,
+            file,
+            batch_size,
+        } => {
+            upsert(
+                store,
+                &namespace.namespace,
+                file.as_deref(),
+                batch_size as usize,
+            )
+            .await
+        }
+        VectorsCommand::Search {
+            namespace,
+            json,
+            k,
+            query,
+            concurrency,
+        } => {
+            if query.is_empty() {
+                search_jsonl(
+                    Arc::clone(&arc),
+                    &namespace.namespace,
+                    k,
+                    concurrency.into(),
+                )
+                .await
+            } else {
+                search_one(store, &namespace.namespace, &query.join(" "), k, json.json).await
+            }
+        }
+        VectorsCommand::Delete { namespace, ids } => {
+            let deleted = store.delete(&namespace.namespace, &ids).await?;
+            output::line(format!(
+                "deleted {deleted} of {} documents from namespace `{}`",
+                ids.len(),
+                namespace.namespace
+            ))
+        }
+        VectorsCommand::Stats { namespace, json } => {
+            let count = store.len(&namespace.namespace).await?;
+            if json.json {
+                output::json(&serde_json::json!({
+                    "namespace": namespace.namespace,
+                    "documents": count,
+                }))
+            } else {
+                output::line(format!(
+                    "namespace `{}`: {count} documents",
+                    namespace.namespace
+                ))
+            }
+        }
+    }
+}
+
+/// One JSONL input document.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct DocLine {
+    id: String,
+    content: String,
+    #[serde(default)]
+    metadata: Metadata,
+    #[serde(default)]
+    embedding: Option<Vec<f32>>,
+}
+
+impl DocLine {
+    fn parse(line: &str) -> Result<Document, String> {
+        let doc: DocLine = serde_json::from_str(line).map_err(|e| e.to_string())?;
+        if doc.id.trim().is_empty() {
+            return Err("`id` is empty".into());
+        }
+        if doc.content.trim().is_empty() {
+            return Err("`content` is empty".into());
+        }
+        let mut document = Document::new(doc.content).with_id(doc.id);
+        document.metadata = doc.metadata;
+        document.embedding = doc.embedding;
+        Ok(document)
+    }
+}
+
+fn progress(total_bytes: Option<u64>) -> ProgressBar {
+    let bar = match total_bytes {
+        Some(total) => ProgressBar::new(total).with_style(
+            ProgressStyle::with_template("{bar:40} {bytes}/{total_bytes} {msg} ({eta})")
+                .unwrap_or_else(|_| ProgressStyle::default_bar()),
+        ),
+        None => ProgressBar::new_spinner().with_style(
+            ProgressStyle::with_template("{spinner} {msg} ({elapsed})")
+                .unwrap_or_else(|_| ProgressStyle::default_spinner()),
+        ),
+    };
+    if io::stderr().is_terminal() {
+        bar.set_draw_target(ProgressDrawTarget::stderr());
+        bar.enable_steady_tick(Duration::from_millis(200));
+    } else {
+        bar.set_draw_target(ProgressDrawTarget::hidden());
+    }
+    bar
+}
+
+async fn upsert(
+    store: &dyn VectorStore,
+    namespace: &str,
+    file: Option<&Path>,
+    batch_size: usize,
+) -> Result<(), CliError> {
+    let (reader, total): (Box<dyn BufRead>, Option<u64>) = match file {
+        Some(path) => {
+            let f = File::open(path)
+                .map_err(|e| CliError::runtime(&format!("open {}", path.display()), e))?;
+            let len = f.metadata().ok().map(|m| m.len());
+            (Box::new(BufReader::with_capacity(1 << 16, f)), len)
+        }
+        None => (Box::new(io::stdin().lock()), None),
+    };
+    let source = file.map_or_else(|| "stdin".to_owned(), |p| p.display().to_string());
+    let bar = progress(total);
+    let started = Instant::now();
+    let mut written = 0usize;
+    let mut batch: Vec<Document> = Vec::with_capacity(batch_size);
+    let mut batch_start = 1usize;
+    let mut bytes = 0u64;
+    for (n, line) in reader.lines().enumerate() {
+        let number = n + 1;
+        let line = line.map_err(|e| CliError::runtime(&format!("{source} line {number}"), e))?;
+        bytes += line.len() as u64 + 1;
+        if line.trim().is_empty() {
+            continue;
+        }
+        if batch.is_empty() {
+            batch_start = number;
+        }
+        let document = DocLine::parse(&line).map_err(|reason| {
+            bar.finish_and_clear();
+            CliError::Runtime(format!(
+                "{source} line {number}: {reason}; stopped before writing the batch of lines {batch_start}-{number} \
+                 ({written} documents of earlier batches were written to namespace `{namespace}`)"
+            ))
+        })?;
+        batch.push(document);
+        if batch.len() >= batch_size {
+            written += write_batch(store, namespace, &mut batch)
+                .await
+                .inspect_err(|_| bar.finish_and_clear())?;
+            bar.set_position(bytes);
+            bar.set_message(format!("{written} documents"));
+        }
+    }
+    written += write_batch(store, namespace, &mut batch)
+        .await
+        .inspect_err(|_| bar.finish_and_clear())?;
+    bar.finish_and_clear();
+    let secs = started.elapsed().as_secs_f64();
+    eprintln!(
+        "upserted {written} documents into namespace `{namespace}` in {secs:.2}s ({:.0} documents/s)",
+        written as f64 / secs.max(1e-9)
+    );
+    Ok(())
+}
+
+async fn write_batch(
+    store: &dyn VectorStore,
+    namespace: &str,
+    batch: &mut Vec<Document>,
+) -> Result<usize, CliError> {
+    if batch.is_empty() {
+        return Ok(0);
+    }
+    let documents = std::mem::take(batch);
+    let ids = store.upsert_batch(namespace, documents).await?;
+    Ok(ids.len())
+}
+
+#[derive(Serialize)]
+struct Hit<'a> {
+    id: &'a str,
+    score: f32,
+    content: &'a str,
+    metadata: &'a Metadata,
+}
+
+async fn search_one(
+    store: &dyn VectorStore,
+    namespace: &str,
+    query: &str,
+    k: usize,
+    json: bool,
+) -> Result<(), CliError> {
+    let hits = store.search(namespace, &SearchQuery::new(query, k)).await?;
+    if json {
+        let hits: Vec<Hit<'_>> = hits
+            .iter()
+            .map(|h| Hit {
+                id: &h.id,
+                score: h.score,
+                content: &h.content,
+                metadata: &h.metadata,
+            })
+            .collect();
+        return output::json(&hits);
+    }
+    let rows: Vec<Vec<String>> = hits
+        .iter()
+        .map(|h| {
+            vec![
+                output::score(h.score),
+                h.id.clone(),
+                output::clip(&h.content, 72),
+            ]
+        })
+        .collect();
+    output::table(&["SCORE", "ID", "CONTENT"], &rows)
+}
+
+/// One JSONL query.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct QueryLine {
+    id: serde_json::Value,
+    query: String,
+    #[serde(default)]
+    k: Option<usize>,
+}
+
+#[derive(Serialize)]
+struct QueryHit {
+    id: String,
+    score: f32,
+}
+
+#[derive(Serialize)]
+struct QueryResult {
+    id: serde_json::Value,
+    hits: Vec<QueryHit>,
+}
+
+type Pending = tokio::task::JoinHandle<agentmem::Result<QueryResult>>;
+
+/// Answers JSONL queries from stdin, one result line per query in input order. Up to
+/// `concurrency` searches run at once (the SQLite store reads on a pool of connections);
+/// results are written in order as soon as the oldest one is ready.
+async fn search_jsonl(
+    store: Arc<dyn VectorStore>,
+    namespace: &str,
+    k: usize,
+    concurrency: usize,
+) -> Result<(), CliError> {
+    let stdin = io::stdin().lock();
+    let mut out = io::stdout().lock();
+    let started = Instant::now();
+    let mut answered = 0usize;
+    let mut pending: VecDeque<Pending> = VecDeque::with_capacity(concurrency);
+    let mut failure = None;
+    for (n, line) in stdin.lines().enumerate() {
+        let number = n + 1;
+        let line = match line {
+            Ok(line) => line,
+            Err(e) => {
+                failure = Some(CliError::runtime(&format!("stdin line {number}"), e));
+                break;
+            }
+        };
+        if line.trim().is_empty() {
+            continue;
+        }
+        let query: QueryLine = match serde_json::from_str(&line) {
+            Ok(query) => query,
+            Err(e) => {
+                failure = Some(CliError::Runtime(format!("stdin line {number}: {e}")));
+                break;
+            }
+        };
+        if pending.len() >= concurrency {
+            if let Some(oldest) = pending.pop_front() {
+                write_result(&mut out, oldest).await?;
+                answered += 1;
+            }
+        }
+        let store = Arc::clone(&store);
+        let namespace = namespace.to_owned();
+        pending.push_back(tokio::spawn(async move {
+            let search = SearchQuery::new(query.query, query.k.unwrap_or(k));
+            let hits = store.search(&namespace, &search).await?;
+            Ok(QueryResult {
+                id: query.id,
+                hits: hits
+                    .into_iter()
+                    .map(|h| QueryHit {
+                        id: h.id,
+                        score: h.score,
+                    })
+                    .collect(),
+            })
+        }));
+    }
+    // the queries read before a bad line are still answered
+    while let Some(oldest) = pending.pop_front() {
+        write_result(&mut out, oldest).await?;
+        answered += 1;
+    }
+    if let Some(failure) = failure {
+        return Err(failure);
+    }
+    let secs = started.elapsed().as_secs_f64();
+    eprintln!(
+        "answered {answered} queries from namespace `{namespace}` in {secs:.2}s ({:.0} queries/s)",
+        answered as f64 / secs.max(1e-9)
+    );
+    Ok(())
+}
+
+async fn write_result(out: &mut impl io::Write, pending: Pending) -> Result<(), CliError> {
+    let result = pending
+        .await
+        .map_err(|e| CliError::runtime("search task", e))??;
+    output::json_line(out, &result)
+}
