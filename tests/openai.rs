@@ -92,6 +92,7 @@ async fn chat_extraction_and_summary_all_go_through_the_provider() {
             max_tokens: 60,
             memory_block_tokens: 200,
             summary_tokens: 30,
+            ..SessionConfig::default()
         })
         .build()
         .await
