@@ -7,6 +7,12 @@
 //! Memory lives where `AGENTMEM_STORE_URL` says (`memory://`, `sqlite://PATH`,
 //! `file://DIR`), by default in `sqlite://agentmem.db`: run the example twice and the
 //! first conversation of the second run already knows what the first run learned.
+//!
+//! With the `openai` feature and `OPENAI_BASE_URL` set, the replies come from that
+//! OpenAI-compatible server (OpenAI, Ollama, vLLM, llama.cpp) instead of the offline
+//! model: `OPENAI_API_KEY`, `AGENTMEM_MODEL` and `OPENAI_ORGANIZATION` are read too, e.g.
+//! `OPENAI_BASE_URL=http://localhost:11434/v1 AGENTMEM_MODEL=llama3.2 cargo run
+//! --features openai --example personal_assistant`.
 
 use std::borrow::Cow;
 use std::sync::Arc;
@@ -16,7 +22,10 @@ use agentmem::stores::{StoreUrl, STORE_URL_ENV};
 
 /// The agent: a prompt, a model name, and its memory settings.
 #[remember(store = "user_memory", extract = true, inject = true, top_k = 5)]
-struct PersonalAssistant;
+struct PersonalAssistant {
+    /// The name its chat model is registered under.
+    model: String,
+}
 
 impl Agent for PersonalAssistant {
     fn system_prompt(&self) -> Cow<'_, str> {
@@ -24,8 +33,23 @@ impl Agent for PersonalAssistant {
     }
 
     fn model(&self) -> &str {
-        "offline"
+        &self.model
     }
+}
+
+/// Registers the chat model and returns its name: an OpenAI-compatible model when the
+/// `openai` feature is on and `OPENAI_BASE_URL` is set, else the offline model.
+fn register_model(container: &Container) -> Result<String, MemoryError> {
+    #[cfg(feature = "openai")]
+    if std::env::var_os(agentmem::model::openai::BASE_URL_ENV).is_some() {
+        use agentmem::model::openai::{OpenAiChatModel, OpenAiConfig};
+        let config = OpenAiConfig::from_env();
+        let name = config.model.clone();
+        container.register_model(name.clone(), Arc::new(OpenAiChatModel::new(config)?));
+        return Ok(name);
+    }
+    container.register_model("offline", Arc::new(OfflineModel::new()));
+    Ok("offline".to_owned())
 }
 
 #[tokio::main]
@@ -33,7 +57,8 @@ async fn main() -> Result<(), MemoryError> {
     let url = StoreUrl::from_env_or("sqlite://agentmem.db")?;
     println!("memory: {url:?} (set {STORE_URL_ENV} to change)\n");
     let container = url.open().await?;
-    container.register_model("offline", Arc::new(OfflineModel::new()));
+    let model = register_model(&container)?;
+    println!("model: {model}\n");
 
     let script: [&[&str]; 2] = [
         &[
@@ -49,7 +74,10 @@ async fn main() -> Result<(), MemoryError> {
     ];
 
     for (n, lines) in script.iter().enumerate() {
-        let mut session = Session::builder(PersonalAssistant, &container)
+        let agent = PersonalAssistant {
+            model: model.clone(),
+        };
+        let mut session = Session::builder(agent, &container)
             .user("alice")
             .build()
             .await?;

@@ -23,8 +23,13 @@ pub struct RememberSpec {
     pub inject: bool,
     /// How many facts to inject at most.
     pub top_k: usize,
-    /// Name of the chat model used for extraction; `None` means the agent's own model
-    /// (or the offline rule extractor when no LLM extractor is registered).
+    /// Name of a chat model registered in the container, used for fact extraction.
+    ///
+    /// With `Some(name)` the session fails to build unless a chat model is registered
+    /// under `name`; facts are then extracted by the `FactExtractor` registered under the
+    /// same token if there is one, else by an `LlmExtractor` over that model.
+    /// With `None`, the container's default `FactExtractor` is used, or the offline
+    /// `RuleExtractor` when none is registered.
     pub extraction_model: Option<&'static str>,
 }
 

@@ -6,8 +6,10 @@ use crate::error::Result;
 use crate::facts::FactCandidate;
 use crate::message::Message;
 
+mod llm;
 mod rules;
 
+pub use llm::{parse_facts, LlmExtractor, ATTRIBUTES};
 pub use rules::RuleExtractor;
 
 /// One conversation turn, as an extractor sees it.

@@ -50,6 +50,8 @@ pub trait ChatModel: Send + Sync {
 }
 
 mod offline;
+#[cfg(feature = "openai")]
+pub mod openai;
 mod recording;
 
 pub use offline::OfflineModel;

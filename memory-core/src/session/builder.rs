@@ -6,7 +6,7 @@ use crate::buffer::{ShortTermMemory, DEFAULT_MAX_TOKENS};
 use crate::conversation::{ConversationStore, InMemoryConversationStore};
 use crate::di::Container;
 use crate::error::{MemoryError, Result};
-use crate::extract::FactExtractor;
+use crate::extract::{FactExtractor, LlmExtractor};
 use crate::facts::UserMemoryStore;
 use crate::model::ChatModel;
 use crate::summarize::Summarizer;
@@ -100,7 +100,9 @@ impl<A: Agent> SessionBuilder<A> {
         self
     }
 
-    /// The token counter (the chars/4 heuristic by default).
+    /// The token counter. By default the chars/4 heuristic; with the `tiktoken` feature,
+    /// the exact BPE count of the agent's model family (o200k for `gpt-4o`, `gpt-4.1`,
+    /// `o1`, `o3`, `o4`, `gpt-5`; cl100k otherwise).
     pub fn token_counter(mut self, counter: Arc<dyn TokenCounter>) -> Self {
         self.counter = Some(counter);
         self
@@ -124,19 +126,22 @@ impl<A: Agent> SessionBuilder<A> {
         };
         let store = self.container.resolve::<dyn UserMemoryStore>(spec.store)?;
         let extractor = if spec.extract {
-            if let Some(model) = spec.extraction_model {
-                // The named extraction model must exist, even before it is first used.
-                self.container.resolve::<dyn ChatModel>(Some(model))?;
-            }
-            Some(
-                match self
+            Some(match spec.extraction_model {
+                Some(name) => {
+                    // The named extraction model must exist, even before it is first used.
+                    let model = self.container.resolve::<dyn ChatModel>(Some(name))?;
+                    let registered = self.container.tokens::<dyn FactExtractor>();
+                    if registered.iter().any(|t| t == name) {
+                        self.container.resolve::<dyn FactExtractor>(Some(name))?
+                    } else {
+                        Arc::new(LlmExtractor::new(model).with_model_name(name))
+                    }
+                }
+                None => self
                     .container
-                    .resolve_optional::<dyn FactExtractor>(spec.extraction_model)?
-                {
-                    Some(extractor) => extractor,
-                    None => super::defaults::extractor(),
-                },
-            )
+                    .resolve_optional::<dyn FactExtractor>(None)?
+                    .unwrap_or_else(super::defaults::extractor),
+            })
         } else {
             None
         };
@@ -189,7 +194,7 @@ impl<A: Agent> SessionBuilder<A> {
         let counter = self
             .counter
             .clone()
-            .unwrap_or_else(|| Arc::new(HeuristicCounter::default()));
+            .unwrap_or_else(|| default_counter(self.agent.model()));
         let mut memory = ShortTermMemory::with_counter(self.config.max_tokens, counter);
 
         let events = log.load(&conversation_id).await?;
@@ -219,5 +224,81 @@ impl<A: Agent> SessionBuilder<A> {
             config: self.config,
             started,
         })
+    }
+}
+
+/// The session's counter when none is set: exact BPE counts with the `tiktoken` feature
+/// (vocabularies are loaded once per process), else the heuristic.
+#[cfg(feature = "tiktoken")]
+fn default_counter(model: &str) -> Arc<dyn TokenCounter> {
+    use std::sync::OnceLock;
+
+    use crate::tokens::{BpeCounter, Encoding};
+
+    static CL100K: OnceLock<Option<BpeCounter>> = OnceLock::new();
+    static O200K: OnceLock<Option<BpeCounter>> = OnceLock::new();
+    let encoding = encoding_for(model);
+    let cell = match encoding {
+        Encoding::O200k => &O200K,
+        Encoding::Cl100k => &CL100K,
+    };
+    match cell.get_or_init(|| BpeCounter::new(encoding).ok()) {
+        Some(counter) => Arc::new(counter.clone()),
+        None => {
+            tracing::warn!(
+                ?encoding,
+                "BPE vocabulary unavailable; counting tokens by heuristic"
+            );
+            Arc::new(HeuristicCounter::default())
+        }
+    }
+}
+
+/// The session's counter when none is set: the chars/4 heuristic.
+#[cfg(not(feature = "tiktoken"))]
+fn default_counter(_model: &str) -> Arc<dyn TokenCounter> {
+    Arc::new(HeuristicCounter::default())
+}
+
+/// o200k for the GPT-4o generation and later, cl100k for everything else.
+#[cfg(feature = "tiktoken")]
+pub(crate) fn encoding_for(model: &str) -> crate::tokens::Encoding {
+    const O200K_PREFIXES: [&str; 6] = ["gpt-4o", "gpt-4.1", "o1", "o3", "o4", "gpt-5"];
+    let model = model.trim().to_ascii_lowercase();
+    if O200K_PREFIXES.iter().any(|p| model.starts_with(p)) {
+        crate::tokens::Encoding::O200k
+    } else {
+        crate::tokens::Encoding::Cl100k
+    }
+}
+
+#[cfg(all(test, feature = "tiktoken"))]
+mod tests {
+    use super::*;
+    use crate::tokens::Encoding;
+
+    #[test]
+    fn model_names_pick_their_vocabulary() {
+        for model in [
+            "gpt-4o",
+            "gpt-4o-mini",
+            "gpt-4.1-nano",
+            "o1-preview",
+            "o3-mini",
+            "o4-mini",
+            "gpt-5",
+        ] {
+            assert_eq!(encoding_for(model), Encoding::O200k, "{model}");
+        }
+        for model in [
+            "gpt-4",
+            "gpt-4-turbo",
+            "gpt-3.5-turbo",
+            "llama3.2",
+            "offline",
+            "",
+        ] {
+            assert_eq!(encoding_for(model), Encoding::Cl100k, "{model}");
+        }
     }
 }

@@ -6,8 +6,10 @@ use crate::error::Result;
 use crate::message::Message;
 
 mod extractive;
+mod llm;
 
 pub use extractive::ExtractiveSummarizer;
+pub use llm::LlmSummarizer;
 
 /// Condenses messages that leave the window into a summary.
 #[async_trait]
