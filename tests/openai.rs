@@ -215,3 +215,45 @@ async fn a_broken_extractor_answer_is_reported_and_stores_nothing() {
     assert!(error.starts_with("fact extraction failed:"), "{error}");
     assert!(store.list("bob").await.unwrap().is_empty());
 }
+
+/// The command line uses the configured server when `OPENAI_BASE_URL` is set.
+#[tokio::test]
+async fn the_cli_extracts_through_the_configured_server() {
+    let server = MockServer::start().await;
+    Mock::given(method("POST"))
+        .and(path("/v1/chat/completions"))
+        .and(header("authorization", "Bearer sk-cli"))
+        .respond_with(FakeOpenAi)
+        .mount(&server)
+        .await;
+    let dir = tempfile::tempdir().unwrap();
+    let output = tokio::task::spawn_blocking({
+        let base = format!("{}/v1", server.uri());
+        let store = format!("sqlite://{}", dir.path().join("cli.db").display());
+        move || {
+            use std::io::Write;
+            let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_agentmem"))
+                .args(["--store", &store, "extract"])
+                .env("OPENAI_BASE_URL", base)
+                .env("OPENAI_API_KEY", "sk-cli")
+                .env("AGENTMEM_MODEL", "mock-4o")
+                .stdin(std::process::Stdio::piped())
+                .stdout(std::process::Stdio::piped())
+                .spawn()
+                .unwrap();
+            child
+                .stdin
+                .take()
+                .unwrap()
+                .write_all(b"I moved to Oslo\n")
+                .unwrap();
+            child.wait_with_output().unwrap()
+        }
+    })
+    .await
+    .unwrap();
+    assert!(output.status.success());
+    let line: Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(line["facts"][0]["text"], "is based in Oslo (llm)", "{line}");
+    assert!(!server.received_requests().await.unwrap().is_empty());
+}

@@ -50,8 +50,8 @@ async fn last_conversation(kv: &dyn KvStore, user: &str) -> Result<Option<String
 /// Runs the conversation until stdin ends.
 pub async fn run(stores: &Stores, args: ChatArgs) -> Result<(), CliError> {
     let container = stores.container();
-    container.register_model(crate::models::CHAT_MODEL, crate::models::chat_model());
-    container.register_extractor(tokens::EXTRACTOR, crate::models::extractor());
+    container.register_model(crate::models::CHAT_MODEL, crate::models::chat_model()?);
+    container.register_extractor(tokens::EXTRACTOR, crate::models::extractor()?);
     let kv = stores.kv()?;
 
     let conversation = match (&args.conversation, args.new) {

@@ -40,7 +40,7 @@ impl From<FactCandidate> for Fact {
 /// Reads stdin line by line and writes one `{"text", "facts"}` line per input line,
 /// in order, flushed as it goes.
 pub async fn run() -> Result<(), CliError> {
-    let extractor = crate::models::extractor();
+    let extractor = crate::models::extractor()?;
     let stdin = io::stdin().lock();
     let mut out = io::stdout().lock();
     for (n, line) in stdin.lines().enumerate() {

@@ -76,7 +76,7 @@ async fn add(
     json: bool,
 ) -> Result<(), CliError> {
     let message = Message::user(text);
-    let candidates = crate::models::extractor()
+    let candidates = crate::models::extractor()?
         .extract(Turn::user(&message))
         .await?;
     let mut changes = Vec::with_capacity(candidates.len());
