@@ -71,6 +71,10 @@ struct UserFacts {
     /// `new id → id of the fact it superseded`.
     prev_of: HashMap<String, String>,
     index: SparseIndex,
+    /// An upper bound on the confidence of every current fact (raised on insert and
+    /// reinforcement, never lowered), so search can tell when no fact outside the
+    /// relevant ones could enter the top k.
+    max_confidence: f32,
     next_seq: u64,
     /// Set when `forget_user` unlinks this state; a writer that fetched it before then
     /// must fetch the user again.
@@ -88,6 +92,7 @@ impl UserFacts {
         self.pos_of.insert(fact.id.clone(), pos);
         self.seqs.push(self.next_seq);
         self.next_seq += 1;
+        self.max_confidence = self.max_confidence.max(fact.confidence);
         self.current.push(fact);
     }
 
@@ -132,6 +137,7 @@ impl UserFacts {
                     .ok_or_else(|| MemoryError::not_found("fact", id.clone()))?;
                 let fact = &mut self.current[pos];
                 fact.reinforce(candidate.confidence, now);
+                self.max_confidence = self.max_confidence.max(fact.confidence);
                 Ok(FactChange::Reinforced { fact: fact.clone() })
             }
             Reconciliation::Supersede(id) => {
@@ -251,24 +257,19 @@ impl UserMemoryStore for InMemoryUserMemoryStore {
             return Ok(Vec::new());
         };
         let user = user.read();
-        let mut relevance = vec![0.0f32; user.current.len()];
-        let mut relevant: Vec<usize> = Vec::new();
+        let mut relevant: Vec<(usize, f32)> = Vec::new();
         user.index.score(query, |slot, cos| {
-            if let Some(r) = relevance.get_mut(slot as usize) {
-                if cos > 0.0 {
-                    *r = cos;
-                    relevant.push(slot as usize);
-                }
+            if cos > 0.0 && (slot as usize) < user.current.len() {
+                relevant.push((slot as usize, cos));
             }
         });
         let now = Utc::now();
         let policy = self.policy;
         let mut top: TopK<&str, (usize, f32, f32)> = TopK::new(top_k);
-        let mut consider = |pos: usize| {
+        let consider = |top: &mut TopK<_, _>, pos: usize, rel: f32| {
             let Some(fact) = user.current.get(pos) else {
                 return;
             };
-            let rel = relevance[pos];
             // Decay never raises confidence, so `rank_score(rel, confidence)` bounds the
             // score from above: facts that cannot enter skip the decay maths.
             if fact.confidence < policy.min_confidence
@@ -287,11 +288,19 @@ impl UserMemoryStore for InMemoryUserMemoryStore {
         };
         // Relevant facts first: they fill the heap with high scores, so most of the
         // unrelated ones are then rejected by the bound alone.
-        for &pos in &relevant {
-            consider(pos);
+        for &(pos, rel) in &relevant {
+            consider(&mut top, pos, rel);
         }
-        for (pos, _) in relevance.iter().enumerate().filter(|(_, r)| **r == 0.0) {
-            consider(pos);
+        // Unrelated facts score at most `rank_score(0, max_confidence)`; when even that
+        // cannot enter, none of them is visited.
+        if top.admits(rank_score(0.0, user.max_confidence)) {
+            let mut is_relevant = vec![false; user.current.len()];
+            for &(pos, _) in &relevant {
+                is_relevant[pos] = true;
+            }
+            for (pos, _) in is_relevant.iter().enumerate().filter(|(_, r)| !**r) {
+                consider(&mut top, pos, 0.0);
+            }
         }
         Ok(top
             .into_sorted()

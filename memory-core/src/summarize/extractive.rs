@@ -321,31 +321,30 @@ fn is_decision_word(lower: &str) -> bool {
     )
 }
 
-const PREFERENCES: &[&str] = &[
-    "i like",
-    "i love",
-    "i prefer",
-    "i hate",
-    "i enjoy",
-    "i dislike",
-    "allergic",
-    "i'm vegetarian",
-    "i'm vegan",
-    "i am vegetarian",
-    "i am vegan",
-    "my name",
-    "i live",
-    "i work",
-    "i don't like",
-    "i do not like",
-    "favourite",
-    "favorite",
-    "can't stand",
-    "i'm from",
-    "i am from",
-    "intolerant",
-    "i don't eat",
-];
+/// Whether the word `w`, preceded by `p1` and `p2`, completes a stated preference or a
+/// personal fact ("i like…", "i'm vegan", "my name", "can't stand", "allergic"…).
+/// Verbs match by prefix ("i liked", "i lives"), other words exactly; ASCII case ignored.
+fn states_preference(p2: &str, p1: &str, w: &str) -> bool {
+    let is = |a: &str, b: &str| a.eq_ignore_ascii_case(b);
+    let starts = |word: &str, stem: &str| {
+        word.len() >= stem.len()
+            && word.is_char_boundary(stem.len())
+            && word[..stem.len()].eq_ignore_ascii_case(stem)
+    };
+    const STEMS: [&str; 4] = ["allergic", "favourite", "favorite", "intolerant"];
+    const VERBS: [&str; 8] = [
+        "like", "love", "prefer", "hate", "enjoy", "dislike", "live", "work",
+    ];
+    const STATES: [&str; 3] = ["vegetarian", "vegan", "from"];
+    STEMS.iter().any(|s| starts(w, s))
+        || (is(p1, "i") && VERBS.iter().any(|v| starts(w, v)))
+        || (is(p1, "i'm") && STATES.iter().any(|x| is(w, x)))
+        || (is(p2, "i") && is(p1, "am") && STATES.iter().any(|x| is(w, x)))
+        || (is(p1, "my") && is(w, "name"))
+        || (is(p1, "can't") && is(w, "stand"))
+        || (is(p2, "i") && is(p1, "don't") && (starts(w, "like") || is(w, "eat")))
+        || (is(p2, "do") && is(p1, "not") && starts(w, "like"))
+}
 
 /// Words that small talk is made of.
 fn is_chit_chat_word(lower: &str) -> bool {
@@ -415,12 +414,9 @@ fn ascii_lower<'b>(word: &str, buf: &'b mut [u8; 16]) -> Option<&'b str> {
 
 /// How much a sentence is worth keeping.
 ///
-/// Runs on every sentence of every summarisation, so it borrows words instead of
-/// allocating them: one lowercase copy of the sentence (for phrase matching) is the
-/// only allocation.
+/// Runs on every sentence of every summarisation, so it borrows words and allocates
+/// nothing.
 fn score(sentence: &str, role: Role) -> f32 {
-    let lower = sentence.to_lowercase();
-
     let mut word_count = 0usize;
     let mut names = 0usize;
     let mut numbers = 0usize;
@@ -428,9 +424,13 @@ fn score(sentence: &str, role: Role) -> f32 {
     let mut decided = false;
     let mut all_chit_chat = true;
     let mut any_word = false;
+    let mut preference = false;
+    let (mut p2, mut p1) = ("", "");
     for (i, word) in sentence.split_whitespace().enumerate() {
         word_count += 1;
         let b = bare_word(word);
+        preference = preference || states_preference(p2, p1, b);
+        (p2, p1) = (p1, b);
         if i > 0
             && b.chars().next().is_some_and(char::is_uppercase)
             && !matches!(b, "I" | "I'm" | "I've" | "I'd" | "I'll")
@@ -449,7 +449,6 @@ fn score(sentence: &str, role: Role) -> f32 {
             all_chit_chat = false;
         }
     }
-    let preference = PREFERENCES.iter().any(|p| lower.contains(p));
     let chit_chat = any_word && all_chit_chat;
 
     let mut score = 1.5 * names.min(3) as f32 + 1.5 * numbers.min(2) as f32;
@@ -482,6 +481,41 @@ fn is_iso_date(word: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn preferences_match_whole_words() {
+        let stated = |s: &str| {
+            let words: Vec<&str> = s.split_whitespace().map(bare_word).collect();
+            (0..words.len()).any(|i| {
+                let p1 = if i >= 1 { words[i - 1] } else { "" };
+                let p2 = if i >= 2 { words[i - 2] } else { "" };
+                states_preference(p2, p1, words[i])
+            })
+        };
+        for yes in [
+            "I like jazz",
+            "I'm vegan.",
+            "I am from Oslo",
+            "My name is Bo",
+            "I can't stand it",
+            "I don't eat meat",
+            "I do not like rain",
+            "Peanuts? I'm allergic!",
+            "I liked it",
+            "my favourite",
+        ] {
+            assert!(stated(yes), "{yes}");
+        }
+        for no in [
+            "The wifi like always drops",
+            "Hi likes",
+            "I am tired",
+            "you like jazz",
+            "name my dog",
+        ] {
+            assert!(!stated(no), "{no}");
+        }
+    }
 
     #[test]
     fn sentences_split_after_terminators() {
