@@ -1,5 +1,7 @@
 //! One whole `Session::send` turn with in-memory stores, the offline model and
 //! 1,000 stored facts for the user: inject (search), model, buffers, log, extract.
+//! A second run replaces the offline model with a canned reply, leaving only
+//! agentmem's own work.
 
 use std::borrow::Cow;
 use std::sync::Arc;
@@ -43,7 +45,29 @@ const TOPICS: &[&str] = &[
     "painting",
 ];
 
+/// A model that costs nothing: the same short reply every time. With it, the bench
+/// measures only agentmem's share of a turn.
+struct Canned;
+
+#[async_trait::async_trait]
+impl ChatModel for Canned {
+    async fn complete(
+        &self,
+        _: agentmem::ChatRequest,
+    ) -> Result<agentmem::Completion, MemoryError> {
+        Ok(agentmem::Completion {
+            message: Message::assistant("Sounds good, let us plan around that on Saturday."),
+            usage: None,
+        })
+    }
+}
+
 fn turn(c: &mut Criterion) {
+    bench_with(c, "turn_1000_facts", Arc::new(OfflineModel::new()));
+    bench_with(c, "turn_1000_facts_canned_model", Arc::new(Canned));
+}
+
+fn bench_with(c: &mut Criterion, name: &str, model: Arc<dyn ChatModel>) {
     let runtime = tokio::runtime::Builder::new_current_thread()
         .build()
         .unwrap();
@@ -58,7 +82,7 @@ fn turn(c: &mut Criterion) {
     });
     let container = Container::new();
     container.register_user_memory("user_memory", store);
-    container.register_model("offline", Arc::new(OfflineModel::new()));
+    container.register_model("offline", model);
     let mut session = runtime
         .block_on(
             Session::builder(Assistant, &container)
@@ -69,7 +93,7 @@ fn turn(c: &mut Criterion) {
         .unwrap();
 
     let mut group = c.benchmark_group("session");
-    group.bench_function("turn_1000_facts", |b| {
+    group.bench_function(name, |b| {
         b.iter(|| {
             runtime
                 .block_on(session.send("What should we do about jazz this weekend?"))

@@ -1,10 +1,12 @@
 //! [`ExtractiveSummarizer`]: an offline summary made of the conversation's most
 //! informative sentences, kept word for word.
 
+use std::borrow::Cow;
+
 use async_trait::async_trait;
 
 use crate::error::Result;
-use crate::message::{Message, Role};
+use crate::message::{Content, Message, Role};
 use crate::summarize::Summarizer;
 use crate::tokens::{HeuristicCounter, TokenCounter};
 
@@ -62,9 +64,10 @@ impl ExtractiveSummarizer {
             }
         }
         let new_units = units.len();
-        for message in messages {
-            let prefix = Some(role_label(message.role).to_owned());
-            push_units(&mut units, group, prefix, &message.text(), message.role);
+        let texts: Vec<Cow<'_, str>> = messages.iter().map(message_text).collect();
+        for (message, text) in messages.iter().zip(&texts) {
+            let prefix = Some(role_label(message.role));
+            push_units(&mut units, group, prefix, text, message.role);
             group += 1;
         }
         let no_new_content = units.len() == new_units;
@@ -130,37 +133,43 @@ impl Summarizer for ExtractiveSummarizer {
     }
 }
 
-/// One sentence competing for a place in the summary.
+/// One sentence competing for a place in the summary (borrowed from the input).
 #[derive(Debug, Clone)]
-struct Unit {
+struct Unit<'a> {
     /// The line it renders on (a message, or a line of the previous summary).
     group: usize,
     /// "User", "Assistant", ... (`None` for an unprefixed previous-summary line).
-    prefix: Option<String>,
-    text: String,
+    prefix: Option<&'static str>,
+    text: &'a str,
     chars: usize,
     score: f32,
 }
 
-impl Unit {
+impl Unit<'_> {
     /// Characters of "User: " (0 without a prefix).
     fn prefix_chars(&self) -> usize {
-        self.prefix.as_ref().map_or(0, |p| p.chars().count() + 2)
+        self.prefix.map_or(0, |p| p.len() + 2)
     }
 }
 
-fn push_units(units: &mut Vec<Unit>, group: usize, prefix: Option<String>, body: &str, role: Role) {
-    let role = match prefix.as_deref() {
+fn push_units<'a>(
+    units: &mut Vec<Unit<'a>>,
+    group: usize,
+    prefix: Option<&'static str>,
+    body: &'a str,
+    role: Role,
+) {
+    let role = match prefix {
         Some("User") => Role::User,
         _ => role,
     };
     for sentence in sentences(body) {
         units.push(Unit {
             group,
-            prefix: prefix.clone(),
+            prefix,
             chars: sentence.chars().count(),
             score: score(sentence, role),
-            text: sentence.to_owned(),
+            text: sentence,
         });
     }
 }
@@ -172,12 +181,12 @@ fn render(units: &[Unit], chosen: &[bool]) -> String {
         match lines.last_mut() {
             Some(line) if last_group == Some(unit.group) => {
                 line.push(' ');
-                line.push_str(&unit.text);
+                line.push_str(unit.text);
             }
             _ => {
-                let line = match &unit.prefix {
+                let line = match unit.prefix {
                     Some(p) => format!("{p}: {}", unit.text),
-                    None => unit.text.clone(),
+                    None => unit.text.to_owned(),
                 };
                 lines.push(line);
             }
@@ -193,7 +202,7 @@ fn truncated(unit: &Unit, max_chars: usize) -> String {
         return String::new();
     }
     let cut: String = unit.text.chars().take(room - 1).collect();
-    match &unit.prefix {
+    match unit.prefix {
         Some(p) => format!("{p}: {}…", cut.trim_end()),
         None => format!("{}…", cut.trim_end()),
     }
@@ -208,11 +217,19 @@ fn role_label(role: Role) -> &'static str {
     }
 }
 
+/// A message's text, borrowed when it is plain text.
+fn message_text(message: &Message) -> Cow<'_, str> {
+    match &message.content {
+        Content::Text(text) => Cow::Borrowed(text),
+        _ => Cow::Owned(message.text()),
+    }
+}
+
 /// "User: text" → (Some("User"), "text"); lines of a summary this type wrote.
-fn split_prefix(line: &str) -> (Option<String>, &str) {
+fn split_prefix(line: &str) -> (Option<&'static str>, &str) {
     for label in ["User", "Assistant", "System", "Tool"] {
         if let Some(rest) = line.strip_prefix(label).and_then(|r| r.strip_prefix(": ")) {
-            return (Some(label.to_owned()), rest);
+            return (Some(label), rest);
         }
     }
     (None, line)
@@ -542,10 +559,7 @@ mod tests {
 
     #[test]
     fn prefixes_round_trip() {
-        assert_eq!(
-            split_prefix("User: hello"),
-            (Some("User".to_owned()), "hello")
-        );
+        assert_eq!(split_prefix("User: hello"), (Some("User"), "hello"));
         assert_eq!(split_prefix("plain"), (None, "plain"));
     }
 }
