@@ -12,14 +12,14 @@
 //! - `postgres`: [`PostgresStore`], every store trait in PostgreSQL (pgvector when available).
 #![warn(missing_docs)]
 
+#[cfg(any(feature = "sqlite", feature = "redis", feature = "postgres"))]
+mod fact_rows;
 #[cfg(feature = "file")]
 mod file;
 #[cfg(feature = "postgres")]
 mod postgres;
 #[cfg(feature = "redis")]
 mod redis;
-#[cfg(any(feature = "redis", feature = "postgres"))]
-mod server_facts;
 #[cfg(feature = "sqlite")]
 mod sqlite;
 #[cfg(any(feature = "sqlite", feature = "redis", feature = "postgres"))]

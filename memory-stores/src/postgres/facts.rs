@@ -14,7 +14,7 @@ use memory_core::{
 };
 
 use super::{decode, encode, on, PostgresStore};
-use crate::server_facts::{chain, doomed, rank};
+use crate::fact_rows::{chain, doomed, rank};
 
 impl PostgresStore {
     /// The user's facts, oldest first; only current ones when `current_only`.

@@ -17,7 +17,7 @@ use memory_core::{
 use redis::Script;
 
 use super::{decode, encode, hex, RedisStore, STORE};
-use crate::server_facts::{chain, doomed, rank};
+use crate::fact_rows::{chain, doomed, rank};
 
 /// How many times a write re-reads after losing a race before giving up.
 const MAX_ATTEMPTS: usize = 64;

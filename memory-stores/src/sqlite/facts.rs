@@ -2,18 +2,17 @@
 //! reconciled with [`memory_core::facts::reconcile`] inside the write transaction and
 //! ranked with [`memory_core::facts::rank_score`] over TF-IDF relevance.
 
-use std::collections::HashMap;
+use crate::fact_rows::{chain, doomed, rank};
 
 use async_trait::async_trait;
 use chrono::Utc;
-use memory_core::facts::{rank_score, reconcile, Reconciliation};
+use memory_core::facts::{reconcile, Reconciliation};
 use memory_core::{
     FactCandidate, FactChange, MemoryError, MemoryFact, Result, ScoredFact, UserMemoryStore,
 };
 use rusqlite::{params, Connection, OptionalExtension, TransactionBehavior};
 
 use super::{body, on, SqliteStore};
-use crate::text::tfidf_relevance;
 
 fn check_user(user_id: &str) -> Result<()> {
     if user_id.is_empty() {
@@ -63,38 +62,6 @@ fn update_fact(conn: &Connection, label: &str, fact: &MemoryFact) -> Result<()> 
         .and_then(|mut s| s.execute(params![fact.id, fact.is_current(), text]))
         .map_err(on(label, "update a fact"))?;
     Ok(())
-}
-
-/// The chain of versions through `fact_id`, oldest first (empty when unknown).
-fn chain(all: &[MemoryFact], fact_id: &str) -> Vec<MemoryFact> {
-    let by_id: HashMap<&str, &MemoryFact> = all.iter().map(|f| (f.id.as_str(), f)).collect();
-    let predecessor: HashMap<&str, &MemoryFact> = all
-        .iter()
-        .filter_map(|f| f.superseded_by.as_deref().map(|next| (next, f)))
-        .collect();
-    let Some(start) = by_id.get(fact_id) else {
-        return Vec::new();
-    };
-    let mut back = Vec::new();
-    let mut cursor = predecessor.get(fact_id);
-    while let Some(f) = cursor {
-        if back.len() > all.len() {
-            break; // a cycle in damaged data; stop rather than loop
-        }
-        back.push((*f).clone());
-        cursor = predecessor.get(f.id.as_str());
-    }
-    back.reverse();
-    back.push((*start).clone());
-    let mut cursor = start.superseded_by.as_deref().and_then(|id| by_id.get(id));
-    while let Some(f) = cursor {
-        if back.len() > all.len() {
-            break;
-        }
-        back.push((*f).clone());
-        cursor = f.superseded_by.as_deref().and_then(|id| by_id.get(id));
-    }
-    back
 }
 
 #[async_trait]
@@ -155,29 +122,7 @@ impl UserMemoryStore for SqliteStore {
         let policy = self.policy();
         self.read(op, move |conn, label| {
             let facts = load_facts(conn, label, &user, true)?;
-            let docs: Vec<String> = facts.iter().map(searchable_text).collect();
-            let relevance = tfidf_relevance(&query, &docs);
-            let now = Utc::now();
-            let mut scored: Vec<ScoredFact> = facts
-                .into_iter()
-                .zip(relevance)
-                .filter_map(|(fact, relevance)| {
-                    let eff = fact.effective_confidence(now, policy.half_life);
-                    (eff >= policy.min_confidence).then(|| ScoredFact {
-                        score: rank_score(relevance, eff),
-                        relevance,
-                        effective_confidence: eff,
-                        fact,
-                    })
-                })
-                .collect();
-            scored.sort_by(|a, b| {
-                b.score
-                    .total_cmp(&a.score)
-                    .then_with(|| b.relevance.total_cmp(&a.relevance))
-            });
-            scored.truncate(top_k);
-            Ok(scored)
+            Ok(rank(facts, &query, policy, top_k))
         })
         .await
     }
@@ -212,19 +157,14 @@ impl UserMemoryStore for SqliteStore {
                 .transaction_with_behavior(TransactionBehavior::Immediate)
                 .map_err(on(label, op))?;
             let all = load_facts(&tx, label, &user, false)?;
-            let versions = chain(&all, &id);
             // The fact and the versions that led to it; later versions stay.
-            let doomed = versions
-                .iter()
-                .position(|f| f.id == id)
-                .map(|end| &versions[..=end])
-                .unwrap_or_default();
+            let doomed = doomed(&all, &id);
             {
                 let mut stmt = tx
                     .prepare_cached("DELETE FROM facts WHERE user_id = ?1 AND id = ?2")
                     .map_err(on(label, op))?;
-                for f in doomed {
-                    stmt.execute([&user, &f.id]).map_err(on(label, op))?;
+                for doomed_id in &doomed {
+                    stmt.execute([&user, doomed_id]).map_err(on(label, op))?;
                 }
             }
             tx.commit().map_err(on(label, op))?;
@@ -252,9 +192,4 @@ impl UserMemoryStore for SqliteStore {
         })
         .await
     }
-}
-
-/// What a fact is matched on: its statement.
-fn searchable_text(fact: &MemoryFact) -> String {
-    fact.text.clone()
 }

@@ -1,5 +1,5 @@
-//! Fact helpers shared by the server-backed stores (Redis, PostgreSQL): ranking a user's
-//! current facts against a query, and walking a fact's chain of versions.
+//! Fact helpers shared by the stores that keep facts as rows (SQLite, Redis, PostgreSQL):
+//! ranking a user's current facts against a query, and walking a fact's chain of versions.
 
 use std::collections::HashMap;
 
