@@ -1,6 +1,7 @@
 //! The OpenAI-compatible provider against a mock server on 127.0.0.1.
 #![cfg(feature = "openai")]
 
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use memory_core::model::openai::{OpenAiChatModel, OpenAiConfig, OpenAiEmbedder};
@@ -29,7 +30,7 @@ fn simple_request() -> ChatRequest {
     ChatRequest {
         model: "registered-name".into(),
         system: "Be brief.".into(),
-        messages: vec![Message::user("Hello")],
+        messages: vec![Message::user("Hello").into()],
         temperature: None,
         max_tokens: None,
     }
@@ -100,7 +101,10 @@ async fn chat_request_body_and_headers_are_exactly_openais() {
             Message::tool_result("call_1", "-3°C, snow"),
             Message::assistant("A cat; it snows in Oslo."),
             Message::user("Thanks"),
-        ],
+        ]
+        .into_iter()
+        .map(Arc::new)
+        .collect(),
         temperature: Some(0.5),
         max_tokens: Some(64),
     };

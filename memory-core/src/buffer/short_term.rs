@@ -18,7 +18,9 @@ struct Entry {
     /// Arrival order across system and non-system messages.
     seq: u64,
     tokens: usize,
-    message: Message,
+    /// Shared, so that handing the window to a model is a reference-count increment
+    /// per message rather than a copy of its text.
+    message: Arc<Message>,
 }
 
 /// The conversation as the model should see it: every system message, then as many of
@@ -141,7 +143,7 @@ impl ShortTermMemory {
         let entry = Entry {
             seq: self.next_seq,
             tokens,
-            message,
+            message: Arc::new(message),
         };
         self.next_seq += 1;
         if entry.message.role == Role::System {
@@ -200,11 +202,32 @@ impl ShortTermMemory {
 
     /// The window that fits the budget, oldest first, without changing the buffer.
     ///
-    /// The messages are borrowed, so reading the window never copies message text;
-    /// clone the ones you need to keep (`.into_iter().cloned().collect()`).
+    /// The messages are borrowed, so reading the window never copies message text; use
+    /// [`shared_window`](Self::shared_window) to keep the window beyond the borrow.
     pub fn messages(&self) -> Vec<&Message> {
         let start = self.window_start(self.max_tokens);
-        self.merged_from(start).map(|e| &e.message).collect()
+        self.merged_from(start).map(|e| &*e.message).collect()
+    }
+
+    /// The same window as [`messages`](Self::messages), as shared handles: each element
+    /// is an [`Arc`] clone, so the result can outlive the borrow of the buffer (a
+    /// [`ChatRequest`](crate::model::ChatRequest) holds it) without copying any text.
+    ///
+    /// ```
+    /// use memory_core::buffer::ShortTermMemory;
+    ///
+    /// let mut memory = ShortTermMemory::new(1_000);
+    /// memory.add_user("hello");
+    /// let window = memory.shared_window();
+    /// memory.add_assistant("hi"); // the buffer is free to change
+    /// assert_eq!(window.len(), 1);
+    /// assert_eq!(window[0].text(), "hello");
+    /// ```
+    pub fn shared_window(&self) -> Vec<Arc<Message>> {
+        let start = self.window_start(self.max_tokens);
+        self.merged_from(start)
+            .map(|e| Arc::clone(&e.message))
+            .collect()
     }
 
     /// Tokens of the window [`messages`](Self::messages) returns, plus the summary's.
@@ -258,7 +281,10 @@ impl ShortTermMemory {
     /// results so that a call and its results are never split.
     pub fn messages_to_summarize(&self, keep_recent: usize) -> Vec<Message> {
         let end = self.recent_start(keep_recent);
-        self.turns.range(..end).map(|e| e.message.clone()).collect()
+        self.turns
+            .range(..end)
+            .map(|e| Message::clone(&e.message))
+            .collect()
     }
 
     /// Drops what [`messages_to_summarize`](Self::messages_to_summarize) returns.
@@ -316,7 +342,9 @@ impl ShortTermMemory {
 
     /// Every message held, oldest first (not only the window).
     pub fn all_messages(&self) -> Vec<Message> {
-        self.merged_from(0).map(|e| e.message.clone()).collect()
+        self.merged_from(0)
+            .map(|e| Message::clone(&e.message))
+            .collect()
     }
 
     /// The state as a versioned, serialisable snapshot.

@@ -106,7 +106,7 @@ impl LlmExtractor {
         ChatRequest {
             model: self.model_name.clone(),
             system: INSTRUCTIONS.replace("ATTRIBUTES", &ATTRIBUTES.join(", ")),
-            messages: vec![Message::user(prompt)],
+            messages: vec![Message::user(prompt).into()],
             temperature: Some(0.0),
             max_tokens: Some(1024),
         }

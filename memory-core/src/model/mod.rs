@@ -1,5 +1,7 @@
 //! Chat models: what a [`Session`](crate::Session) calls to produce a reply.
 
+use std::sync::Arc;
+
 use async_trait::async_trait;
 use serde::{Deserialize, Serialize};
 
@@ -13,8 +15,10 @@ pub struct ChatRequest {
     pub model: String,
     /// The full system prompt (agent prompt + memory block + summary).
     pub system: String,
-    /// The conversation window, oldest first.
-    pub messages: Vec<Message>,
+    /// The conversation window, oldest first. Shared with the session's buffer: building
+    /// a request never copies message text. Build one from owned messages with
+    /// `Arc::new(message)` or `message.into()`.
+    pub messages: Vec<Arc<Message>>,
     /// Sampling temperature, when the caller cares.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub temperature: Option<f32>,

@@ -21,7 +21,7 @@ use crate::session::MEMORY_BLOCK_OPEN;
 /// let request = ChatRequest {
 ///     model: "offline".into(),
 ///     system: "Be nice.".into(),
-///     messages: vec![Message::user("Any plans?")],
+///     messages: vec![Message::user("Any plans?").into()],
 ///     temperature: None,
 ///     max_tokens: None,
 /// };

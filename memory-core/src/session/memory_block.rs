@@ -28,21 +28,30 @@ pub fn render(
     if facts.is_empty() {
         return None;
     }
-    let mut block = format!("{MEMORY_BLOCK_OPEN}\n{PREAMBLE}\n");
+    // Sized for the usual case up front: growing the string is most of this function's
+    // cost otherwise.
+    let mut block = String::with_capacity(
+        MEMORY_BLOCK_OPEN.len() + PREAMBLE.len() + MEMORY_BLOCK_CLOSE.len() + 2 + facts.len() * 96,
+    );
+    block.push_str(MEMORY_BLOCK_OPEN);
+    block.push('\n');
+    block.push_str(PREAMBLE);
+    block.push('\n');
     let mut used = counter.count_text(&block) + counter.count_text(MEMORY_BLOCK_CLOSE);
     let mut included = Vec::with_capacity(facts.len());
-    let mut line = String::new();
+    let mut line = String::with_capacity(128);
     for fact in facts {
         line.clear();
         line.push_str("- ");
         push_sanitized(&mut line, &fact.fact.text);
         // Two decimals, without going through the float formatter.
         let hundredths = (fact.effective_confidence.clamp(0.0, 1.0) * 100.0).round() as u32;
-        line.push_str(&format!(
-            " (confidence {}.{:02})\n",
-            hundredths / 100,
-            hundredths % 100
-        ));
+        line.push_str(" (confidence ");
+        line.push(char::from(b'0' + (hundredths / 100).min(9) as u8));
+        line.push('.');
+        line.push(char::from(b'0' + (hundredths / 10 % 10) as u8));
+        line.push(char::from(b'0' + (hundredths % 10) as u8));
+        line.push_str(")\n");
         let cost = counter.count_text(&line);
         if used + cost > max_tokens {
             break;

@@ -261,7 +261,7 @@ impl<A: Agent> Session<A> {
         ChatRequest {
             model: self.agent.model().to_owned(),
             system,
-            messages: self.memory.messages().into_iter().cloned().collect(),
+            messages: self.memory.shared_window(),
             temperature: None,
             max_tokens: None,
         }

@@ -100,7 +100,7 @@ impl LlmSummarizer {
         ChatRequest {
             model: self.model_name.clone(),
             system: INSTRUCTIONS.to_owned(),
-            messages: vec![Message::user(prompt)],
+            messages: vec![Message::user(prompt).into()],
             temperature: Some(0.0),
             max_tokens: u32::try_from(max_tokens).ok(),
         }

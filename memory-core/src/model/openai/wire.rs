@@ -80,7 +80,12 @@ impl ChatBody {
                 tool_call_id: None,
             });
         }
-        messages.extend(request.messages.iter().map(WireMessage::from_message));
+        messages.extend(
+            request
+                .messages
+                .iter()
+                .map(|m| WireMessage::from_message(m)),
+        );
         Self {
             model,
             messages,
