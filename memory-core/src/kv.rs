@@ -46,9 +46,14 @@ pub struct MemoryEntry {
     /// Priority weight in `0.0..=1.0`.
     pub importance: f32,
     /// When it was written.
+    #[serde(deserialize_with = "crate::rfc3339::deserialize")]
     pub created_at: DateTime<Utc>,
     /// When it stops being visible, if ever.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "crate::rfc3339::deserialize_option"
+    )]
     pub expires_at: Option<DateTime<Utc>>,
 }
 

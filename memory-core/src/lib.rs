@@ -16,6 +16,7 @@ pub mod kv;
 pub mod message;
 pub mod model;
 pub mod remember;
+mod rfc3339;
 pub mod session;
 pub mod summarize;
 pub mod tokens;

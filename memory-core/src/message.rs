@@ -1,6 +1,7 @@
 //! Conversation messages: who said what, when, and which tool calls they carry.
 
 use std::collections::BTreeMap;
+use std::fmt;
 
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
@@ -35,8 +36,8 @@ impl Role {
     }
 }
 
-impl std::fmt::Display for Role {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+impl fmt::Display for Role {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.as_str())
     }
 }
@@ -66,13 +67,46 @@ pub enum ContentBlock {
 }
 
 /// The body of a message: plain text, or a list of blocks.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+///
+/// In JSON, a string or an array of blocks.
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(untagged)]
 pub enum Content {
     /// Plain text.
     Text(String),
     /// Several blocks.
     Blocks(Vec<ContentBlock>),
+}
+
+/// Reads a string as [`Content::Text`] and an array as [`Content::Blocks`] directly
+/// (what `#[serde(untagged)]` would do after first copying the value into a buffer).
+impl<'de> Deserialize<'de> for Content {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct ContentVisitor;
+
+        impl<'de> serde::de::Visitor<'de> for ContentVisitor {
+            type Value = Content;
+
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a string or an array of content blocks")
+            }
+
+            fn visit_str<E: serde::de::Error>(self, s: &str) -> Result<Content, E> {
+                Ok(Content::Text(s.to_owned()))
+            }
+
+            fn visit_string<E: serde::de::Error>(self, s: String) -> Result<Content, E> {
+                Ok(Content::Text(s))
+            }
+
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(self, seq: A) -> Result<Content, A::Error> {
+                Vec::deserialize(serde::de::value::SeqAccessDeserializer::new(seq))
+                    .map(Content::Blocks)
+            }
+        }
+
+        d.deserialize_any(ContentVisitor)
+    }
 }
 
 impl Content {
@@ -190,7 +224,7 @@ pub struct Message {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tool_call_id: Option<String>,
     /// When it was created.
-    #[serde(default = "Utc::now")]
+    #[serde(default = "Utc::now", deserialize_with = "crate::rfc3339::deserialize")]
     pub created_at: DateTime<Utc>,
     /// Free metadata.
     #[serde(default, skip_serializing_if = "Metadata::is_empty")]

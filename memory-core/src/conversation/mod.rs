@@ -16,6 +16,7 @@ use crate::error::{MemoryError, Result};
 use crate::facts::FactChange;
 use crate::message::Message;
 
+mod event_de;
 mod export;
 mod replay;
 
@@ -23,7 +24,11 @@ pub use export::{export, import, ConversationExport, EXPORT_VERSION};
 pub use replay::{apply, replay, Owner};
 
 /// Something that happened in a conversation.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+///
+/// In JSON, an object tagged by `type`: `{"type": "message", "message": {...}}`.
+/// (Deserialisation is written by hand in `event_de.rs`, to skip the buffering the
+/// derived code does for tagged enums.)
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum ConversationEvent {
     /// The conversation was opened for a user by an agent.

@@ -129,8 +129,10 @@ pub struct MemoryFact {
     /// Confidence at the last reinforcement, `0.0..=1.0`.
     pub confidence: f32,
     /// When first stored.
+    #[serde(deserialize_with = "crate::rfc3339::deserialize")]
     pub created_at: DateTime<Utc>,
     /// When last stated again.
+    #[serde(deserialize_with = "crate::rfc3339::deserialize")]
     pub last_reinforced_at: DateTime<Utc>,
     /// How many times it was stated again after the first.
     pub reinforcement_count: u32,
