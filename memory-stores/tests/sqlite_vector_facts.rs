@@ -325,3 +325,51 @@ async fn facts_reconcile_rank_and_forget() {
         json!(0)
     );
 }
+
+/// SQLite ranks FTS matches before joining them to their namespace and metadata; when
+/// the best matches all belong elsewhere (or fail the filter), the window widens until
+/// the namespace's own matches are found, in rank order.
+#[tokio::test]
+async fn sparse_search_finds_weak_matches_buried_under_other_namespaces() {
+    let owned = store().await;
+    let s: &dyn VectorStore = &owned;
+    let noise: Vec<Document> = (0..500)
+        .map(|i| Document::new(format!("apple apple apple orchard {i}")).with_id(format!("n{i}")))
+        .collect();
+    s.upsert_batch("noise", noise).await.expect("noise");
+    let mut target = Vec::new();
+    for i in 0..6 {
+        let filler = "word ".repeat(10 + i * 5);
+        target.push(
+            Document::new(format!("apple {filler}"))
+                .with_id(format!("t{i}"))
+                .with_metadata("keep", i % 2 == 0),
+        );
+    }
+    s.upsert_batch("target", target).await.expect("target");
+
+    let hits = s
+        .search("target", &SearchQuery::new("apple", 5))
+        .await
+        .expect("search");
+    let ids: Vec<&str> = hits.iter().map(|h| h.id.as_str()).collect();
+    // Shorter documents rank higher under bm25.
+    assert_eq!(ids, ["t0", "t1", "t2", "t3", "t4"]);
+    assert!(hits.windows(2).all(|w| w[0].score >= w[1].score));
+
+    let kept = s
+        .search(
+            "target",
+            &SearchQuery::new("apple", 5).with_filter(Filter::new().eq("keep", true)),
+        )
+        .await
+        .expect("filtered search");
+    let ids: Vec<&str> = kept.iter().map(|h| h.id.as_str()).collect();
+    assert_eq!(ids, ["t0", "t2", "t4"]);
+
+    let none = s
+        .search("empty", &SearchQuery::new("apple", 5))
+        .await
+        .expect("search of an empty namespace");
+    assert!(none.is_empty());
+}

@@ -128,20 +128,54 @@ fn sparse_search(
     ns: &str,
     query: &SearchQuery,
 ) -> Result<Vec<SearchHit>> {
-    let err = on(label, "search documents");
     let Some(fts) = fts_query(&query.text) else {
         return Ok(Vec::new());
     };
+    // FTS5 ranks every match, but only the best few rows need joining to `documents`
+    // (half the cost of a query when joined before ranking). The namespace and the
+    // filter are checked after the join, so fetch a few times `k` and widen the window
+    // when too many of the best matches belong elsewhere.
+    let mut window = query.k.saturating_mul(4).max(32);
+    loop {
+        let (hits, ranked) = best_matches(conn, label, ns, query, &fts, window)?;
+        if hits.len() >= query.k || ranked < window {
+            return Ok(hits);
+        }
+        window = window.saturating_mul(8);
+    }
+}
+
+/// Up to `k` hits of namespace `ns` among the `window` best FTS matches, and how many
+/// matches the window held.
+fn best_matches(
+    conn: &Connection,
+    label: &str,
+    ns: &str,
+    query: &SearchQuery,
+    fts: &str,
+    window: usize,
+) -> Result<(Vec<SearchHit>, usize)> {
+    let err = on(label, "search documents");
     let mut stmt = conn
         .prepare_cached(
-            "SELECT d.id, d.content, d.metadata, bm25(documents_fts) AS rank \
-             FROM documents_fts JOIN documents d ON d.n = documents_fts.rowid \
-             WHERE documents_fts MATCH ?1 AND d.namespace = ?2 ORDER BY rank",
+            "SELECT d.id, d.content, d.metadata, r.rank, d.namespace \
+             FROM (SELECT rowid, bm25(documents_fts) AS rank FROM documents_fts \
+                   WHERE documents_fts MATCH ?1 ORDER BY rank LIMIT ?2) r \
+             LEFT JOIN documents d ON d.n = r.rowid ORDER BY r.rank",
         )
         .map_err(&err)?;
-    let mut rows = stmt.query(params![fts, ns]).map_err(&err)?;
-    let mut hits = Vec::new();
+    let limit = i64::try_from(window).unwrap_or(i64::MAX);
+    let mut rows = stmt.query(params![fts, limit]).map_err(&err)?;
+    let (mut hits, mut ranked) = (Vec::new(), 0);
     while let Some(row) = rows.next().map_err(&err)? {
+        ranked += 1;
+        if hits.len() >= query.k {
+            break;
+        }
+        let namespace: Option<String> = row.get(4).map_err(&err)?;
+        if namespace.as_deref() != Some(ns) {
+            continue;
+        }
         let Some((id, meta)) = id_and_metadata(row, label, query, &err)? else {
             continue;
         };
@@ -153,11 +187,8 @@ fn sparse_search(
             metadata: meta,
             score: (s / (1.0 + s)) as f32,
         });
-        if hits.len() >= query.k {
-            break;
-        }
     }
-    Ok(hits)
+    Ok((hits, ranked))
 }
 
 /// The id and metadata of a result row (columns 0 and 2), or `None` when the query's
