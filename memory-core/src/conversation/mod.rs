@@ -100,7 +100,15 @@ pub trait ConversationStore: Send + Sync {
 /// The default [`ConversationStore`]: logs in memory.
 #[derive(Debug, Default)]
 pub struct InMemoryConversationStore {
-    logs: RwLock<BTreeMap<String, Vec<StoredEvent>>>,
+    logs: RwLock<BTreeMap<String, Log>>,
+}
+
+/// One conversation's events, and the last seq ever given out (which outlives the
+/// events when compaction drops them all).
+#[derive(Debug, Default)]
+struct Log {
+    last_seq: u64,
+    events: Vec<StoredEvent>,
 }
 
 impl InMemoryConversationStore {
@@ -118,13 +126,16 @@ impl ConversationStore for InMemoryConversationStore {
         }
         let mut logs = self.logs.write();
         let log = logs.entry(conversation_id.to_owned()).or_default();
-        let mut seq = log.last().map(|e| e.seq).unwrap_or(0);
         let at = Utc::now();
         for event in events {
-            seq += 1;
-            log.push(StoredEvent { seq, at, event });
+            log.last_seq += 1;
+            log.events.push(StoredEvent {
+                seq: log.last_seq,
+                at,
+                event,
+            });
         }
-        Ok(seq)
+        Ok(log.last_seq)
     }
 
     async fn load_since(&self, conversation_id: &str, after: u64) -> Result<Vec<StoredEvent>> {
@@ -132,7 +143,11 @@ impl ConversationStore for InMemoryConversationStore {
             .logs
             .read()
             .get(conversation_id)
-            .map(|log| log.iter().filter(|e| e.seq > after).cloned().collect())
+            .map(|log| {
+                // Seqs are sorted: skip the older events by binary search.
+                let start = log.events.partition_point(|e| e.seq <= after);
+                log.events[start..].to_vec()
+            })
             .unwrap_or_default())
     }
 
@@ -149,8 +164,8 @@ impl ConversationStore for InMemoryConversationStore {
         let Some(log) = logs.get_mut(conversation_id) else {
             return Ok(0);
         };
-        let before = log.len();
-        log.retain(|e| e.seq >= before_seq);
-        Ok(before - log.len())
+        let dropped = log.events.partition_point(|e| e.seq < before_seq);
+        log.events.drain(..dropped);
+        Ok(dropped)
     }
 }

@@ -267,6 +267,18 @@ pub async fn check_compact(store: &dyn ConversationStore) {
     let texts: Vec<String> = got.iter().map(text_of).collect();
     assert_eq!(texts, ["m6", "m7"]);
     assert_eq!(store.compact(&fresh("none"), 10).await.expect("compact"), 0);
+
+    // Compacting every event must not reset the numbering: a reader that has seen up
+    // to seq 7 asks for `load_since(7)` and must get what comes next.
+    assert_eq!(store.compact(&id, 100).await.expect("compact all"), 4);
+    assert!(store.load(&id).await.expect("load").is_empty());
+    assert_eq!(
+        store.append(&id, vec![msg("m8")]).await.expect("append"),
+        8,
+        "seqs continue after compacting every event"
+    );
+    let got = store.load_since(&id, 7).await.expect("load_since");
+    assert_eq!(got.iter().map(text_of).collect::<Vec<_>>(), ["m8"]);
 }
 
 const WRITERS: usize = 32;
