@@ -122,14 +122,26 @@ impl StoreUrl {
     }
 }
 
-#[cfg(feature = "sqlite")]
-async fn open_sqlite(container: &Container, path: &std::path::Path) -> Result<()> {
-    let store = Arc::new(crate::SqliteStore::open(path).await?);
+/// Registers one store that implements all four traits under every default token.
+#[cfg(any(feature = "sqlite", feature = "postgres"))]
+fn register_all<S>(container: &Container, store: Arc<S>)
+where
+    S: memory_core::UserMemoryStore
+        + memory_core::ConversationStore
+        + memory_core::VectorStore
+        + memory_core::KvStore
+        + 'static,
+{
     container
         .register_user_memory(tokens::USER_MEMORY, store.clone())
         .register_conversations(tokens::CONVERSATIONS, store.clone())
         .register_vectors(tokens::VECTORS, store.clone())
         .register_kv(tokens::KV, store);
+}
+
+#[cfg(feature = "sqlite")]
+async fn open_sqlite(container: &Container, path: &std::path::Path) -> Result<()> {
+    register_all(container, Arc::new(crate::SqliteStore::open(path).await?));
     Ok(())
 }
 
@@ -197,12 +209,10 @@ async fn open_redis(_: &Container, url: &str) -> Result<()> {
 
 #[cfg(feature = "postgres")]
 async fn open_postgres(container: &Container, url: &str) -> Result<()> {
-    let store = Arc::new(crate::PostgresStore::connect(url).await?);
-    container
-        .register_user_memory(tokens::USER_MEMORY, store.clone())
-        .register_conversations(tokens::CONVERSATIONS, store.clone())
-        .register_vectors(tokens::VECTORS, store.clone())
-        .register_kv(tokens::KV, store);
+    register_all(
+        container,
+        Arc::new(crate::PostgresStore::connect(url).await?),
+    );
     Ok(())
 }
 

@@ -4,8 +4,18 @@ use crate::error::{MemoryError, Result};
 
 const NO_ROW: u32 = u32::MAX;
 
-/// Returns `v / |v|`, refusing empty, zero, infinite and NaN vectors.
-pub(crate) fn normalized(mut v: Vec<f32>, what: &'static str) -> Result<Vec<f32>> {
+/// Returns `v / |v|`, refusing empty, zero, infinite and NaN vectors; `what` names the
+/// vector in the error. Every store normalises embeddings with this before storing or
+/// comparing them, so cosine similarity is a dot product.
+///
+/// ```
+/// use memory_core::vector::normalized;
+///
+/// let v = normalized(vec![3.0, 4.0], "embedding").unwrap();
+/// assert!((v[0] - 0.6).abs() < 1e-6 && (v[1] - 0.8).abs() < 1e-6);
+/// assert!(normalized(vec![0.0, 0.0], "embedding").is_err());
+/// ```
+pub fn normalized(mut v: Vec<f32>, what: &'static str) -> Result<Vec<f32>> {
     if v.is_empty() {
         return Err(MemoryError::invalid(what, "the embedding is empty"));
     }

@@ -13,6 +13,7 @@ pub(crate) mod sparse;
 mod tokenize;
 pub(crate) mod topk;
 
+pub use dense::normalized;
 pub use filter::{Condition, Filter};
 pub use memory::InMemoryVectorStore;
 pub use tokenize::tokenize;

@@ -22,25 +22,9 @@ use tokio_postgres::Row;
 use super::{decode, on, PostgresStore};
 use crate::text::words;
 
-/// L2-normalised copy of `v`, refusing empty, non-finite and zero vectors.
+/// L2-normalised copy of `v` (see [`memory_core::vector::normalized`]).
 fn normalised(v: &[f32]) -> Result<Vec<f32>> {
-    if v.is_empty() {
-        return Err(MemoryError::invalid("embedding", "must not be empty"));
-    }
-    if v.iter().any(|x| !x.is_finite()) {
-        return Err(MemoryError::invalid(
-            "embedding",
-            "must hold finite numbers",
-        ));
-    }
-    let norm = v.iter().map(|x| x * x).sum::<f32>().sqrt();
-    if norm == 0.0 || !norm.is_finite() {
-        return Err(MemoryError::invalid(
-            "embedding",
-            "must not be the zero vector",
-        ));
-    }
-    Ok(v.iter().map(|x| x / norm).collect())
+    memory_core::vector::normalized(v.to_vec(), "embedding")
 }
 
 /// The `to_tsquery` text matching any word of `text` (words are alphanumeric only, so no
