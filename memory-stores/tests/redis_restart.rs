@@ -12,12 +12,9 @@
 
 mod common;
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use common::*;
-use memory_core::{
-    ConversationStore, FactCandidate, KvStore, MemoryEntry, MemoryScope, UserMemoryStore,
-};
 use memory_stores::{RedisOptions, RedisStore};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -37,94 +34,12 @@ async fn survives_a_server_restart() {
     let store = RedisStore::connect_with(&url, options)
         .await
         .expect("connect");
-    let conv = fresh("restart");
-    let user = fresh("restart-user");
-    let ns = fresh("restart-ns");
-    for i in 0..20 {
-        store
-            .append(&conv, vec![msg(format!("before {i}"))])
-            .await
-            .expect("append");
-    }
-    store
-        .upsert(&user, FactCandidate::new("likes sailing", 0.9))
-        .await
-        .expect("upsert");
-    store
-        .put(&ns, MemoryEntry::new(MemoryScope::Working, "k", "v".into()))
-        .await
-        .expect("put");
-
-    sh(&stop);
-    let bound = Duration::from_secs(8);
-    let t = Instant::now();
-    let err = store
-        .append(&conv, vec![msg("while down")])
-        .await
-        .expect_err("server is down");
-    eprintln!("server down: append failed after {:?}", t.elapsed());
-    assert!(
-        t.elapsed() < bound,
-        "append failed only after {:?}",
-        t.elapsed()
-    );
-    assert_store_error(&err, "redis");
-    let t = Instant::now();
-    let err = store.load(&conv).await.expect_err("server is down");
-    eprintln!("server down: load failed after {:?}", t.elapsed());
-    assert!(
-        t.elapsed() < bound,
-        "load failed only after {:?}",
-        t.elapsed()
-    );
-    assert_store_error(&err, "redis");
-    let t = Instant::now();
-    let err = store
-        .upsert(&user, FactCandidate::new("likes rowing", 0.9))
-        .await
-        .expect_err("server is down");
-    eprintln!("server down: upsert failed after {:?}", t.elapsed());
-    assert!(
-        t.elapsed() < bound,
-        "upsert failed only after {:?}",
-        t.elapsed()
-    );
-    assert_store_error(&err, "redis");
-    let t = Instant::now();
-    let err = KvStore::get(&store, &ns, "k")
-        .await
-        .expect_err("server is down");
-    eprintln!("server down: get failed after {:?}", t.elapsed());
-    assert!(
-        t.elapsed() < bound,
-        "get failed only after {:?}",
-        t.elapsed()
-    );
-    assert_store_error(&err, "redis");
-
-    sh(&start);
-    let events = until_ok(Duration::from_secs(20), || store.load(&conv)).await;
-    let texts: Vec<String> = events.iter().map(|e| text_of(&e.event)).collect();
-    let want: Vec<String> = (0..20).map(|i| format!("before {i}")).collect();
-    assert_eq!(
-        texts, want,
-        "every acknowledged event survived, nothing else appeared"
-    );
-    assert_eq!(
-        store
-            .append(&conv, vec![msg("after")])
-            .await
-            .expect("append after restart"),
-        21,
-        "seqs continue"
-    );
-    let facts = UserMemoryStore::list(&store, &user).await.expect("list");
-    assert_eq!(facts.len(), 1);
-    assert_eq!(facts[0].text, "likes sailing");
-    assert!(KvStore::get(&store, &ns, "k").await.expect("get").is_some());
-    ConversationStore::delete(&store, &conv)
-        .await
-        .expect("cleanup");
-    store.forget_user(&user).await.expect("cleanup");
-    store.clear(&ns).await.expect("cleanup");
+    survives_restart(
+        &store,
+        None,
+        "redis",
+        (&stop, &start),
+        Duration::from_secs(8),
+    )
+    .await;
 }

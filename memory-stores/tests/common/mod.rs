@@ -416,3 +416,109 @@ pub async fn parent_side(
     conv.delete(&id).await.expect("cleanup");
     facts.forget_user(&user).await.expect("cleanup");
 }
+
+/// Runs `op` while the server is down: it must fail within `bound` with a typed
+/// `MemoryError::Store` naming `store`, never hang or panic.
+pub async fn fails_fast<T: std::fmt::Debug>(
+    what: &str,
+    store: &str,
+    bound: Duration,
+    op: impl std::future::Future<Output = memory_core::Result<T>>,
+) {
+    let t = Instant::now();
+    let err = op.await.expect_err("server is down");
+    eprintln!("server down: {what} failed after {:?}", t.elapsed());
+    assert!(
+        t.elapsed() < bound,
+        "{what} failed only after {:?}",
+        t.elapsed()
+    );
+    assert_store_error(&err, store);
+}
+
+/// The restart scenario for a server-backed store: write, stop the server (`stop`),
+/// check every operation fails fast with a typed error, start it again (`start`), and
+/// check that everything acknowledged before is still there and writing works again.
+/// `vectors` adds the same checks for a store that also holds documents.
+pub async fn survives_restart<S>(
+    store: &S,
+    vectors: Option<&dyn memory_core::VectorStore>,
+    name: &str,
+    (stop, start): (&str, &str),
+    bound: Duration,
+) where
+    S: ConversationStore + UserMemoryStore + KvStore,
+{
+    let conv = fresh("restart");
+    let user = fresh("restart-user");
+    let ns = fresh("restart-ns");
+    for i in 0..20 {
+        store
+            .append(&conv, vec![msg(format!("before {i}"))])
+            .await
+            .expect("append");
+    }
+    UserMemoryStore::upsert(store, &user, FactCandidate::new("likes sailing", 0.9))
+        .await
+        .expect("upsert");
+    store
+        .put(&ns, MemoryEntry::new(MemoryScope::Working, "k", "v".into()))
+        .await
+        .expect("put");
+    if let Some(vectors) = vectors {
+        let doc = memory_core::vector::Document::new("kept").with_id("d");
+        vectors.upsert(&ns, doc).await.expect("upsert doc");
+    }
+
+    sh(stop);
+    fails_fast(
+        "append",
+        name,
+        bound,
+        store.append(&conv, vec![msg("down")]),
+    )
+    .await;
+    fails_fast("load", name, bound, store.load(&conv)).await;
+    let candidate = FactCandidate::new("likes rowing", 0.9);
+    fails_fast(
+        "upsert",
+        name,
+        bound,
+        UserMemoryStore::upsert(store, &user, candidate),
+    )
+    .await;
+    fails_fast("get", name, bound, KvStore::get(store, &ns, "k")).await;
+    if let Some(vectors) = vectors {
+        fails_fast("len", name, bound, vectors.len(&ns)).await;
+    }
+
+    sh(start);
+    let events = until_ok(Duration::from_secs(20), || store.load(&conv)).await;
+    let texts: Vec<String> = events.iter().map(|e| text_of(&e.event)).collect();
+    let want: Vec<String> = (0..20).map(|i| format!("before {i}")).collect();
+    assert_eq!(
+        texts, want,
+        "every acknowledged event survived, nothing else appeared"
+    );
+    assert_eq!(
+        store
+            .append(&conv, vec![msg("after")])
+            .await
+            .expect("append after restart"),
+        21,
+        "seqs continue"
+    );
+    let facts = UserMemoryStore::list(store, &user).await.expect("list");
+    assert_eq!(facts.len(), 1);
+    assert_eq!(facts[0].text, "likes sailing");
+    assert!(KvStore::get(store, &ns, "k").await.expect("get").is_some());
+    ConversationStore::delete(store, &conv)
+        .await
+        .expect("cleanup");
+    store.forget_user(&user).await.expect("cleanup");
+    KvStore::clear(store, &ns).await.expect("cleanup");
+    if let Some(vectors) = vectors {
+        assert_eq!(vectors.len(&ns).await.expect("len"), 1);
+        vectors.clear(&ns).await.expect("cleanup");
+    }
+}
