@@ -12,6 +12,8 @@
 //! - `postgres`: [`PostgresStore`], every store trait in PostgreSQL (pgvector when available).
 #![warn(missing_docs)]
 
+#[cfg(any(feature = "sqlite", feature = "postgres"))]
+mod dense;
 #[cfg(any(feature = "sqlite", feature = "redis", feature = "postgres"))]
 mod fact_rows;
 #[cfg(feature = "file")]

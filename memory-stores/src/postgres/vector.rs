@@ -20,12 +20,8 @@ use memory_core::{MemoryError, Metadata, Result, VectorStore};
 use tokio_postgres::Row;
 
 use super::{decode, on, PostgresStore};
+use crate::dense::{best, cosine, normalised};
 use crate::text::words;
-
-/// L2-normalised copy of `v` (see [`memory_core::vector::normalized`]).
-fn normalised(v: &[f32]) -> Result<Vec<f32>> {
-    memory_core::vector::normalized(v.to_vec(), "embedding")
-}
 
 /// The `to_tsquery` text matching any word of `text` (words are alphanumeric only, so no
 /// tsquery syntax can leak in).
@@ -168,14 +164,11 @@ impl PostgresStore {
         let rows = client.query(&stmt, &[&ns]).await.map_err(on(op))?;
         for row in &rows {
             let v: Vec<f32> = row.try_get(3).map_err(on(op))?;
-            let s: f32 = v.iter().zip(&q).map(|(a, b)| a * b).sum();
-            if let Some(h) = hit(row, query, s.clamp(-1.0, 1.0))? {
+            if let Some(h) = hit(row, query, cosine(&v, &q))? {
                 hits.push(h);
             }
         }
-        hits.sort_by(|a, b| b.score.total_cmp(&a.score).then_with(|| a.id.cmp(&b.id)));
-        hits.truncate(query.k);
-        Ok(hits)
+        Ok(best(hits, query.k))
     }
 }
 
@@ -380,14 +373,5 @@ mod tests {
         assert_eq!(ts_query("Hello, world!").as_deref(), Some("hello | world"));
         assert_eq!(ts_query("a & !b | c:*").as_deref(), Some("a | b | c"));
         assert_eq!(ts_query("?!"), None);
-    }
-
-    #[test]
-    fn embeddings_are_normalised_or_refused() {
-        let v = normalised(&[3.0, 4.0]).expect("valid");
-        assert!((v[0] - 0.6).abs() < 1e-6 && (v[1] - 0.8).abs() < 1e-6);
-        assert!(normalised(&[]).is_err());
-        assert!(normalised(&[0.0, 0.0]).is_err());
-        assert!(normalised(&[f32::NAN]).is_err());
     }
 }

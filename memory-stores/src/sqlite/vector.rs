@@ -22,12 +22,8 @@ use memory_core::{MemoryError, Metadata, Result, VectorStore};
 use rusqlite::{params, Connection, OptionalExtension, TransactionBehavior};
 
 use super::{on, SqliteStore};
+use crate::dense::{best, cosine, normalised};
 use crate::text::words;
-
-/// L2-normalised copy of `v` (see [`memory_core::vector::normalized`]).
-fn normalised(v: &[f32]) -> Result<Vec<f32>> {
-    memory_core::vector::normalized(v.to_vec(), "embedding")
-}
 
 fn to_blob(v: &[f32]) -> Vec<u8> {
     v.iter().flat_map(|x| x.to_le_bytes()).collect()
@@ -227,17 +223,14 @@ fn dense_search(
         };
         let blob: Vec<u8> = row.get(3).map_err(&err)?;
         let v = from_blob(&blob, || format!("embedding of document `{id}` in {label}"))?;
-        let score: f32 = v.iter().zip(&q).map(|(a, b)| a * b).sum();
         hits.push(SearchHit {
             content: row.get(1).map_err(&err)?,
             id,
             metadata: meta,
-            score: score.clamp(-1.0, 1.0),
+            score: cosine(&v, &q),
         });
     }
-    hits.sort_by(|a, b| b.score.total_cmp(&a.score).then_with(|| a.id.cmp(&b.id)));
-    hits.truncate(query.k);
-    Ok(hits)
+    Ok(best(hits, query.k))
 }
 
 #[async_trait]
