@@ -6,8 +6,8 @@
 use std::borrow::Cow;
 use std::sync::Arc;
 
-use agentmem::facts::FactCandidate;
-use agentmem::prelude::*;
+use agentmemory::facts::FactCandidate;
+use agentmemory::prelude::*;
 use criterion::{criterion_group, criterion_main, Criterion};
 
 #[remember(store = "user_memory", top_k = 5)]
@@ -53,9 +53,9 @@ struct Canned;
 impl ChatModel for Canned {
     async fn complete(
         &self,
-        _: agentmem::ChatRequest,
-    ) -> Result<agentmem::Completion, MemoryError> {
-        Ok(agentmem::Completion {
+        _: agentmemory::ChatRequest,
+    ) -> Result<agentmemory::Completion, MemoryError> {
+        Ok(agentmemory::Completion {
             message: Message::assistant("Sounds good, let us plan around that on Saturday."),
             usage: None,
         })

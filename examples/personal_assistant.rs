@@ -17,8 +17,8 @@
 use std::borrow::Cow;
 use std::sync::Arc;
 
-use agentmem::prelude::*;
-use agentmem::stores::{StoreUrl, STORE_URL_ENV};
+use agentmemory::prelude::*;
+use agentmemory::stores::{StoreUrl, STORE_URL_ENV};
 
 /// The agent: a prompt, a model name, and its memory settings.
 #[remember(store = "user_memory", extract = true, inject = true, top_k = 5)]
@@ -41,8 +41,8 @@ impl Agent for PersonalAssistant {
 /// `openai` feature is on and `OPENAI_BASE_URL` is set, else the offline model.
 fn register_model(container: &Container) -> Result<String, MemoryError> {
     #[cfg(feature = "openai")]
-    if std::env::var_os(agentmem::model::openai::BASE_URL_ENV).is_some() {
-        use agentmem::model::openai::{OpenAiChatModel, OpenAiConfig};
+    if std::env::var_os(agentmemory::model::openai::BASE_URL_ENV).is_some() {
+        use agentmemory::model::openai::{OpenAiChatModel, OpenAiConfig};
         let config = OpenAiConfig::from_env();
         let name = config.model.clone();
         container.register_model(name.clone(), Arc::new(OpenAiChatModel::new(config)?));

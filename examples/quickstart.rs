@@ -2,8 +2,8 @@
 //!
 //! Run with `cargo run --example quickstart`.
 
-use agentmem::prelude::*;
-use agentmem::ExtractiveSummarizer;
+use agentmemory::prelude::*;
+use agentmemory::ExtractiveSummarizer;
 
 fn main() {
     // A deliberately small budget so trimming shows after a few turns.

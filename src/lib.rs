@@ -1,4 +1,4 @@
-//! # agentmem
+//! # agentmemory
 //!
 //! Declarative memory for AI agents. Put `#[remember]` on an agent struct and every
 //! conversation turn gets memory for free:
@@ -15,7 +15,7 @@
 //!
 //! ```
 //! use std::sync::Arc;
-//! use agentmem::prelude::*;
+//! use agentmemory::prelude::*;
 //!
 //! #[remember(store = "user_memory", top_k = 5)]
 //! struct Assistant;
@@ -36,30 +36,30 @@
 //! let mut friday = Session::builder(Assistant, &container).user("alice").build().await?;
 //! let reply = friday.send("Any plans for this weekend?").await?;
 //! assert!(reply.report.memory_block.unwrap().contains("museums"));
-//! # Ok::<_, agentmem::MemoryError>(())
+//! # Ok::<_, agentmemory::MemoryError>(())
 //! # }).unwrap();
 //! ```
 #![warn(missing_docs)]
 
-pub use memory_core::*;
-pub use memory_macros::remember;
+pub use agentmemory_core::*;
+pub use agentmemory_macros::remember;
 
 /// Persistent stores (SQLite, JSON files), each behind a cargo feature.
-pub use memory_stores as stores;
+pub use agentmemory_stores as stores;
 
-/// The names most programs need, in one import: `use agentmem::prelude::*;`.
+/// The names most programs need, in one import: `use agentmemory::prelude::*;`.
 pub mod prelude {
     pub use crate::remember;
-    pub use memory_core::buffer::{ConversationBuffer, ShortTermMemory};
-    pub use memory_core::extract::{FactExtractor, RuleExtractor};
-    pub use memory_core::facts::{
+    pub use agentmemory_core::buffer::{ConversationBuffer, ShortTermMemory};
+    pub use agentmemory_core::extract::{FactExtractor, RuleExtractor};
+    pub use agentmemory_core::facts::{
         FactCandidate, FactChange, InMemoryUserMemoryStore, MemoryFact, UserMemoryStore,
     };
-    pub use memory_core::model::{ChatModel, OfflineModel};
-    pub use memory_core::session::{Agent, Session, TurnReply, TurnReport};
-    pub use memory_core::vector::{Document, InMemoryVectorStore, SearchQuery, VectorStore};
-    pub use memory_core::working::WorkingMemory;
-    pub use memory_core::{
+    pub use agentmemory_core::model::{ChatModel, OfflineModel};
+    pub use agentmemory_core::session::{Agent, Session, TurnReply, TurnReport};
+    pub use agentmemory_core::vector::{Document, InMemoryVectorStore, SearchQuery, VectorStore};
+    pub use agentmemory_core::working::WorkingMemory;
+    pub use agentmemory_core::{
         Container, ConversationStore, InMemoryConversationStore, InMemoryKvStore, KvStore,
         MemoryError, Message, Remember, RememberSpec, Role,
     };
@@ -67,5 +67,5 @@ pub mod prelude {
 
 #[doc(hidden)]
 pub mod __private {
-    pub use memory_core::{Remember, RememberSpec};
+    pub use agentmemory_core::{Remember, RememberSpec};
 }

@@ -6,10 +6,10 @@ use std::borrow::Cow;
 use std::sync::Arc;
 use std::time::Duration;
 
-use agentmem::model::openai::{OpenAiChatModel, OpenAiConfig};
-use agentmem::prelude::*;
-use agentmem::summarize::LlmSummarizer;
-use agentmem::SessionConfig;
+use agentmemory::model::openai::{OpenAiChatModel, OpenAiConfig};
+use agentmemory::prelude::*;
+use agentmemory::summarize::LlmSummarizer;
+use agentmemory::SessionConfig;
 use serde_json::{json, Value};
 use wiremock::matchers::{header, method, path};
 use wiremock::{Mock, MockServer, Request, Respond, ResponseTemplate};

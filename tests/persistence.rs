@@ -4,9 +4,9 @@
 use std::borrow::Cow;
 use std::sync::Arc;
 
-use agentmem::conversation::{export, import, ConversationExport};
-use agentmem::prelude::*;
-use agentmem::stores::StoreUrl;
+use agentmemory::conversation::{export, import, ConversationExport};
+use agentmemory::prelude::*;
+use agentmemory::stores::StoreUrl;
 
 #[remember]
 struct Assistant;

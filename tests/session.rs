@@ -3,8 +3,8 @@
 use std::borrow::Cow;
 use std::sync::Arc;
 
-use agentmem::model::RecordingModel;
-use agentmem::prelude::*;
+use agentmemory::model::RecordingModel;
+use agentmemory::prelude::*;
 
 /// Implements `Agent` for a test agent talking to the recording model.
 macro_rules! agent {

@@ -7,9 +7,9 @@
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
+use agentmemory_core::facts::{FactCandidate, InMemoryUserMemoryStore, UserMemoryStore};
+use agentmemory_core::vector::{Document, InMemoryVectorStore, SearchQuery, VectorStore};
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
-use memory_core::facts::{FactCandidate, InMemoryUserMemoryStore, UserMemoryStore};
-use memory_core::vector::{Document, InMemoryVectorStore, SearchQuery, VectorStore};
 use tokio::runtime::Runtime;
 
 const DOCS: usize = 100_000;

@@ -3,9 +3,9 @@
 //! The window holds about 4,000 tokens; the history behind it is 1,000 or 100,000
 //! messages long. Both should cost the same: work is proportional to the window.
 
+use agentmemory_core::buffer::ShortTermMemory;
+use agentmemory_core::Message;
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
-use memory_core::buffer::ShortTermMemory;
-use memory_core::Message;
 
 const TEXT: &str =
     "The quick brown fox jumps over the lazy dog while the cat watches from the window sill.";

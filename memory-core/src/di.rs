@@ -46,8 +46,8 @@ struct Slot {
 ///
 /// ```
 /// use std::sync::Arc;
-/// use memory_core::di::Container;
-/// use memory_core::{InMemoryKvStore, KvStore, MemoryError};
+/// use agentmemory_core::di::Container;
+/// use agentmemory_core::{InMemoryKvStore, KvStore, MemoryError};
 ///
 /// let container = Container::new();
 /// container.register_kv("scratch", Arc::new(InMemoryKvStore::new()));
@@ -86,7 +86,7 @@ fn short_type_name<T: ?Sized>() -> &'static str {
     let full = std::any::type_name::<T>();
     match full.rsplit_once("::") {
         Some((head, tail)) if head.starts_with("dyn ") => {
-            // "dyn memory_core::facts::UserMemoryStore" -> "UserMemoryStore"
+            // "dyn agentmemory_core::facts::UserMemoryStore" -> "UserMemoryStore"
             tail
         }
         Some((_, tail)) => tail,

@@ -12,7 +12,7 @@ pub type BoxError = Box<dyn std::error::Error + Send + Sync + 'static>;
 /// which store, which operation, which key or token.
 ///
 /// ```
-/// use memory_core::MemoryError;
+/// use agentmemory_core::MemoryError;
 ///
 /// let err = MemoryError::invalid("importance", "must be within 0.0..=1.0, got 1.5");
 /// assert_eq!(err.to_string(), "invalid importance: must be within 0.0..=1.0, got 1.5");

@@ -1,9 +1,9 @@
-//! # memory-core
+//! # agentmemory-core
 //!
-//! The engine of [agentmem](https://docs.rs/agentmem): message types, token counting,
+//! The engine of [agentmemory](https://docs.rs/agentmemory): message types, token counting,
 //! conversation buffers, working memory, the four store traits with their in-memory
 //! implementations, fact extraction and reconciliation, the DI container and the session
-//! runtime. Most users depend on the `agentmem` facade instead of this crate.
+//! runtime. Most users depend on the `agentmemory` facade instead of this crate.
 #![warn(missing_docs)]
 
 pub mod buffer;

@@ -198,7 +198,7 @@ impl ToolCall {
 /// One message of a conversation.
 ///
 /// ```
-/// use memory_core::{Message, Role, ToolCall};
+/// use agentmemory_core::{Message, Role, ToolCall};
 ///
 /// let ask = Message::assistant_with_tools("", vec![ToolCall::new("c1", "weather", serde_json::json!({"city": "Oslo"}))]);
 /// let answer = Message::tool_result("c1", "-3°C, snow");

@@ -5,7 +5,7 @@
 /// Every setting has a default, so the spec can be built in `const` context:
 ///
 /// ```
-/// use memory_core::RememberSpec;
+/// use agentmemory_core::RememberSpec;
 ///
 /// const SPEC: RememberSpec = RememberSpec::new().store("user_memory").top_k(3);
 /// assert_eq!(SPEC.store, Some("user_memory"));
@@ -87,7 +87,7 @@ impl Default for RememberSpec {
 /// An agent with no long-term memory implements it with an empty body (`SPEC` = `None`):
 ///
 /// ```
-/// use memory_core::Remember;
+/// use agentmemory_core::Remember;
 /// struct Echo;
 /// impl Remember for Echo {}
 /// assert!(Echo::SPEC.is_none());
@@ -95,7 +95,7 @@ impl Default for RememberSpec {
 #[diagnostic::on_unimplemented(
     message = "`{Self}` does not say how it uses long-term memory",
     label = "`{Self}` is used as an agent here",
-    note = "put `#[remember]` on the struct for user memory, or write `impl agentmem::Remember for {Self} {{}}` for none"
+    note = "put `#[remember]` on the struct for user memory, or write `impl agentmemory::Remember for {Self} {{}}` for none"
 )]
 pub trait Remember {
     /// The settings; `None` means the agent has no long-term memory.

@@ -10,7 +10,7 @@ use crate::message::{Content, Message};
 /// Counts tokens the way a model's tokenizer would (exactly or approximately).
 ///
 /// ```
-/// use memory_core::{HeuristicCounter, Message, TokenCounter};
+/// use agentmemory_core::{HeuristicCounter, Message, TokenCounter};
 ///
 /// let counter = HeuristicCounter::default();
 /// assert_eq!(counter.count_text("abcdefgh"), 2); // 8 chars / 4
@@ -100,7 +100,7 @@ mod bpe {
     /// The ranks ship inside `tiktoken-rs`; nothing is downloaded.
     ///
     /// ```
-    /// use memory_core::{BpeCounter, TokenCounter};
+    /// use agentmemory_core::{BpeCounter, TokenCounter};
     /// let counter = BpeCounter::cl100k().unwrap();
     /// assert_eq!(counter.count_text("hello world"), 2);
     /// ```

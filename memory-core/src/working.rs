@@ -51,7 +51,7 @@ impl SetOptions {
 ///
 /// ```
 /// # tokio_test::block_on(async {
-/// use memory_core::working::{SetOptions, WorkingMemory};
+/// use agentmemory_core::working::{SetOptions, WorkingMemory};
 ///
 /// let wm = WorkingMemory::new("invoice-42");
 /// wm.set("doc_type", "invoice").await?;
@@ -63,7 +63,7 @@ impl SetOptions {
 ///     "Working memory:\n- vendor: Acme Corp\n- doc_type: invoice"
 /// );
 /// assert!(wm.set_with("x", 1, SetOptions::default().importance(1.5)).await.is_err());
-/// # Ok::<_, memory_core::MemoryError>(())
+/// # Ok::<_, agentmemory_core::MemoryError>(())
 /// # }).unwrap();
 /// ```
 #[derive(Clone)]

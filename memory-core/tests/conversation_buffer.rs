@@ -2,8 +2,8 @@
 
 use std::sync::Arc;
 
-use memory_core::buffer::ConversationBuffer;
-use memory_core::Message;
+use agentmemory_core::buffer::ConversationBuffer;
+use agentmemory_core::Message;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn sixty_four_tasks_append_a_thousand_each() {

@@ -4,8 +4,8 @@
 //! `cargo test -p memory-core --test extraction_quality -- --nocapture` prints the figures,
 //! the misses and the false positives.
 
-use memory_core::extract::RuleExtractor;
-use memory_core::facts::Polarity;
+use agentmemory_core::extract::RuleExtractor;
+use agentmemory_core::facts::Polarity;
 use serde::Deserialize;
 
 #[derive(Debug, Deserialize)]

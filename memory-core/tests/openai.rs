@@ -4,9 +4,9 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use memory_core::model::openai::{OpenAiChatModel, OpenAiConfig, OpenAiEmbedder};
-use memory_core::model::{ChatModel, ChatRequest};
-use memory_core::{ContentBlock, Embedder, MemoryError, Message, Role, ToolCall, Usage};
+use agentmemory_core::model::openai::{OpenAiChatModel, OpenAiConfig, OpenAiEmbedder};
+use agentmemory_core::model::{ChatModel, ChatRequest};
+use agentmemory_core::{ContentBlock, Embedder, MemoryError, Message, Role, ToolCall, Usage};
 use serde_json::{json, Value};
 use wiremock::matchers::{body_json, header, method, path};
 use wiremock::{Mock, MockServer, ResponseTemplate};

@@ -6,10 +6,10 @@ use std::borrow::Cow;
 use std::sync::Arc;
 use std::time::Duration;
 
-use memory_core::extract::LlmExtractor;
-use memory_core::model::openai::{OpenAiChatModel, OpenAiConfig};
-use memory_core::session::Agent;
-use memory_core::{
+use agentmemory_core::extract::LlmExtractor;
+use agentmemory_core::model::openai::{OpenAiChatModel, OpenAiConfig};
+use agentmemory_core::session::Agent;
+use agentmemory_core::{
     Container, FactExtractor, InMemoryUserMemoryStore, MemoryError, Message, Remember,
     RememberSpec, Session, Turn, UserMemoryStore,
 };
@@ -79,7 +79,7 @@ async fn setup(extraction: &'static str) -> (MockServer, Container, Arc<InMemory
 async fn malformed_model_json_is_an_extraction_error() {
     let (_server, container, _) = setup("Sure! You live in Oslo.").await;
     let model = container
-        .resolve::<dyn memory_core::ChatModel>(Some("extractor"))
+        .resolve::<dyn agentmemory_core::ChatModel>(Some("extractor"))
         .unwrap();
     let user = Message::user("I live in Oslo.");
     let err = LlmExtractor::new(model)
@@ -141,7 +141,10 @@ async fn extraction_model_uses_the_llm_and_a_registered_extractor_wins() {
         .contains("Oslo is home."));
 
     // A FactExtractor registered under the same token takes precedence over the LLM.
-    container.register_extractor("extractor", Arc::new(memory_core::RuleExtractor::new()));
+    container.register_extractor(
+        "extractor",
+        Arc::new(agentmemory_core::RuleExtractor::new()),
+    );
     let mut session = Session::builder(Assistant, &container)
         .user("u2")
         .build()
@@ -160,7 +163,10 @@ async fn extraction_model_uses_the_llm_and_a_registered_extractor_wins() {
 #[tokio::test]
 async fn a_missing_extraction_model_fails_the_build() {
     let container = Container::new();
-    container.register_model("chat", Arc::new(memory_core::model::OfflineModel::new()));
+    container.register_model(
+        "chat",
+        Arc::new(agentmemory_core::model::OfflineModel::new()),
+    );
     container.register_user_memory("user_memory", Arc::new(InMemoryUserMemoryStore::new()));
     let err = Session::builder(Assistant, &container)
         .user("u1")
@@ -176,7 +182,7 @@ async fn a_missing_extraction_model_fails_the_build() {
 #[cfg(feature = "tiktoken")]
 mod tiktoken {
     use super::*;
-    use memory_core::{BpeCounter, Remember, TokenCounter};
+    use agentmemory_core::{BpeCounter, Remember, TokenCounter};
 
     struct Gpt4o;
     impl Remember for Gpt4o {}
@@ -205,9 +211,12 @@ mod tiktoken {
         let container = Container::new();
         container.register_model(
             "gpt-4o-mini",
-            Arc::new(memory_core::model::OfflineModel::new()),
+            Arc::new(agentmemory_core::model::OfflineModel::new()),
         );
-        container.register_model("gpt-4", Arc::new(memory_core::model::OfflineModel::new()));
+        container.register_model(
+            "gpt-4",
+            Arc::new(agentmemory_core::model::OfflineModel::new()),
+        );
         let text = "Tokenization differs: 東京 is two characters, antidisestablishmentarianism is one word.";
 
         let mut session = Session::builder(Gpt4o, &container)
@@ -240,7 +249,7 @@ mod tiktoken {
             session.memory().counter().count_message(first)
         );
         // The exact count differs from the chars/4 heuristic.
-        let heuristic = memory_core::HeuristicCounter::default().count_message(first);
+        let heuristic = agentmemory_core::HeuristicCounter::default().count_message(first);
         assert_ne!(cl100k.count_message(first), heuristic);
     }
 }

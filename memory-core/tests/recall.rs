@@ -3,9 +3,9 @@
 
 use std::sync::Arc;
 
-use memory_core::facts::{FactCandidate, InMemoryUserMemoryStore, UserMemoryStore};
-use memory_core::testkit;
-use memory_core::vector::{Document, InMemoryVectorStore, SearchQuery, VectorStore};
+use agentmemory_core::facts::{FactCandidate, InMemoryUserMemoryStore, UserMemoryStore};
+use agentmemory_core::testkit;
+use agentmemory_core::vector::{Document, InMemoryVectorStore, SearchQuery, VectorStore};
 
 #[tokio::test]
 async fn vector_conformance() {

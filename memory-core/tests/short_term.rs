@@ -2,8 +2,8 @@
 
 use std::collections::HashSet;
 
-use memory_core::buffer::ShortTermMemory;
-use memory_core::{Message, Role, ToolCall};
+use agentmemory_core::buffer::ShortTermMemory;
+use agentmemory_core::{Message, Role, ToolCall};
 use proptest::prelude::*;
 
 #[derive(Debug, Clone)]

@@ -1,7 +1,7 @@
 //! The offline `ExtractiveSummarizer`: budget, selection, determinism, carried summary.
 
-use memory_core::summarize::{ExtractiveSummarizer, Summarizer};
-use memory_core::{HeuristicCounter, Message, TokenCounter};
+use agentmemory_core::summarize::{ExtractiveSummarizer, Summarizer};
+use agentmemory_core::{HeuristicCounter, Message, TokenCounter};
 use proptest::prelude::*;
 
 fn tokens(text: &str) -> usize {

@@ -111,7 +111,7 @@ impl Key {
             Key::Inject => "inject = true",
             Key::TopK => "top_k = 5",
             Key::ExtractionModel => "extraction_model = \"small-model\"",
-            Key::Crate => "crate = \"my_reexport::agentmem\"",
+            Key::Crate => "crate = \"my_reexport::agentmemory\"",
         }
     }
 

@@ -59,7 +59,7 @@ pub(crate) fn remember(args: TokenStream, item: TokenStream) -> TokenStream {
 /// emitted next to compile errors. Nothing is emitted when the runtime path is invalid.
 fn impl_remember(target: &ItemStruct, settings: &Settings, with_spec: bool) -> TokenStream {
     let private = match &settings.krate {
-        CratePath::Default => quote!(::agentmem::__private),
+        CratePath::Default => quote!(::agentmemory::__private),
         CratePath::Given(path) => quote!(#path::__private),
         CratePath::Invalid => return TokenStream::new(),
     };
@@ -171,10 +171,10 @@ mod tests {
             const _: () = {
                 #[automatically_derived]
                 #[allow(unused_qualifications)]
-                impl ::agentmem::__private::Remember for Agent {
-                    const SPEC: ::core::option::Option<::agentmem::__private::RememberSpec> =
+                impl ::agentmemory::__private::Remember for Agent {
+                    const SPEC: ::core::option::Option<::agentmemory::__private::RememberSpec> =
                         ::core::option::Option::Some(
-                            ::agentmem::__private::RememberSpec::new().store("s").top_k(3)
+                            ::agentmemory::__private::RememberSpec::new().store("s").top_k(3)
                         );
                 }
             };
@@ -190,7 +190,7 @@ mod tests {
         );
         assert!(
             out.contains(
-                "impl < 'a , T : Clone , const N : usize > :: agentmem :: __private :: Remember \
+                "impl < 'a , T : Clone , const N : usize > :: agentmemory :: __private :: Remember \
                  for Agent < 'a , T , N > where T : Send"
             ),
             "{out}"
@@ -199,12 +199,12 @@ mod tests {
 
     #[test]
     fn the_crate_override_replaces_the_runtime_path() {
-        let out = expand(r#"crate = "my::agentmem""#, "struct Agent;");
+        let out = expand(r#"crate = "my::agentmemory""#, "struct Agent;");
         assert!(
-            out.contains("impl my :: agentmem :: __private :: Remember for Agent"),
+            out.contains("impl my :: agentmemory :: __private :: Remember for Agent"),
             "{out}"
         );
-        assert!(!out.contains("impl :: agentmem"), "{out}");
+        assert!(!out.contains("impl :: agentmemory"), "{out}");
         assert!(!out.contains("compile_error"), "{out}");
     }
 

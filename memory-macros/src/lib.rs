@@ -1,6 +1,6 @@
-//! The `#[remember]` attribute of [agentmem](https://docs.rs/agentmem).
+//! The `#[remember]` attribute of [agentmemory](https://docs.rs/agentmemory).
 //!
-//! Use it through the facade (`use agentmem::remember;`); this crate only holds the macro.
+//! Use it through the facade (`use agentmemory::remember;`); this crate only holds the macro.
 //! The pipeline is parse (`args`) → check (`valid`) → generate (`expand`); errors are
 //! collected in a `ctxt::Ctxt` and reported together.
 #![warn(missing_docs)]
@@ -14,7 +14,7 @@ mod valid;
 use proc_macro::TokenStream;
 
 /// Declares how an agent struct uses long-term (user) memory by implementing
-/// `agentmem::Remember` for it.
+/// `agentmemory::Remember` for it.
 ///
 /// ```text
 /// #[remember(
@@ -23,7 +23,7 @@ use proc_macro::TokenStream;
 ///     inject = true,                    // inject relevant facts into the system prompt; default true
 ///     top_k = 5,                        // at most this many facts injected; default 5, at least 1
 ///     extraction_model = "small-model", // model used for extraction; default: the agent's own
-///     crate = "my_reexport::agentmem",  // where agentmem is reachable; default `::agentmem`
+///     crate = "my_reexport::agentmemory",  // where agentmem is reachable; default `::agentmem`
 /// )]
 /// ```
 ///
@@ -33,24 +33,24 @@ use proc_macro::TokenStream;
 /// that is not a struct) is a compile error at the offending token, all reported at once.
 ///
 /// The generated code reaches the runtime through `<crate>::__private`, a hidden module of the
-/// `agentmem` facade; `crate = "…"` points it at a re-export. Here it is pointed at a local
+/// `agentmemory` facade; `crate = "…"` points it at a re-export. Here it is pointed at a local
 /// module that provides the same items:
 ///
 /// ```
 /// mod runtime {
 ///     pub mod __private {
-///         pub use memory_core::{Remember, RememberSpec};
+///         pub use agentmemory_core::{Remember, RememberSpec};
 ///     }
 /// }
 ///
 /// /// A support agent that remembers the user.
-/// #[memory_macros::remember(store = "user_memory", top_k = 3, crate = "runtime")]
+/// #[agentmemory_macros::remember(store = "user_memory", top_k = 3, crate = "runtime")]
 /// #[derive(Debug, Default)]
 /// struct Support {
 ///     name: String,
 /// }
 ///
-/// use memory_core::{Remember, RememberSpec};
+/// use agentmemory_core::{Remember, RememberSpec};
 /// assert_eq!(
 ///     <Support as Remember>::SPEC,
 ///     Some(RememberSpec::new().store("user_memory").top_k(3))

@@ -34,7 +34,7 @@ pub(crate) struct TopK {
 /// Where the runtime is reached from.
 #[derive(Default)]
 pub(crate) enum CratePath {
-    /// `::agentmem`.
+    /// `::agentmemory`.
     #[default]
     Default,
     /// The path given with `crate = "…"`.
@@ -263,7 +263,7 @@ fn top_k(expr: &Expr, cx: &mut Ctxt) -> Option<TopK> {
     }
 }
 
-/// `crate`: a string literal holding a module path, such as `"my_reexport::agentmem"`.
+/// `crate`: a string literal holding a module path, such as `"my_reexport::agentmemory"`.
 fn crate_path(expr: &Expr, cx: &mut Ctxt) -> Option<Path> {
     let Some(Lit::Str(lit)) = literal(expr) else {
         let hint = match expr {
@@ -290,8 +290,8 @@ fn crate_path(expr: &Expr, cx: &mut Ctxt) -> Option<Path> {
             cx.error(
                 lit.span(),
                 format_args!(
-                    "`crate` must be a path to the agentmem crate or a re-export of it, \
-                     such as \"my_reexport::agentmem\"; {:?} is not a path",
+                    "`crate` must be a path to the agentmemory crate or a re-export of it, \
+                     such as \"my_reexport::agentmemory\"; {:?} is not a path",
                     lit.value()
                 ),
             );
@@ -330,7 +330,7 @@ mod tests {
     fn well_formed_arguments_are_kept() {
         let (settings, messages) = check(
             r#"store = "user_memory", extract = false, inject = true, top_k = 12usize,
-               extraction_model = "small-model", crate = "::reexport::agentmem""#,
+               extraction_model = "small-model", crate = "::reexport::agentmemory""#,
         );
         assert!(messages.is_empty(), "{messages:?}");
         assert_eq!(
@@ -411,9 +411,9 @@ mod tests {
         assert!(one_error("crate = \"a::\"").contains("is not a path"));
         assert!(one_error("crate = \"\"").contains("is not a path"));
         assert_eq!(
-            one_error("crate = my::agentmem"),
+            one_error("crate = my::agentmemory"),
             "`crate` expects a string literal holding a path, found a path; \
-             write `crate = \"my::agentmem\"`"
+             write `crate = \"my::agentmemory\"`"
         );
         let (settings, _) = check("crate = \"a b\"");
         assert!(matches!(settings.krate, CratePath::Invalid));

@@ -7,9 +7,11 @@
 
 use std::sync::Arc;
 
+use agentmemory_core::{
+    ConversationEvent, ConversationStore, FactCandidate, Message, UserMemoryStore,
+};
+use agentmemory_stores::{PostgresStore, RedisStore};
 use criterion::{criterion_group, criterion_main, BatchSize, Criterion, Throughput};
-use memory_core::{ConversationEvent, ConversationStore, FactCandidate, Message, UserMemoryStore};
-use memory_stores::{PostgresStore, RedisStore};
 
 fn message(i: usize) -> ConversationEvent {
     ConversationEvent::Message {

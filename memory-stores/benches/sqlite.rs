@@ -1,9 +1,9 @@
 //! SqliteStore throughput: appends one message per transaction and 100 per transaction
 //! (WAL, synchronous=NORMAL), and loading a 1,000-message conversation.
 
+use agentmemory_core::{ConversationEvent, ConversationStore, Message};
+use agentmemory_stores::SqliteStore;
 use criterion::{criterion_group, criterion_main, BatchSize, Criterion, Throughput};
-use memory_core::{ConversationEvent, ConversationStore, Message};
-use memory_stores::SqliteStore;
 
 fn message(i: usize) -> ConversationEvent {
     ConversationEvent::Message {

@@ -2,13 +2,13 @@
 //! when the `vector` extension is missing. Embeddings are stored L2-normalised, so cosine
 //! similarity is a dot product.
 
-use memory_core::vector::SearchHit;
-use memory_core::Result;
+use agentmemory_core::vector::SearchHit;
+use agentmemory_core::Result;
 
 /// L2-normalised copy of `v`, refusing empty, non-finite and zero vectors (see
-/// [`memory_core::vector::normalized`]).
+/// [`agentmemory_core::vector::normalized`]).
 pub(crate) fn normalised(v: &[f32]) -> Result<Vec<f32>> {
-    memory_core::vector::normalized(v.to_vec(), "embedding")
+    agentmemory_core::vector::normalized(v.to_vec(), "embedding")
 }
 
 /// Cosine similarity of two normalised vectors, in `-1.0..=1.0`.

@@ -3,9 +3,9 @@
 
 use std::collections::HashMap;
 
+use agentmemory_core::facts::rank_score;
+use agentmemory_core::{FactPolicy, MemoryFact, ScoredFact};
 use chrono::Utc;
-use memory_core::facts::rank_score;
-use memory_core::{FactPolicy, MemoryFact, ScoredFact};
 
 use crate::text::tfidf_relevance;
 

@@ -1,13 +1,13 @@
 //! # memory-stores
 //!
-//! Persistent backends for the store traits of [`memory_core`], each behind a cargo feature:
+//! Persistent backends for the store traits of [`agentmemory_core`], each behind a cargo feature:
 //!
 //! - `sqlite` (default): [`SqliteStore`], one SQLite file (WAL) implementing
-//!   [`ConversationStore`](memory_core::ConversationStore), [`KvStore`](memory_core::KvStore),
-//!   [`VectorStore`](memory_core::VectorStore) and
-//!   [`UserMemoryStore`](memory_core::UserMemoryStore);
+//!   [`ConversationStore`](agentmemory_core::ConversationStore), [`KvStore`](agentmemory_core::KvStore),
+//!   [`VectorStore`](agentmemory_core::VectorStore) and
+//!   [`UserMemoryStore`](agentmemory_core::UserMemoryStore);
 //! - `file`: [`FileStore`], a directory of JSON files implementing
-//!   [`ConversationStore`](memory_core::ConversationStore) and [`KvStore`](memory_core::KvStore);
+//!   [`ConversationStore`](agentmemory_core::ConversationStore) and [`KvStore`](agentmemory_core::KvStore);
 //! - `redis`: [`RedisStore`], conversations, KV entries and user facts in Redis;
 //! - `postgres`: [`PostgresStore`], every store trait in PostgreSQL (pgvector when available).
 #![warn(missing_docs)]

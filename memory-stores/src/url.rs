@@ -4,8 +4,8 @@ use std::path::PathBuf;
 use std::str::FromStr;
 use std::sync::Arc;
 
-use memory_core::di::tokens;
-use memory_core::{
+use agentmemory_core::di::tokens;
+use agentmemory_core::{
     Container, InMemoryConversationStore, InMemoryKvStore, InMemoryUserMemoryStore,
     InMemoryVectorStore, MemoryError, Result,
 };
@@ -16,7 +16,7 @@ pub const STORE_URL_ENV: &str = "AGENTMEM_STORE_URL";
 /// Where an application's memory lives.
 ///
 /// ```
-/// use memory_stores::StoreUrl;
+/// use agentmemory_stores::StoreUrl;
 ///
 /// assert_eq!("memory://".parse::<StoreUrl>().unwrap(), StoreUrl::Memory);
 /// assert_eq!(
@@ -126,10 +126,10 @@ impl StoreUrl {
 #[cfg(any(feature = "sqlite", feature = "postgres"))]
 fn register_all<S>(container: &Container, store: Arc<S>)
 where
-    S: memory_core::UserMemoryStore
-        + memory_core::ConversationStore
-        + memory_core::VectorStore
-        + memory_core::KvStore
+    S: agentmemory_core::UserMemoryStore
+        + agentmemory_core::ConversationStore
+        + agentmemory_core::VectorStore
+        + agentmemory_core::KvStore
         + 'static,
 {
     container

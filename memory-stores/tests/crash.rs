@@ -7,7 +7,7 @@
 use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};
 
-use memory_core::{ConversationEvent, ConversationStore, Message};
+use agentmemory_core::{ConversationEvent, ConversationStore, Message};
 
 /// Selects child mode: `sqlite:<file>` or `file:<dir>`.
 const CHILD_ENV: &str = "AGENTMEM_CRASH_CHILD";
@@ -18,13 +18,13 @@ async fn open(spec: &str) -> Box<dyn ConversationStore> {
     match spec.split_once(':') {
         #[cfg(feature = "sqlite")]
         Some(("sqlite", path)) => Box::new(
-            memory_stores::SqliteStore::open(path)
+            agentmemory_stores::SqliteStore::open(path)
                 .await
                 .expect("open sqlite"),
         ),
         #[cfg(feature = "file")]
         Some(("file", dir)) => Box::new(
-            memory_stores::FileStore::open(dir)
+            agentmemory_stores::FileStore::open(dir)
                 .await
                 .expect("open file store"),
         ),

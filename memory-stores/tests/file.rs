@@ -3,11 +3,11 @@
 
 use std::sync::Arc;
 
-use memory_core::testkit;
-use memory_core::{
+use agentmemory_core::testkit;
+use agentmemory_core::{
     ConversationEvent, ConversationStore, KvStore, MemoryEntry, MemoryError, MemoryScope, Message,
 };
-use memory_stores::FileStore;
+use agentmemory_stores::FileStore;
 
 #[tokio::test]
 async fn kv_conformance() {

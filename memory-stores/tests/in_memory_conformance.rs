@@ -3,8 +3,8 @@
 
 use std::sync::Arc;
 
-use memory_core::testkit;
-use memory_core::{InMemoryConversationStore, InMemoryKvStore};
+use agentmemory_core::testkit;
+use agentmemory_core::{InMemoryConversationStore, InMemoryKvStore};
 
 #[tokio::test]
 async fn in_memory_kv_conformance() {

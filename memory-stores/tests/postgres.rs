@@ -10,11 +10,11 @@ mod common;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use agentmemory_core::di::tokens;
+use agentmemory_core::vector::{Document, SearchQuery};
+use agentmemory_core::{testkit, ConversationStore, MemoryError, VectorStore};
+use agentmemory_stores::{PostgresOptions, PostgresStore, StoreUrl};
 use common::*;
-use memory_core::di::tokens;
-use memory_core::vector::{Document, SearchQuery};
-use memory_core::{testkit, ConversationStore, MemoryError, VectorStore};
-use memory_stores::{PostgresOptions, PostgresStore, StoreUrl};
 
 const URL_ENV: &str = "AGENTMEM_POSTGRES_URL";
 
@@ -105,8 +105,9 @@ async fn both_dense_paths_rank_alike() {
     let b = VectorStore::search(&without, &ns, &q)
         .await
         .expect("client search");
-    let ids =
-        |h: &[memory_core::vector::SearchHit]| h.iter().map(|h| h.id.clone()).collect::<Vec<_>>();
+    let ids = |h: &[agentmemory_core::vector::SearchHit]| {
+        h.iter().map(|h| h.id.clone()).collect::<Vec<_>>()
+    };
     assert_eq!(ids(&a), ids(&b));
     for (x, y) in a.iter().zip(&b) {
         assert!(

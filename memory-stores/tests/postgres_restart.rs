@@ -12,8 +12,8 @@ mod common;
 
 use std::time::Duration;
 
+use agentmemory_stores::{PostgresOptions, PostgresStore};
 use common::*;
-use memory_stores::{PostgresOptions, PostgresStore};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn survives_a_server_restart() {

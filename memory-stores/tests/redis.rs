@@ -9,12 +9,12 @@ mod common;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use common::*;
-use memory_core::di::tokens;
-use memory_core::{
+use agentmemory_core::di::tokens;
+use agentmemory_core::{
     testkit, ConversationStore, KvStore, MemoryEntry, MemoryScope, UserMemoryStore, VectorStore,
 };
-use memory_stores::{RedisOptions, RedisStore, StoreUrl};
+use agentmemory_stores::{RedisOptions, RedisStore, StoreUrl};
+use common::*;
 
 const URL_ENV: &str = "AGENTMEM_REDIS_URL";
 

@@ -14,8 +14,8 @@ mod common;
 
 use std::time::Duration;
 
+use agentmemory_stores::{RedisOptions, RedisStore};
 use common::*;
-use memory_stores::{RedisOptions, RedisStore};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn survives_a_server_restart() {

@@ -3,9 +3,9 @@
 
 use std::sync::Arc;
 
-use memory_core::testkit;
-use memory_core::{ConversationEvent, ConversationStore, MemoryError, Message};
-use memory_stores::SqliteStore;
+use agentmemory_core::testkit;
+use agentmemory_core::{ConversationEvent, ConversationStore, MemoryError, Message};
+use agentmemory_stores::SqliteStore;
 
 async fn file_store(dir: &tempfile::TempDir) -> SqliteStore {
     SqliteStore::open(dir.path().join("memory.db"))

@@ -3,10 +3,12 @@
 
 use std::time::Duration;
 
-use memory_core::facts::{rank_score, FactPolicy};
-use memory_core::vector::{Document, Filter, SearchQuery};
-use memory_core::{FactCandidate, FactChange, MemoryError, Polarity, UserMemoryStore, VectorStore};
-use memory_stores::SqliteStore;
+use agentmemory_core::facts::{rank_score, FactPolicy};
+use agentmemory_core::vector::{Document, Filter, SearchQuery};
+use agentmemory_core::{
+    FactCandidate, FactChange, MemoryError, Polarity, UserMemoryStore, VectorStore,
+};
+use agentmemory_stores::SqliteStore;
 use serde_json::json;
 
 async fn store() -> SqliteStore {

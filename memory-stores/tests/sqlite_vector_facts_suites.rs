@@ -2,8 +2,8 @@
 //! against SqliteStore, on an in-memory database and on a file.
 #![cfg(feature = "sqlite")]
 
-use memory_core::testkit;
-use memory_stores::SqliteStore;
+use agentmemory_core::testkit;
+use agentmemory_stores::SqliteStore;
 
 #[tokio::test]
 async fn vector_conformance() {

@@ -5,8 +5,10 @@
 
 use std::process::Command;
 
-use memory_core::{ConversationEvent, ConversationStore, FactCandidate, Message, UserMemoryStore};
-use memory_stores::SqliteStore;
+use agentmemory_core::{
+    ConversationEvent, ConversationStore, FactCandidate, Message, UserMemoryStore,
+};
+use agentmemory_stores::SqliteStore;
 
 /// Selects writer mode: `<db path>|<writer name>`.
 const WRITER_ENV: &str = "AGENTMEM_TWO_PROCESS_WRITER";

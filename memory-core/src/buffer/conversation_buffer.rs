@@ -19,7 +19,7 @@ pub const DEFAULT_MAX_MESSAGES: usize = 100;
 ///
 /// ```
 /// use std::sync::Arc;
-/// use memory_core::{buffer::ConversationBuffer, Message};
+/// use agentmemory_core::{buffer::ConversationBuffer, Message};
 ///
 /// let buffer = Arc::new(ConversationBuffer::new(2));
 /// buffer.append(Message::user("one"));

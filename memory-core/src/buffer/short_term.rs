@@ -35,7 +35,7 @@ struct Entry {
 /// - The summary's tokens count against the budget, since it is sent along with the window.
 ///
 /// ```
-/// use memory_core::buffer::ShortTermMemory;
+/// use agentmemory_core::buffer::ShortTermMemory;
 ///
 /// let mut memory = ShortTermMemory::new(60);
 /// memory.add_system("You are terse.");
@@ -214,7 +214,7 @@ impl ShortTermMemory {
     /// [`ChatRequest`](crate::model::ChatRequest) holds it) without copying any text.
     ///
     /// ```
-    /// use memory_core::buffer::ShortTermMemory;
+    /// use agentmemory_core::buffer::ShortTermMemory;
     ///
     /// let mut memory = ShortTermMemory::new(1_000);
     /// memory.add_user("hello");
@@ -371,7 +371,7 @@ impl ShortTermMemory {
     /// On any error the memory is left exactly as it was.
     ///
     /// ```
-    /// use memory_core::buffer::ShortTermMemory;
+    /// use agentmemory_core::buffer::ShortTermMemory;
     ///
     /// let mut memory = ShortTermMemory::new(1000);
     /// memory.add_user("hello");

@@ -38,7 +38,7 @@ impl ShortTermSnapshot {
     /// Reads a snapshot from JSON: the versioned form or a bare message list.
     ///
     /// ```
-    /// use memory_core::ShortTermSnapshot;
+    /// use agentmemory_core::ShortTermSnapshot;
     ///
     /// let legacy = r#"[{"id":"01HZY5V7Q3W5X0B6N1M2K3J4H5","role":"user","content":"hi"}]"#;
     /// let snap = ShortTermSnapshot::from_json(legacy).unwrap();

@@ -19,9 +19,9 @@ pub struct Owner {
 /// Returns the conversation's owner when the log records one.
 ///
 /// ```
-/// use memory_core::buffer::ShortTermMemory;
-/// use memory_core::conversation::{replay, ConversationEvent, StoredEvent};
-/// use memory_core::Message;
+/// use agentmemory_core::buffer::ShortTermMemory;
+/// use agentmemory_core::conversation::{replay, ConversationEvent, StoredEvent};
+/// use agentmemory_core::Message;
 ///
 /// let event = |seq, event| StoredEvent { seq, at: chrono::Utc::now(), event };
 /// let log = vec![

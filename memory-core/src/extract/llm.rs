@@ -47,9 +47,9 @@ Answer {"facts": []} when the turn states no fact about the user."#;
 /// # tokio_test::block_on(async {
 /// use std::sync::Arc;
 /// use async_trait::async_trait;
-/// use memory_core::extract::{FactExtractor, LlmExtractor, Turn};
-/// use memory_core::model::{ChatModel, ChatRequest, Completion};
-/// use memory_core::{Message, Result};
+/// use agentmemory_core::extract::{FactExtractor, LlmExtractor, Turn};
+/// use agentmemory_core::model::{ChatModel, ChatRequest, Completion};
+/// use agentmemory_core::{Message, Result};
 ///
 /// struct Canned;
 /// #[async_trait]
@@ -141,7 +141,7 @@ struct RawFact {
 /// Parses a model's JSON answer into candidates (see [`LlmExtractor`] for the checks).
 ///
 /// ```
-/// use memory_core::extract::parse_facts;
+/// use agentmemory_core::extract::parse_facts;
 ///
 /// let facts = parse_facts("```json\n{\"facts\": [{\"text\": \"has a dog\", \"confidence\": 0.7}]}\n```").unwrap();
 /// assert_eq!(facts[0].text, "has a dog");

@@ -44,8 +44,8 @@ impl FactsExport {
     /// versions newer than this build's.
     ///
     /// ```
-    /// use memory_core::facts::FactsExport;
-    /// use memory_core::MemoryError;
+    /// use agentmemory_core::facts::FactsExport;
+    /// use agentmemory_core::MemoryError;
     ///
     /// let doc = r#"{"version": 1, "user_id": "alice", "exported_at": "2026-01-01T00:00:00Z", "facts": []}"#;
     /// assert_eq!(FactsExport::from_json(doc).unwrap().user_id, "alice");
@@ -158,7 +158,7 @@ pub async fn export_facts(store: &dyn UserMemoryStore, user_id: &str) -> Result<
 ///
 /// ```
 /// # tokio_test::block_on(async {
-/// use memory_core::facts::{export_facts, import_facts, FactCandidate, InMemoryUserMemoryStore, UserMemoryStore};
+/// use agentmemory_core::facts::{export_facts, import_facts, FactCandidate, InMemoryUserMemoryStore, UserMemoryStore};
 ///
 /// let old = InMemoryUserMemoryStore::new();
 /// old.upsert("alice", FactCandidate::new("lives in Paris", 0.9).with_attribute("location", "Paris")).await?;
@@ -172,7 +172,7 @@ pub async fn export_facts(store: &dyn UserMemoryStore, user_id: &str) -> Result<
 /// assert_eq!(current.len(), 1);
 /// assert_eq!(current[0].text, "lives in Berlin");
 /// assert_eq!(new.history("bob", &current[0].id).await?.len(), 2);
-/// # Ok::<_, memory_core::MemoryError>(())
+/// # Ok::<_, agentmemory_core::MemoryError>(())
 /// # }).unwrap();
 /// ```
 pub async fn import_facts(

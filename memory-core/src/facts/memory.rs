@@ -24,7 +24,7 @@ use crate::vector::topk::TopK;
 /// a search costs O(the user's current facts) whatever the number of users.
 ///
 /// ```
-/// use memory_core::facts::{FactCandidate, InMemoryUserMemoryStore, UserMemoryStore};
+/// use agentmemory_core::facts::{FactCandidate, InMemoryUserMemoryStore, UserMemoryStore};
 ///
 /// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
 /// let store = InMemoryUserMemoryStore::new();

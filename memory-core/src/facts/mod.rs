@@ -182,7 +182,7 @@ impl MemoryFact {
     /// ```
     /// use std::time::Duration;
     /// use chrono::Utc;
-    /// use memory_core::facts::{FactCandidate, MemoryFact};
+    /// use agentmemory_core::facts::{FactCandidate, MemoryFact};
     ///
     /// let now = Utc::now();
     /// let fact = MemoryFact::from_candidate("u", FactCandidate::new("likes tea", 0.8), now);
@@ -288,7 +288,7 @@ pub struct ScoredFact {
 /// the same confidence.
 ///
 /// ```
-/// use memory_core::facts::rank_score;
+/// use agentmemory_core::facts::rank_score;
 /// assert!(rank_score(0.9, 0.8) > rank_score(0.0, 0.8));
 /// assert!(rank_score(0.0, 0.8) > 0.0);
 /// assert_eq!(rank_score(1.0, 0.5), 0.5);

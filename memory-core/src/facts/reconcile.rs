@@ -65,7 +65,7 @@ pub fn normalize(text: &str) -> String {
 ///
 /// ```
 /// use chrono::Utc;
-/// use memory_core::facts::{reconcile, FactCandidate, MemoryFact, Reconciliation};
+/// use agentmemory_core::facts::{reconcile, FactCandidate, MemoryFact, Reconciliation};
 ///
 /// let paris = MemoryFact::from_candidate("u", FactCandidate::new("lives in Paris", 0.9).with_attribute("location", "Paris"), Utc::now());
 /// let berlin = FactCandidate::new("lives in Berlin", 0.9).with_attribute("location", "Berlin");

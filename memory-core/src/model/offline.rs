@@ -15,8 +15,8 @@ use crate::session::MEMORY_BLOCK_OPEN;
 ///
 /// ```
 /// # tokio_test::block_on(async {
-/// use memory_core::model::{ChatModel, ChatRequest, OfflineModel};
-/// use memory_core::Message;
+/// use agentmemory_core::model::{ChatModel, ChatRequest, OfflineModel};
+/// use agentmemory_core::Message;
 ///
 /// let request = ChatRequest {
 ///     model: "offline".into(),

@@ -13,7 +13,7 @@ use crate::error::Result;
 ///
 /// ```
 /// # tokio_test::block_on(async {
-/// use memory_core::model::{ChatModel, ChatRequest, RecordingModel};
+/// use agentmemory_core::model::{ChatModel, ChatRequest, RecordingModel};
 ///
 /// let model = RecordingModel::new();
 /// let request = ChatRequest { model: "m".into(), system: "s".into(), messages: vec![], temperature: None, max_tokens: None };

@@ -11,7 +11,7 @@ use crate::remember::Remember;
 /// agent without long-term memory writes `impl Remember for MyAgent {}`.
 ///
 /// ```
-/// use memory_core::{session::Agent, Remember};
+/// use agentmemory_core::{session::Agent, Remember};
 ///
 /// struct Concierge;
 /// impl Remember for Concierge {}

@@ -20,8 +20,8 @@ use crate::tokens::{HeuristicCounter, TokenCounter};
 /// the result never exceeds `max_tokens` by that count.
 ///
 /// ```
-/// use memory_core::summarize::{ExtractiveSummarizer, Summarizer};
-/// use memory_core::Message;
+/// use agentmemory_core::summarize::{ExtractiveSummarizer, Summarizer};
+/// use agentmemory_core::Message;
 ///
 /// # tokio_test_block(async {
 /// let messages = [

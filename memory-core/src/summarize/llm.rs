@@ -24,9 +24,9 @@ decisions, preferences and open tasks; drop small talk. Write plain text in the 
 /// ```
 /// # tokio_test::block_on(async {
 /// use std::sync::Arc;
-/// use memory_core::model::OfflineModel;
-/// use memory_core::summarize::{LlmSummarizer, Summarizer};
-/// use memory_core::Message;
+/// use agentmemory_core::model::OfflineModel;
+/// use agentmemory_core::summarize::{LlmSummarizer, Summarizer};
+/// use agentmemory_core::Message;
 ///
 /// // The offline model is no summariser: its answer is too long for 8 tokens,
 /// // so the extractive fallback writes the summary.

@@ -10,7 +10,7 @@
 //! #[tokio::test]
 //! async fn vector_conformance() {
 //!     let store = MyStore::open(...).await.unwrap();
-//!     memory_core::testkit::vector::run_all(&store).await;
+//!     agentmemory_core::testkit::vector::run_all(&store).await;
 //! }
 //! ```
 

@@ -30,11 +30,11 @@ impl Condition {
 /// Every condition must hold.
 ///
 /// ```
-/// use memory_core::vector::Filter;
+/// use agentmemory_core::vector::Filter;
 /// use serde_json::json;
 ///
 /// let f = Filter::new().eq("lang", "en").is_in("tag", [json!("a"), json!("b")]).not("draft", true);
-/// let mut meta = memory_core::Metadata::new();
+/// let mut meta = agentmemory_core::Metadata::new();
 /// meta.insert("lang".into(), json!("en"));
 /// meta.insert("tag".into(), json!("b"));
 /// assert!(f.matches(&meta));

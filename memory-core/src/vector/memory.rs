@@ -29,7 +29,7 @@ use crate::message::Metadata;
 /// Each namespace has its own lock, so namespaces never contend with each other.
 ///
 /// ```
-/// use memory_core::vector::{Document, InMemoryVectorStore, SearchQuery, VectorStore};
+/// use agentmemory_core::vector::{Document, InMemoryVectorStore, SearchQuery, VectorStore};
 ///
 /// # tokio_test(async {
 /// let store = InMemoryVectorStore::new();

@@ -18,7 +18,7 @@ const STOP_WORDS: &[&str] = &[
 /// three letters that do not end in `ss` (`"apples"` → `"apple"`, `"class"` stays).
 ///
 /// ```
-/// use memory_core::vector::tokenize;
+/// use agentmemory_core::vector::tokenize;
 ///
 /// assert_eq!(tokenize("The user LIKES green apples, since 2024!"),
 ///            ["user", "like", "green", "apple", "since", "2024"]);

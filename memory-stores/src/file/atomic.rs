@@ -8,7 +8,7 @@ use std::fs::{self, OpenOptions};
 use std::io::{ErrorKind, Write};
 use std::path::Path;
 
-use memory_core::{MemoryError, Result};
+use agentmemory_core::{MemoryError, Result};
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 

@@ -2,9 +2,9 @@
 
 use std::path::PathBuf;
 
+use agentmemory_core::{ConversationEvent, ConversationStore, Result, StoredEvent};
 use async_trait::async_trait;
 use chrono::Utc;
-use memory_core::{ConversationEvent, ConversationStore, Result, StoredEvent};
 use serde::{Deserialize, Serialize};
 
 use super::atomic::{read_doc, remove, write_doc, FORMAT_VERSION};

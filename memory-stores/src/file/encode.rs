@@ -5,7 +5,7 @@
 //! `%XX`. No encoded name contains `/`, `\`, `.` or a NUL, so none can leave the
 //! directory, and the encoding is injective, so two ids never share a file.
 
-use memory_core::{MemoryError, Result};
+use agentmemory_core::{MemoryError, Result};
 
 /// File extension of every data file.
 pub(crate) const EXTENSION: &str = ".json";

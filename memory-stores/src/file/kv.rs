@@ -3,9 +3,9 @@
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
+use agentmemory_core::{KvStore, MemoryEntry, Result};
 use async_trait::async_trait;
 use chrono::Utc;
-use memory_core::{KvStore, MemoryEntry, Result};
 use serde::{Deserialize, Serialize};
 
 use super::atomic::{read_doc, remove, write_doc, FORMAT_VERSION};

@@ -12,8 +12,8 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use agentmemory_core::{MemoryError, Result};
 use dashmap::DashMap;
-use memory_core::{MemoryError, Result};
 use tokio::sync::{Mutex, OwnedMutexGuard};
 
 mod atomic;
@@ -24,13 +24,13 @@ mod kv;
 const KV_DIR: &str = "kv";
 const CONVERSATIONS_DIR: &str = "conversations";
 
-/// A directory of JSON files implementing [`KvStore`](memory_core::KvStore) and
-/// [`ConversationStore`](memory_core::ConversationStore). Cloning is cheap and shares
+/// A directory of JSON files implementing [`KvStore`](agentmemory_core::KvStore) and
+/// [`ConversationStore`](agentmemory_core::ConversationStore). Cloning is cheap and shares
 /// the locks.
 ///
 /// ```
-/// use memory_core::{KvStore, MemoryEntry, MemoryScope};
-/// use memory_stores::FileStore;
+/// use agentmemory_core::{KvStore, MemoryEntry, MemoryScope};
+/// use agentmemory_stores::FileStore;
 ///
 /// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
 /// let dir = std::env::temp_dir().join(format!("agentmem-doc-{}", std::process::id()));
@@ -38,7 +38,7 @@ const CONVERSATIONS_DIR: &str = "conversations";
 /// store.put("prefs", MemoryEntry::new(MemoryScope::LongTerm, "theme", "dark".into())).await?;
 /// assert_eq!(store.get("prefs", "theme").await?.map(|e| e.content), Some("dark".into()));
 /// # std::fs::remove_dir_all(&dir).ok();
-/// # Ok::<(), memory_core::MemoryError>(())
+/// # Ok::<(), agentmemory_core::MemoryError>(())
 /// # }).unwrap();
 /// ```
 #[derive(Clone, Debug)]

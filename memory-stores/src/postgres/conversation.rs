@@ -2,9 +2,9 @@
 //! that bumps the conversation's `last_seq` with `UPDATE ... RETURNING` (the row lock
 //! serialises concurrent appenders, in any process) and inserts the batch with `unnest`.
 
+use agentmemory_core::{ConversationEvent, ConversationStore, MemoryError, Result, StoredEvent};
 use async_trait::async_trait;
 use chrono::Utc;
-use memory_core::{ConversationEvent, ConversationStore, MemoryError, Result, StoredEvent};
 
 use super::{decode, encode, from_micros, micros, on, PostgresStore};
 

@@ -1,17 +1,17 @@
 //! [`UserMemoryStore`] on PostgreSQL: one row per fact version (current or superseded).
 //! An upsert takes a per-user transaction-scoped advisory lock, reads the user's current
-//! facts, reconciles them with [`memory_core::facts::reconcile`] and writes the result in
+//! facts, reconciles them with [`agentmemory_core::facts::reconcile`] and writes the result in
 //! the same transaction, so concurrent writers (in any process) never lose an update.
 //! Search ranks the user's current facts in Rust (TF-IDF cosine and
-//! [`memory_core::facts::rank_score`]).
+//! [`agentmemory_core::facts::rank_score`]).
 
+use agentmemory_core::facts::{reconcile, Reconciliation};
+use agentmemory_core::{
+    FactCandidate, FactChange, MemoryError, MemoryFact, Result, ScoredFact, UserMemoryStore,
+};
 use async_trait::async_trait;
 use chrono::Utc;
 use deadpool_postgres::GenericClient;
-use memory_core::facts::{reconcile, Reconciliation};
-use memory_core::{
-    FactCandidate, FactChange, MemoryError, MemoryFact, Result, ScoredFact, UserMemoryStore,
-};
 
 use super::{decode, encode, on, PostgresStore};
 use crate::fact_rows::{chain, doomed, rank};

@@ -1,9 +1,9 @@
 //! [`KvStore`] on PostgreSQL: one row per (namespace, key) with an indexed expiry column
 //! that every read filters on.
 
+use agentmemory_core::{KvStore, MemoryEntry, Result};
 use async_trait::async_trait;
 use chrono::Utc;
-use memory_core::{KvStore, MemoryEntry, Result};
 
 use super::{decode, encode, micros, on, PostgresStore};
 

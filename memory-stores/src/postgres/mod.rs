@@ -12,8 +12,8 @@
 use std::str::FromStr;
 use std::time::Duration;
 
+use agentmemory_core::{FactPolicy, MemoryError, Result};
 use deadpool_postgres::{Manager, ManagerConfig, Object, Pool, RecyclingMethod, Runtime};
-use memory_core::{FactPolicy, MemoryError, Result};
 use tokio_postgres::NoTls;
 
 mod conversation;
@@ -56,17 +56,17 @@ impl Default for PostgresOptions {
     }
 }
 
-/// PostgreSQL implementing [`ConversationStore`](memory_core::ConversationStore),
-/// [`KvStore`](memory_core::KvStore), [`VectorStore`](memory_core::VectorStore) and
-/// [`UserMemoryStore`](memory_core::UserMemoryStore).
+/// PostgreSQL implementing [`ConversationStore`](agentmemory_core::ConversationStore),
+/// [`KvStore`](agentmemory_core::KvStore), [`VectorStore`](agentmemory_core::VectorStore) and
+/// [`UserMemoryStore`](agentmemory_core::UserMemoryStore).
 ///
 /// Cloning is cheap and shares the pool.
 ///
 /// ```no_run
-/// use memory_core::{KvStore, MemoryEntry, MemoryScope};
-/// use memory_stores::PostgresStore;
+/// use agentmemory_core::{KvStore, MemoryEntry, MemoryScope};
+/// use agentmemory_stores::PostgresStore;
 ///
-/// # async fn demo() -> memory_core::Result<()> {
+/// # async fn demo() -> agentmemory_core::Result<()> {
 /// let store = PostgresStore::connect("postgres://me@127.0.0.1:5432/app").await?;
 /// store
 ///     .put("prefs", MemoryEntry::new(MemoryScope::Working, "theme", "dark".into()))

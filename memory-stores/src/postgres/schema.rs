@@ -1,6 +1,6 @@
 //! Versioned migrations of the store's schema, and `pgvector` detection.
 
-use memory_core::{MemoryError, Result};
+use agentmemory_core::{MemoryError, Result};
 use tokio_postgres::Client;
 
 use super::{on, STORE};

@@ -14,9 +14,9 @@
 //!   score is the cosine similarity in `-1.0..=1.0`.
 //! - Filters run in Rust over the candidates in rank order until `k` hits are found.
 
+use agentmemory_core::vector::{Document, SearchHit, SearchQuery};
+use agentmemory_core::{MemoryError, Metadata, Result, VectorStore};
 use async_trait::async_trait;
-use memory_core::vector::{Document, SearchHit, SearchQuery};
-use memory_core::{MemoryError, Metadata, Result, VectorStore};
 use tokio_postgres::Row;
 
 use super::{decode, on, PostgresStore};

@@ -4,9 +4,9 @@
 
 use std::sync::LazyLock;
 
+use agentmemory_core::{ConversationEvent, ConversationStore, MemoryError, Result, StoredEvent};
 use async_trait::async_trait;
 use chrono::Utc;
-use memory_core::{ConversationEvent, ConversationStore, MemoryError, Result, StoredEvent};
 use redis::Script;
 
 use super::{decode, encode, hex, RedisStore};

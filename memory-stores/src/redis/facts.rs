@@ -2,18 +2,18 @@
 //! bumped by every write to that user's facts.
 //!
 //! A write reads the facts and the version in one `MULTI`, reconciles in Rust with
-//! [`memory_core::facts::reconcile`] (and [`MemoryFact::reinforce`]), then commits with a
+//! [`agentmemory_core::facts::reconcile`] (and [`MemoryFact::reinforce`]), then commits with a
 //! Lua compare-and-set that applies the changes only if the version has not moved;
 //! otherwise it reads again and retries, so concurrent writers never lose an update.
 
 use std::sync::LazyLock;
 
-use async_trait::async_trait;
-use chrono::Utc;
-use memory_core::facts::{reconcile, Reconciliation};
-use memory_core::{
+use agentmemory_core::facts::{reconcile, Reconciliation};
+use agentmemory_core::{
     FactCandidate, FactChange, MemoryError, MemoryFact, Result, ScoredFact, UserMemoryStore,
 };
+use async_trait::async_trait;
+use chrono::Utc;
 use redis::Script;
 
 use super::{decode, encode, hex, RedisStore, STORE};

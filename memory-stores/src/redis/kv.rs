@@ -3,9 +3,9 @@
 //! Redis drops expired entries itself; `cleanup_expired` removes the index members whose
 //! entry is gone and returns how many.
 
+use agentmemory_core::{KvStore, MemoryEntry, Result};
 use async_trait::async_trait;
 use chrono::Utc;
-use memory_core::{KvStore, MemoryEntry, Result};
 
 use super::{decode, encode, hex, RedisStore};
 

@@ -18,7 +18,7 @@
 //!
 //! Appends run as one Lua script (the seq counter and the events move together, atomically
 //! across processes); fact writes read the user's facts and version, reconcile in Rust with
-//! [`memory_core::facts::reconcile`], and commit with a Lua compare-and-set on the version,
+//! [`agentmemory_core::facts::reconcile`], and commit with a Lua compare-and-set on the version,
 //! retrying when another writer got there first.
 //!
 //! Connections go through redis-rs's [`ConnectionManager`], which reconnects after the
@@ -27,7 +27,7 @@
 
 use std::time::Duration;
 
-use memory_core::{FactPolicy, MemoryError, Result};
+use agentmemory_core::{FactPolicy, MemoryError, Result};
 use redis::aio::{ConnectionManager, ConnectionManagerConfig};
 
 mod conversation;
@@ -63,20 +63,20 @@ impl Default for RedisOptions {
     }
 }
 
-/// Redis implementing [`ConversationStore`](memory_core::ConversationStore),
-/// [`KvStore`](memory_core::KvStore) and [`UserMemoryStore`](memory_core::UserMemoryStore).
+/// Redis implementing [`ConversationStore`](agentmemory_core::ConversationStore),
+/// [`KvStore`](agentmemory_core::KvStore) and [`UserMemoryStore`](agentmemory_core::UserMemoryStore).
 ///
 /// Redis has no vector search here; pair it with another
-/// [`VectorStore`](memory_core::VectorStore) (`redis://` URLs register an
-/// [`InMemoryVectorStore`](memory_core::InMemoryVectorStore)).
+/// [`VectorStore`](agentmemory_core::VectorStore) (`redis://` URLs register an
+/// [`InMemoryVectorStore`](agentmemory_core::InMemoryVectorStore)).
 ///
 /// Cloning is cheap and shares the connection.
 ///
 /// ```no_run
-/// use memory_core::{ConversationEvent, ConversationStore, Message};
-/// use memory_stores::RedisStore;
+/// use agentmemory_core::{ConversationEvent, ConversationStore, Message};
+/// use agentmemory_stores::RedisStore;
 ///
-/// # async fn demo() -> memory_core::Result<()> {
+/// # async fn demo() -> agentmemory_core::Result<()> {
 /// let store = RedisStore::connect("redis://127.0.0.1:6379/").await?;
 /// store
 ///     .append("conv-1", vec![ConversationEvent::Message { message: Message::user("hi") }])

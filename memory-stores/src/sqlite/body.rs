@@ -1,7 +1,7 @@
 //! The JSON bodies stored in the tables, each wrapped with a format version:
 //! `{"v": 1, "data": ...}`.
 
-use memory_core::{MemoryError, Result};
+use agentmemory_core::{MemoryError, Result};
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 

@@ -1,9 +1,9 @@
 //! [`ConversationStore`] on SQLite: one row per event, seqs assigned inside the write
 //! transaction from the conversation's `last_seq`.
 
+use agentmemory_core::{ConversationEvent, ConversationStore, MemoryError, Result, StoredEvent};
 use async_trait::async_trait;
 use chrono::Utc;
-use memory_core::{ConversationEvent, ConversationStore, MemoryError, Result, StoredEvent};
 use rusqlite::{params, OptionalExtension, TransactionBehavior};
 
 use super::{body, from_micros, micros, on, SqliteStore};

@@ -1,15 +1,15 @@
 //! [`UserMemoryStore`] on SQLite: one row per fact version (current or superseded),
-//! reconciled with [`memory_core::facts::reconcile`] inside the write transaction and
-//! ranked with [`memory_core::facts::rank_score`] over TF-IDF relevance.
+//! reconciled with [`agentmemory_core::facts::reconcile`] inside the write transaction and
+//! ranked with [`agentmemory_core::facts::rank_score`] over TF-IDF relevance.
 
 use crate::fact_rows::{chain, doomed, rank};
 
-use async_trait::async_trait;
-use chrono::Utc;
-use memory_core::facts::{reconcile, Reconciliation};
-use memory_core::{
+use agentmemory_core::facts::{reconcile, Reconciliation};
+use agentmemory_core::{
     FactCandidate, FactChange, MemoryError, MemoryFact, Result, ScoredFact, UserMemoryStore,
 };
+use async_trait::async_trait;
+use chrono::Utc;
 use rusqlite::{params, Connection, OptionalExtension, TransactionBehavior};
 
 use super::{body, on, SqliteStore};

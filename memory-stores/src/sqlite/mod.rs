@@ -10,7 +10,7 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
-use memory_core::{FactPolicy, MemoryError, Result};
+use agentmemory_core::{FactPolicy, MemoryError, Result};
 use rusqlite::{Connection, OpenFlags};
 use tokio::sync::{Mutex, OwnedSemaphorePermit, Semaphore};
 
@@ -26,15 +26,15 @@ const BUSY_TIMEOUT: Duration = Duration::from_secs(10);
 /// Reader connections opened next to the writer for a file-backed store.
 const DEFAULT_READERS: usize = 4;
 
-/// One SQLite database implementing [`ConversationStore`](memory_core::ConversationStore),
-/// [`KvStore`](memory_core::KvStore), [`VectorStore`](memory_core::VectorStore) and
-/// [`UserMemoryStore`](memory_core::UserMemoryStore).
+/// One SQLite database implementing [`ConversationStore`](agentmemory_core::ConversationStore),
+/// [`KvStore`](agentmemory_core::KvStore), [`VectorStore`](agentmemory_core::VectorStore) and
+/// [`UserMemoryStore`](agentmemory_core::UserMemoryStore).
 ///
 /// Cloning is cheap and shares the connections.
 ///
 /// ```
-/// use memory_core::{ConversationEvent, ConversationStore, Message};
-/// use memory_stores::SqliteStore;
+/// use agentmemory_core::{ConversationEvent, ConversationStore, Message};
+/// use agentmemory_stores::SqliteStore;
 ///
 /// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
 /// let store = SqliteStore::open_in_memory().await?;
@@ -43,7 +43,7 @@ const DEFAULT_READERS: usize = 4;
 ///     .await?;
 /// assert_eq!(seq, 1);
 /// assert_eq!(store.load("conv-1").await?.len(), 1);
-/// # Ok::<(), memory_core::MemoryError>(())
+/// # Ok::<(), agentmemory_core::MemoryError>(())
 /// # }).unwrap();
 /// ```
 #[derive(Clone)]

@@ -4,7 +4,7 @@
 //! run in one `IMMEDIATE` transaction, so two processes opening a fresh file at once
 //! cannot both apply them, and a crash mid-way leaves the previous version intact.
 
-use memory_core::{MemoryError, Result};
+use agentmemory_core::{MemoryError, Result};
 use rusqlite::{Connection, TransactionBehavior};
 
 use super::on;

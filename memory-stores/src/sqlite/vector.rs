@@ -16,9 +16,9 @@
 //!   normalised query with every normalised embedding of the namespace, in `-1.0..=1.0`.
 //! - Filters are applied in Rust to the candidates, in rank order, until `k` hits are found.
 
+use agentmemory_core::vector::{Document, SearchHit, SearchQuery};
+use agentmemory_core::{MemoryError, Metadata, Result, VectorStore};
 use async_trait::async_trait;
-use memory_core::vector::{Document, SearchHit, SearchQuery};
-use memory_core::{MemoryError, Metadata, Result, VectorStore};
 use rusqlite::{params, Connection, OptionalExtension, TransactionBehavior};
 
 use super::{on, SqliteStore};

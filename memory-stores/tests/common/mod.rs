@@ -7,7 +7,7 @@ use std::collections::HashSet;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use memory_core::{
+use agentmemory_core::{
     ConversationEvent, ConversationStore, FactCandidate, KvStore, MemoryEntry, MemoryError,
     MemoryScope, Message, UserMemoryStore,
 };
@@ -320,7 +320,7 @@ pub async fn hostile_ids_isolated(
 pub async fn until_ok<T, F, Fut>(limit: Duration, mut op: F) -> T
 where
     F: FnMut() -> Fut,
-    Fut: std::future::Future<Output = memory_core::Result<T>>,
+    Fut: std::future::Future<Output = agentmemory_core::Result<T>>,
 {
     let start = Instant::now();
     loop {
@@ -423,7 +423,7 @@ pub async fn fails_fast<T: std::fmt::Debug>(
     what: &str,
     store: &str,
     bound: Duration,
-    op: impl std::future::Future<Output = memory_core::Result<T>>,
+    op: impl std::future::Future<Output = agentmemory_core::Result<T>>,
 ) {
     let t = Instant::now();
     let err = op.await.expect_err("server is down");
@@ -442,7 +442,7 @@ pub async fn fails_fast<T: std::fmt::Debug>(
 /// `vectors` adds the same checks for a store that also holds documents.
 pub async fn survives_restart<S>(
     store: &S,
-    vectors: Option<&dyn memory_core::VectorStore>,
+    vectors: Option<&dyn agentmemory_core::VectorStore>,
     name: &str,
     (stop, start): (&str, &str),
     bound: Duration,
@@ -466,7 +466,7 @@ pub async fn survives_restart<S>(
         .await
         .expect("put");
     if let Some(vectors) = vectors {
-        let doc = memory_core::vector::Document::new("kept").with_id("d");
+        let doc = agentmemory_core::vector::Document::new("kept").with_id("d");
         vectors.upsert(&ns, doc).await.expect("upsert doc");
     }
 

@@ -3,8 +3,8 @@
 use std::borrow::Cow;
 use std::io::{self, BufRead, IsTerminal, Write};
 
-use agentmem::di::tokens;
-use agentmem::{
+use agentmemory::di::tokens;
+use agentmemory::{
     remember, Agent, FactChange, KvStore, MemoryEntry, MemoryScope, Session, TurnReport,
 };
 

@@ -4,7 +4,7 @@ use std::fmt;
 use std::io;
 use std::process::ExitCode;
 
-use agentmem::MemoryError;
+use agentmemory::MemoryError;
 
 /// Why a command failed.
 #[derive(Debug)]

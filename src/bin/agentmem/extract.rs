@@ -2,7 +2,7 @@
 
 use std::io::{self, BufRead};
 
-use agentmem::{FactCandidate, Message, Polarity, Turn};
+use agentmemory::{FactCandidate, Message, Polarity, Turn};
 use serde::Serialize;
 
 use crate::error::CliError;

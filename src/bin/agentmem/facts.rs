@@ -2,8 +2,8 @@
 
 use std::io::{self, BufRead, IsTerminal, Read, Write};
 
-use agentmem::facts::{export_facts, import_facts, FactsExport};
-use agentmem::{FactChange, MemoryFact, Message, Turn, UserMemoryStore};
+use agentmemory::facts::{export_facts, import_facts, FactsExport};
+use agentmemory::{FactChange, MemoryFact, Message, Turn, UserMemoryStore};
 use serde::Serialize;
 
 use crate::cli::FactsCommand;

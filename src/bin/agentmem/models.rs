@@ -3,12 +3,12 @@
 //! Offline by default: the [`OfflineModel`] and the [`RuleExtractor`]. Built with the
 //! `openai` feature and with `OPENAI_BASE_URL` set, both go through the configured
 //! OpenAI-compatible server (`OPENAI_API_KEY`, `AGENTMEM_MODEL`): replies from its chat
-//! model, facts from an [`LlmExtractor`](agentmem::extract::LlmExtractor) on it.
+//! model, facts from an [`LlmExtractor`](agentmemory::extract::LlmExtractor) on it.
 
 use std::sync::Arc;
 
-use agentmem::model::{ChatModel, OfflineModel};
-use agentmem::{FactExtractor, MemoryError, RuleExtractor};
+use agentmemory::model::{ChatModel, OfflineModel};
+use agentmemory::{FactExtractor, MemoryError, RuleExtractor};
 
 /// The name the chat agent asks its model by.
 pub const CHAT_MODEL: &str = "agentmem-cli";
@@ -18,7 +18,7 @@ pub const CHAT_MODEL: &str = "agentmem-cli";
 fn remote() -> Result<Option<Arc<dyn ChatModel>>, MemoryError> {
     match std::env::var("OPENAI_BASE_URL") {
         Ok(url) if !url.trim().is_empty() => Ok(Some(Arc::new(
-            agentmem::model::openai::OpenAiChatModel::from_env()?,
+            agentmemory::model::openai::OpenAiChatModel::from_env()?,
         ))),
         _ => Ok(None),
     }
@@ -37,7 +37,7 @@ pub fn chat_model() -> Result<Arc<dyn ChatModel>, MemoryError> {
 /// The fact extractor of `extract`, `facts add` and `chat`.
 pub fn extractor() -> Result<Arc<dyn FactExtractor>, MemoryError> {
     Ok(match remote()? {
-        Some(model) => Arc::new(agentmem::extract::LlmExtractor::new(model)),
+        Some(model) => Arc::new(agentmemory::extract::LlmExtractor::new(model)),
         None => Arc::new(RuleExtractor::new()),
     })
 }

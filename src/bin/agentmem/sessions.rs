@@ -1,7 +1,7 @@
 //! `agentmem sessions`: list, show, export, import and delete conversations.
 
-use agentmem::conversation::{export, import, replay, ConversationExport};
-use agentmem::{ConversationStore, SessionConfig, ShortTermMemory, StoredEvent};
+use agentmemory::conversation::{export, import, replay, ConversationExport};
+use agentmemory::{ConversationStore, SessionConfig, ShortTermMemory, StoredEvent};
 use serde::Serialize;
 
 use crate::cli::SessionsCommand;
@@ -56,7 +56,7 @@ struct Summary {
 fn rebuild(
     events: &[StoredEvent],
     max_tokens: usize,
-) -> (ShortTermMemory, Option<agentmem::conversation::Owner>) {
+) -> (ShortTermMemory, Option<agentmemory::conversation::Owner>) {
     let mut memory = ShortTermMemory::new(max_tokens);
     let owner = replay(events, &mut memory);
     (memory, owner)
@@ -114,7 +114,7 @@ struct Shown<'a> {
     max_tokens: usize,
     window_tokens: usize,
     token_count: usize,
-    messages: Vec<&'a agentmem::Message>,
+    messages: Vec<&'a agentmemory::Message>,
 }
 
 async fn show(store: &dyn ConversationStore, id: &str, json: bool) -> Result<(), CliError> {

@@ -2,8 +2,8 @@
 
 use std::sync::Arc;
 
-use agentmem::stores::StoreUrl;
-use agentmem::{Container, ConversationStore, KvStore, UserMemoryStore, VectorStore};
+use agentmemory::stores::StoreUrl;
+use agentmemory::{Container, ConversationStore, KvStore, UserMemoryStore, VectorStore};
 
 use crate::error::CliError;
 

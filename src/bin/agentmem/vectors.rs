@@ -7,8 +7,8 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use agentmem::message::Metadata;
-use agentmem::{Document, SearchQuery, VectorStore};
+use agentmemory::message::Metadata;
+use agentmemory::{Document, SearchQuery, VectorStore};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use serde::{Deserialize, Serialize};
 
@@ -263,7 +263,7 @@ struct QueryResult {
     hits: Vec<QueryHit>,
 }
 
-type Pending = tokio::task::JoinHandle<agentmem::Result<QueryResult>>;
+type Pending = tokio::task::JoinHandle<agentmemory::Result<QueryResult>>;
 
 /// Answers JSONL queries from stdin, one result line per query in input order. Up to
 /// `concurrency` searches run at once (the SQLite store reads on a pool of connections);

@@ -1,6 +1,6 @@
-use agentmem::remember;
+use agentmemory::remember;
 
-#[remember(crate = "agentmem::")]
+#[remember(crate = "agentmemory::")]
 struct Agent;
 
 fn main() {}

@@ -1,4 +1,4 @@
-use agentmem::remember;
+use agentmemory::remember;
 
 #[remember(crate = "missing::agentmem")]
 struct Agent;

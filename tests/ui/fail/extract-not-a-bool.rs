@@ -1,4 +1,4 @@
-use agentmem::remember;
+use agentmemory::remember;
 
 #[remember(extract = "yes")]
 struct Agent;

@@ -1,4 +1,4 @@
-use agentmem::remember;
+use agentmemory::remember;
 
 #[remember(store = "facts")]
 fn agent() {}

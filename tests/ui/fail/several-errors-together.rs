@@ -1,4 +1,4 @@
-use agentmem::{remember, Remember};
+use agentmemory::{remember, Remember};
 
 #[remember(stor = "facts", top_k = 0, extract = "yes", inject = true, inject = false)]
 struct Agent;

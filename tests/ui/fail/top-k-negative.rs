@@ -1,4 +1,4 @@
-use agentmem::remember;
+use agentmemory::remember;
 
 #[remember(top_k = -3)]
 struct Agent;

@@ -1,4 +1,4 @@
-use agentmem::remember;
+use agentmemory::remember;
 
 #[remember(colour = "red")]
 struct Agent;

@@ -1,4 +1,4 @@
-use agentmem::{remember, Remember, RememberSpec};
+use agentmemory::{remember, Remember, RememberSpec};
 
 #[remember]
 struct Bare;

@@ -1,5 +1,5 @@
 // A `#[cfg]` below `#[remember]` switches off the impl together with the struct.
-use agentmem::{remember, Remember, RememberSpec};
+use agentmemory::{remember, Remember, RememberSpec};
 
 #[remember(store = "gone")]
 #[cfg(any())]

@@ -1,22 +1,22 @@
 // A crate that reaches agentmem only through a re-export.
 mod reexport {
-    pub use agentmem;
+    pub use agentmemory;
 }
 
 mod agents {
-    use crate::reexport::agentmem::remember;
+    use crate::reexport::agentmemory::remember;
 
-    #[remember(store = "facts", crate = "crate::reexport::agentmem")]
+    #[remember(store = "facts", crate = "crate::reexport::agentmemory")]
     pub struct Absolute;
 
-    #[remember(top_k = 2, crate = "super::reexport::agentmem")]
+    #[remember(top_k = 2, crate = "super::reexport::agentmemory")]
     pub struct Relative;
 }
 
-#[agentmem::remember(inject = false, crate = "reexport::agentmem")]
+#[agentmemory::remember(inject = false, crate = "reexport::agentmemory")]
 struct Local;
 
-use reexport::agentmem::{Remember, RememberSpec};
+use reexport::agentmemory::{Remember, RememberSpec};
 
 fn main() {
     let _ = (agents::Absolute, agents::Relative, Local);

@@ -1,7 +1,7 @@
 #![deny(missing_docs)]
 //! A crate whose items must all be documented: the struct keeps its docs.
 
-use agentmem::{remember, Remember, RememberSpec};
+use agentmemory::{remember, Remember, RememberSpec};
 
 /// A tutor that remembers what the student already knows.
 ///

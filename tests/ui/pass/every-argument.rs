@@ -1,7 +1,7 @@
-use agentmem::{remember, Remember, RememberSpec};
+use agentmemory::{remember, Remember, RememberSpec};
 
 mod reexport {
-    pub use agentmem;
+    pub use agentmemory;
 }
 
 #[remember(
@@ -10,7 +10,7 @@ mod reexport {
     inject = true,
     top_k = 12,
     extraction_model = "small-model",
-    crate = "reexport::agentmem",
+    crate = "reexport::agentmemory",
 )]
 struct Everything;
 

@@ -1,4 +1,4 @@
-use agentmem::{remember, Remember, RememberSpec};
+use agentmemory::{remember, Remember, RememberSpec};
 
 #[remember(store = "user_memory", top_k = 3)]
 pub struct Support {

@@ -1,4 +1,4 @@
-use agentmem::{remember, Remember, RememberSpec};
+use agentmemory::{remember, Remember, RememberSpec};
 
 // Derive placed before the attribute.
 #[derive(Debug, Clone, Default)]

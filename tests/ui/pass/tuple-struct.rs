@@ -1,4 +1,4 @@
-use agentmem::{remember, Remember, RememberSpec};
+use agentmemory::{remember, Remember, RememberSpec};
 
 #[remember(inject = false)]
 struct Extractor(&'static str, u32);

@@ -1,7 +1,7 @@
 use std::fmt::Debug;
 use std::marker::PhantomData;
 
-use agentmem::{remember, Remember, RememberSpec};
+use agentmemory::{remember, Remember, RememberSpec};
 
 #[remember(top_k = 8, extraction_model = "small-model")]
 struct Planner<M, T: Clone = u8, const N: usize = 4>

@@ -1,5 +1,5 @@
 // Values passed through `macro_rules!` arrive wrapped in invisible groups.
-use agentmem::{remember, Remember, RememberSpec};
+use agentmemory::{remember, Remember, RememberSpec};
 
 macro_rules! agent {
     ($name:ident, $store:expr, $k:expr) => {

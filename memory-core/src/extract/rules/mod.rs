@@ -36,8 +36,8 @@ use pattern::{match_prefix, Found};
 /// and statements about other people. Runs in microseconds, needs no model.
 ///
 /// ```
-/// use memory_core::extract::RuleExtractor;
-/// use memory_core::facts::Polarity;
+/// use agentmemory_core::extract::RuleExtractor;
+/// use agentmemory_core::facts::Polarity;
 ///
 /// let facts = RuleExtractor::new().extract_text("Hi, I'm Alice and I don't like jazz.");
 /// assert_eq!(facts[0].attribute.as_deref(), Some("name"));

@@ -17,10 +17,10 @@ use crate::model::{ChatModel, ChatRequest, Completion};
 /// copied into [`Completion::usage`].
 ///
 /// ```no_run
-/// # async fn demo() -> memory_core::Result<()> {
+/// # async fn demo() -> agentmemory_core::Result<()> {
 /// use std::sync::Arc;
-/// use memory_core::model::openai::{OpenAiChatModel, OpenAiConfig};
-/// use memory_core::Container;
+/// use agentmemory_core::model::openai::{OpenAiChatModel, OpenAiConfig};
+/// use agentmemory_core::Container;
 ///
 /// let model = OpenAiChatModel::new(OpenAiConfig::from_env())?;
 /// let container = Container::new();

@@ -25,7 +25,7 @@ pub const DEFAULT_MODEL: &str = "gpt-4o-mini";
 ///
 /// ```
 /// use std::time::Duration;
-/// use memory_core::model::openai::OpenAiConfig;
+/// use agentmemory_core::model::openai::OpenAiConfig;
 ///
 /// let config = OpenAiConfig::new("http://localhost:11434/v1", "llama3.2")
 ///     .with_api_key("sk-secret")
@@ -93,7 +93,7 @@ impl OpenAiConfig {
     /// Like [`from_env`](Self::from_env), reading variables through `lookup`.
     ///
     /// ```
-    /// use memory_core::model::openai::OpenAiConfig;
+    /// use agentmemory_core::model::openai::OpenAiConfig;
     ///
     /// let config = OpenAiConfig::from_lookup(|name| match name {
     ///     "OPENAI_BASE_URL" => Some("http://127.0.0.1:8080/v1".to_owned()),

@@ -18,9 +18,9 @@ use crate::vector::Embedder;
 /// server answered with first; every later answer must match it.
 ///
 /// ```no_run
-/// # async fn demo() -> memory_core::Result<()> {
-/// use memory_core::model::openai::{OpenAiConfig, OpenAiEmbedder};
-/// use memory_core::Embedder;
+/// # async fn demo() -> agentmemory_core::Result<()> {
+/// use agentmemory_core::model::openai::{OpenAiConfig, OpenAiEmbedder};
+/// use agentmemory_core::Embedder;
 ///
 /// let config = OpenAiConfig::new("https://api.openai.com/v1", "text-embedding-3-small")
 ///     .with_api_key(std::env::var("OPENAI_API_KEY").unwrap_or_default());
