@@ -5,9 +5,7 @@
 //! items, reasoning) while token counting, summaries and extraction read the projection.
 
 use agentmemory_core::{Message, Role, ToolCall};
-use rig_core::message::{
-    AssistantContent, Message as RigMessage, ToolResultContent, UserContent,
-};
+use rig_core::message::{AssistantContent, Message as RigMessage, ToolResultContent, UserContent};
 
 /// The metadata entry holding a message's rig form.
 const RIG_FORM: &str = "rig";

@@ -16,10 +16,7 @@ pub(crate) async fn extract_and_reconcile(
     user: &Message,
     assistant: Option<&Message>,
 ) -> Result<Vec<FactChange>> {
-    let candidates = shared
-        .extractor
-        .extract(Turn { user, assistant })
-        .await?;
+    let candidates = shared.extractor.extract(Turn { user, assistant }).await?;
     let mut changes = Vec::with_capacity(candidates.len());
     for mut candidate in candidates {
         candidate.source = FactSource {

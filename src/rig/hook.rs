@@ -156,20 +156,15 @@ impl AgentHook for MemoryHook {
             return CompletionCallAction::continue_run();
         }
         // After a tool call the prompt is a tool result: the query is the user's last words.
-        let query = convert::user_text(event.prompt).or_else(|| {
-            event
-                .history
-                .iter()
-                .rev()
-                .find_map(convert::user_text)
-        });
+        let query = convert::user_text(event.prompt)
+            .or_else(|| event.history.iter().rev().find_map(convert::user_text));
         let Some(query) = query else {
             return CompletionCallAction::continue_run();
         };
         match self.block_for(&query).await {
-            Some(block) => {
-                CompletionCallAction::patch(RequestPatch::new().preamble(self.preamble_with(&block)))
-            }
+            Some(block) => CompletionCallAction::patch(
+                RequestPatch::new().preamble(self.preamble_with(&block)),
+            ),
             None => CompletionCallAction::continue_run(),
         }
     }

@@ -106,21 +106,30 @@ impl Tool for RememberTool {
         })
     }
 
-    async fn call(&self, context: &mut ToolContext, args: RememberArgs) -> Result<Value, ToolError> {
+    async fn call(
+        &self,
+        context: &mut ToolContext,
+        args: RememberArgs,
+    ) -> Result<Value, ToolError> {
         non_empty("fact", &args.fact)?;
         let user = user_of(context)?;
         let shared = self.memory.shared();
-        let candidate = FactCandidate::new(args.fact.trim(), REMEMBERED_CONFIDENCE).with_source(
-            FactSource {
+        let candidate =
+            FactCandidate::new(args.fact.trim(), REMEMBERED_CONFIDENCE).with_source(FactSource {
                 session_id: user.conversation.clone(),
                 message_id: None,
-            },
-        );
+            });
         let change = shared.facts.upsert(&user.user_id, candidate).await?;
-        extract::log_changes(shared, user.conversation.as_deref(), std::slice::from_ref(&change))
-            .await?;
+        extract::log_changes(
+            shared,
+            user.conversation.as_deref(),
+            std::slice::from_ref(&change),
+        )
+        .await?;
         Ok(match &change {
-            FactChange::Added { fact } => json!({"status": "added", "id": fact.id, "fact": fact.text}),
+            FactChange::Added { fact } => {
+                json!({"status": "added", "id": fact.id, "fact": fact.text})
+            }
             FactChange::Reinforced { fact } => {
                 json!({"status": "reinforced", "id": fact.id, "fact": fact.text})
             }

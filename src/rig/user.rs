@@ -113,10 +113,7 @@ impl UserMemory {
         conversation: &str,
         prompt: impl Into<String>,
     ) -> Result<AgentRunner> {
-        Ok(self
-            .prepare(agent, conversation, prompt)
-            .await?
-            .0)
+        Ok(self.prepare(agent, conversation, prompt).await?.0)
     }
 
     /// Like [`prompt`](Self::prompt), also returning the hook, whose
