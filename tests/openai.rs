@@ -85,6 +85,7 @@ async fn chat_extraction_and_summary_all_go_through_the_provider() {
     container.register_model("extractor", model.clone());
     container.register_summarizer("summarizer", Arc::new(LlmSummarizer::new(model)));
     container.register_user_memory("user_memory", store.clone());
+    container.register_conversations("log", Arc::new(InMemoryConversationStore::new()));
 
     let mut session = Session::builder(Assistant, &container)
         .user("bob")
@@ -204,6 +205,7 @@ async fn a_broken_extractor_answer_is_reported_and_stores_nothing() {
     container.register_model("chat", model.clone());
     container.register_model("extractor", model);
     container.register_user_memory("user_memory", store.clone());
+    container.register_conversations("log", Arc::new(InMemoryConversationStore::new()));
     let mut session = Session::builder(Assistant, &container)
         .user("bob")
         .build()
