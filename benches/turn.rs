@@ -1,14 +1,21 @@
-//! One whole `Session::send` turn with in-memory stores, the offline model and
-//! 1,000 stored facts for the user: inject (search), model, buffers, log, extract.
-//! A second run replaces the offline model with a canned reply, leaving only
-//! agentmem's own work.
+//! One whole `Session::send` turn with in-memory stores, the offline model and 1,000
+//! stored facts for the user. Three kinds of turn, each measured on its own:
+//!
+//! - `statement`: a message the extractor turns into a fact, cycling through a few so
+//!   every turn adds or reinforces one (upsert, reconciliation, logging of the change);
+//! - `unrelated_question`: a question sharing no word with any fact (search finds
+//!   nothing, extraction stores nothing);
+//! - `summarising`: a turn that pushes the window over budget, so older messages are
+//!   summarised and the summary logged (every iteration starts from a session primed
+//!   just under the budget; priming is not measured).
 
 use std::borrow::Cow;
 use std::sync::Arc;
 
+use agentmemory::conversation::ConversationEvent;
 use agentmemory::facts::FactCandidate;
 use agentmemory::prelude::*;
-use criterion::{criterion_group, criterion_main, Criterion};
+use criterion::{criterion_group, criterion_main, BatchSize, Criterion};
 
 #[remember(store = "user_memory", top_k = 5)]
 struct Assistant;
@@ -45,32 +52,14 @@ const TOPICS: &[&str] = &[
     "painting",
 ];
 
-/// A model that costs nothing: the same short reply every time. With it, the bench
-/// measures only agentmem's share of a turn.
-struct Canned;
+const STATEMENTS: &[&str] = &[
+    "I love jazz",
+    "I live in Porto",
+    "I love hiking",
+    "My favourite food is ramen",
+];
 
-#[async_trait::async_trait]
-impl ChatModel for Canned {
-    async fn complete(
-        &self,
-        _: agentmemory::ChatRequest,
-    ) -> Result<agentmemory::Completion, MemoryError> {
-        Ok(agentmemory::Completion {
-            message: Message::assistant("Sounds good, let us plan around that on Saturday."),
-            usage: None,
-        })
-    }
-}
-
-fn turn(c: &mut Criterion) {
-    bench_with(c, "turn_1000_facts", Arc::new(OfflineModel::new()));
-    bench_with(c, "turn_1000_facts_canned_model", Arc::new(Canned));
-}
-
-fn bench_with(c: &mut Criterion, name: &str, model: Arc<dyn ChatModel>) {
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .build()
-        .unwrap();
+fn container_with_facts(runtime: &tokio::runtime::Runtime) -> Container {
     let store = Arc::new(InMemoryUserMemoryStore::new());
     runtime.block_on(async {
         for i in 0..1_000 {
@@ -82,7 +71,19 @@ fn bench_with(c: &mut Criterion, name: &str, model: Arc<dyn ChatModel>) {
     });
     let container = Container::new();
     container.register_user_memory("user_memory", store);
-    container.register_model("offline", model);
+    container.register_conversations("log", Arc::new(InMemoryConversationStore::new()));
+    container.register_model("offline", Arc::new(OfflineModel::new()));
+    container
+}
+
+fn turns(c: &mut Criterion) {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let container = container_with_facts(&runtime);
+    let mut group = c.benchmark_group("turn_1000_facts");
+
     let mut session = runtime
         .block_on(
             Session::builder(Assistant, &container)
@@ -91,17 +92,82 @@ fn bench_with(c: &mut Criterion, name: &str, model: Arc<dyn ChatModel>) {
                 .build(),
         )
         .unwrap();
-
-    let mut group = c.benchmark_group("session");
-    group.bench_function(name, |b| {
+    let mut n = 0;
+    group.bench_function("statement", |b| {
         b.iter(|| {
-            runtime
-                .block_on(session.send("What should we do about jazz this weekend?"))
-                .unwrap()
+            let text = STATEMENTS[n % STATEMENTS.len()];
+            n += 1;
+            let reply = runtime.block_on(session.send(text)).unwrap();
+            debug_assert!(reply
+                .report
+                .fact_changes
+                .iter()
+                .any(|c| c.kind() != "ignored"));
+            reply
         })
+    });
+
+    let mut session = runtime
+        .block_on(
+            Session::builder(Assistant, &container)
+                .user("alice")
+                .max_tokens(4_000)
+                .build(),
+        )
+        .unwrap();
+    group.bench_function("unrelated_question", |b| {
+        b.iter(|| {
+            let reply = runtime
+                .block_on(session.send("Could you recommend something for tomorrow evening?"))
+                .unwrap();
+            debug_assert!(reply.report.injected.is_empty());
+            reply
+        })
+    });
+
+    // Primed with ~560 of 600 tokens of history: the next turn goes over and summarises.
+    let log = Arc::new(InMemoryConversationStore::new());
+    let primed = container.clone();
+    primed.register_conversations("log", log.clone());
+    let filler = "We talked about the trains to Porto and the weather on the coast this week.";
+    let mut id = 0u64;
+    group.bench_function("summarising", |b| {
+        b.iter_batched(
+            || {
+                id += 1;
+                let conversation = format!("primed-{id}");
+                let events = (0..26)
+                    .map(|i| ConversationEvent::Message {
+                        message: if i % 2 == 0 {
+                            Message::user(filler)
+                        } else {
+                            Message::assistant(filler)
+                        },
+                    })
+                    .collect();
+                runtime.block_on(async {
+                    log.append(&conversation, events).await.unwrap();
+                    Session::builder(Assistant, &primed)
+                        .user("alice")
+                        .conversation(conversation)
+                        .max_tokens(600)
+                        .build()
+                        .await
+                        .unwrap()
+                })
+            },
+            |mut session| {
+                let reply = runtime
+                    .block_on(session.send("Could you recommend something for tomorrow evening?"))
+                    .unwrap();
+                assert!(reply.report.did_summarize());
+                (session, reply)
+            },
+            BatchSize::SmallInput,
+        )
     });
     group.finish();
 }
 
-criterion_group!(benches, turn);
+criterion_group!(benches, turns);
 criterion_main!(benches);

@@ -28,6 +28,7 @@
 //! # tokio_test::block_on(async {
 //! let container = Container::new();
 //! container.register_user_memory("user_memory", Arc::new(InMemoryUserMemoryStore::new()));
+//! container.register_conversations("log", Arc::new(InMemoryConversationStore::new()));
 //! container.register_model("offline", Arc::new(OfflineModel::new()));
 //!
 //! let mut monday = Session::builder(Assistant, &container).user("alice").build().await?;
@@ -41,17 +42,62 @@
 //! ```
 #![warn(missing_docs)]
 
-pub use agentmemory_core::*;
+// The modules of the engine, each with its whole public API.
+pub use agentmemory_core::{
+    buffer, conversation, di, error, extract, facts, kv, message, model, session, summarize, text,
+    tokens, vector, working,
+};
+
+// The types most programs name, at the root.
+pub use agentmemory_core::buffer::{
+    ConversationBuffer, ShortTermMemory, ShortTermSnapshot, SNAPSHOT_VERSION,
+};
+pub use agentmemory_core::conversation::{
+    ConversationEvent, ConversationStore, InMemoryConversationStore, StoredEvent,
+};
+pub use agentmemory_core::di::Container;
+pub use agentmemory_core::error::{MemoryError, Result};
+pub use agentmemory_core::extract::{FactExtractor, RuleExtractor, Turn};
+pub use agentmemory_core::facts::{
+    FactCandidate, FactChange, FactPolicy, InMemoryUserMemoryStore, MemoryFact, Polarity,
+    ScoredFact, UserMemoryStore,
+};
+pub use agentmemory_core::kv::{InMemoryKvStore, KvStore, MemoryEntry, MemoryScope};
+pub use agentmemory_core::message::{Content, ContentBlock, Message, Metadata, Role, ToolCall};
+pub use agentmemory_core::model::{
+    ChatModel, ChatRequest, ChatStream, Completion, OfflineModel, StreamEvent, ToolDefinition,
+    Usage,
+};
+pub use agentmemory_core::remember::{Remember, RememberSpec};
+pub use agentmemory_core::session::{
+    Agent, DeferredExtraction, ExtractionMode, PreparedTurn, PromptTokens, Reply, Session,
+    SessionBuilder, SessionConfig, Truncation, TurnEvent, TurnReply, TurnReport, TurnStream,
+};
+pub use agentmemory_core::summarize::{ExtractiveSummarizer, Summarizer};
+#[cfg(feature = "tiktoken")]
+pub use agentmemory_core::tokens::{BpeCounter, Encoding};
+pub use agentmemory_core::tokens::{HeuristicCounter, TokenCounter};
+pub use agentmemory_core::vector::{
+    Document, Embedder, InMemoryVectorStore, SearchHit, SearchQuery, VectorStore,
+};
+pub use agentmemory_core::working::WorkingMemory;
 pub use agentmemory_macros::remember;
 
 #[cfg(feature = "rig")]
 #[cfg_attr(docsrs, doc(cfg(feature = "rig")))]
 pub mod rig;
 
-/// Persistent stores (SQLite, JSON files), each behind a cargo feature.
+/// The attribute for implementing [`ChatModel`], [`ConversationStore`] and the other
+/// async traits, re-exported so no extra dependency is needed.
+pub use async_trait::async_trait;
+
+/// Persistent stores (SQLite, JSON files, Redis, PostgreSQL), each behind a cargo feature.
 pub use agentmemory_stores as stores;
 
 /// The names most programs need, in one import: `use agentmemory::prelude::*;`.
+///
+/// Only the runtime: backend helpers live in [`stores`], test doubles such as
+/// [`RecordingModel`](model::RecordingModel) in [`model`].
 pub mod prelude {
     pub use crate::remember;
     pub use agentmemory_core::buffer::{ConversationBuffer, ShortTermMemory};
@@ -59,8 +105,11 @@ pub mod prelude {
     pub use agentmemory_core::facts::{
         FactCandidate, FactChange, InMemoryUserMemoryStore, MemoryFact, UserMemoryStore,
     };
-    pub use agentmemory_core::model::{ChatModel, OfflineModel};
-    pub use agentmemory_core::session::{Agent, Session, TurnReply, TurnReport};
+    pub use agentmemory_core::model::{ChatModel, OfflineModel, ToolDefinition};
+    pub use agentmemory_core::session::{
+        Agent, ExtractionMode, PreparedTurn, Reply, Session, SessionConfig, TurnEvent, TurnReply,
+        TurnReport,
+    };
     pub use agentmemory_core::vector::{Document, InMemoryVectorStore, SearchQuery, VectorStore};
     pub use agentmemory_core::working::WorkingMemory;
     pub use agentmemory_core::{

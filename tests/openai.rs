@@ -85,15 +85,16 @@ async fn chat_extraction_and_summary_all_go_through_the_provider() {
     container.register_model("extractor", model.clone());
     container.register_summarizer("summarizer", Arc::new(LlmSummarizer::new(model)));
     container.register_user_memory("user_memory", store.clone());
+    container.register_conversations("log", Arc::new(InMemoryConversationStore::new()));
 
     let mut session = Session::builder(Assistant, &container)
         .user("bob")
-        .config(SessionConfig {
-            max_tokens: 60,
-            memory_block_tokens: 200,
-            summary_tokens: 30,
-            ..SessionConfig::default()
-        })
+        .config(
+            SessionConfig::default()
+                .with_max_tokens(165)
+                .with_memory_block_tokens(200)
+                .with_summary_tokens(60),
+        )
         .build()
         .await
         .unwrap();
@@ -118,8 +119,10 @@ async fn chat_extraction_and_summary_all_go_through_the_provider() {
     assert_eq!(second.report.extraction_error, None);
     let mut summarized = second.report.summarized;
     for line in [
-        "Anything fun to do this weekend?",
-        "And what about next week?",
+        "Anything fun to do this weekend? I would like something outdoors if the weather \
+         holds, maybe a long walk by the water, a market or a museum, and a good place to eat.",
+        "And what about next week? The evenings are free after work, so a concert, a film, \
+         a cooking class or a quiet bar with friends would all be welcome ideas for me.",
     ] {
         summarized += session.send(line).await.unwrap().report.summarized;
     }
@@ -163,7 +166,8 @@ async fn chat_extraction_and_summary_all_go_through_the_provider() {
         "{system}"
     );
     assert!(
-        system.contains(&format!("<conversation_summary>\n{SUMMARY}")),
+        system.contains("<conversation_summary>")
+            && system.contains(&format!("{SUMMARY}\n</conversation_summary>")),
         "{system}"
     );
     let roles: Vec<&str> = last["messages"]
@@ -204,6 +208,7 @@ async fn a_broken_extractor_answer_is_reported_and_stores_nothing() {
     container.register_model("chat", model.clone());
     container.register_model("extractor", model);
     container.register_user_memory("user_memory", store.clone());
+    container.register_conversations("log", Arc::new(InMemoryConversationStore::new()));
     let mut session = Session::builder(Assistant, &container)
         .user("bob")
         .build()

@@ -37,9 +37,14 @@ pub use facts::{
 };
 pub use kv::{InMemoryKvStore, KvStore, MemoryEntry, MemoryScope};
 pub use message::{Content, ContentBlock, Message, Metadata, Role, ToolCall};
-pub use model::{ChatModel, ChatRequest, Completion, Usage};
+pub use model::{
+    ChatModel, ChatRequest, ChatStream, Completion, StreamEvent, ToolDefinition, Usage,
+};
 pub use remember::{Remember, RememberSpec};
-pub use session::{Agent, Session, SessionBuilder, SessionConfig, TurnReply, TurnReport};
+pub use session::{
+    Agent, ExtractionMode, PreparedTurn, Reply, Session, SessionBuilder, SessionConfig, TurnEvent,
+    TurnReply, TurnReport,
+};
 pub use summarize::{ExtractiveSummarizer, Summarizer};
 #[cfg(feature = "tiktoken")]
 pub use tokens::{BpeCounter, Encoding};

@@ -5,7 +5,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use agentmemory_core::model::openai::{OpenAiChatModel, OpenAiConfig, OpenAiEmbedder};
-use agentmemory_core::model::{ChatModel, ChatRequest};
+use agentmemory_core::model::{ChatModel, ChatRequest, ToolDefinition};
 use agentmemory_core::{ContentBlock, Embedder, MemoryError, Message, Role, ToolCall, Usage};
 use serde_json::{json, Value};
 use wiremock::matchers::{body_json, header, method, path};
@@ -27,13 +27,11 @@ fn reply(text: &str) -> Value {
 }
 
 fn simple_request() -> ChatRequest {
-    ChatRequest {
-        model: "registered-name".into(),
-        system: "Be brief.".into(),
-        messages: vec![Message::user("Hello").into()],
-        temperature: None,
-        max_tokens: None,
-    }
+    ChatRequest::new(
+        "registered-name",
+        "Be brief.",
+        vec![Message::user("Hello").into()],
+    )
 }
 
 fn model_error(err: &MemoryError) -> &str {
@@ -62,6 +60,13 @@ async fn chat_request_body_and_headers_are_exactly_openais() {
             {"role": "tool", "content": "-3°C, snow", "tool_call_id": "call_1"},
             {"role": "assistant", "content": "A cat; it snows in Oslo."},
             {"role": "user", "content": "Thanks"}
+        ],
+        "tools": [
+            {"type": "function", "function": {
+                "name": "weather",
+                "description": "The weather in a city",
+                "parameters": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}
+            }}
         ]
     });
     Mock::given(method("POST"))
@@ -81,10 +86,10 @@ async fn chat_request_body_and_headers_are_exactly_openais() {
             .with_organization("org-42"),
     )
     .unwrap();
-    let request = ChatRequest {
-        model: "registered-name".into(),
-        system: "You are terse.".into(),
-        messages: vec![
+    let request = ChatRequest::new(
+        "registered-name",
+        "You are terse.",
+        vec![
             Message::user(vec![
                 ContentBlock::Text {
                     text: "What is in this picture, and the weather?".into(),
@@ -105,9 +110,14 @@ async fn chat_request_body_and_headers_are_exactly_openais() {
         .into_iter()
         .map(Arc::new)
         .collect(),
-        temperature: Some(0.5),
-        max_tokens: Some(64),
-    };
+    )
+    .with_temperature(0.5)
+    .with_max_tokens(64)
+    .with_tools(vec![ToolDefinition::new(
+        "weather",
+        "The weather in a city",
+        json!({"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}),
+    )]);
     let completion = model.complete(request).await.unwrap();
     assert_eq!(completion.message.role, Role::Assistant);
     assert_eq!(completion.message.text(), "You're welcome.");

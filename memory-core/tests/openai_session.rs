@@ -96,6 +96,7 @@ async fn a_malformed_extraction_stores_nothing_and_the_turn_completes() {
         setup(r#"{"facts": [{"text": "lives in Oslo", "confidence": 7}]}"#).await;
     let mut session = Session::builder(Assistant, &container)
         .user("u1")
+        .ephemeral()
         .build()
         .await
         .unwrap();
@@ -122,6 +123,7 @@ async fn extraction_model_uses_the_llm_and_a_registered_extractor_wins() {
     .await;
     let mut session = Session::builder(Assistant, &container)
         .user("u1")
+        .ephemeral()
         .build()
         .await
         .unwrap();
@@ -147,6 +149,7 @@ async fn extraction_model_uses_the_llm_and_a_registered_extractor_wins() {
     );
     let mut session = Session::builder(Assistant, &container)
         .user("u2")
+        .ephemeral()
         .build()
         .await
         .unwrap();
@@ -170,6 +173,7 @@ async fn a_missing_extraction_model_fails_the_build() {
     container.register_user_memory("user_memory", Arc::new(InMemoryUserMemoryStore::new()));
     let err = Session::builder(Assistant, &container)
         .user("u1")
+        .ephemeral()
         .build()
         .await
         .unwrap_err();
@@ -220,6 +224,7 @@ mod tiktoken {
         let text = "Tokenization differs: 東京 is two characters, antidisestablishmentarianism is one word.";
 
         let mut session = Session::builder(Gpt4o, &container)
+            .ephemeral()
             .user("u")
             .build()
             .await
@@ -236,6 +241,7 @@ mod tiktoken {
         assert_eq!(session.memory().window_tokens(), expected);
 
         let mut session = Session::builder(Gpt4, &container)
+            .ephemeral()
             .user("u")
             .build()
             .await

@@ -85,7 +85,29 @@ pub(crate) fn validate(args: Vec<syn::Result<KeyedArg<'_>>>, cx: &mut Ctxt) -> S
             }
         }
     }
+    contradictions(&settings, cx);
     settings
+}
+
+/// Rules between arguments: an argument that cannot take effect because another one
+/// turns its feature off is an error at that argument.
+fn contradictions(settings: &Settings, cx: &mut Ctxt) {
+    if let (Some(extract), Some(model)) = (&settings.extract, &settings.extraction_model) {
+        if !extract.value {
+            cx.error(
+                model.span(),
+                "`extraction_model` has no effect with `extract = false`; remove one of them",
+            );
+        }
+    }
+    if let (Some(inject), Some(top_k)) = (&settings.inject, &settings.top_k) {
+        if !inject.value {
+            cx.error(
+                top_k.span,
+                "`top_k` has no effect with `inject = false`; remove one of them",
+            );
+        }
+    }
 }
 
 /// Looks through the invisible groups `macro_rules!` wraps around `$value:expr`.
@@ -329,7 +351,7 @@ mod tests {
     #[test]
     fn well_formed_arguments_are_kept() {
         let (settings, messages) = check(
-            r#"store = "user_memory", extract = false, inject = true, top_k = 12usize,
+            r#"store = "user_memory", extract = true, inject = true, top_k = 12usize,
                extraction_model = "small-model", crate = "::reexport::agentmemory""#,
         );
         assert!(messages.is_empty(), "{messages:?}");
@@ -337,7 +359,7 @@ mod tests {
             settings.store.map(|s| s.value()).as_deref(),
             Some("user_memory")
         );
-        assert_eq!(settings.extract.map(|b| b.value), Some(false));
+        assert_eq!(settings.extract.map(|b| b.value), Some(true));
         assert_eq!(settings.inject.map(|b| b.value), Some(true));
         assert_eq!(settings.top_k.map(|k| k.value), Some(12));
         assert_eq!(
@@ -349,6 +371,29 @@ mod tests {
         };
         assert!(path.leading_colon.is_some());
         assert_eq!(path.segments.len(), 2);
+    }
+
+    #[test]
+    fn arguments_that_cannot_take_effect_are_rejected() {
+        assert_eq!(
+            one_error(r#"extract = false, extraction_model = "m""#),
+            "`extraction_model` has no effect with `extract = false`; remove one of them"
+        );
+        assert_eq!(
+            one_error("top_k = 3, inject = false"),
+            "`top_k` has no effect with `inject = false`; remove one of them"
+        );
+        let (_, both) =
+            check(r#"extract = false, inject = false, top_k = 2, extraction_model = "m""#);
+        assert_eq!(both.len(), 2, "{both:?}");
+        // With the feature on (or left at its default) the argument is fine.
+        for ok in [
+            r#"extract = true, extraction_model = "m""#,
+            "inject = true, top_k = 3",
+            "top_k = 3",
+        ] {
+            assert!(check(ok).1.is_empty(), "{ok}");
+        }
     }
 
     #[test]

@@ -230,6 +230,63 @@ impl ShortTermMemory {
             .collect()
     }
 
+    /// The window when `max_tokens` must hold only the system messages and the recent
+    /// turns (the caller accounts for the summary, as a session does when it renders the
+    /// summary into the system prompt), with its tokens. Shared handles, like
+    /// [`shared_window`](Self::shared_window).
+    ///
+    /// ```
+    /// use agentmemory_core::buffer::ShortTermMemory;
+    ///
+    /// let mut memory = ShortTermMemory::new(1_000);
+    /// memory.add_user("one two three four five six seven eight");
+    /// memory.add_assistant("ok");
+    /// let (window, tokens) = memory.shared_window_within(8);
+    /// assert_eq!(window.len(), 1);
+    /// assert!(tokens <= 8);
+    /// ```
+    pub fn shared_window_within(&self, max_tokens: usize) -> (Vec<Arc<Message>>, usize) {
+        let start = self.start_within(max_tokens.saturating_sub(self.system_tokens));
+        let tokens =
+            self.system_tokens + self.turns.range(start..).map(|e| e.tokens).sum::<usize>();
+        let window = self
+            .merged_from(start)
+            .map(|e| Arc::clone(&e.message))
+            .collect();
+        (window, tokens)
+    }
+
+    /// Tokens of every message held (system and not, in the window or not), without the
+    /// summary.
+    pub fn message_tokens(&self) -> usize {
+        self.system_tokens + self.turn_tokens
+    }
+
+    /// Tokens the summary counts for in [`token_count`](Self::token_count).
+    pub fn summary_tokens(&self) -> usize {
+        self.summary_tokens
+    }
+
+    /// The system messages, in order, as shared handles.
+    pub fn system_messages(&self) -> Vec<Arc<Message>> {
+        self.system.iter().map(|e| Arc::clone(&e.message)).collect()
+    }
+
+    /// Whether one of the `last` most recent non-system messages has id `id` (a cheap
+    /// check for a message that was already added, e.g. by a retried turn).
+    pub fn holds_recent(&self, id: &ulid::Ulid, last: usize) -> bool {
+        self.turns
+            .iter()
+            .rev()
+            .take(last)
+            .any(|e| e.message.id == *id)
+    }
+
+    /// The most recent non-system message.
+    pub fn last_turn(&self) -> Option<&Message> {
+        self.turns.back().map(|e| &*e.message)
+    }
+
     /// Tokens of the window [`messages`](Self::messages) returns, plus the summary's.
     pub fn window_tokens(&self) -> usize {
         let start = self.window_start(self.max_tokens);

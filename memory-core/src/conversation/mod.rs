@@ -78,6 +78,11 @@ pub struct StoredEvent {
 ///
 /// Appends of one call are atomic and contiguous: a reader sees all of them or none,
 /// and no other writer's events interleave with them.
+///
+/// Appending messages is idempotent by message id: a [`ConversationEvent::Message`]
+/// whose message id the log already holds (or that appears earlier in the same batch)
+/// is skipped, so a turn retried after a failure never logs its user message twice.
+/// Other events are always appended. [`message_ids`] gives the ids a batch carries.
 #[async_trait]
 pub trait ConversationStore: Send + Sync {
     /// Appends `events` to the log of `conversation_id`; returns the seq of the last one
@@ -97,18 +102,49 @@ pub trait ConversationStore: Send + Sync {
     async fn compact(&self, conversation_id: &str, before_seq: u64) -> Result<usize>;
 }
 
+/// The ids of the messages `events` carries, one entry per event (`None` for events that
+/// are not messages): what a backend checks to keep appends idempotent.
+pub fn message_ids(events: &[ConversationEvent]) -> Vec<Option<ulid::Ulid>> {
+    events
+        .iter()
+        .map(|e| match e {
+            ConversationEvent::Message { message } => Some(message.id),
+            _ => None,
+        })
+        .collect()
+}
+
+/// Keeps the events of a batch that a log should append: messages whose id is neither
+/// `known` (already in the log) nor earlier in the batch are kept, other events always.
+pub fn without_known_messages(
+    events: Vec<ConversationEvent>,
+    mut known: impl FnMut(&ulid::Ulid) -> bool,
+) -> Vec<ConversationEvent> {
+    let mut seen = std::collections::HashSet::new();
+    events
+        .into_iter()
+        .filter(|e| match e {
+            ConversationEvent::Message { message } => {
+                !known(&message.id) && seen.insert(message.id)
+            }
+            _ => true,
+        })
+        .collect()
+}
+
 /// The default [`ConversationStore`]: logs in memory.
 #[derive(Debug, Default)]
 pub struct InMemoryConversationStore {
     logs: RwLock<BTreeMap<String, Log>>,
 }
 
-/// One conversation's events, and the last seq ever given out (which outlives the
-/// events when compaction drops them all).
+/// One conversation's events, the last seq ever given out (which outlives the events
+/// when compaction drops them all), and the ids of every message ever logged.
 #[derive(Debug, Default)]
 struct Log {
     last_seq: u64,
     events: Vec<StoredEvent>,
+    message_ids: std::collections::HashSet<ulid::Ulid>,
 }
 
 impl InMemoryConversationStore {
@@ -127,7 +163,11 @@ impl ConversationStore for InMemoryConversationStore {
         let mut logs = self.logs.write();
         let log = logs.entry(conversation_id.to_owned()).or_default();
         let at = Utc::now();
+        let events = without_known_messages(events, |id| log.message_ids.contains(id));
         for event in events {
+            if let ConversationEvent::Message { message } = &event {
+                log.message_ids.insert(message.id);
+            }
             log.last_seq += 1;
             log.events.push(StoredEvent {
                 seq: log.last_seq,

@@ -109,6 +109,7 @@ impl LlmExtractor {
             messages: vec![Message::user(prompt).into()],
             temperature: Some(0.0),
             max_tokens: Some(1024),
+            tools: Vec::new(),
         }
     }
 }

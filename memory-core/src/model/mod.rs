@@ -8,8 +8,28 @@ use serde::{Deserialize, Serialize};
 use crate::error::Result;
 use crate::message::Message;
 
+mod stream;
+mod tool;
+
+pub use stream::{ChatStream, StreamEvent};
+pub use tool::ToolDefinition;
+
 /// Everything a chat model is given for one completion.
+///
+/// Built with [`ChatRequest::new`] and the `with_*` methods (the struct grows, so it
+/// cannot be built literally outside this crate):
+///
+/// ```
+/// use agentmemory_core::model::{ChatRequest, ToolDefinition};
+/// use agentmemory_core::Message;
+///
+/// let request = ChatRequest::new("gpt-4o-mini", "Be brief.", vec![Message::user("hi").into()])
+///     .with_temperature(0.2)
+///     .with_tools(vec![ToolDefinition::new("clock", "The current time", serde_json::json!({"type": "object"}))]);
+/// assert_eq!(request.tools.len(), 1);
+/// ```
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct ChatRequest {
     /// The model name.
     pub model: String,
@@ -25,6 +45,46 @@ pub struct ChatRequest {
     /// Completion length limit, when the caller cares.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_tokens: Option<u32>,
+    /// The tools the model may call (empty: none).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tools: Vec<ToolDefinition>,
+}
+
+impl ChatRequest {
+    /// A request for `model` with a system prompt and a window; no tools, provider
+    /// defaults for sampling.
+    pub fn new(
+        model: impl Into<String>,
+        system: impl Into<String>,
+        messages: Vec<Arc<Message>>,
+    ) -> Self {
+        Self {
+            model: model.into(),
+            system: system.into(),
+            messages,
+            temperature: None,
+            max_tokens: None,
+            tools: Vec::new(),
+        }
+    }
+
+    /// Sets the sampling temperature.
+    pub fn with_temperature(mut self, temperature: f32) -> Self {
+        self.temperature = Some(temperature);
+        self
+    }
+
+    /// Sets the completion length limit.
+    pub fn with_max_tokens(mut self, max_tokens: u32) -> Self {
+        self.max_tokens = Some(max_tokens);
+        self
+    }
+
+    /// Sets the tools the model may call.
+    pub fn with_tools(mut self, tools: Vec<ToolDefinition>) -> Self {
+        self.tools = tools;
+        self
+    }
 }
 
 /// Token usage a provider reported.
@@ -34,6 +94,16 @@ pub struct Usage {
     pub prompt_tokens: u32,
     /// Tokens in the reply.
     pub completion_tokens: u32,
+}
+
+impl Completion {
+    /// A completion without usage figures.
+    pub fn new(message: Message) -> Self {
+        Self {
+            message,
+            usage: None,
+        }
+    }
 }
 
 /// A model's answer.
@@ -47,10 +117,21 @@ pub struct Completion {
 }
 
 /// A chat-completion model.
+///
+/// Only [`complete`](Self::complete) is required. [`stream`](Self::stream) yields the
+/// reply as it is produced; its default runs `complete` and yields the whole text as
+/// one delta, so every model can be streamed.
 #[async_trait]
 pub trait ChatModel: Send + Sync {
     /// Produces the assistant's next message.
     async fn complete(&self, request: ChatRequest) -> Result<Completion>;
+
+    /// Produces the assistant's next message as a stream of [`StreamEvent`]s: text
+    /// deltas, then exactly one [`StreamEvent::Done`] with the complete message.
+    async fn stream(&self, request: ChatRequest) -> Result<ChatStream> {
+        let completion = self.complete(request).await?;
+        Ok(stream::from_completion(completion))
+    }
 }
 
 mod offline;

@@ -18,13 +18,7 @@ use crate::session::MEMORY_BLOCK_OPEN;
 /// use agentmemory_core::model::{ChatModel, ChatRequest, OfflineModel};
 /// use agentmemory_core::Message;
 ///
-/// let request = ChatRequest {
-///     model: "offline".into(),
-///     system: "Be nice.".into(),
-///     messages: vec![Message::user("Any plans?").into()],
-///     temperature: None,
-///     max_tokens: None,
-/// };
+/// let request = ChatRequest::new("offline", "Be nice.", vec![Message::user("Any plans?").into()]);
 /// let reply = OfflineModel::new().complete(request).await.unwrap();
 /// assert_eq!(reply.message.text(), "You said: \"Any plans?\". I know nothing about you yet.");
 /// # });
@@ -40,7 +34,7 @@ impl OfflineModel {
 }
 
 /// The fact lines (`- ...`) inside the memory block of a system prompt.
-fn remembered_facts(system: &str) -> Vec<&str> {
+fn remembered_facts(system: &str) -> Vec<String> {
     let Some(start) = system.find(MEMORY_BLOCK_OPEN) else {
         return Vec::new();
     };
@@ -50,6 +44,11 @@ fn remembered_facts(system: &str) -> Vec<&str> {
         .take_while(|l| !l.starts_with("</"))
         .filter_map(|l| l.strip_prefix("- "))
         .map(|l| l.split(" (confidence").next().unwrap_or(l))
+        .map(|l| {
+            l.replace("&lt;", "<")
+                .replace("&gt;", ">")
+                .replace("&amp;", "&")
+        })
         .collect()
 }
 

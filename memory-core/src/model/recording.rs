@@ -16,7 +16,7 @@ use crate::error::Result;
 /// use agentmemory_core::model::{ChatModel, ChatRequest, RecordingModel};
 ///
 /// let model = RecordingModel::new();
-/// let request = ChatRequest { model: "m".into(), system: "s".into(), messages: vec![], temperature: None, max_tokens: None };
+/// let request = ChatRequest::new("m", "s", vec![]);
 /// model.complete(request).await.unwrap();
 /// assert_eq!(model.requests()[0].system, "s");
 /// # });

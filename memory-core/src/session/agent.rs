@@ -2,7 +2,7 @@
 
 use std::borrow::Cow;
 
-use crate::model::{ChatRequest, Completion};
+use crate::model::{ChatRequest, Completion, ToolDefinition};
 use crate::remember::Remember;
 
 /// An agent: a system prompt, a model, and optional hooks around each model call.
@@ -38,6 +38,14 @@ pub trait Agent: Remember + Send + Sync + 'static {
         let full = std::any::type_name::<Self>();
         let base = full.split('<').next().unwrap_or(full);
         base.rsplit("::").next().unwrap_or(base)
+    }
+
+    /// The tools the model may call; none by default. A session puts them in every
+    /// request. [`Session::send`](super::Session::send) does not run tools: to run them,
+    /// use [`prepare`](super::Session::prepare) / [`commit`](super::Session::commit)
+    /// with your own loop and pass the rounds in [`Reply`](super::Reply).
+    fn tools(&self) -> Vec<ToolDefinition> {
+        Vec::new()
     }
 
     /// Called with the complete request just before the model gets it; may adjust it

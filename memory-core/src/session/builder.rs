@@ -14,10 +14,41 @@ use crate::tokens::{HeuristicCounter, TokenCounter};
 
 use super::{Agent, LongTerm, Session};
 
-/// Budgets of a session.
+/// Where a session runs fact extraction.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub enum ExtractionMode {
+    /// In the turn, before the reply is returned (the default): the turn report lists
+    /// the fact changes.
+    #[default]
+    Inline,
+    /// In a background task of the session, fed by a bounded queue of `queue` turns
+    /// (a full queue makes the next commit wait). The turn report says extraction was
+    /// deferred; [`Session::flush`](super::Session::flush) waits for it and returns the
+    /// outcomes. Dropping the session lets the task finish the queued turns; turns it
+    /// could not finish (the runtime shut down) are reported through `tracing` at error
+    /// level.
+    Background {
+        /// How many turns may wait.
+        queue: usize,
+    },
+}
+
+/// Budgets and modes of a session.
+///
+/// ```
+/// use agentmemory_core::session::{ExtractionMode, SessionConfig};
+///
+/// let config = SessionConfig::default()
+///     .with_max_tokens(8_000)
+///     .with_extraction(ExtractionMode::Background { queue: 16 });
+/// assert_eq!(config.max_tokens, 8_000);
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct SessionConfig {
-    /// Token budget of the conversation window, summary included (default 40,000).
+    /// Token budget of the whole prompt: agent system prompt, memory block, summary
+    /// block and window (default 40,000).
     pub max_tokens: usize,
     /// Token cap of the memory block in the system prompt (default 500).
     pub memory_block_tokens: usize,
@@ -29,6 +60,8 @@ pub struct SessionConfig {
     /// `max_tokens` (default 75). The headroom means the next summarisation comes
     /// several turns later instead of on every turn.
     pub summarize_to: u8,
+    /// Where fact extraction runs (default inline).
+    pub extraction: ExtractionMode,
 }
 
 impl Default for SessionConfig {
@@ -38,7 +71,40 @@ impl Default for SessionConfig {
             memory_block_tokens: 500,
             summary_tokens: 1_000,
             summarize_to: 75,
+            extraction: ExtractionMode::Inline,
         }
+    }
+}
+
+impl SessionConfig {
+    /// Sets the whole prompt's token budget.
+    pub fn with_max_tokens(mut self, max_tokens: usize) -> Self {
+        self.max_tokens = max_tokens;
+        self
+    }
+
+    /// Sets the memory block's token cap.
+    pub fn with_memory_block_tokens(mut self, tokens: usize) -> Self {
+        self.memory_block_tokens = tokens;
+        self
+    }
+
+    /// Sets the summary's token cap.
+    pub fn with_summary_tokens(mut self, tokens: usize) -> Self {
+        self.summary_tokens = tokens;
+        self
+    }
+
+    /// Sets the low-water mark of summarisation, in percent of `max_tokens`.
+    pub fn with_summarize_to(mut self, percent: u8) -> Self {
+        self.summarize_to = percent;
+        self
+    }
+
+    /// Sets where extraction runs.
+    pub fn with_extraction(mut self, extraction: ExtractionMode) -> Self {
+        self.extraction = extraction;
+        self
     }
 }
 
@@ -52,6 +118,7 @@ pub struct SessionBuilder<A: Agent> {
     config: SessionConfig,
     counter: Option<Arc<dyn TokenCounter>>,
     must_exist: bool,
+    ephemeral: bool,
 }
 
 impl<A: Agent> SessionBuilder<A> {
@@ -64,6 +131,7 @@ impl<A: Agent> SessionBuilder<A> {
             config: SessionConfig::default(),
             counter: None,
             must_exist: false,
+            ephemeral: false,
         }
     }
 
@@ -94,9 +162,25 @@ impl<A: Agent> SessionBuilder<A> {
         self
     }
 
-    /// The window's token budget.
+    /// The whole prompt's token budget (system prompt, memory block, summary, window).
     pub fn max_tokens(mut self, max_tokens: usize) -> Self {
         self.config.max_tokens = max_tokens;
+        self
+    }
+
+    /// Runs fact extraction in a background task with a queue of `queue` turns (see
+    /// [`ExtractionMode::Background`]).
+    pub fn background_extraction(mut self, queue: usize) -> Self {
+        self.config.extraction = ExtractionMode::Background { queue };
+        self
+    }
+
+    /// Keeps the conversation only in memory when the container has no
+    /// [`ConversationStore`]. Without this, [`build`](Self::build) fails when no
+    /// conversation store is registered, so a misconfigured application cannot lose its
+    /// conversations silently.
+    pub fn ephemeral(mut self) -> Self {
+        self.ephemeral = true;
         self
     }
 
@@ -187,10 +271,21 @@ impl<A: Agent> SessionBuilder<A> {
             .container
             .resolve_optional::<dyn Summarizer>(None)?
             .unwrap_or_else(super::defaults::summarizer);
-        let log = self
+        let log = match self
             .container
             .resolve_optional::<dyn ConversationStore>(None)?
-            .unwrap_or_else(|| Arc::new(InMemoryConversationStore::new()));
+        {
+            Some(log) => log,
+            None if self.ephemeral => Arc::new(InMemoryConversationStore::new()),
+            None => {
+                return Err(MemoryError::invalid(
+                    "conversation store",
+                    "no ConversationStore is registered; register one \
+                     (Container::register_conversations) or call .ephemeral() on the \
+                     session builder to keep this conversation in memory only",
+                ))
+            }
+        };
         let counter = self
             .counter
             .clone()
@@ -211,6 +306,34 @@ impl<A: Agent> SessionBuilder<A> {
             }
         }
         let started = owner.is_some();
+        // A log that ends with a user message had a turn fail after logging it: sending
+        // that message again is a retry, not a new message.
+        let pending = memory
+            .last_turn()
+            .filter(|m| m.role == crate::message::Role::User)
+            .map(|m| super::Pending {
+                message: Arc::new(m.clone()),
+                logged: true,
+                in_memory: true,
+            });
+        let extraction = long_term.as_ref().and_then(|lt| {
+            lt.extractor
+                .as_ref()
+                .filter(|_| lt.spec.extract)
+                .map(|extractor| super::commit::Extraction {
+                    user_id: user_id.clone(),
+                    conversation_id: conversation_id.clone(),
+                    store: Arc::clone(&lt.store),
+                    extractor: Arc::clone(extractor),
+                    log: Arc::clone(&log),
+                })
+        });
+        let background = match (self.config.extraction, &extraction) {
+            (ExtractionMode::Background { queue }, Some(extraction)) => {
+                Some(super::background::Worker::spawn(extraction.clone(), queue)?)
+            }
+            _ => None,
+        };
 
         Ok(Session {
             agent: self.agent,
@@ -223,6 +346,9 @@ impl<A: Agent> SessionBuilder<A> {
             memory,
             config: self.config,
             started,
+            pending,
+            extraction,
+            background,
         })
     }
 }

@@ -1,83 +1,68 @@
 //! [`Session`]: one user's conversation with one agent, turn by turn.
 //!
-//! A turn ([`Session::send`]) runs the data flow of the design:
+//! A turn ([`Session::send`]) is [`prepare`](Session::prepare) → model →
+//! [`commit`](Session::commit), and runs the data flow of the design:
 //!
-//! 1. the user message enters the short-term memory and the conversation log;
+//! 1. the user message enters the conversation log and the short-term memory (once,
+//!    even when a failed turn is retried);
 //! 2. if the agent injects memory, the user's most relevant facts are rendered into a
 //!    delimited block of the system prompt;
-//! 3. if the memory is over its token budget, the oldest messages are summarised and the
-//!    summary is logged;
-//! 4. the chat model gets system prompt + memory block + summary + window;
-//! 5. the reply enters the memory and the log;
+//! 3. if the prompt would exceed `max_tokens` (system prompt, memory block, summary and
+//!    window together), the oldest messages are summarised and the summary is logged;
+//! 4. the chat model gets system prompt + memory block + summary block + window;
+//! 5. the reply (after any tool rounds) enters the log and the memory;
 //! 6. if the agent extracts memory, facts are extracted from the turn and reconciled
-//!    with the store;
+//!    with the store — inline, or in the background ([`ExtractionMode`]);
 //! 7. the caller gets the reply and a [`TurnReport`].
+//!
+//! Call `prepare` and `commit` yourself to keep your own model client (tools,
+//! streaming, structured output) and let agentmem do only the memory.
 
 mod agent;
+mod background;
 mod builder;
+mod commit;
+mod cut;
 mod defaults;
+mod escape;
 mod memory_block;
+mod prepare;
+mod report;
+mod stream;
+mod summary_block;
 
 use std::sync::Arc;
 
-use serde::Serialize;
 use tracing::Instrument;
 
 use crate::buffer::ShortTermMemory;
 use crate::conversation::{ConversationEvent, ConversationStore};
 use crate::error::Result;
-use crate::extract::{FactExtractor, Turn};
-use crate::facts::{FactChange, FactSource, ScoredFact, UserMemoryStore};
+use crate::extract::FactExtractor;
+use crate::facts::UserMemoryStore;
 use crate::message::Message;
-use crate::model::{ChatModel, ChatRequest, Usage};
+use crate::model::ChatModel;
 use crate::remember::RememberSpec;
 use crate::summarize::Summarizer;
 
 pub use agent::Agent;
-pub use builder::{SessionBuilder, SessionConfig};
+pub use background::DeferredExtraction;
+pub use builder::{ExtractionMode, SessionBuilder, SessionConfig};
+pub use commit::Reply;
 /// Renders facts into the delimited memory block a session puts in the system prompt
 /// (for integrations that build the prompt themselves, such as the rig adapter).
 pub use memory_block::render as render_memory_block;
 pub use memory_block::{MEMORY_BLOCK_CLOSE, MEMORY_BLOCK_OPEN};
+pub use prepare::PreparedTurn;
+pub use report::{PromptTokens, Truncation, TurnReply, TurnReport};
+pub use stream::{TurnEvent, TurnStream};
+pub use summary_block::{SUMMARY_BLOCK_CLOSE, SUMMARY_BLOCK_OPEN};
 
-/// What happened during one turn besides the reply.
-#[derive(Debug, Clone, Default, PartialEq, Serialize)]
-pub struct TurnReport {
-    /// The facts rendered into the system prompt, best first.
-    pub injected: Vec<ScoredFact>,
-    /// The memory block as the model saw it.
-    pub memory_block: Option<String>,
-    /// What extraction changed in the user's facts (ignored candidates included).
-    pub fact_changes: Vec<FactChange>,
-    /// How many messages were folded into the summary this turn (0 = no summarisation).
-    pub summarized: usize,
-    /// Extraction failed this turn (the turn itself completed); the error's text.
-    pub extraction_error: Option<String>,
-    /// Tokens the provider reported, when it did.
-    pub usage: Option<Usage>,
-}
-
-impl TurnReport {
-    /// Whether older messages were summarised this turn.
-    pub fn did_summarize(&self) -> bool {
-        self.summarized > 0
-    }
-}
-
-/// The reply to a user message, with the turn's report.
-#[derive(Debug, Clone)]
-pub struct TurnReply {
-    /// The assistant's message.
-    pub message: Message,
-    /// What memory did this turn.
-    pub report: TurnReport,
-}
-
-impl TurnReply {
-    /// The reply's text.
-    pub fn text(&self) -> String {
-        self.message.text()
-    }
+/// A user message that entered the turn but whose turn is not committed yet.
+pub(crate) struct Pending {
+    pub(crate) message: Arc<Message>,
+    pub(crate) logged: bool,
+    pub(crate) in_memory: bool,
 }
 
 /// The long-term memory parts a remembering agent resolved at build time.
@@ -105,6 +90,9 @@ pub struct Session<A: Agent> {
     memory: ShortTermMemory,
     config: SessionConfig,
     started: bool,
+    pending: Option<Pending>,
+    extraction: Option<commit::Extraction>,
+    background: Option<background::Worker>,
 }
 
 impl<A: Agent> std::fmt::Debug for Session<A> {
@@ -166,117 +154,38 @@ impl<A: Agent> Session<A> {
     }
 
     async fn turn(&mut self, user: Message) -> Result<TurnReply> {
-        let mut report = TurnReport::default();
-
-        // 1. The user message enters memory and the log before anything else happens.
-        let mut events = Vec::with_capacity(2);
-        if !self.started {
-            events.push(ConversationEvent::Started {
-                user_id: self.user_id.clone(),
-                agent: self.agent.name().to_owned(),
-            });
-        }
-        events.push(ConversationEvent::Message {
-            message: user.clone(),
-        });
-        self.log.append(&self.conversation_id, events).await?;
-        self.started = true;
-        self.memory.add(user.clone());
-
-        // 2. Inject.
-        if let Some(lt) = self
-            .long_term
-            .as_ref()
-            .filter(|lt| lt.spec.inject && lt.spec.top_k > 0)
-        {
-            let facts = lt
-                .store
-                .search(&self.user_id, &user.text(), lt.spec.top_k)
-                .instrument(tracing::info_span!("inject"))
-                .await?;
-            if let Some((block, included)) = memory_block::render(
-                facts,
-                self.config.memory_block_tokens,
-                self.memory.counter().as_ref(),
-            ) {
-                report.memory_block = Some(block);
-                report.injected = included;
-            }
-        }
-
-        // 3. Summarise what no longer fits.
-        if self.memory.is_over_budget() {
-            report.summarized = self
-                .summarize()
-                .instrument(tracing::info_span!("summarize"))
-                .await?;
-        }
-
-        // 4. The model.
-        let mut request = self.request(report.memory_block.as_deref());
-        self.agent.before_model(&mut request);
+        let turn = self.prepare_message(user).await?;
         let completion = self
             .model
-            .complete(request)
+            .complete(turn.request.clone())
             .instrument(tracing::info_span!("model"))
             .await?;
         self.agent.after_model(&completion);
-        report.usage = completion.usage;
-        let reply = completion.message;
-
-        // 5. The reply enters memory and the log.
-        self.log
-            .append(
-                &self.conversation_id,
-                vec![ConversationEvent::Message {
-                    message: reply.clone(),
-                }],
-            )
-            .await?;
-        self.memory.add(reply.clone());
-
-        // 6. Extract and reconcile.
-        if let Some(lt) = self.long_term.clone().filter(|lt| lt.spec.extract) {
-            if let Some(extractor) = &lt.extractor {
-                self.extract(&lt, extractor.as_ref(), &user, &reply, &mut report)
-                    .instrument(tracing::info_span!("extract"))
-                    .await?;
-            }
-        }
-
-        Ok(TurnReply {
-            message: reply,
-            report,
-        })
+        self.commit_reply(turn, completion.into()).await
     }
 
-    fn request(&self, memory_block: Option<&str>) -> ChatRequest {
-        let mut system = self.agent.system_prompt().into_owned();
-        if let Some(block) = memory_block {
-            system.push_str("\n\n");
-            system.push_str(block);
+    /// Waits until every turn queued for background extraction is extracted and
+    /// reconciled; returns their outcomes since the last flush. With inline extraction
+    /// there is nothing to wait for and the list is empty.
+    pub async fn flush(&self) -> Result<Vec<DeferredExtraction>> {
+        match &self.background {
+            Some(worker) => worker.flush().await,
+            None => Ok(Vec::new()),
         }
-        if let Some(summary) = self.memory.summary() {
-            system.push_str("\n\n<conversation_summary>\n");
-            system.push_str(summary);
-            system.push_str("\n</conversation_summary>");
-        }
-        ChatRequest {
-            model: self.agent.model().to_owned(),
-            system,
-            messages: self.memory.shared_window(),
-            temperature: None,
-            max_tokens: None,
-        }
+    }
+
+    /// The session's budgets and modes.
+    pub fn config(&self) -> &SessionConfig {
+        &self.config
     }
 
     /// Folds the older messages into the summary, logs the new summary, and trims the
-    /// buffer down to the low-water mark (see [`SessionConfig::summarize_to`]), so that
-    /// summarisation runs once every several turns rather than on every turn once the
-    /// window is full. Returns how many messages were folded.
-    async fn summarize(&mut self) -> Result<usize> {
-        let max = self.memory.max_tokens();
-        // The summary never takes more than a quarter of the budget.
+    /// buffer down to the low-water mark (see [`SessionConfig::summarize_to`]) of `max`,
+    /// the tokens left for summary and messages, so that summarisation runs once every
+    /// several turns rather than on every turn once the window is full. Returns how many
+    /// messages were folded.
+    async fn summarize(&mut self, max: usize) -> Result<usize> {
+        // The summary never takes more than a quarter of the room.
         let reserve = self.config.summary_tokens.min(max / 4);
         let target = max.saturating_mul(usize::from(self.config.summarize_to)) / 100;
         let room = target
@@ -302,52 +211,6 @@ impl<A: Agent> Session<A> {
             .await?;
         self.memory.set_summary(summary);
         Ok(self.memory.trim_to_recent(keep_recent))
-    }
-
-    async fn extract(
-        &self,
-        lt: &LongTerm,
-        extractor: &dyn FactExtractor,
-        user: &Message,
-        reply: &Message,
-        report: &mut TurnReport,
-    ) -> Result<()> {
-        let turn = Turn {
-            user,
-            assistant: Some(reply),
-        };
-        let candidates = match extractor.extract(turn).await {
-            Ok(c) => c,
-            Err(e) => {
-                tracing::warn!(error = %e, "fact extraction failed; the turn goes on");
-                report.extraction_error = Some(e.to_string());
-                return Ok(());
-            }
-        };
-        for mut candidate in candidates {
-            candidate.source = FactSource {
-                session_id: Some(self.conversation_id.clone()),
-                message_id: Some(user.id.to_string()),
-            };
-            report
-                .fact_changes
-                .push(lt.store.upsert(&self.user_id, candidate).await?);
-        }
-        let changed: Vec<_> = report
-            .fact_changes
-            .iter()
-            .filter(|c| !matches!(c, FactChange::Ignored { .. }))
-            .cloned()
-            .collect();
-        if !changed.is_empty() {
-            self.log
-                .append(
-                    &self.conversation_id,
-                    vec![ConversationEvent::FactsChanged { changes: changed }],
-                )
-                .await?;
-        }
-        Ok(())
     }
 
     /// Writes a snapshot of the short-term memory to the log and drops the events

@@ -103,6 +103,7 @@ impl LlmSummarizer {
             messages: vec![Message::user(prompt).into()],
             temperature: Some(0.0),
             max_tokens: u32::try_from(max_tokens).ok(),
+            tools: Vec::new(),
         }
     }
 

@@ -117,6 +117,97 @@ pub async fn run_all(store: &dyn ConversationStore) {
     check_compact(store).await;
     check_concurrent_appenders(store).await;
     check_readers_see_whole_batches(store).await;
+    check_message_appends_are_idempotent(store).await;
+}
+
+/// Appending a message whose id the log already holds is a no-op (a retried turn logs
+/// its user message once); duplicates inside one batch are dropped too; other events are
+/// always appended; a deleted conversation forgets its ids.
+pub async fn check_message_appends_are_idempotent(store: &dyn ConversationStore) {
+    let id = fresh("idempotent");
+    let user = Message::user("log me once");
+    let reply = Message::assistant("logged");
+    assert_eq!(
+        store
+            .append(
+                &id,
+                vec![ConversationEvent::Message {
+                    message: user.clone()
+                }]
+            )
+            .await
+            .unwrap(),
+        1
+    );
+    // The retry: the same message again, then the reply, and the reply twice in one batch.
+    let last = store
+        .append(
+            &id,
+            vec![
+                ConversationEvent::Message {
+                    message: user.clone(),
+                },
+                ConversationEvent::Message {
+                    message: reply.clone(),
+                },
+                ConversationEvent::Message {
+                    message: reply.clone(),
+                },
+            ],
+        )
+        .await
+        .unwrap();
+    assert_eq!(last, 2, "only the reply is new");
+    // A batch of nothing but known messages appends nothing and returns the last seq.
+    assert_eq!(
+        store
+            .append(
+                &id,
+                vec![ConversationEvent::Message {
+                    message: user.clone()
+                }]
+            )
+            .await
+            .unwrap(),
+        2
+    );
+    // Non-message events are not deduplicated.
+    let summary = ConversationEvent::SummaryUpdated {
+        summary: "s".into(),
+        keep_recent: 1,
+    };
+    store.append(&id, vec![summary.clone()]).await.unwrap();
+    assert_eq!(store.append(&id, vec![summary]).await.unwrap(), 4);
+    let events = store.load(&id).await.unwrap();
+    let seqs: Vec<u64> = events.iter().map(|e| e.seq).collect();
+    assert_eq!(seqs, vec![1, 2, 3, 4]);
+    assert_eq!(text_of(&events[0]), "log me once");
+    assert_eq!(text_of(&events[1]), "logged");
+    // Ids are per conversation: another conversation may log the same message.
+    let other = fresh("idempotent-other");
+    assert_eq!(
+        store
+            .append(
+                &other,
+                vec![ConversationEvent::Message {
+                    message: user.clone()
+                }]
+            )
+            .await
+            .unwrap(),
+        1
+    );
+    // After a delete, the conversation starts afresh and the message may be logged again.
+    assert!(store.delete(&id).await.unwrap());
+    assert_eq!(
+        store
+            .append(&id, vec![ConversationEvent::Message { message: user }])
+            .await
+            .unwrap(),
+        1
+    );
+    store.delete(&id).await.unwrap();
+    store.delete(&other).await.unwrap();
 }
 
 /// Seqs start at 1 and increase by one per event; `append` returns the last one.

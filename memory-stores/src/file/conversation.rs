@@ -57,6 +57,20 @@ impl ConversationStore for FileStore {
             if events.is_empty() {
                 return Ok(file.last_seq);
             }
+            let known: std::collections::HashSet<_> = file
+                .events
+                .iter()
+                .filter_map(|e| match &e.event {
+                    ConversationEvent::Message { message } => Some(message.id),
+                    _ => None,
+                })
+                .collect();
+            let events = agentmemory_core::conversation::without_known_messages(events, |id| {
+                known.contains(id)
+            });
+            if events.is_empty() {
+                return Ok(file.last_seq);
+            }
             let at = Utc::now();
             for event in events {
                 file.last_seq += 1;

@@ -19,10 +19,23 @@ impl ConversationStore for PostgresStore {
             return Err(MemoryError::invalid("conversation id", "must not be empty"));
         }
         let op = "append events";
-        let bodies = events
+        let ids = agentmemory_core::conversation::message_ids(&events);
+        let mut bodies = events
             .iter()
             .map(|e| encode(e, "conversation event"))
             .collect::<Result<Vec<_>>>()?;
+        // Messages repeated inside the batch go first; those already logged are checked
+        // under the conversation's row lock below.
+        let mut seen = std::collections::HashSet::new();
+        let mut message_ids: Vec<Option<String>> = Vec::with_capacity(ids.len());
+        let mut keep = Vec::with_capacity(bodies.len());
+        for (id, body) in ids.into_iter().zip(bodies.drain(..)) {
+            if id.is_none_or(|i| seen.insert(i)) {
+                message_ids.push(id.map(|i| i.to_string()));
+                keep.push(body);
+            }
+        }
+        let mut bodies = keep;
         self.bounded(op, async {
             let mut client = self.client(op).await?;
             if bodies.is_empty() {
@@ -43,9 +56,54 @@ impl ConversationStore for PostgresStore {
                     .unwrap_or(0);
                 return Ok(u64::try_from(last).unwrap_or(0));
             }
-            let n = i64::try_from(bodies.len()).unwrap_or(i64::MAX);
             let now = micros(Utc::now());
             let tx = client.transaction().await.map_err(on(op))?;
+            let asked: Vec<&str> = message_ids.iter().flatten().map(String::as_str).collect();
+            if !asked.is_empty() {
+                // Take the row lock first, so two appenders of one message cannot both
+                // find it missing.
+                let lock = tx
+                    .prepare_cached(&format!(
+                        "INSERT INTO {} AS c (id, last_seq, created_us) VALUES ($1, 0, $2) \
+                         ON CONFLICT (id) DO UPDATE SET last_seq = c.last_seq RETURNING last_seq",
+                        self.table("conversations")
+                    ))
+                    .await
+                    .map_err(on(op))?;
+                let current: i64 = tx
+                    .query_one(&lock, &[&conversation_id, &now])
+                    .await
+                    .map_err(on(op))?
+                    .try_get(0)
+                    .map_err(on(op))?;
+                let known = tx
+                    .prepare_cached(&format!(
+                        "SELECT body->'message'->>'id' FROM {} WHERE conversation_id = $1 \
+                         AND body->>'type' = 'message' AND body->'message'->>'id' = ANY($2::text[])",
+                        self.table("events")
+                    ))
+                    .await
+                    .map_err(on(op))?;
+                let known: std::collections::HashSet<String> = tx
+                    .query(&known, &[&conversation_id, &asked])
+                    .await
+                    .map_err(on(op))?
+                    .iter()
+                    .map(|r| r.try_get::<_, String>(0))
+                    .collect::<std::result::Result<_, _>>()
+                    .map_err(on(op))?;
+                bodies = bodies
+                    .into_iter()
+                    .zip(&message_ids)
+                    .filter(|(_, id)| id.as_ref().is_none_or(|i| !known.contains(i)))
+                    .map(|(b, _)| b)
+                    .collect();
+                if bodies.is_empty() {
+                    tx.commit().await.map_err(on(op))?;
+                    return Ok(u64::try_from(current).unwrap_or(0));
+                }
+            }
+            let n = i64::try_from(bodies.len()).unwrap_or(i64::MAX);
             let upsert = tx
                 .prepare_cached(&format!(
                     "INSERT INTO {} AS c (id, last_seq, created_us) VALUES ($1, $2, $3) \

@@ -11,17 +11,26 @@ use redis::Script;
 
 use super::{decode, encode, hex, RedisStore};
 
-/// KEYS: seq counter, events, index. ARGV: id, at_us, bodies...
+/// KEYS: seq counter, events, index, message ids. ARGV: id, at_us, then per event its
+/// message id (empty for other events) and its body. A message whose id the set already
+/// holds is skipped (idempotent appends).
 static APPEND: LazyLock<Script> = LazyLock::new(|| {
     Script::new(
         r"
-local n = #ARGV - 2
+local keep = {}
+for i = 3, #ARGV, 2 do
+  local mid = ARGV[i]
+  if mid == '' or redis.call('SADD', KEYS[4], mid) == 1 then
+    keep[#keep + 1] = ARGV[i + 1]
+  end
+end
+local n = #keep
 if n == 0 then return tonumber(redis.call('GET', KEYS[1]) or '0') end
 local last = redis.call('INCRBY', KEYS[1], n)
 local first = last - n + 1
 for i = 1, n do
   local seq = first + i - 1
-  redis.call('ZADD', KEYS[2], seq, seq .. ':' .. ARGV[2] .. ':' .. ARGV[i + 2])
+  redis.call('ZADD', KEYS[2], seq, seq .. ':' .. ARGV[2] .. ':' .. keep[i])
 end
 redis.call('SADD', KEYS[3], ARGV[1])
 return last
@@ -29,24 +38,26 @@ return last
     )
 });
 
-/// KEYS: seq counter, events, index. ARGV: id. Returns whether the conversation existed.
+/// KEYS: seq counter, events, index, message ids. ARGV: id. Returns whether the
+/// conversation existed.
 static DELETE: LazyLock<Script> = LazyLock::new(|| {
     Script::new(
         r"
 local existed = redis.call('SREM', KEYS[3], ARGV[1])
-redis.call('DEL', KEYS[1], KEYS[2])
+redis.call('DEL', KEYS[1], KEYS[2], KEYS[4])
 return existed
 ",
     )
 });
 
 impl RedisStore {
-    fn conv_keys(&self, id: &str) -> [String; 3] {
+    fn conv_keys(&self, id: &str) -> [String; 4] {
         let h = hex(id);
         [
             self.key(&["conv", &h, "seq"]),
             self.key(&["conv", &h, "events"]),
             self.key(&["conversations"]),
+            self.key(&["conv", &h, "message_ids"]),
         ]
     }
 }
@@ -76,16 +87,18 @@ impl ConversationStore for RedisStore {
         if conversation_id.is_empty() {
             return Err(MemoryError::invalid("conversation id", "must not be empty"));
         }
+        let ids = agentmemory_core::conversation::message_ids(&events);
         let bodies = events
             .iter()
             .map(|e| encode(e, "conversation event"))
             .collect::<Result<Vec<_>>>()?;
-        let [seq, ev, idx] = self.conv_keys(conversation_id);
+        let [seq, ev, idx, mids] = self.conv_keys(conversation_id);
         let mut inv = APPEND.prepare_invoke();
-        inv.key(seq).key(ev).key(idx);
+        inv.key(seq).key(ev).key(idx).key(mids);
         inv.arg(conversation_id).arg(Utc::now().timestamp_micros());
-        for b in &bodies {
-            inv.arg(b);
+        for (id, b) in ids.iter().zip(&bodies) {
+            inv.arg(id.map(|i| i.to_string()).unwrap_or_default())
+                .arg(b);
         }
         let mut conn = self.conn.clone();
         self.run("append events", inv.invoke_async::<u64>(&mut conn))
@@ -93,7 +106,7 @@ impl ConversationStore for RedisStore {
     }
 
     async fn load_since(&self, conversation_id: &str, after: u64) -> Result<Vec<StoredEvent>> {
-        let [_, ev, _] = self.conv_keys(conversation_id);
+        let [_, ev, _, _] = self.conv_keys(conversation_id);
         let mut conn = self.conn.clone();
         let members: Vec<String> = self
             .run(
@@ -112,7 +125,7 @@ impl ConversationStore for RedisStore {
     }
 
     async fn list_conversations(&self) -> Result<Vec<String>> {
-        let [_, _, idx] = self.conv_keys("");
+        let [_, _, idx, _] = self.conv_keys("");
         let mut conn = self.conn.clone();
         let mut ids: Vec<String> = self
             .run(
@@ -125,9 +138,9 @@ impl ConversationStore for RedisStore {
     }
 
     async fn delete(&self, conversation_id: &str) -> Result<bool> {
-        let [seq, ev, idx] = self.conv_keys(conversation_id);
+        let [seq, ev, idx, mids] = self.conv_keys(conversation_id);
         let mut inv = DELETE.prepare_invoke();
-        inv.key(seq).key(ev).key(idx).arg(conversation_id);
+        inv.key(seq).key(ev).key(idx).key(mids).arg(conversation_id);
         let mut conn = self.conn.clone();
         let n: i64 = self
             .run("delete a conversation", inv.invoke_async(&mut conn))
@@ -136,7 +149,7 @@ impl ConversationStore for RedisStore {
     }
 
     async fn compact(&self, conversation_id: &str, before_seq: u64) -> Result<usize> {
-        let [_, ev, _] = self.conv_keys(conversation_id);
+        let [_, ev, _, _] = self.conv_keys(conversation_id);
         let mut conn = self.conn.clone();
         self.run(
             "compact a conversation",

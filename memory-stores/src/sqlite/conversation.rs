@@ -19,15 +19,57 @@ fn check_id(conversation_id: &str) -> Result<()> {
     Ok(())
 }
 
+/// A message id (when the event is a message) and the encoded event.
+type Body = (Option<String>, String);
+
+/// The bodies of a batch without the messages repeated inside it.
+fn dedup_batch(bodies: Vec<Body>) -> Vec<Body> {
+    let mut seen = std::collections::HashSet::new();
+    bodies
+        .into_iter()
+        .filter(|(id, _)| id.as_ref().is_none_or(|id| seen.insert(id.clone())))
+        .collect()
+}
+
+/// The bodies of a batch whose messages conversation `id` does not hold yet.
+fn new_bodies(
+    tx: &rusqlite::Transaction<'_>,
+    id: &str,
+    bodies: Vec<Body>,
+) -> rusqlite::Result<Vec<Body>> {
+    let mut known = tx.prepare_cached(
+        "SELECT 1 FROM events WHERE conversation_id = ?1 \
+         AND json_extract(body, '$.data.message.id') = ?2 ORDER BY seq DESC LIMIT 1",
+    )?;
+    let mut out = Vec::with_capacity(bodies.len());
+    for body in dedup_batch(bodies) {
+        if let Some(message_id) = &body.0 {
+            if known.exists(params![id, message_id])? {
+                continue;
+            }
+        }
+        out.push(body);
+    }
+    Ok(out)
+}
+
 #[async_trait]
 impl ConversationStore for SqliteStore {
     async fn append(&self, conversation_id: &str, events: Vec<ConversationEvent>) -> Result<u64> {
         check_id(conversation_id)?;
         let op = "append events";
-        // Serialise before taking the writer.
+        // Serialise before taking the writer; message ids are checked inside the
+        // transaction, so a retried append never logs a message twice.
+        let ids = agentmemory_core::conversation::message_ids(&events);
         let bodies = events
             .iter()
-            .map(|e| body::encode(e, "conversation event"))
+            .zip(ids)
+            .map(|(e, id)| {
+                Ok((
+                    id.map(|i| i.to_string()),
+                    body::encode(e, "conversation event")?,
+                ))
+            })
             .collect::<Result<Vec<_>>>()?;
         let id = conversation_id.to_owned();
         self.write(op, move |conn, label| {
@@ -42,6 +84,11 @@ impl ConversationStore for SqliteStore {
                 .and_then(|mut s| s.query_row([&id], |r| r.get(0)).optional())
                 .map_err(&err)?;
             let mut seq = last.unwrap_or(0);
+            let bodies = if last.is_some() {
+                new_bodies(&tx, &id, bodies).map_err(&err)?
+            } else {
+                dedup_batch(bodies)
+            };
             if bodies.is_empty() {
                 return Ok(u64::try_from(seq).unwrap_or(0));
             }
@@ -59,7 +106,7 @@ impl ConversationStore for SqliteStore {
                         "INSERT INTO events (conversation_id, seq, at_us, body) VALUES (?1, ?2, ?3, ?4)",
                     )
                     .map_err(&err)?;
-                for body in &bodies {
+                for (_, body) in &bodies {
                     seq += 1;
                     insert.execute(params![id, seq, now, body]).map_err(&err)?;
                 }

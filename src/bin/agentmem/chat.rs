@@ -63,6 +63,9 @@ pub async fn run(stores: &Stores, args: ChatArgs) -> Result<(), CliError> {
         prompt: args.agent_prompt.clone(),
     };
     let mut builder = Session::builder(agent, container).user(&args.user);
+    if let Some(max_tokens) = args.max_tokens {
+        builder = builder.max_tokens(max_tokens as usize);
+    }
     if let Some(id) = &conversation {
         builder = builder.conversation(id);
     }
@@ -151,6 +154,20 @@ fn print_report(report: &TurnReport) -> Result<(), CliError> {
     }
     if report.summarized > 0 {
         output::line(format!("  summarized {} older messages", report.summarized))?;
+    }
+    for (what, error) in [
+        ("searching facts", &report.inject_error),
+        ("summarising", &report.summary_error),
+    ] {
+        if let Some(error) = error {
+            output::line(format!("  ! {what} failed: {error}"))?;
+        }
+    }
+    if let Some(cut) = &report.truncated {
+        output::line(format!(
+            "  ! your message was cut to fit: {} of {} tokens sent (kept whole in the log)",
+            cut.sent_tokens, cut.original_tokens
+        ))?;
     }
     Ok(())
 }

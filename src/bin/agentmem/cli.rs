@@ -289,4 +289,7 @@ pub struct ChatArgs {
     /// Start a new conversation even if the user has a last one.
     #[arg(long)]
     pub new: bool,
+    /// Token budget of the whole prompt (system prompt, memory, summary and window).
+    #[arg(long, value_parser = clap::value_parser!(u32).range(64..))]
+    pub max_tokens: Option<u32>,
 }

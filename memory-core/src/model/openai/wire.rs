@@ -14,6 +14,24 @@ pub(super) struct ChatBody {
     pub(super) temperature: Option<f32>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(super) max_tokens: Option<u32>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub(super) tools: Vec<WireTool>,
+}
+
+/// A tool offered to the model: `{"type": "function", "function": {name, description, parameters}}`.
+#[derive(Debug, Serialize)]
+pub(super) struct WireTool {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    function: WireToolFunction,
+}
+
+#[derive(Debug, Serialize)]
+struct WireToolFunction {
+    name: String,
+    #[serde(skip_serializing_if = "String::is_empty")]
+    description: String,
+    parameters: serde_json::Value,
 }
 
 /// One message on the wire.
@@ -91,6 +109,18 @@ impl ChatBody {
             messages,
             temperature: request.temperature,
             max_tokens: request.max_tokens,
+            tools: request
+                .tools
+                .into_iter()
+                .map(|t| WireTool {
+                    kind: "function",
+                    function: WireToolFunction {
+                        name: t.name,
+                        description: t.description,
+                        parameters: t.parameters,
+                    },
+                })
+                .collect(),
         }
     }
 }

@@ -1,0 +1,262 @@
+//! The second half of an open turn: [`Session::commit`], and extraction with
+//! reconciliation (inline here, or in the background worker).
+
+use std::sync::Arc;
+
+use tracing::Instrument;
+
+use crate::conversation::{ConversationEvent, ConversationStore};
+use crate::error::{MemoryError, Result};
+use crate::extract::{FactExtractor, Turn};
+use crate::facts::{FactChange, FactSource, UserMemoryStore};
+use crate::message::{Message, Role};
+use crate::model::{Completion, Usage};
+
+use super::background::Job;
+use super::report::TurnReply;
+use super::{Agent, ExtractionMode, PreparedTurn, Session};
+
+/// What the model produced for a turn: the final assistant message, and before it any
+/// tool rounds (assistant messages with tool calls, and the tool results).
+///
+/// ```
+/// use agentmemory_core::session::Reply;
+/// use agentmemory_core::{Message, ToolCall};
+///
+/// let call = Message::assistant_with_tools("", vec![ToolCall::new("c1", "clock", serde_json::json!({}))]);
+/// let result = Message::tool_result("c1", "09:30");
+/// let reply = Reply::new(Message::assistant("It is half past nine.")).with_steps(vec![call, result]);
+/// assert_eq!(reply.steps.len(), 2);
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub struct Reply {
+    /// Tool rounds, in order, before the final message.
+    pub steps: Vec<Message>,
+    /// The final assistant message.
+    pub message: Message,
+    /// Tokens the provider reported, when it did.
+    pub usage: Option<Usage>,
+}
+
+impl Reply {
+    /// A reply without tool rounds.
+    pub fn new(message: Message) -> Self {
+        Self {
+            steps: Vec::new(),
+            message,
+            usage: None,
+        }
+    }
+
+    /// Sets the tool rounds that came before the final message.
+    pub fn with_steps(mut self, steps: Vec<Message>) -> Self {
+        self.steps = steps;
+        self
+    }
+
+    /// Sets the usage the provider reported.
+    pub fn with_usage(mut self, usage: Usage) -> Self {
+        self.usage = Some(usage);
+        self
+    }
+}
+
+impl From<Message> for Reply {
+    fn from(message: Message) -> Self {
+        Self::new(message)
+    }
+}
+
+impl From<Completion> for Reply {
+    fn from(c: Completion) -> Self {
+        Self {
+            steps: Vec::new(),
+            message: c.message,
+            usage: c.usage,
+        }
+    }
+}
+
+/// What extraction needs, detached from the session so the background worker can own it.
+#[derive(Clone)]
+pub(super) struct Extraction {
+    pub(super) user_id: String,
+    pub(super) conversation_id: String,
+    pub(super) store: Arc<dyn UserMemoryStore>,
+    pub(super) extractor: Arc<dyn FactExtractor>,
+    pub(super) log: Arc<dyn ConversationStore>,
+}
+
+impl Extraction {
+    /// Extracts facts from the turn and reconciles each with the store. Never fails:
+    /// errors land in `error`, and every change made before one is logged.
+    pub(super) async fn run(
+        &self,
+        user: &Message,
+        reply: &Message,
+    ) -> (Vec<FactChange>, Option<String>) {
+        let turn = Turn {
+            user,
+            assistant: Some(reply),
+        };
+        let candidates = match self.extractor.extract(turn).await {
+            Ok(c) => c,
+            Err(e) => {
+                tracing::warn!(error = %e, "fact extraction failed; the turn goes on");
+                return (Vec::new(), Some(e.to_string()));
+            }
+        };
+        let mut changes = Vec::with_capacity(candidates.len());
+        let mut error = None;
+        for mut candidate in candidates {
+            candidate.source = FactSource {
+                session_id: Some(self.conversation_id.clone()),
+                message_id: Some(user.id.to_string()),
+            };
+            match self.store.upsert(&self.user_id, candidate).await {
+                Ok(change) => changes.push(change),
+                Err(e) => {
+                    tracing::warn!(error = %e, "storing a fact failed; the turn goes on");
+                    error = Some(e.to_string());
+                    break;
+                }
+            }
+        }
+        let changed: Vec<_> = changes
+            .iter()
+            .filter(|c| !matches!(c, FactChange::Ignored { .. }))
+            .cloned()
+            .collect();
+        if !changed.is_empty() {
+            if let Err(e) = self
+                .log
+                .append(
+                    &self.conversation_id,
+                    vec![ConversationEvent::FactsChanged { changes: changed }],
+                )
+                .await
+            {
+                tracing::error!(error = %e, "the fact changes of a turn could not be logged");
+                error = Some(match error {
+                    Some(first) => format!("{first}; logging the fact changes failed: {e}"),
+                    None => format!("logging the fact changes failed: {e}"),
+                });
+            }
+        }
+        (changes, error)
+    }
+}
+
+impl<A: Agent> Session<A> {
+    /// Closes a turn opened by [`prepare`](Self::prepare): logs the tool rounds and the
+    /// reply (one atomic append), adds them to the short-term memory, then extracts and
+    /// reconciles facts — inline, or queued for the background (see
+    /// [`ExtractionMode`]).
+    ///
+    /// Fails only when the log cannot take the reply (nothing is then remembered, and
+    /// the turn can be committed again), or when `turn` is not this session's latest
+    /// prepared turn. Extraction failures are reported in the [`TurnReport`].
+    pub async fn commit(
+        &mut self,
+        turn: PreparedTurn,
+        reply: impl Into<Reply>,
+    ) -> Result<TurnReply> {
+        let span = tracing::info_span!(
+            "commit",
+            agent = self.agent.name(),
+            user = %self.user_id,
+            conversation = %self.conversation_id
+        );
+        self.commit_reply(turn, reply.into()).instrument(span).await
+    }
+
+    pub(super) async fn commit_reply(
+        &mut self,
+        turn: PreparedTurn,
+        reply: Reply,
+    ) -> Result<TurnReply> {
+        if turn.conversation_id != self.conversation_id {
+            return Err(MemoryError::invalid(
+                "prepared turn",
+                format!(
+                    "prepared in conversation `{}`, committed to `{}`",
+                    turn.conversation_id, self.conversation_id
+                ),
+            ));
+        }
+        if self
+            .pending
+            .as_ref()
+            .is_none_or(|p| p.message.id != turn.user.id)
+        {
+            return Err(MemoryError::invalid(
+                "prepared turn",
+                "already committed, or superseded by a later prepare",
+            ));
+        }
+        if reply.message.role != Role::Assistant {
+            return Err(MemoryError::invalid(
+                "reply",
+                format!(
+                    "the final message must be an assistant message, not {}",
+                    reply.message.role
+                ),
+            ));
+        }
+        let PreparedTurn {
+            user, mut report, ..
+        } = turn;
+        report.usage = reply.usage;
+
+        // The reply (after its tool rounds) enters the log, then memory.
+        let mut events: Vec<ConversationEvent> = reply
+            .steps
+            .iter()
+            .chain(std::iter::once(&reply.message))
+            .map(|m| ConversationEvent::Message { message: m.clone() })
+            .collect();
+        events.shrink_to_fit();
+        self.log.append(&self.conversation_id, events).await?;
+        for step in &reply.steps {
+            self.memory.add(step.clone());
+        }
+        self.memory.add(reply.message.clone());
+        self.pending = None;
+
+        // Extract and reconcile.
+        if let Some(extraction) = &self.extraction {
+            match &self.background {
+                Some(worker)
+                    if matches!(self.config.extraction, ExtractionMode::Background { .. }) =>
+                {
+                    let job = Job {
+                        user: Message::clone(&user),
+                        reply: reply.message.clone(),
+                    };
+                    match worker.submit(job).await {
+                        Ok(()) => report.extraction_deferred = true,
+                        Err(job) => {
+                            // The worker is gone: extract inline rather than lose the turn.
+                            let (changes, error) = extraction.run(&job.user, &job.reply).await;
+                            report.fact_changes = changes;
+                            report.extraction_error = error;
+                        }
+                    }
+                }
+                _ => {
+                    let (changes, error) = extraction
+                        .run(&user, &reply.message)
+                        .instrument(tracing::info_span!("extract"))
+                        .await;
+                    report.fact_changes = changes;
+                    report.extraction_error = error;
+                }
+            }
+        }
+        Ok(TurnReply {
+            message: reply.message,
+            report,
+        })
+    }
+}

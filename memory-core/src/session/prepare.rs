@@ -1,0 +1,250 @@
+//! The first half of an open turn: [`Session::prepare`] and [`PreparedTurn`].
+
+use std::sync::Arc;
+
+use tracing::Instrument;
+
+use crate::conversation::ConversationEvent;
+use crate::error::Result;
+use crate::facts::ScoredFact;
+use crate::message::Message;
+use crate::model::ChatRequest;
+
+use super::report::{PromptTokens, Truncation, TurnReport};
+use super::{cut, memory_block, summary_block, Agent, Pending, Session};
+
+/// A turn whose request is ready for a model: the system prompt (agent prompt, memory
+/// block, summary block), the window, and what memory did so far. Send
+/// [`request`](Self::request) to any model — your own client, with tools, streaming —
+/// then hand the reply to [`Session::commit`].
+#[derive(Debug, Clone)]
+pub struct PreparedTurn {
+    pub(super) conversation_id: String,
+    pub(super) user: Arc<Message>,
+    pub(super) request: ChatRequest,
+    pub(super) report: TurnReport,
+}
+
+impl PreparedTurn {
+    /// The request to send: model name, full system prompt, window (the user message
+    /// last), tools.
+    pub fn request(&self) -> &ChatRequest {
+        &self.request
+    }
+
+    /// The request, to adjust before sending (tools, temperature, extra tool-call
+    /// rounds appended to the messages).
+    pub fn request_mut(&mut self) -> &mut ChatRequest {
+        &mut self.request
+    }
+
+    /// The user message of this turn, whole (the request may carry it cut, see
+    /// [`TurnReport::truncated`]).
+    pub fn user_message(&self) -> &Message {
+        &self.user
+    }
+
+    /// The facts injected into the system prompt, best first.
+    pub fn injected(&self) -> &[ScoredFact] {
+        &self.report.injected
+    }
+
+    /// The memory block in the system prompt, if any fact was injected.
+    pub fn memory_block(&self) -> Option<&str> {
+        self.report.memory_block.as_deref()
+    }
+
+    /// How the prompt's tokens are spent.
+    pub fn tokens(&self) -> PromptTokens {
+        self.report.tokens
+    }
+
+    /// What memory did so far (inject, summarise, cut); completed by the commit.
+    pub fn report(&self) -> &TurnReport {
+        &self.report
+    }
+}
+
+impl<A: Agent> Session<A> {
+    /// Opens a turn: logs the user message, injects the user's relevant facts,
+    /// summarises what no longer fits, and returns the request for the model.
+    ///
+    /// `max_tokens` budgets the whole prompt: agent system prompt, memory block, summary
+    /// block and window. A user message larger than what is left is cut for the model
+    /// (head and tail kept, the cut marked) and kept whole in the log.
+    ///
+    /// A store error while searching facts, or a summariser error, is reported in the
+    /// [`TurnReport`] and the turn goes on; an error of the conversation log is returned
+    /// (nothing is acknowledged that is not logged). Preparing the same message again
+    /// after a failed turn (same id, or same content while that turn is uncommitted) is a
+    /// retry: the message is logged and remembered once.
+    pub async fn prepare(&mut self, user: impl Into<Message>) -> Result<PreparedTurn> {
+        let span = tracing::info_span!(
+            "prepare",
+            agent = self.agent.name(),
+            user = %self.user_id,
+            conversation = %self.conversation_id
+        );
+        self.prepare_message(user.into()).instrument(span).await
+    }
+
+    pub(super) async fn prepare_message(&mut self, user: Message) -> Result<PreparedTurn> {
+        let mut report = TurnReport::default();
+
+        // 1. The user message enters the log and memory, once.
+        let pending = match self.pending.take() {
+            Some(p)
+                if p.message.id == user.id
+                    || (p.message.role == user.role && p.message.content == user.content) =>
+            {
+                report.retried = p.logged;
+                p
+            }
+            _ => Pending {
+                message: Arc::new(user),
+                logged: false,
+                in_memory: false,
+            },
+        };
+        let mut pending = pending;
+        let logged = self.log_pending(&mut pending).await;
+        let user = Arc::clone(&pending.message);
+        // Kept even when logging failed: a retry then reuses the message and its id.
+        self.pending = Some(pending);
+        logged?;
+
+        // 2. Inject.
+        let budget = self.config.max_tokens;
+        let counter = Arc::clone(self.memory.counter());
+        let system_prompt = self.agent.system_prompt().into_owned();
+        let system_tokens = counter.count_text(&system_prompt);
+        if let Some(lt) = self
+            .long_term
+            .as_ref()
+            .filter(|lt| lt.spec.inject && lt.spec.top_k > 0)
+        {
+            match lt
+                .store
+                .search(&self.user_id, &user.text(), lt.spec.top_k)
+                .instrument(tracing::info_span!("inject"))
+                .await
+            {
+                Ok(facts) => {
+                    let cap = self.config.memory_block_tokens.min(budget / 4);
+                    if let Some((block, included)) =
+                        memory_block::render(facts, cap, counter.as_ref())
+                    {
+                        report.memory_block = Some(block);
+                        report.injected = included;
+                    }
+                }
+                Err(e) => {
+                    tracing::warn!(error = %e, "searching the user's facts failed; the turn goes on without them");
+                    report.inject_error = Some(e.to_string());
+                }
+            }
+        }
+        let block_tokens = report
+            .memory_block
+            .as_deref()
+            .map_or(0, |b| counter.count_text(b));
+
+        // 3. Summarise what no longer fits beside the system prompt and the memory block.
+        let base = budget.saturating_sub(system_tokens + block_tokens);
+        let summary_cap = self.config.summary_tokens.min(base / 3);
+        let rendered_summary = |memory: &crate::buffer::ShortTermMemory| {
+            memory
+                .summary()
+                .and_then(|s| summary_block::render(s, summary_cap, counter.as_ref()))
+        };
+        let summary_tokens_now =
+            rendered_summary(&self.memory).map_or(0, |b| counter.count_text(&b));
+        if self.memory.message_tokens() + summary_tokens_now > base {
+            match self
+                .summarize(base)
+                .instrument(tracing::info_span!("summarize"))
+                .await
+            {
+                Ok(n) => report.summarized = n,
+                Err(e) => {
+                    tracing::warn!(error = %e, "summarising failed; the window is trimmed instead");
+                    report.summary_error = Some(e.to_string());
+                }
+            }
+        }
+        let summary = rendered_summary(&self.memory);
+        let summary_tokens = summary.as_deref().map_or(0, |b| counter.count_text(b));
+
+        // 4. The window, the user message last (cut when it cannot fit whole).
+        let room = base.saturating_sub(summary_tokens);
+        let (mut window, mut window_tokens) = self.memory.shared_window_within(room);
+        if window.last().is_none_or(|m| m.id != user.id) {
+            let system = self.memory.system_messages();
+            let system_msg_tokens = self.memory.system_tokens();
+            let left = room.saturating_sub(system_msg_tokens);
+            let sent = cut::cut_to_fit(&user, left, counter.as_ref())
+                .unwrap_or_else(|| Message::clone(&user));
+            let sent_tokens = counter.count_message(&sent);
+            report.truncated = Some(Truncation {
+                message_id: user.id.to_string(),
+                original_tokens: counter.count_message(&user),
+                sent_tokens,
+            });
+            window = system;
+            window.push(Arc::new(sent));
+            window_tokens = system_msg_tokens + sent_tokens;
+        }
+
+        let mut system = system_prompt;
+        for block in [report.memory_block.as_deref(), summary.as_deref()]
+            .into_iter()
+            .flatten()
+        {
+            system.push_str("\n\n");
+            system.push_str(block);
+        }
+        let mut request = ChatRequest::new(self.agent.model(), system, window);
+        request.tools = self.agent.tools();
+        self.agent.before_model(&mut request);
+        report.tokens = PromptTokens {
+            system: system_tokens,
+            memory_block: block_tokens,
+            summary: summary_tokens,
+            window: window_tokens,
+            total: system_tokens + block_tokens + summary_tokens + window_tokens,
+            budget,
+        };
+        Ok(PreparedTurn {
+            conversation_id: self.conversation_id.clone(),
+            user,
+            request,
+            report,
+        })
+    }
+
+    /// Logs and remembers the pending user message, each at most once.
+    async fn log_pending(&mut self, pending: &mut Pending) -> Result<()> {
+        if !pending.logged {
+            let mut events = Vec::with_capacity(2);
+            if !self.started {
+                events.push(ConversationEvent::Started {
+                    user_id: self.user_id.clone(),
+                    agent: self.agent.name().to_owned(),
+                });
+            }
+            events.push(ConversationEvent::Message {
+                message: Message::clone(&pending.message),
+            });
+            self.log.append(&self.conversation_id, events).await?;
+            self.started = true;
+            pending.logged = true;
+        }
+        if !pending.in_memory {
+            if !self.memory.holds_recent(&pending.message.id, 8) {
+                self.memory.add(Message::clone(&pending.message));
+            }
+            pending.in_memory = true;
+        }
+        Ok(())
+    }
+}
