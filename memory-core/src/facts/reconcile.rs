@@ -320,7 +320,7 @@ fn replace_value(text: &str, old: &str, new: &str) -> Option<String> {
 ///
 /// let paris = MemoryFact::from_candidate("u", FactCandidate::new("lives in Paris", 0.9).with_attribute("location", "Paris"), Utc::now());
 /// let berlin = FactCandidate::new("lives in Berlin", 0.9).with_attribute("location", "Berlin");
-/// assert_eq!(reconcile(&[paris.clone()], &berlin), Reconciliation::Supersede(paris.id));
+/// assert_eq!(reconcile(std::slice::from_ref(&paris), &berlin), Reconciliation::Supersede(paris.id));
 /// ```
 pub fn reconcile(current: &[MemoryFact], candidate: &FactCandidate) -> Reconciliation {
     reconcile_with(current, candidate, None)
@@ -445,7 +445,7 @@ mod tests {
         let lyon = held("location", "Lyon", Polarity::Positive, 0.9);
         let gone = said("location", "Lyon", Polarity::Negative, 0.9);
         assert_eq!(
-            reconcile(&[lyon.clone()], &gone),
+            reconcile(std::slice::from_ref(&lyon), &gone),
             Reconciliation::Supersede(lyon.id)
         );
     }
@@ -465,12 +465,12 @@ mod tests {
         let maria = held("name", "Maria", Polarity::Positive, 0.95);
         let weak = said("name", "Mara", Polarity::Positive, 0.7);
         assert_eq!(
-            reconcile(&[maria.clone()], &weak),
+            reconcile(std::slice::from_ref(&maria), &weak),
             Reconciliation::Contest(maria.id.clone())
         );
         let strong = said("name", "Mara", Polarity::Positive, 0.95);
         assert_eq!(
-            reconcile(&[maria.clone()], &strong),
+            reconcile(std::slice::from_ref(&maria), &strong),
             Reconciliation::Supersede(maria.id)
         );
     }
@@ -480,7 +480,7 @@ mod tests {
         let weak_old = held("name", "Tom", Polarity::Positive, 0.7);
         let weak_new = said("name", "Tim", Polarity::Positive, 0.7);
         assert_eq!(
-            reconcile(&[weak_old.clone()], &weak_new),
+            reconcile(std::slice::from_ref(&weak_old), &weak_new),
             Reconciliation::Supersede(weak_old.id)
         );
     }
@@ -490,7 +490,7 @@ mod tests {
         let vegan = held("diet", "vegan", Polarity::Positive, 0.9);
         let fish = said("diet", "fish", Polarity::Positive, 0.8);
         assert_eq!(
-            reconcile(&[vegan.clone()], &fish),
+            reconcile(std::slice::from_ref(&vegan), &fish),
             Reconciliation::Supersede(vegan.id)
         );
         let gluten = held("diet", "gluten", Polarity::Negative, 0.9);
@@ -503,7 +503,7 @@ mod tests {
         let sushi = held("favourite food", "sushi", Polarity::Positive, 0.85);
         let ramen = said("favourite food", "ramen", Polarity::Positive, 0.85);
         assert_eq!(
-            reconcile(&[sushi.clone()], &ramen),
+            reconcile(std::slice::from_ref(&sushi), &ramen),
             Reconciliation::Supersede(sushi.id)
         );
         let jazz = held("likes", "jazz", Polarity::Positive, 0.85);
@@ -516,7 +516,7 @@ mod tests {
         let hiking = held("likes", "hiking", Polarity::Positive, 0.85);
         let again = said("likes", "going hiking", Polarity::Positive, 0.8);
         assert_eq!(
-            reconcile(&[hiking.clone()], &again),
+            reconcile(std::slice::from_ref(&hiking), &again),
             Reconciliation::Reinforce(hiking.id)
         );
     }
@@ -525,10 +525,13 @@ mod tests {
     fn a_similarity_can_merge_paraphrases() {
         let hiking = held("likes", "hiking", Polarity::Positive, 0.85);
         let trails = said("likes", "walking in the hills", Polarity::Positive, 0.8);
-        assert_eq!(reconcile(&[hiking.clone()], &trails), Reconciliation::Add);
+        assert_eq!(
+            reconcile(std::slice::from_ref(&hiking), &trails),
+            Reconciliation::Add
+        );
         let similar = |_: &MemoryFact, _: &FactCandidate| Some(0.93);
         assert_eq!(
-            reconcile_with(&[hiking.clone()], &trails, Some(&similar)),
+            reconcile_with(std::slice::from_ref(&hiking), &trails, Some(&similar)),
             Reconciliation::Reinforce(hiking.id)
         );
     }
@@ -541,7 +544,7 @@ mod tests {
         assert_eq!(resolved.attribute.as_deref(), Some("location"));
         assert_eq!(resolved.text, "location Lille");
         assert_eq!(
-            reconcile(&[lyon.clone()], &resolved),
+            reconcile(std::slice::from_ref(&lyon), &resolved),
             Reconciliation::Supersede(lyon.id)
         );
         assert!(matches!(reconcile(&[], &fix), Reconciliation::Ignore(_)));

@@ -32,7 +32,6 @@ pub(crate) fn is_instruction(text: &str) -> bool {
     }
     // "Translate: I love cheese": a verb and a colon is always an instruction.
     let colon = text
-        .trim_start()
         .split_whitespace()
         .next()
         .is_some_and(|t| t.ends_with(':'));
