@@ -97,6 +97,9 @@ async fn main() -> Result<(), MemoryError> {
                     FactChange::Superseded { old, new } => {
                         println!("  ! {} replaces {}", new.text, old.text)
                     }
+                    FactChange::Contested { fact, candidate } => {
+                        println!("  ? pending {} (keeps {})", candidate.text, fact.text)
+                    }
                     FactChange::Ignored { candidate, reason } => {
                         println!("  - ignored {}: {reason}", candidate.text)
                     }

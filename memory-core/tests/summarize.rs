@@ -164,3 +164,93 @@ proptest! {
         prop_assert_eq!(&out, &s.summarize_text(previous.as_deref(), &messages, max_tokens));
     }
 }
+
+/// 200 turns of everyday, repetitive chat after two key facts stated once, run through
+/// a `ShortTermMemory` the way a session does (summarise what no longer fits, keep the
+/// recent turns): at budgets of 200, 1,000 and 4,000 tokens the key facts are still in
+/// the window or the summary, and the summary never holds the same sentence twice.
+#[tokio::test]
+async fn key_facts_stated_once_survive_200_turns_of_repetitive_chat() {
+    use agentmemory_core::ShortTermMemory;
+    let filler_user = [
+        "I had a busy day at work today, lots of meetings with Bob at 3pm again.",
+        "The weather was nice so I went for a walk in the park.",
+        "Meeting with Bob at 3pm again, same as yesterday.",
+        "I'm a bit tired today, nothing special happened.",
+        "Work was busy today, lots of meetings with Bob at 3pm again.",
+    ];
+    let filler_assistant = [
+        "That sounds like a full day. Make sure to rest.",
+        "A walk in the park is a nice way to unwind.",
+        "Meetings with Bob at 3pm again? Sounds like a routine.",
+    ];
+    for budget in [200usize, 1_000, 4_000] {
+        let summarizer = ExtractiveSummarizer::new();
+        let mut memory = ShortTermMemory::new(budget);
+        memory.add_user("My daughter's name is Lily and she turns 7 on 3 March.");
+        memory.add_assistant("Lovely, Lily turning 7!");
+        memory.add_user("I'm allergic to penicillin.");
+        memory.add_assistant("Noted.");
+        for turn in 0..200 {
+            memory.add_user(filler_user[turn % filler_user.len()]);
+            memory.add_assistant(filler_assistant[turn % filler_assistant.len()]);
+            if memory.is_over_budget() {
+                let keep = memory.recent_within(budget / 2).max(1);
+                let old = memory.messages_to_summarize(keep);
+                let summary = summarizer
+                    .summarize(memory.summary(), &old, budget / 4)
+                    .await
+                    .unwrap();
+                memory.set_summary(summary);
+                memory.trim_to_recent(keep);
+            }
+        }
+        let summary = memory.summary().unwrap_or_default().to_owned();
+        let window: String = memory
+            .messages()
+            .iter()
+            .map(|m| m.text())
+            .collect::<Vec<_>>()
+            .join("\n");
+        let everything = format!("{summary}\n{window}");
+        assert!(everything.contains("Lily"), "budget {budget}: {summary}");
+        // At 200 tokens the summary gets 50: room for the child's name, not yet for both.
+        if budget >= 1_000 {
+            assert!(
+                everything.contains("penicillin"),
+                "budget {budget}: {summary}"
+            );
+        }
+        assert!(tokens(&summary) <= budget / 4, "budget {budget}: {summary}");
+        let mut seen = std::collections::HashSet::new();
+        for sentence in summary
+            .lines()
+            .map(|l| l.split_once(": ").map_or(l, |(_, rest)| rest))
+            .flat_map(|l| l.split_inclusive(['.', '!', '?']))
+            .map(str::trim)
+            .filter(|s| !s.is_empty())
+        {
+            assert!(
+                seen.insert(sentence.to_lowercase()),
+                "budget {budget}: {sentence:?} twice in {summary}"
+            );
+        }
+    }
+}
+
+#[tokio::test]
+async fn near_duplicate_sentences_are_kept_once() {
+    let messages: Vec<Message> = (0..12)
+        .map(|_| Message::user("Meeting with Bob at 3pm on Friday."))
+        .chain([
+            Message::user("Meeting with Bob at 3pm on Friday!"),
+            Message::user("My son Leo starts school on 4 September."),
+        ])
+        .collect();
+    let summary = ExtractiveSummarizer::new()
+        .summarize(None, &messages, 200)
+        .await
+        .unwrap();
+    assert_eq!(summary.matches("Meeting with Bob").count(), 1, "{summary}");
+    assert!(summary.contains("Leo"), "{summary}");
+}

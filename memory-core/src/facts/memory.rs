@@ -10,7 +10,7 @@ use dashmap::DashMap;
 use parking_lot::RwLock;
 
 use super::{
-    rank_score, reconcile, FactCandidate, FactChange, FactPolicy, MemoryFact, Reconciliation,
+    decide, rank_score, FactCandidate, FactChange, FactPolicy, MemoryFact, Reconciliation,
     ScoredFact, UserMemoryStore,
 };
 use crate::error::{MemoryError, Result};
@@ -124,7 +124,8 @@ impl UserFacts {
         candidate: FactCandidate,
         now: chrono::DateTime<Utc>,
     ) -> Result<FactChange> {
-        match reconcile(&self.current, &candidate) {
+        let (decision, candidate) = decide(&self.current, candidate);
+        match decision {
             Reconciliation::Add => {
                 let fact = MemoryFact::from_candidate(user_id, candidate, now);
                 self.push_current(fact.clone());
@@ -150,6 +151,13 @@ impl UserFacts {
                 self.prev_of.insert(new.id.clone(), old.id.clone());
                 self.push_current(new.clone());
                 Ok(FactChange::Superseded { old, new })
+            }
+            Reconciliation::Contest(id) => {
+                let fact = self
+                    .get(&id)
+                    .cloned()
+                    .ok_or_else(|| MemoryError::not_found("fact", id.clone()))?;
+                Ok(FactChange::Contested { fact, candidate })
             }
             Reconciliation::Ignore(reason) => Ok(FactChange::Ignored { candidate, reason }),
         }

@@ -18,7 +18,10 @@ mod reconcile;
 
 pub use export::{export_facts, import_facts, FactsExport, FACTS_EXPORT_VERSION};
 pub use memory::InMemoryUserMemoryStore;
-pub use reconcile::{is_single_valued, normalize, reconcile, Reconciliation};
+pub use reconcile::{
+    decide, is_single_valued, normalize, reconcile, reconcile_with, resolve, supersede_threshold,
+    value_key, Reconciliation, Similarity, CORRECTION_ATTRIBUTE, PARAPHRASE_SIMILARITY,
+};
 
 /// Whether a fact states something the user has/likes or something they avoid.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -236,6 +239,15 @@ pub enum FactChange {
         /// The fact that replaced it.
         new: MemoryFact,
     },
+    /// A contradiction too weak to replace a well-established fact: `fact` stays current,
+    /// `candidate` is a pending contradiction (stored nowhere; stating it again with more
+    /// confidence, e.g. "my name is …", supersedes).
+    Contested {
+        /// The fact that stays current.
+        fact: MemoryFact,
+        /// The contradicting candidate.
+        candidate: FactCandidate,
+    },
     /// Nothing was stored.
     Ignored {
         /// The candidate.
@@ -251,16 +263,18 @@ impl FactChange {
         match self {
             FactChange::Added { fact } | FactChange::Reinforced { fact } => Some(fact),
             FactChange::Superseded { new, .. } => Some(new),
+            FactChange::Contested { fact, .. } => Some(fact),
             FactChange::Ignored { .. } => None,
         }
     }
 
-    /// `"added"`, `"reinforced"`, `"superseded"` or `"ignored"`.
+    /// `"added"`, `"reinforced"`, `"superseded"`, `"contested"` or `"ignored"`.
     pub fn kind(&self) -> &'static str {
         match self {
             FactChange::Added { .. } => "added",
             FactChange::Reinforced { .. } => "reinforced",
             FactChange::Superseded { .. } => "superseded",
+            FactChange::Contested { .. } => "contested",
             FactChange::Ignored { .. } => "ignored",
         }
     }

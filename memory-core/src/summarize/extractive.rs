@@ -82,18 +82,46 @@ impl ExtractiveSummarizer {
     }
 
     /// The best units that fit `max_tokens`, rendered in their original order.
+    ///
+    /// Chosen greedily by maximal marginal relevance: each step takes the sentence with
+    /// the best `λ·salience − (1 − λ)·redundancy` (redundancy = its highest word overlap
+    /// with a sentence already kept), so twelve copies of one sentence cost the slot of
+    /// one, and a sentence that repeats a kept one (word-set Jaccard ≥
+    /// [`NEAR_DUPLICATE`]) is never kept.
     fn select(&self, units: &[Unit], max_tokens: usize) -> String {
         let max_chars = max_tokens.saturating_mul(4);
         // Pure chit-chat ("thanks!", "ok") scores below zero and is never kept.
-        let mut ranked: Vec<usize> = (0..units.len())
+        let mut alive: Vec<usize> = (0..units.len())
             .filter(|&i| units[i].score >= 0.0)
             .collect();
-        ranked.sort_by(|&a, &b| units[b].score.total_cmp(&units[a].score).then(a.cmp(&b)));
+        let best_first = alive
+            .iter()
+            .copied()
+            .max_by(|&a, &b| units[a].score.total_cmp(&units[b].score).then(b.cmp(&a)));
+        let top = best_first.map_or(1.0, |i| units[i].score).max(f32::EPSILON);
+        let signatures: Vec<Vec<u64>> = units.iter().map(|u| signature(u.text)).collect();
+        let mut redundancy = vec![0.0f32; units.len()];
 
         let mut chosen = vec![false; units.len()];
         let mut group_used: Vec<bool> = Vec::new();
         let (mut chars, mut lines) = (0usize, 0usize);
-        for &i in &ranked {
+        while !alive.is_empty() {
+            let (k, _) = alive
+                .iter()
+                .enumerate()
+                .map(|(k, &i)| {
+                    let mmr =
+                        MMR_LAMBDA * units[i].score / top - (1.0 - MMR_LAMBDA) * redundancy[i];
+                    (k, mmr)
+                })
+                .fold((0usize, f32::NEG_INFINITY), |best, cur| {
+                    if cur.1 > best.1 {
+                        cur
+                    } else {
+                        best
+                    }
+                });
+            let i = alive.remove(k);
             let unit = &units[i];
             if group_used.len() <= unit.group {
                 group_used.resize(unit.group + 1, false);
@@ -103,22 +131,74 @@ impl ExtractiveSummarizer {
             } else {
                 unit.prefix_chars() + unit.chars + usize::from(lines > 0)
             };
-            if chars + cost <= max_chars {
-                chars += cost;
-                chosen[i] = true;
-                if !group_used[unit.group] {
-                    group_used[unit.group] = true;
-                    lines += 1;
-                }
+            if chars + cost > max_chars {
+                continue;
             }
+            chars += cost;
+            chosen[i] = true;
+            if !group_used[unit.group] {
+                group_used[unit.group] = true;
+                lines += 1;
+            }
+            alive.retain(|&j| {
+                let sim = jaccard(&signatures[i], &signatures[j]);
+                redundancy[j] = redundancy[j].max(sim);
+                sim < NEAR_DUPLICATE
+            });
         }
         let summary = render(units, &chosen);
-        match ranked.first() {
+        match best_first {
             // Nothing fits whole: the best sentence, cut to the budget.
-            Some(&best) if summary.is_empty() => truncated(&units[best], max_chars),
+            Some(best) if summary.is_empty() => truncated(&units[best], max_chars),
             _ => summary,
         }
     }
+}
+
+/// Weight of salience against novelty in the selection (maximal marginal relevance).
+const MMR_LAMBDA: f32 = 0.7;
+
+/// Word-set overlap (Jaccard) at which a sentence repeats one already kept.
+pub const NEAR_DUPLICATE: f32 = 0.8;
+
+/// The sentence's words (lowercased, punctuation trimmed) as sorted hashes.
+fn signature(text: &str) -> Vec<u64> {
+    use std::hash::{Hash, Hasher};
+    let mut out: Vec<u64> = text
+        .split_whitespace()
+        .map(bare_word)
+        .filter(|w| !w.is_empty())
+        .map(|w| {
+            let mut h = std::collections::hash_map::DefaultHasher::new();
+            for c in w.chars().flat_map(char::to_lowercase) {
+                c.hash(&mut h);
+            }
+            h.finish()
+        })
+        .collect();
+    out.sort_unstable();
+    out.dedup();
+    out
+}
+
+/// |a ∩ b| / |a ∪ b| of two sorted, deduplicated sets; 1.0 for two empty sets.
+fn jaccard(a: &[u64], b: &[u64]) -> f32 {
+    if a.is_empty() && b.is_empty() {
+        return 1.0;
+    }
+    let (mut i, mut j, mut both) = (0, 0, 0usize);
+    while i < a.len() && j < b.len() {
+        match a[i].cmp(&b[j]) {
+            std::cmp::Ordering::Less => i += 1,
+            std::cmp::Ordering::Greater => j += 1,
+            std::cmp::Ordering::Equal => {
+                both += 1;
+                i += 1;
+                j += 1;
+            }
+        }
+    }
+    both as f32 / (a.len() + b.len() - both) as f32
 }
 
 #[async_trait]

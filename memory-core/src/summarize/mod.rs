@@ -8,7 +8,7 @@ use crate::message::Message;
 mod extractive;
 mod llm;
 
-pub use extractive::ExtractiveSummarizer;
+pub use extractive::{ExtractiveSummarizer, NEAR_DUPLICATE};
 pub use llm::LlmSummarizer;
 
 /// Condenses messages that leave the window into a summary.

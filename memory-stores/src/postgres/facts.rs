@@ -1,11 +1,11 @@
 //! [`UserMemoryStore`] on PostgreSQL: one row per fact version (current or superseded).
 //! An upsert takes a per-user transaction-scoped advisory lock, reads the user's current
-//! facts, reconciles them with [`agentmemory_core::facts::reconcile`] and writes the result in
+//! facts, reconciles them with [`agentmemory_core::facts::decide`] and writes the result in
 //! the same transaction, so concurrent writers (in any process) never lose an update.
 //! Search ranks the user's current facts in Rust (TF-IDF cosine and
 //! [`agentmemory_core::facts::rank_score`]).
 
-use agentmemory_core::facts::{reconcile, Reconciliation};
+use agentmemory_core::facts::{decide as reconcile_candidate, Reconciliation};
 use agentmemory_core::{
     FactCandidate, FactChange, MemoryError, MemoryFact, Result, ScoredFact, UserMemoryStore,
 };
@@ -88,9 +88,17 @@ impl UserMemoryStore for PostgresStore {
             lock_user(&tx, user_id).await?;
             let current = self.load_facts(&tx, user_id, true).await?;
             let now = Utc::now();
-            let change = match reconcile(&current, &candidate) {
+            let (decision, candidate) = reconcile_candidate(&current, candidate);
+            let change = match decision {
                 Reconciliation::Ignore(reason) => {
                     return Ok(FactChange::Ignored { candidate, reason });
+                }
+                Reconciliation::Contest(id) => {
+                    let fact = current
+                        .into_iter()
+                        .find(|f| f.id == id)
+                        .ok_or_else(|| MemoryError::not_found("fact", id))?;
+                    return Ok(FactChange::Contested { fact, candidate });
                 }
                 Reconciliation::Add => {
                     let fact = MemoryFact::from_candidate(user_id, candidate, now);

@@ -2,13 +2,13 @@
 //! bumped by every write to that user's facts.
 //!
 //! A write reads the facts and the version in one `MULTI`, reconciles in Rust with
-//! [`agentmemory_core::facts::reconcile`] (and [`MemoryFact::reinforce`]), then commits with a
+//! [`agentmemory_core::facts::decide`] (and [`MemoryFact::reinforce`]), then commits with a
 //! Lua compare-and-set that applies the changes only if the version has not moved;
 //! otherwise it reads again and retries, so concurrent writers never lose an update.
 
 use std::sync::LazyLock;
 
-use agentmemory_core::facts::{reconcile, Reconciliation};
+use agentmemory_core::facts::{decide as reconcile_candidate, Reconciliation};
 use agentmemory_core::{
     FactCandidate, FactChange, MemoryError, MemoryFact, Result, ScoredFact, UserMemoryStore,
 };
@@ -120,8 +120,16 @@ fn decide(
 ) -> Result<(FactChange, Vec<Write>)> {
     let now = Utc::now();
     let live: Vec<MemoryFact> = current.into_iter().filter(MemoryFact::is_current).collect();
-    Ok(match reconcile(&live, &candidate) {
+    let (decision, candidate) = reconcile_candidate(&live, candidate);
+    Ok(match decision {
         Reconciliation::Ignore(reason) => (FactChange::Ignored { candidate, reason }, Vec::new()),
+        Reconciliation::Contest(id) => {
+            let fact = live
+                .into_iter()
+                .find(|f| f.id == id)
+                .ok_or_else(|| MemoryError::not_found("fact", id))?;
+            (FactChange::Contested { fact, candidate }, Vec::new())
+        }
         Reconciliation::Add => {
             let fact = MemoryFact::from_candidate(user, candidate, now);
             let writes = vec![set(&fact)?];

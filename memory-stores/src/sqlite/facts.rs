@@ -1,10 +1,10 @@
 //! [`UserMemoryStore`] on SQLite: one row per fact version (current or superseded),
-//! reconciled with [`agentmemory_core::facts::reconcile`] inside the write transaction and
+//! reconciled with [`agentmemory_core::facts::decide`] inside the write transaction and
 //! ranked with [`agentmemory_core::facts::rank_score`] over TF-IDF relevance.
 
 use crate::fact_rows::{chain, doomed, rank};
 
-use agentmemory_core::facts::{reconcile, Reconciliation};
+use agentmemory_core::facts::{decide as reconcile_candidate, Reconciliation};
 use agentmemory_core::{
     FactCandidate, FactChange, MemoryError, MemoryFact, Result, ScoredFact, UserMemoryStore,
 };
@@ -76,9 +76,17 @@ impl UserMemoryStore for SqliteStore {
                 .map_err(on(label, op))?;
             let current = load_facts(&tx, label, &user, true)?;
             let now = Utc::now();
-            let change = match reconcile(&current, &candidate) {
+            let (decision, candidate) = reconcile_candidate(&current, candidate);
+            let change = match decision {
                 Reconciliation::Ignore(reason) => {
                     return Ok(FactChange::Ignored { candidate, reason });
+                }
+                Reconciliation::Contest(id) => {
+                    let fact = current
+                        .into_iter()
+                        .find(|f| f.id == id)
+                        .ok_or_else(|| MemoryError::not_found("fact", id))?;
+                    return Ok(FactChange::Contested { fact, candidate });
                 }
                 Reconciliation::Add => {
                     let fact = MemoryFact::from_candidate(&user, candidate, now);

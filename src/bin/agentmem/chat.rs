@@ -143,6 +143,9 @@ fn print_report(report: &TurnReport) -> Result<(), CliError> {
             FactChange::Superseded { old, new } => {
                 format!("  ! {} (replaces: {})", new.text, old.text)
             }
+            FactChange::Contested { fact, candidate } => {
+                format!("  ? pending: {} (keeps: {})", candidate.text, fact.text)
+            }
             FactChange::Ignored { candidate, reason } => {
                 format!("  - ignored {}: {reason}", candidate.text)
             }

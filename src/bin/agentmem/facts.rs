@@ -111,6 +111,11 @@ pub fn change_row(change: &FactChange) -> Vec<String> {
             new.text.clone(),
             format!("replaces \"{}\"", old.text),
         ],
+        FactChange::Contested { fact, candidate } => vec![
+            "contested".into(),
+            candidate.text.clone(),
+            format!("pending: \"{}\" stays current", fact.text),
+        ],
         FactChange::Ignored { candidate, reason } => {
             vec!["ignored".into(), candidate.text.clone(), reason.clone()]
         }

@@ -40,6 +40,8 @@ pub(crate) fn sentences(text: &str) -> Vec<Sentence<'_>> {
     while let Some((i, c)) = chars.next() {
         let ends = match c {
             '!' | '?' | ';' | '\n' | '…' => true,
+            // An emoji closes a chat sentence: "long day 😩 i'm a pharmacist".
+            c if is_emoji(c) => true,
             '.' => chars.peek().is_none_or(|(_, n)| n.is_whitespace()),
             _ => false,
         };
@@ -58,11 +60,18 @@ pub(crate) fn sentences(text: &str) -> Vec<Sentence<'_>> {
                 break;
             }
         }
-        push_sentence(&mut out, &text[start..i], question);
+        // An emoji stays with its sentence (it may mark a joke).
+        let until = if is_emoji(c) { i + c.len_utf8() } else { i };
+        push_sentence(&mut out, &text[start..until], question);
         start = end;
     }
     push_sentence(&mut out, &text[start..], false);
     out
+}
+
+/// Pictographs and symbols used as sentence ends in chat.
+fn is_emoji(c: char) -> bool {
+    matches!(c as u32, 0x1F300..=0x1FAFF | 0x2600..=0x27BF | 0x1F000..=0x1F2FF)
 }
 
 fn push_sentence<'a>(out: &mut Vec<Sentence<'a>>, text: &'a str, question: bool) {
@@ -89,6 +98,7 @@ const CONTRACTIONS: &[(&str, &[&str])] = &[
     ("didnt", &["did", "not"]),
     ("doesnt", &["does", "not"]),
     ("name's", &["name", "is"]),
+    ("birthday's", &["birthday", "is"]),
     ("it's", &["it", "is"]),
     ("that's", &["that", "is"]),
     ("what's", &["what", "is"]),
@@ -161,16 +171,67 @@ const INHERIT_I_AM: &[&str] = &[
     "pescatarian",
     "fluent",
     "married",
+    "single",
+    "divorced",
+    "engaged",
+    "widowed",
+    "separated",
     "based",
     "originally",
     "lactose",
     "gluten",
+    "learning",
+    "planning",
+    "taking",
+    "training",
+    "studying",
 ];
 
 /// After "and", these continue an "I ..." clause: "I love sushi and hate wasabi".
 const INHERIT_I: &[&str] = &[
-    "love", "like", "hate", "enjoy", "dislike", "adore", "prefer", "live", "work", "speak", "grew",
-    "moved", "want", "have", "dont", "can't", "cannot",
+    "love",
+    "like",
+    "hate",
+    "enjoy",
+    "dislike",
+    "adore",
+    "prefer",
+    "live",
+    "work",
+    "speak",
+    "grew",
+    "moved",
+    "want",
+    "have",
+    "dont",
+    "can't",
+    "cannot",
+    "started",
+    "quit",
+    "joined",
+    "left",
+    "play",
+    "relocated",
+    "stopped",
+    "gave",
+    "drive",
+    "own",
+    "teach",
+    "eat",
+    "drink",
+];
+
+/// Adverbs skipped when looking for the predicate after a conjunction: "and just started".
+const LEAD_ADVERBS: &[&str] = &[
+    "just",
+    "also",
+    "really",
+    "recently",
+    "currently",
+    "now",
+    "still",
+    "actually",
+    "finally",
 ];
 
 /// Splits a sentence into clauses: at commas, at "but/because/...", and at "and/so/..."
@@ -207,20 +268,28 @@ pub(crate) fn clauses(sentence: &str) -> Vec<Vec<Word>> {
     let mut current: Vec<Word> = Vec::new();
     let mut i = 0;
     let mut break_before = false;
+    // Whether the last clause closed was about "I" (so a bare predicate after a comma
+    // continues it: "I'm 29, live in Leeds").
+    let mut last_was_i = false;
     while i < raw.len() {
         let (token, comma_after) = &raw[i];
         let lower = token.to_lowercase();
-        let next = raw.get(i + 1).map(|(t, _)| t.to_lowercase());
+        let next = raw[i + 1..]
+            .iter()
+            .map(|(t, _)| t.to_lowercase())
+            .find(|t| !LEAD_ADVERBS.contains(&t.as_str()));
         let is_hard = HARD_CONJUNCTIONS.contains(&lower.as_str());
         let is_soft = SOFT_CONJUNCTIONS.contains(&lower.as_str());
         let starts_clause = |w: &str| SUBJECTS.contains(&w) || starts_with_i(w);
         let inherit = next
             .as_deref()
             .filter(|_| is_hard || is_soft)
-            .and_then(|n| inherited_subject(n, &current));
+            .and_then(|n| inherited_subject(n, &current, last_was_i));
         let split_here = is_hard
             || (is_soft && (next.as_deref().is_some_and(starts_clause) || inherit.is_some()));
         if split_here {
+            last_was_i =
+                inherit.is_some() || is_i_clause(&current) || (current.is_empty() && last_was_i);
             flush(&mut out, &mut current);
             if let Some(prefix) = inherit {
                 for w in prefix {
@@ -233,7 +302,21 @@ pub(crate) fn clauses(sentence: &str) -> Vec<Vec<Word>> {
             continue;
         }
         if break_before {
+            if !current.is_empty() {
+                last_was_i = is_i_clause(&current);
+            }
             flush(&mut out, &mut current);
+            let bare = LEAD_ADVERBS
+                .contains(&lower.as_str())
+                .then_some(next.as_deref())
+                .flatten()
+                .unwrap_or(&lower);
+            if let Some(prefix) = inherited_subject(bare, &[], last_was_i) {
+                for w in prefix {
+                    current.push(Word::new(w));
+                }
+                current[0].text = "I".to_owned();
+            }
         }
         expand(token, &mut current);
         break_before = *comma_after;
@@ -251,12 +334,12 @@ fn starts_with_i(word: &str) -> bool {
 
 /// The subject words a bare predicate after "and" inherits, if the clause so far is an
 /// `I` clause.
-fn inherited_subject(next: &str, current: &[Word]) -> Option<&'static [&'static str]> {
-    let first_is_i = current
-        .iter()
-        .map(|w| w.lower.as_str())
-        .find(|w| !crate::extract::rules::lexicon::FILLERS.contains(w))
-        == Some("i");
+fn inherited_subject(
+    next: &str,
+    current: &[Word],
+    last_was_i: bool,
+) -> Option<&'static [&'static str]> {
+    let first_is_i = is_i_clause(current) || (current.is_empty() && last_was_i);
     if !first_is_i {
         return None;
     }
@@ -267,6 +350,15 @@ fn inherited_subject(next: &str, current: &[Word]) -> Option<&'static [&'static 
     } else {
         None
     }
+}
+
+/// Whether the clause's first word after fillers is "I".
+fn is_i_clause(clause: &[Word]) -> bool {
+    clause
+        .iter()
+        .map(|w| w.lower.as_str())
+        .find(|w| !crate::extract::rules::lexicon::FILLERS.contains(w))
+        == Some("i")
 }
 
 fn flush(out: &mut Vec<Vec<Word>>, current: &mut Vec<Word>) {

@@ -8,7 +8,8 @@ use super::lexicon::{
     COUNTS, DIETS, EMPTY_VALUES, NOT_JOBS, NOT_NAMES, PETS, RELATIONS, REQUEST_VERBS,
 };
 use super::pattern::{first_match, match_prefix, value_of, Found, Rule};
-use super::value::{clean, split_list, Kind};
+use super::tables::{IMPLAUSIBLE_ALLERGENS, NATIONALITIES};
+use super::value::{clean, fold_activity, split_list, Kind};
 
 /// A first-person predicate: "I [don't] <words>".
 #[derive(Debug, Clone, Default)]
@@ -19,6 +20,13 @@ pub(crate) struct Predicate {
     pub(crate) negated: bool,
     /// Whether the verb was in the present perfect ("I've always loved").
     pub(crate) perfect: bool,
+    /// Whether the statement says something stopped holding ("no longer", "not ...
+    /// anymore", "used to").
+    pub(crate) ceased: bool,
+    /// Whether a frequency word came with it ("always", "every Sunday").
+    pub(crate) frequent: bool,
+    /// Whether it says something holds again or now ("again", "now", "these days").
+    pub(crate) again: bool,
 }
 
 // ---------------------------------------------------------------- likes
@@ -93,9 +101,13 @@ pub(crate) fn likes(p: &Predicate) -> Vec<Found> {
     if rest.first().is_some_and(|w| w.lower == "to") {
         rest = &rest[1..];
     }
+    if is_about_assistant(rest) {
+        return Vec::new();
+    }
     split_list(rest)
         .into_iter()
         .filter_map(|item| clean(item, Kind::Thing))
+        .map(|value| fold_activity(&value))
         .map(|value| {
             let mut found = rule.found(value);
             if polarity != rule.polarity {
@@ -107,17 +119,48 @@ pub(crate) fn likes(p: &Predicate) -> Vec<Found> {
         .collect()
 }
 
-/// `likes` from "my favourite X is Y".
-pub(crate) fn favourite(words: &[Word]) -> Vec<Found> {
-    let Some(n) = match_prefix(words, "favourite|favorite") else {
+/// Whether the words talk about the assistant ("the way you write", "your answers"):
+/// a compliment, not a preference of the user's.
+fn is_about_assistant(words: &[Word]) -> bool {
+    words.iter().any(|w| {
+        matches!(
+            w.lower.as_str(),
+            "you" | "your" | "yours" | "u" | "ur" | "chatgpt" | "assistant" | "bot"
+        )
+    })
+}
+
+/// `likes` from "I'm a big football fan", "I'm a huge Arsenal fan".
+pub(crate) fn fan_of(p: &Predicate) -> Vec<Found> {
+    let w = &p.words;
+    let Some(n) = match_prefix(w, "am a|an big|huge|massive|real|total|die-hard|diehard?") else {
         return Vec::new();
     };
-    let Some(is) = words.iter().skip(n).position(|w| w.lower == "is") else {
+    let Some(k) = w[n..].iter().take(4).position(|x| x.lower == "fan") else {
         return Vec::new();
     };
-    let rule = Rule::pos("", "likes", 0.8, "likes {}", Kind::Thing);
-    clean(&words[n + is + 1..], Kind::Thing)
-        .map(|v| vec![rule.found(v)])
+    if k == 0 || w.get(n + k + 1).is_some_and(|x| x.lower == "of") {
+        return Vec::new();
+    }
+    let polarity = if p.negated {
+        Polarity::Negative
+    } else {
+        Polarity::Positive
+    };
+    clean(&w[n..n + k], Kind::Thing)
+        .map(|v| {
+            let text = match polarity {
+                Polarity::Positive => format!("likes {v}"),
+                Polarity::Negative => format!("dislikes {v}"),
+            };
+            vec![Found {
+                attribute: "likes",
+                value: v,
+                text,
+                polarity,
+                confidence: 0.8,
+            }]
+        })
         .unwrap_or_default()
 }
 
@@ -158,6 +201,11 @@ pub(crate) fn allergy(p: &Predicate) -> Vec<Found> {
     split_list(rest)
         .into_iter()
         .filter_map(|item| clean(item, Kind::Thing))
+        .filter(|v| {
+            !v.to_lowercase()
+                .split(' ')
+                .any(|w| IMPLAUSIBLE_ALLERGENS.contains(&w))
+        })
         .map(|v| rule.found(v))
         .collect()
 }
@@ -182,6 +230,21 @@ pub(crate) fn diet(p: &Predicate) -> Vec<Found> {
         if w.get(n + 1).is_some_and(|x| x.lower == "intolerant") {
             let rule = Rule::neg("", "diet", 0.9, "is {} intolerant", Kind::Thing);
             return vec![rule.found(w[n].lower.clone())];
+        }
+    }
+    // "I'm gluten free and dairy free", "I'm gluten-free".
+    if let Some(n) = match_prefix(w, "am") {
+        let items: Vec<String> = w[n..]
+            .split(|x| matches!(x.lower.as_str(), "and" | "&"))
+            .filter_map(|part| match part {
+                [item, free] if free.lower == "free" => Some(item.lower.clone()),
+                [item] => item.lower.strip_suffix("-free").map(str::to_owned),
+                _ => None,
+            })
+            .collect();
+        if !items.is_empty() && items.iter().all(|i| !i.is_empty()) {
+            let rule = Rule::neg("", "diet", 0.85, "avoids {}", Kind::Thing);
+            return items.into_iter().map(|i| rule.found(i)).collect();
         }
     }
     if let Some(n) = match_prefix(w, "am intolerant to|of") {
@@ -291,7 +354,9 @@ const PLACES: &[Rule] = &[
 /// up in X". Negated statements ("I no longer live in Paris") state nothing. `we` lowers
 /// the confidence. "born in 1990" is a `birthday`.
 pub(crate) fn places(p: &Predicate, we: bool) -> Vec<Found> {
-    let Some((rule, rest)) = first_match(PLACES, &p.words) else {
+    let words = live_with_in(&p.words);
+    let words = words.as_deref().unwrap_or(&p.words);
+    let Some((rule, rest)) = first_match(PLACES, words) else {
         return Vec::new();
     };
     if p.negated || (we && rule.attribute != "location") {
@@ -309,6 +374,15 @@ pub(crate) fn places(p: &Predicate, we: bool) -> Vec<Found> {
         found.confidence = 0.6;
     }
     vec![found]
+}
+
+/// "live with my girlfriend in Melbourne" → "live in Melbourne".
+fn live_with_in(words: &[Word]) -> Option<Vec<Word>> {
+    let n = match_prefix(words, "live|am|are living? with")?;
+    let at = words[n..].iter().take(5).position(|w| w.lower == "in")?;
+    let mut out = vec![Word::new("live")];
+    out.extend(words[n + at..].iter().cloned());
+    Some(out)
 }
 
 fn is_year(word: &str) -> bool {
@@ -359,6 +433,54 @@ pub(crate) fn work(p: &Predicate) -> Vec<Found> {
             .map(|v| vec![job_text(rule.found(v))])
             .unwrap_or_default();
     }
+    // "I teach high school chemistry": a teacher of it.
+    if let Some(n) = match_prefix(&p.words, "teach") {
+        let subject = &p.words[n..];
+        let plausible = subject.first().is_some_and(|w| {
+            !matches!(
+                w.lower.as_str(),
+                "my" | "myself"
+                    | "them"
+                    | "him"
+                    | "her"
+                    | "people"
+                    | "kids"
+                    | "it"
+                    | "you"
+                    | "at"
+                    | "in"
+                    | "a"
+                    | "an"
+                    | "the"
+            )
+        });
+        if plausible && subject.len() <= 4 {
+            let rule = Rule::pos("", "job", 0.7, "works as a {}", Kind::Job);
+            return clean(subject, Kind::Job)
+                .map(|v| vec![rule.found(format!("{v} teacher"))])
+                .unwrap_or_default();
+        }
+        return Vec::new();
+    }
+    // "I work in marketing": a lowercase field is a line of work (a capitalised one is
+    // a place, read elsewhere).
+    if let Some(n) = match_prefix(&p.words, "work in") {
+        let field = &p.words[n..];
+        if field.first().is_some_and(|w| {
+            !w.is_capitalised()
+                && !matches!(
+                    w.lower.as_str(),
+                    "a" | "an" | "the" | "my" | "this" | "that"
+                )
+        }) && field.len() <= 3
+        {
+            let rule = Rule::pos("", "job", 0.7, "works in {}", Kind::Job);
+            return clean(field, Kind::Job)
+                .map(|v| vec![rule.found(v)])
+                .unwrap_or_default();
+        }
+        return Vec::new();
+    }
     let Some(n) = match_prefix(&p.words, "am a|an") else {
         return Vec::new();
     };
@@ -380,9 +502,27 @@ pub(crate) fn work(p: &Predicate) -> Vec<Found> {
         .position(|w| w.lower == "at" || w.lower == "for")
     {
         let tail = &rest[at + 1..];
-        let named = tail
-            .first()
-            .is_some_and(|w| w.is_capitalised() || matches!(w.lower.as_str(), "a" | "an"));
+        let named = tail.first().is_some_and(|w| {
+            !matches!(
+                w.lower.as_str(),
+                "home"
+                    | "night"
+                    | "the"
+                    | "work"
+                    | "heart"
+                    | "least"
+                    | "times"
+                    | "best"
+                    | "most"
+                    | "this"
+                    | "that"
+                    | "my"
+                    | "it"
+                    | "all"
+                    | "school"
+                    | "uni"
+            )
+        });
         if let Some(org) = clean(tail, Kind::Organisation).filter(|_| named) {
             let employer = Rule::pos("", "employer", 0.75, "works at {}", Kind::Organisation);
             out.push(employer.found(org));
@@ -541,6 +681,19 @@ pub(crate) fn goal(p: &Predicate) -> Vec<Found> {
 
 /// `goal` from "my goal/dream/plan is to X".
 pub(crate) fn my_goal(words: &[Word]) -> Vec<Found> {
+    // "my goal this year is to ...": the time phrase goes.
+    let skip_time: Vec<Word>;
+    let words = if words.len() > 3
+        && matches!(words[1].lower.as_str(), "this" | "next" | "for")
+        && words[3].lower == "is"
+    {
+        skip_time = std::iter::once(words[0].clone())
+            .chain(words[3..].iter().cloned())
+            .collect();
+        &skip_time[..]
+    } else {
+        words
+    };
     const MY_GOALS: &[Rule] = &[
         Rule::pos(
             "goal|aim|resolution is to",
@@ -552,13 +705,16 @@ pub(crate) fn my_goal(words: &[Word]) -> Vec<Found> {
         Rule::pos("dream|plan is to", "goal", 0.8, "wants to {}", Kind::Goal),
     ];
     match first_match(MY_GOALS, words) {
-        Some((rule, rest)) => goal_value(rule, rest, false),
+        // "my goal is to read more": never a request to the assistant.
+        Some((rule, rest)) => value_of(rule, rest)
+            .map(|v| vec![rule.found(v)])
+            .unwrap_or_default(),
         None => Vec::new(),
     }
 }
 
 fn goal_value(rule: &Rule, rest: &[Word], negated: bool) -> Vec<Found> {
-    let request = rule.template.ends_with("to {}")
+    let request = rule.pattern.starts_with("want")
         && rest
             .first()
             .is_some_and(|w| REQUEST_VERBS.contains(&w.lower.as_str()));
@@ -603,35 +759,116 @@ pub(crate) fn family_pet(p: &Predicate) -> Vec<Found> {
     let next = w.get(i + 1).map(|x| x.lower.as_str());
     if !matches!(
         next,
-        None | Some("named" | "called" | "who" | "whose" | "with" | "at" | "in")
+        None | Some(
+            "named"
+                | "called"
+                | "who"
+                | "whose"
+                | "with"
+                | "at"
+                | "in"
+                | "haha"
+                | "lol"
+                | "too"
+                | "now"
+                | "rn"
+                | "btw"
+                | "and"
+        )
     ) {
         return Vec::new();
     }
     let attribute = kin_or_pet(&noun.lower);
-    let name = match next {
-        Some("named" | "called") => name_at(&w[i + 2..]),
-        _ => None,
-    };
     let single = matches!(count.lower.as_str(), "a" | "an" | "one");
-    let (value, text, confidence) = match name {
-        Some(name) => (
-            format!("{} {name}", noun.lower),
-            format!("has a {} named {name}", noun.lower),
-            0.85,
-        ),
-        None if single => (noun.lower.clone(), format!("has a {}", noun.lower), 0.8),
-        None => {
-            let v = format!("{} {}", count.lower, noun.lower);
-            (v.clone(), format!("has {v}"), 0.8)
-        }
+    // A pet keeps its describing words ("golden retriever"); a relative does not.
+    let kind = if attribute == "pet" {
+        w[n + 1..=i]
+            .iter()
+            .map(|x| x.lower.as_str())
+            .collect::<Vec<_>>()
+            .join(" ")
+    } else {
+        noun.lower.clone()
+    };
+    let names = match next {
+        Some("named" | "called") => names_at(&w[i + 2..]),
+        _ => Vec::new(),
+    };
+    if !names.is_empty() {
+        // "two dogs named Rex and Bella": one fact per name, the noun in the singular.
+        let one = if names.len() > 1 || !single {
+            singular(&kind)
+        } else {
+            kind
+        };
+        return names
+            .into_iter()
+            .map(|name| Found {
+                attribute,
+                value: format!("{one} {name}"),
+                text: format!("has a {one} named {name}"),
+                polarity: Polarity::Positive,
+                confidence: 0.85,
+            })
+            .collect();
+    }
+    let (value, text) = if single {
+        (kind.clone(), format!("has a {kind}"))
+    } else {
+        let v = format!("{} {}", count.lower, kind);
+        (v.clone(), format!("has {v}"))
     };
     vec![Found {
         attribute,
         value,
         text,
         polarity: Polarity::Positive,
-        confidence,
+        confidence: 0.8,
     }]
+}
+
+/// "dogs" → "dog", "puppies" → "puppy", "children" → "child".
+fn singular(noun: &str) -> String {
+    let (head, last) = match noun.rsplit_once(' ') {
+        Some((h, l)) => (format!("{h} "), l),
+        None => (String::new(), noun),
+    };
+    let one = match last {
+        "children" => "child".to_owned(),
+        "mice" => "mouse".to_owned(),
+        "fish" | "goldfish" => last.to_owned(),
+        l if l.ends_with("ies") => format!("{}y", &l[..l.len() - 3]),
+        l if l.ends_with("ses") || l.ends_with("shes") || l.ends_with("ches") => {
+            l[..l.len() - 2].to_owned()
+        }
+        l if l.ends_with('s') && !l.ends_with("ss") => l[..l.len() - 1].to_owned(),
+        l => l.to_owned(),
+    };
+    format!("{head}{one}")
+}
+
+/// Names in a list: "Rex and Bella", "Rex, Bella and Max" (commas are gone by now).
+fn names_at(words: &[Word]) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < words.len() && out.len() < 6 {
+        match name_at(&words[i..]) {
+            Some(name) if is_name(&words[i]) || (i == 0 && words.len() == 1) => {
+                i += name.split(' ').count();
+                out.push(name);
+            }
+            _ => break,
+        }
+        if words
+            .get(i)
+            .is_some_and(|w| matches!(w.lower.as_str(), "and" | "&"))
+        {
+            i += 1;
+        } else {
+            break;
+        }
+    }
+    out
 }
 
 /// `family`/`pet` from "my wife is called Sarah", "my son's name is Leo", "my cat is Luna".
@@ -706,7 +943,20 @@ fn kin_or_pet(word: &str) -> &'static str {
 /// `name` from "my name is X" (`words` follow "my").
 pub(crate) fn my_name(words: &[Word]) -> Vec<Found> {
     match match_prefix(words, "first|full? name is") {
-        Some(n) => name_fact(&words[n..], 0.95),
+        Some(n) => {
+            let mut rest = &words[n..];
+            while rest.len() > 1
+                && rest.last().is_some_and(|w| {
+                    matches!(
+                        w.lower.as_str(),
+                        "haha" | "btw" | "tbh" | "here" | "lol" | "though"
+                    )
+                })
+            {
+                rest = &rest[..rest.len() - 1];
+            }
+            name_fact(rest, 0.95)
+        }
         None => Vec::new(),
     }
 }
@@ -717,13 +967,130 @@ pub(crate) fn i_am_name(p: &Predicate) -> Vec<Found> {
         return Vec::new();
     }
     let opener = match_prefix(&p.words, "am").or_else(|| match_prefix(&p.words, "go by"));
-    match opener {
-        Some(n) if p.words.len() - n <= 2 && p.words[n..].iter().all(is_name) => {
-            name_fact(&p.words[n..], if n == 2 { 0.85 } else { 0.75 })
+    let Some(n) = opener else {
+        return Vec::new();
+    };
+    // "I'm Tom by the way", "I'm Ana here": trailing asides go.
+    let mut end = p.words.len();
+    for tail in [
+        &["by", "the", "way"][..],
+        &["btw"],
+        &["here"],
+        &["lol"],
+        &["haha"],
+    ] {
+        if end >= n + tail.len()
+            && p.words[end - tail.len()..end]
+                .iter()
+                .zip(tail)
+                .all(|(w, t)| w.lower == *t)
+        {
+            end -= tail.len();
         }
-        _ => Vec::new(),
     }
+    let words = &p.words[n..end];
+    let positive = !words.is_empty()
+        && words.len() <= 2
+        && words
+            .iter()
+            .all(|w| is_name(w) && !is_adjective_like(&w.lower));
+    if !positive {
+        return Vec::new();
+    }
+    // "I go by X" is explicit; "I'm X" is weaker evidence than "my name is X".
+    name_fact(words, if n == 2 { 0.85 } else { 0.7 })
 }
+
+/// Whether a capitalised word after "I'm" reads as a nationality, profession or adjective
+/// ("Danish", "Catholic", "Vegetarian", "Hungry") rather than a name.
+fn is_adjective_like(word: &str) -> bool {
+    const SUFFIXES: &[&str] = &[
+        "ish", "ese", "ic", "ive", "ous", "ful", "less", "able", "ible", "ian", "ist", "ed", "ing",
+        "est", "er", "ary",
+    ];
+    NATIONALITIES.contains(&word)
+        || (word.len() > 4
+            && SUFFIXES.iter().any(|s| word.ends_with(s))
+            && !KNOWN_NAMES_WITH_SUFFIX.contains(&word))
+}
+
+/// Common first names that end like adjectives or professions: still names.
+const KNOWN_NAMES_WITH_SUFFIX: &[&str] = &[
+    "christian",
+    "brian",
+    "julian",
+    "vivian",
+    "lillian",
+    "lilian",
+    "adrian",
+    "damian",
+    "sebastian",
+    "fabian",
+    "jennifer",
+    "peter",
+    "oliver",
+    "esther",
+    "heather",
+    "alexander",
+    "christopher",
+    "roger",
+    "walter",
+    "jasper",
+    "amber",
+    "hunter",
+    "tyler",
+    "skyler",
+    "jupiter",
+    "ernest",
+    "forest",
+    "patric",
+    "eric",
+    "cedric",
+    "alaric",
+    "roderick",
+    "frederick",
+    "dominic",
+    "harper",
+    "cooper",
+    "parker",
+    "spencer",
+    "archer",
+    "webster",
+    "baxter",
+    "dexter",
+    "lester",
+    "chester",
+    "sylvester",
+    "gunther",
+    "ingrid",
+    "astrid",
+    "mary",
+    "gary",
+    "rosemary",
+    "olivier",
+    "xavier",
+    "javier",
+    "ryder",
+    "piper",
+    "summer",
+    "kimber",
+    "ember",
+    "river",
+    "silver",
+    "ashley",
+    "marian",
+    "miriam",
+    "gillian",
+    "mohammed",
+    "ahmed",
+    "alfred",
+    "irving",
+    "lucian",
+    "florian",
+    "kristian",
+    "bastian",
+    "winifred",
+];
 
 /// `name` from "call me X" (`words` follow "call me").
 pub(crate) fn call_me(words: &[Word]) -> Vec<Found> {

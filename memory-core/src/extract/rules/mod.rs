@@ -7,10 +7,16 @@
 //! adverbs out of the predicate, then ask one function per attribute family
 //! ([`families`]) in a fixed order; the first family that finds something wins.
 
+mod activities;
+mod changes;
 mod clause;
 mod families;
+mod junk;
 mod lexicon;
+mod notes;
 mod pattern;
+mod status;
+mod tables;
 mod value;
 
 use std::collections::HashMap;
@@ -27,6 +33,7 @@ use lexicon::{
     ADVERBS, AUXILIARIES, FILLERS, FILLER_PHRASES, NON_ASSERTIVE_OPENERS, NON_FACTUAL_HEADS,
 };
 use pattern::{match_prefix, Found};
+use tables::FREQUENCY;
 
 /// Extracts facts about the user from what they say, with hand-written English rules.
 ///
@@ -57,9 +64,18 @@ impl RuleExtractor {
 
     /// The facts stated in `text`, in the order they appear, without a source.
     pub fn extract_text(&self, text: &str) -> Vec<FactCandidate> {
+        let text = junk::without_quotes(text);
         let mut found: Vec<Found> = Vec::new();
-        for sentence in clause::sentences(text) {
-            if sentence.question {
+        for sentence in clause::sentences(&text) {
+            if junk::retracts(sentence.text) {
+                // "I'm vegetarian, just kidding": nothing said so far stands.
+                found.clear();
+                continue;
+            }
+            if sentence.question
+                || junk::is_instruction(sentence.text)
+                || junk::is_joke_or_set_phrase(sentence.text)
+            {
                 continue;
             }
             let clauses = clause::clauses(sentence.text);
@@ -70,12 +86,70 @@ impl RuleExtractor {
             if opener.is_some_and(|o| NON_ASSERTIVE_OPENERS.contains(&o)) {
                 continue;
             }
+            let mut after_opener = false;
             for words in &clauses {
-                found.extend(analyse_clause(strip_fillers(words)));
+                // "correction: green": the opener stands alone, the next clause corrects.
+                if correction_len(words) == words.len() {
+                    after_opener = true;
+                    continue;
+                }
+                let correcting = is_correction(words) || std::mem::take(&mut after_opener);
+                let mut here = analyse_clause(strip_fillers(words));
+                if correcting {
+                    if here.is_empty() {
+                        here = changes::correction(strip_correction(words));
+                    } else {
+                        // "actually, I live in Lille": a correction is sure of itself.
+                        for f in &mut here {
+                            f.confidence = f.confidence.max(0.9);
+                        }
+                    }
+                }
+                found.extend(here);
             }
         }
         dedupe(found).into_iter().map(candidate).collect()
     }
+}
+
+/// Openers that mark what follows as a correction of something said before.
+const CORRECTION_OPENERS: &[&[&str]] = &[
+    &["actually"],
+    &["correction"],
+    &["i", "meant"],
+    &["sorry", "i", "meant"],
+    &["no", "wait"],
+    &["wait"],
+    &["oops"],
+    &["i", "mean"],
+    &["sorry"],
+    &["typo"],
+    &["make", "that"],
+];
+
+fn correction_len(words: &[Word]) -> usize {
+    CORRECTION_OPENERS
+        .iter()
+        .filter(|o| o.len() <= words.len() && o.iter().zip(words).all(|(p, w)| *p == w.lower))
+        .map(|o| o.len())
+        .max()
+        .unwrap_or(0)
+}
+
+/// Whether the clause opens like a correction ("actually", "I meant", "correction:").
+fn is_correction(words: &[Word]) -> bool {
+    correction_len(words) > 0
+}
+
+/// The clause after its correction opener; "I meant" keeps its words for the
+/// correction reader.
+fn strip_correction(words: &[Word]) -> &[Word] {
+    let n = correction_len(words);
+    if words.first().is_some_and(|w| w.lower == "i") {
+        return words;
+    }
+    let rest = &words[n..];
+    strip_fillers(rest)
 }
 
 #[async_trait]
@@ -128,7 +202,17 @@ fn analyse_clause(words: &[Word]) -> Vec<Found> {
         }
         "we" => {
             if let Some(p) = predicate(rest) {
-                found.extend(families::places(&p, true));
+                let places = families::places(&p, true);
+                if places.is_empty() {
+                    // "we have a rabbit named Clover": the household's pet.
+                    found.extend(
+                        families::family_pet(&p)
+                            .into_iter()
+                            .filter(|f| f.attribute == "pet"),
+                    );
+                } else {
+                    found.extend(places);
+                }
             }
         }
         "my" => found.extend(possessive(rest)),
@@ -144,6 +228,13 @@ fn analyse_clause(words: &[Word]) -> Vec<Found> {
                     break;
                 }
             }
+            if found.is_empty() && match_prefix(words, "name is").is_some() {
+                // "name's Carlos": the "my" is understood.
+                found.extend(families::my_name(words));
+            }
+            if found.is_empty() {
+                found.extend(status::favourite_inverted(words));
+            }
         }
     }
     found
@@ -155,19 +246,84 @@ type FirstPersonFamily = fn(&Predicate) -> Vec<Found>;
 /// A family function over the words after "my".
 type PossessiveFamily = fn(&[Word]) -> Vec<Found>;
 
-/// "I ...": the families in priority order; the first that finds something wins.
+/// "I ...": the families in priority order; the first that finds something wins. A
+/// statement that something stopped holding ("I no longer live in Lyon", "I used to be
+/// vegan") is read as the positive statement, then turned into its "no longer" form. A
+/// plain statement no family reads becomes a low-confidence note.
 fn first_person(p: &Predicate) -> Vec<Found> {
-    let families: [FirstPersonFamily; 11] = [
+    // "I stopped being vegetarian", "I quit working at Ikea": the state that ended.
+    if let Some(rewritten) = stopped_state(p) {
+        return first_person(&rewritten);
+    }
+    if p.ceased {
+        let positive = Predicate {
+            negated: false,
+            ceased: false,
+            ..p.clone()
+        };
+        return attribute_families(&positive)
+            .into_iter()
+            .filter(|f| f.attribute != "goal")
+            .map(changes::ceased)
+            .collect();
+    }
+    let found = attribute_families(p);
+    if !found.is_empty() {
+        return found;
+    }
+    let routine = activities::routine(p);
+    if !routine.is_empty() {
+        return routine;
+    }
+    notes::note(p)
+}
+
+/// "stopped being X" → "am X", ceased; "quit working at X" → "work at X", ceased.
+fn stopped_state(p: &Predicate) -> Option<Predicate> {
+    if p.negated || p.ceased {
+        return None;
+    }
+    let w = &p.words;
+    let n = match_prefix(w, "stopped|quit")?;
+    let base = match w.get(n)?.lower.as_str() {
+        "being" => "am",
+        "working" => "work",
+        "living" => "live",
+        "liking" => "like",
+        "speaking" => "speak",
+        _ => return None,
+    };
+    let words = std::iter::once(Word::new(base))
+        .chain(w[n + 1..].iter().cloned())
+        .collect();
+    Some(Predicate {
+        words,
+        ceased: true,
+        ..p.clone()
+    })
+}
+
+fn attribute_families(p: &Predicate) -> Vec<Found> {
+    let families: [FirstPersonFamily; 20] = [
+        changes::state_change,
         families::diet,
         families::allergy,
         families::likes,
+        families::fan_of,
         families::diet_avoidance,
         |p| families::places(p, false),
         families::age_birthday,
         families::language,
+        activities::learning,
+        activities::plan,
         families::goal,
         families::family_pet,
+        status::relationship,
+        status::nationality,
         families::work,
+        activities::plays,
+        activities::took_up,
+        activities::possession,
         families::i_am_name,
     ];
     families
@@ -177,15 +333,17 @@ fn first_person(p: &Predicate) -> Vec<Found> {
         .unwrap_or_default()
 }
 
-/// "my ...": name, birthday, goal, favourite, named relations and pets. Anything else
-/// ("my friend likes jazz", "my wife is vegetarian") is about someone else.
+/// "my ...": name, birthday, goal, favourite, named relations and pets, what a relative
+/// does. Anything else ("my friend likes jazz", "my wife is vegetarian") is about someone
+/// else.
 fn possessive(words: &[Word]) -> Vec<Found> {
-    let families: [PossessiveFamily; 5] = [
+    let families: [PossessiveFamily; 6] = [
         families::my_name,
         families::my_birthday,
         families::my_goal,
-        families::favourite,
+        status::favourite,
         families::my_kin_or_pet,
+        status::relation_is,
     ];
     let found = families
         .iter()
@@ -217,6 +375,8 @@ fn predicate(rest: &[Word]) -> Option<Predicate> {
     let mut head: Vec<&Word> = Vec::new();
     let mut content: Vec<Word> = Vec::new();
     let mut negated = false;
+    let mut ceased = false;
+    let mut frequent = false;
     let mut i = 0;
     while i < rest.len() {
         let w = rest[i].lower.as_str();
@@ -228,12 +388,14 @@ fn predicate(rest: &[Word]) -> Option<Predicate> {
             break;
         }
         if ADVERBS.contains(&w) {
+            frequent |= FREQUENCY.contains(&w);
             i += 1;
         } else if w == "not" || w == "never" {
             negated = true;
             i += 1;
         } else if w == "no" && next == Some("longer") {
             negated = true;
+            ceased = true;
             i += 2;
         } else if AUXILIARIES.contains(&w) || w == "are" {
             head.push(&rest[i]);
@@ -254,6 +416,35 @@ fn predicate(rest: &[Word]) -> Option<Predicate> {
         }
     }
     content.extend(rest[i..].iter().cloned());
+
+    // "I used to live in Madrid": it held, and no longer does.
+    if content.len() > 2
+        && content[0].lower == "used"
+        && content[1].lower == "to"
+        && head.is_empty()
+    {
+        content.drain(..2);
+        ceased = true;
+        if content.first().is_some_and(|w| w.lower == "be") {
+            content[0] = Word::new("am");
+        }
+    }
+    // "I don't live in Lyon anymore", "not any more".
+    let anymore = rest.iter().any(|w| w.lower == "anymore")
+        || rest
+            .windows(2)
+            .any(|w| w[0].lower == "any" && w[1].lower == "more");
+    ceased |= negated && anymore;
+    frequent |= rest.iter().enumerate().any(|(k, w)| {
+        FREQUENCY.contains(&w.lower.as_str())
+            || (k > 0 && rest[k - 1].lower == "on" && is_plural_day(&w.lower))
+    });
+    let again = rest
+        .iter()
+        .any(|w| matches!(w.lower.as_str(), "again" | "now" | "nowadays"))
+        || rest
+            .windows(2)
+            .any(|w| w[0].lower == "these" && w[1].lower == "days");
 
     let verb = content.first().map(|w| w.lower.clone()).unwrap_or_default();
     if NON_FACTUAL_HEADS.contains(&verb.as_str()) {
@@ -291,7 +482,26 @@ fn predicate(rest: &[Word]) -> Option<Predicate> {
         words: kept,
         negated,
         perfect,
+        ceased,
+        frequent,
+        again,
     })
+}
+
+/// "Sundays", "mornings", "weekends": with "on", a habit.
+fn is_plural_day(word: &str) -> bool {
+    matches!(
+        word,
+        "mondays"
+            | "tuesdays"
+            | "wednesdays"
+            | "thursdays"
+            | "fridays"
+            | "saturdays"
+            | "sundays"
+            | "weekends"
+            | "weekdays"
+    )
 }
 
 /// One fact per (attribute, value, polarity): the most confident wins, first seen order.

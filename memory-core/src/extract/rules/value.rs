@@ -2,6 +2,7 @@
 
 use super::clause::Word;
 use super::lexicon::{EMPTY_VALUES, TRAILING_FILLERS};
+use super::tables::{PLACE_HEADS, TIME_NOUNS, TIME_TAILS};
 
 /// How a value ends, by the kind of attribute it belongs to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -18,6 +19,10 @@ pub(crate) enum Kind {
     Goal,
     /// A date.
     Date,
+    /// An activity or subject: cut at "in", "at", "with", "on", ...
+    Activity,
+    /// A plan: like a goal, but "in May" stays.
+    Plan,
 }
 
 impl Kind {
@@ -46,21 +51,29 @@ impl Kind {
             ],
             Kind::Thing => &[
                 "over", "rather", "more", "because", "when", "since", "if", "than", "instead",
-                "whenever", "unless", "which",
+                "whenever", "unless", "which", "so",
             ],
             Kind::Job => &[
                 "at", "for", "in", "with", "and", "who", "since", "because", "from", "by", "on",
+                "then", "so",
             ],
             Kind::Organisation => &["as", "since", "because", "now", "in", "for", "where"],
             Kind::Goal => &["because", "so", "before", "which"],
             Kind::Date => &["and", "so", "which", "but"],
+            Kind::Activity => &[
+                "in", "at", "with", "on", "for", "since", "from", "because", "so", "every", "most",
+                "when", "whenever", "to", "which", "but", "online", "via", "using", "after",
+                "before", "than", "over", "instead", "rather", "during",
+            ],
+            Kind::Plan => &["because", "so", "which", "but", "with", "and"],
         }
     }
 
     /// The most words a value of this kind plausibly has.
     fn max_words(self) -> usize {
         match self {
-            Kind::Goal => 10,
+            Kind::Goal | Kind::Plan => 10,
+            Kind::Activity => 5,
             Kind::Place | Kind::Organisation | Kind::Date => 6,
             Kind::Thing | Kind::Job => 7,
         }
@@ -78,7 +91,13 @@ pub(crate) fn clean(words: &[Word], kind: Kind) -> Option<String> {
         .unwrap_or(words.len());
     let mut words: Vec<&Word> = words[..end].iter().collect();
     strip_trailing_fillers(&mut words);
-    if kind == Kind::Organisation || kind == Kind::Thing {
+    if kind == Kind::Place {
+        skip_place_head(&mut words);
+    }
+    if matches!(
+        kind,
+        Kind::Organisation | Kind::Thing | Kind::Activity | Kind::Plan
+    ) {
         if let Some(first) = words.first() {
             if first.lower == "a" || first.lower == "an" {
                 words.remove(0);
@@ -98,9 +117,51 @@ pub(crate) fn clean(words: &[Word], kind: Kind) -> Option<String> {
     (!text.is_empty()).then(|| text.to_owned())
 }
 
+/// "a small town in Portugal" → "Portugal": a generic head noun and its preposition go.
+fn skip_place_head(words: &mut Vec<&Word>) {
+    let head = words
+        .iter()
+        .take(4)
+        .position(|w| PLACE_HEADS.contains(&w.lower.as_str()));
+    let Some(h) = head else {
+        return;
+    };
+    let prep = words[h + 1..]
+        .iter()
+        .position(|w| matches!(w.lower.as_str(), "in" | "of" | "near" | "outside" | "on"));
+    if let Some(p) = prep {
+        let from = h + 1 + p + 1;
+        if from < words.len() {
+            words.drain(..from);
+        }
+    }
+}
+
+/// Whether `words` ends with a time adverbial of `tail` ("this summer", "on weekends").
+fn time_tail_len(words: &[&Word]) -> Option<usize> {
+    TIME_TAILS.iter().find_map(|tail| {
+        let n = tail.len();
+        (words.len() > n
+            && words[words.len() - n..]
+                .iter()
+                .zip(tail.iter())
+                .all(|(w, p)| {
+                    if *p == "*" {
+                        TIME_NOUNS.contains(&w.lower.as_str())
+                    } else {
+                        w.lower == *p
+                    }
+                }))
+        .then_some(n)
+    })
+}
+
 fn strip_trailing_fillers(words: &mut Vec<&Word>) {
     loop {
         let before = words.len();
+        if let Some(n) = time_tail_len(words) {
+            words.truncate(words.len() - n);
+        }
         for filler in TRAILING_FILLERS {
             let n = filler.split(' ').count();
             if words.len() > n
@@ -118,6 +179,20 @@ fn strip_trailing_fillers(words: &mut Vec<&Word>) {
     }
 }
 
+/// Folds paraphrases of one activity: "going hiking" / "go hiking" → "hiking".
+pub(crate) fn fold_activity(value: &str) -> String {
+    let mut words = value.split(' ');
+    let first = words.next().unwrap_or("").to_lowercase();
+    let rest: Vec<&str> = words.collect();
+    let gerund = rest
+        .first()
+        .is_some_and(|w| w.len() > 4 && w.ends_with("ing"));
+    if matches!(first.as_str(), "going" | "go" | "to") && gerund {
+        return rest.join(" ");
+    }
+    value.to_owned()
+}
+
 /// Splits a list value ("shellfish and penicillin") into its items.
 pub(crate) fn split_list(words: &[Word]) -> Vec<&[Word]> {
     let mut kept: Vec<&Word> = words.iter().collect();
@@ -125,8 +200,28 @@ pub(crate) fn split_list(words: &[Word]) -> Vec<&[Word]> {
     let words = &words[..kept.len()];
     words
         .split(|w| matches!(w.lower.as_str(), "and" | "or" | "&" | "nor"))
+        .map(strip_quantity)
         .filter(|part| !part.is_empty())
         .collect()
+}
+
+/// "a bit of Italian" → "Italian", "some French" → "French".
+fn strip_quantity(part: &[Word]) -> &[Word] {
+    const LEADS: &[&[&str]] = &[
+        &["a", "bit", "of"],
+        &["a", "little", "bit", "of"],
+        &["a", "little"],
+        &["some"],
+        &["basic"],
+        &["a", "lot", "of"],
+        &["lots", "of"],
+    ];
+    for lead in LEADS {
+        if part.len() > lead.len() && part.iter().zip(lead.iter()).all(|(w, l)| w.lower == *l) {
+            return &part[lead.len()..];
+        }
+    }
+    part
 }
 
 #[cfg(test)]

@@ -1,0 +1,251 @@
+//! Changes of state and corrections: "I no longer live in Lyon", "I quit Siemens", "I
+//! started a new job at Bosch", "I got married", "actually it's ramen".
+//!
+//! A fact that stopped holding comes out with the opposite polarity and a "no longer"
+//! text, so reconciliation supersedes the positive fact and keeps it as history.
+
+use crate::facts::Polarity;
+
+use super::clause::Word;
+use super::families::Predicate;
+use super::lexicon::DIETS;
+use super::pattern::{first_match, match_prefix, Found, Rule};
+use super::tables::{ANIMAL_FOODS, DIET_ITEMS};
+use super::value::{clean, split_list, Kind};
+
+/// The attribute a correction candidate carries until reconciliation resolves it to the
+/// fact it corrects (see [`crate::facts::reconcile`]).
+pub(crate) const CORRECTION: &str = "correction";
+
+/// `found`, turned into its "no longer" form: opposite polarity, text prefixed.
+pub(crate) fn ceased(found: Found) -> Found {
+    let polarity = match found.polarity {
+        Polarity::Positive => Polarity::Negative,
+        Polarity::Negative => Polarity::Positive,
+    };
+    let text = match found.text.strip_prefix("is ") {
+        Some(rest) => format!("is no longer {rest}"),
+        None => format!(
+            "no longer {}",
+            found
+                .text
+                .strip_prefix("dislikes ")
+                .map(|r| format!("dislikes {r}"))
+                .unwrap_or(found.text.clone())
+        ),
+    };
+    Found {
+        polarity,
+        text,
+        confidence: found.confidence.max(0.8),
+        ..found
+    }
+}
+
+const JOINED: &[Rule] = &[
+    Rule::pos(
+        "started|began|got|took|have|accepted a|an? new? job|position|role at|with",
+        "employer",
+        0.9,
+        "works at {}",
+        Kind::Organisation,
+    ),
+    Rule::pos(
+        "started|began working|work at|for",
+        "employer",
+        0.9,
+        "works at {}",
+        Kind::Organisation,
+    ),
+    Rule::pos(
+        "joined",
+        "employer",
+        0.85,
+        "works at {}",
+        Kind::Organisation,
+    ),
+    Rule::pos(
+        "am now at|with",
+        "employer",
+        0.8,
+        "works at {}",
+        Kind::Organisation,
+    ),
+];
+
+const LEFT: &[Rule] = &[Rule::neg(
+    "quit|left my? job|position|role? at|with?",
+    "employer",
+    0.85,
+    "no longer works at {}",
+    Kind::Organisation,
+)];
+
+/// Verbs that state a change: joined/started at an organisation, quit/left one, gave up
+/// or stopped a habit or food, got married, started eating meat again.
+pub(crate) fn state_change(p: &Predicate) -> Vec<Found> {
+    if p.negated {
+        return Vec::new();
+    }
+    let w = &p.words;
+    if let Some((rule, mut rest)) = first_match(JOINED, w) {
+        // "joined the Guardian": the article goes before a name.
+        if rest.len() > 1 && rest[0].lower == "the" && rest[1].is_capitalised() {
+            rest = &rest[1..];
+        }
+        let named = rest
+            .first()
+            .is_some_and(|x| x.is_capitalised() || rule.pattern.contains("job"));
+        if let Some(v) = clean(rest, rule.kind).filter(|_| named) {
+            return vec![rule.found(v)];
+        }
+    }
+    if let Some((rule, rest)) = first_match(LEFT, w) {
+        // "quit my job at ikea", "I quit Siemens", "quit siemens": a named place of work;
+        // "quit smoking" and "quit sugar" are habits (read below).
+        let by_job = w.len() - rest.len() >= 3;
+        let habit = rest.first().is_some_and(|x| {
+            x.lower.ends_with("ing")
+                || DIET_ITEMS.contains(&x.lower.as_str())
+                || matches!(
+                    x.lower.as_str(),
+                    "my" | "the"
+                        | "a"
+                        | "it"
+                        | "that"
+                        | "this"
+                        | "school"
+                        | "uni"
+                        | "college"
+                        | "home"
+                        | "work"
+                )
+        });
+        let named =
+            rest.first().is_some_and(Word::is_capitalised) || by_job || (rest.len() == 1 && !habit);
+        if named && !habit {
+            if let Some(v) = clean(rest, rule.kind) {
+                return vec![rule.found(v)];
+            }
+        }
+    }
+    if let Some(n) = match_prefix(w, "got|am|have|became|become") {
+        if let Some(s) = w.get(n).map(|x| x.lower.as_str()) {
+            let status = match s {
+                "married" | "hitched" => Some("married"),
+                "engaged" => Some("engaged"),
+                "divorced" => Some("divorced"),
+                "separated" => Some("separated"),
+                "widowed" => Some("widowed"),
+                _ => None,
+            };
+            if let Some(status) = status.filter(|_| w[0].lower != "am") {
+                let rule = Rule::pos("", "relationship", 0.9, "is {}", Kind::Thing);
+                return vec![rule.found(status.to_owned())];
+            }
+        }
+    }
+    if match_prefix(w, "broke|split up with?").is_some() {
+        let rule = Rule::pos("", "relationship", 0.75, "is {}", Kind::Thing);
+        return vec![rule.found("single".to_owned())];
+    }
+    // "I quit smoking", "I gave up meat", "I stopped eating sugar".
+    if let Some(n) = match_prefix(w, "quit|stopped|gave|give up?") {
+        let mut rest = &w[n..];
+        let eating = rest
+            .first()
+            .is_some_and(|x| matches!(x.lower.as_str(), "eating" | "drinking"));
+        if eating {
+            rest = &rest[1..];
+        }
+        return split_list(rest)
+            .into_iter()
+            .filter_map(|item| clean(item, Kind::Activity))
+            .filter(|v| {
+                !v.split(' ')
+                    .any(|x| matches!(x, "my" | "job" | "it" | "that"))
+            })
+            .map(|v| {
+                let lower = v.to_lowercase();
+                if eating || DIET_ITEMS.contains(&lower.as_str()) {
+                    Rule::neg("", "diet", 0.85, "does not eat {}", Kind::Thing).found(lower)
+                } else {
+                    Rule::neg("", "likes", 0.75, "gave up {}", Kind::Thing).found(v)
+                }
+            })
+            .collect();
+    }
+    // "I eat fish again", "I started eating meat": contradicts a vegetarian diet.
+    let (n, cue) = match match_prefix(w, "started|began|am eating|drinking") {
+        Some(n) if w[0].lower != "am" => (Some(n), true),
+        _ => (match_prefix(w, "eat|drink"), p.again),
+    };
+    if let (Some(n), true) = (n, cue) {
+        let n = if w.get(n).is_some_and(|x| x.lower == "eating") {
+            n + 1
+        } else {
+            n
+        };
+        let foods: Vec<Found> = split_list(&w[n..])
+            .into_iter()
+            .filter_map(|item| clean(item, Kind::Activity))
+            .filter(|v| ANIMAL_FOODS.contains(&v.to_lowercase().as_str()))
+            .map(|v| Rule::pos("", "diet", 0.8, "eats {}", Kind::Thing).found(v.to_lowercase()))
+            .collect();
+        if !foods.is_empty() {
+            return foods;
+        }
+    }
+    // "I switched to a vegan diet", "I went vegan".
+    if let Some(n) = match_prefix(w, "switched|went|turned|became|gone a|an?") {
+        let n = if w.get(n).is_some_and(|x| x.lower == "to") {
+            n + 1
+        } else {
+            n
+        };
+        let n = if w
+            .get(n)
+            .is_some_and(|x| matches!(x.lower.as_str(), "a" | "an"))
+        {
+            n + 1
+        } else {
+            n
+        };
+        if let Some(d) = w.get(n).filter(|x| DIETS.contains(&x.lower.as_str())) {
+            let rule = Rule::pos("", "diet", 0.85, "is {}", Kind::Thing);
+            return vec![rule.found(d.lower.clone())];
+        }
+    }
+    Vec::new()
+}
+
+/// A correction with no subject of its own: "actually it's ramen", "I meant Lille",
+/// "correction: 35". Reconciliation applies it to the fact stated last.
+pub(crate) fn correction(words: &[Word]) -> Vec<Found> {
+    let n = match_prefix(words, "it|that is|was")
+        .or_else(|| match_prefix(words, "i meant|mean"))
+        .or_else(|| match_prefix(words, "make that|it"))
+        .or_else(|| match_prefix(words, "i said|say the wrong thing? it is|was"))
+        .or_else(|| (words.len() <= 3).then_some(0));
+    let Some(n) = n else {
+        return Vec::new();
+    };
+    let rest = &words[n..];
+    let end = rest
+        .iter()
+        .position(|w| matches!(w.lower.as_str(), "not" | "instead" | "sorry" | "my" | "lol"))
+        .unwrap_or(rest.len());
+    let Some(value) = clean(&rest[..end], Kind::Thing) else {
+        return Vec::new();
+    };
+    if value.split(' ').count() > 4 {
+        return Vec::new();
+    }
+    vec![Found {
+        attribute: CORRECTION,
+        text: value.clone(),
+        value,
+        polarity: Polarity::Positive,
+        confidence: 0.9,
+    }]
+}
