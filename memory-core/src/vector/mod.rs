@@ -9,6 +9,8 @@ use crate::message::Metadata;
 mod dense;
 mod filter;
 mod memory;
+mod quantized;
+mod simd;
 pub(crate) mod sparse;
 mod tokenize;
 pub(crate) mod topk;
@@ -16,6 +18,7 @@ pub(crate) mod topk;
 pub use dense::normalized;
 pub use filter::{Condition, Filter};
 pub use memory::InMemoryVectorStore;
+pub use simd::kernel_name as dense_kernel;
 pub use tokenize::tokenize;
 
 /// A document to store or as stored.
