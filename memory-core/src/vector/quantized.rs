@@ -222,6 +222,11 @@ pub(crate) fn scan(
         .map(|(c, q)| c.threshold(q.k))
         .collect();
     let mut raw = vec![0i32; TILE_ROWS * QUERY_BLOCK.min(queries.len().max(1))];
+    // Per-query terms, contiguous so the per-row check below vectorises.
+    let offset: Vec<i32> = queries.iter().map(|q| q.offset).collect();
+    let scale: Vec<f32> = queries.iter().map(|q| q.scale).collect();
+    let widen: Vec<f32> = queries.iter().map(|q| q.widen).collect();
+    let pad: Vec<f32> = queries.iter().map(|q| q.pad).collect();
     let mut start = range.start;
     while start < range.end {
         let end = (start + TILE_ROWS).min(range.end);
@@ -231,25 +236,45 @@ pub(crate) fn scan(
             let nq = q1 - q0;
             let out = &mut raw[..(end - start) * nq];
             dots_u8i8(tile, p, &codes[q0 * p..q1 * p], nq, out);
+            let (off, sc, wi, pa) = (
+                &offset[q0..q1],
+                &scale[q0..q1],
+                &widen[q0..q1],
+                &pad[q0..q1],
+            );
             for (i, row) in (start..end).enumerate() {
                 let (s, e) = (rows.scale[row], rows.err[row]);
+                let dots = &out[i * nq..(i + 1) * nq];
+                let upper = |j: usize| {
+                    let approx = (dots[j] - off[j]) as f32 * (sc[j] * s);
+                    (approx, e.mul_add(wi[j], pa[j]))
+                };
+                // Branch-free test first: almost every row is rejected for every query.
+                let thr = &thresholds[q0..q1];
+                let mut any = 0u32;
+                for j in 0..nq {
+                    let (a, b) = upper(j);
+                    any |= u32::from(a + b >= thr[j]);
+                }
+                if any == 0 {
+                    continue;
+                }
                 for j in 0..nq {
                     let qi = q0 + j;
-                    let q = &queries[qi];
-                    let approx = (out[i * nq + j] - q.offset) as f32 * (q.scale * s);
-                    let bound = e.mul_add(q.widen, q.pad);
+                    let (approx, bound) = upper(j);
                     if approx + bound < thresholds[qi] {
                         continue;
                     }
                     if accept.is_some_and(|f| !f(qi, row as u32)) {
                         continue;
                     }
+                    let k = queries[qi].k;
                     let c = &mut found[qi];
                     c.rows.push((row as u32, approx + bound));
-                    c.offer_lower(q.k, approx - bound);
-                    thresholds[qi] = c.threshold(q.k);
-                    if c.rows.len() >= 4 * q.k + 256 {
-                        c.prune(q.k);
+                    c.offer_lower(k, approx - bound);
+                    thresholds[qi] = c.threshold(k);
+                    if c.rows.len() >= 4 * k + 256 {
+                        c.prune(k);
                     }
                 }
             }
