@@ -189,7 +189,8 @@ def main():
         "runs": loads,
     }
     os.makedirs(args.out, exist_ok=True)
-    path = os.path.join(args.out, "compare.json")
+    # A partial run (--only) never overwrites the full results.
+    path = os.path.join(args.out, "compare-partial.json" if args.only else "compare.json")
     with open(path, "w") as f:
         json.dump(out, f, indent=1)
     print(path)
