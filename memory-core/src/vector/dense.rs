@@ -397,7 +397,7 @@ mod tests {
                 .collect();
             let refs: Vec<&[f32]> = queries.iter().map(Vec::as_slice).collect();
             let ks = vec![k; refs.len()];
-            let keep = |_: usize, slot: u32| slot % modulus == 0;
+            let keep = |_: usize, slot: u32| slot.is_multiple_of(modulus);
             let accept: Option<Accept<'_>> = (modulus > 1).then_some(&keep as Accept<'_>);
             let batch = index.nearest_batch(&refs, &ks, accept);
             for (qi, q) in refs.iter().enumerate() {

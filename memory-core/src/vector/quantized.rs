@@ -252,9 +252,9 @@ pub(crate) fn scan(
                 // Branch-free test first: almost every row is rejected for every query.
                 let thr = &thresholds[q0..q1];
                 let mut any = 0u32;
-                for j in 0..nq {
+                for (j, t) in thr.iter().enumerate() {
                     let (a, b) = upper(j);
-                    any |= u32::from(a + b >= thr[j]);
+                    any |= u32::from(a + b >= *t);
                 }
                 if any == 0 {
                     continue;

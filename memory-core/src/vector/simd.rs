@@ -78,7 +78,7 @@ pub(crate) fn dots_u8i8(
     n_queries: usize,
     out: &mut [i32],
 ) {
-    debug_assert_eq!(dim % LANE_BYTES, 0);
+    debug_assert!(dim.is_multiple_of(LANE_BYTES));
     debug_assert_eq!(queries.len(), dim * n_queries);
     debug_assert_eq!(out.len(), rows.len() / dim * n_queries);
     (kernels().dots_u8i8)(rows, dim, queries, n_queries, out)
@@ -275,7 +275,9 @@ mod avx2 {
     #[target_feature(enable = "avx2,fma")]
     unsafe fn dots_u8i8(rows: &[u8], dim: usize, queries: &[i8], nq: usize, out: &mut [i32]) {
         let n_rows = rows.len() / dim;
-        assert!(dim % LANE_BYTES == 0 && queries.len() >= nq * dim && out.len() >= n_rows * nq);
+        assert!(
+            dim.is_multiple_of(LANE_BYTES) && queries.len() >= nq * dim && out.len() >= n_rows * nq
+        );
         let (rp, qp) = (rows.as_ptr(), queries.as_ptr());
         let mut r = 0;
         while r + ROWS <= n_rows {
