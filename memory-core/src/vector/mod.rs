@@ -12,14 +12,12 @@ mod memory;
 mod quantized;
 mod simd;
 pub(crate) mod sparse;
-mod tokenize;
 pub(crate) mod topk;
 
 pub use dense::normalized;
 pub use filter::{Condition, Filter};
 pub use memory::InMemoryVectorStore;
 pub use simd::kernel_name as dense_kernel;
-pub use tokenize::tokenize;
 
 /// A document to store or as stored.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
