@@ -134,6 +134,12 @@ impl Namespace {
         self.records.get(slot as usize).and_then(Option::as_ref)
     }
 
+    /// Whether the document in `slot` exists and passes `filter`.
+    fn accepts(&self, filter: Option<&Filter>, slot: u32) -> bool {
+        self.record(slot)
+            .is_some_and(|rec| filter.is_none_or(|f| f.matches(&rec.metadata)))
+    }
+
     /// Offers a scored slot to `top` unless `filter` rejects it (checked only for
     /// candidates good enough to enter).
     #[inline]
@@ -249,6 +255,77 @@ impl InMemoryVectorStore {
     }
 }
 
+impl InMemoryVectorStore {
+    /// Answers many queries at once, in order; each answer is what
+    /// [`search`](VectorStore::search) returns for that query.
+    ///
+    /// Queries carrying an embedding are answered together by one pass over the
+    /// namespace's vectors (split across the rayon thread pool when large), which costs far
+    /// less per query than searching one by one; the others are searched one by one.
+    ///
+    /// ```
+    /// use agentmemory_core::vector::{Document, InMemoryVectorStore, SearchQuery, VectorStore};
+    ///
+    /// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+    /// let store = InMemoryVectorStore::new();
+    /// store.upsert("n", Document::new("east").with_id("e").with_embedding(vec![1.0, 0.0])).await?;
+    /// store.upsert("n", Document::new("north").with_id("n").with_embedding(vec![0.0, 1.0])).await?;
+    /// let queries = [
+    ///     SearchQuery::new("", 1).with_embedding(vec![0.9, 0.1]),
+    ///     SearchQuery::new("", 1).with_embedding(vec![0.1, 0.9]),
+    /// ];
+    /// let answers = store.search_batch("n", &queries).await?;
+    /// assert_eq!(answers[0][0].id, "e");
+    /// assert_eq!(answers[1][0].id, "n");
+    /// # Ok::<_, agentmemory_core::MemoryError>(())
+    /// # }).unwrap();
+    /// ```
+    pub async fn search_batch(
+        &self,
+        namespace: &str,
+        queries: &[SearchQuery],
+    ) -> Result<Vec<Vec<SearchHit>>> {
+        let mut answers: Vec<Option<Vec<SearchHit>>> = vec![None; queries.len()];
+        let mut dense = Vec::new();
+        let mut vectors = Vec::new();
+        for (i, q) in queries.iter().enumerate() {
+            match &q.embedding {
+                Some(v) => {
+                    vectors.push(normalized(v.clone(), "query embedding")?);
+                    dense.push(i);
+                }
+                None => answers[i] = Some(self.search(namespace, q).await?),
+            }
+        }
+        if let Some(ns) = self.namespace(namespace).filter(|_| !dense.is_empty()) {
+            let ns = ns.read();
+            if !ns.dense.is_empty() {
+                for v in &vectors {
+                    ns.dense.check_dim(v.len())?;
+                }
+                let refs: Vec<&[f32]> = vectors.iter().map(Vec::as_slice).collect();
+                let ks: Vec<usize> = dense.iter().map(|&i| queries[i].k).collect();
+                let filters: Vec<Option<&Filter>> =
+                    dense.iter().map(|&i| queries[i].filter.as_ref()).collect();
+                let accept = |qi: usize, slot: u32| ns.accepts(filters[qi], slot);
+                let accept: &(dyn Fn(usize, u32) -> bool + Sync) = &accept;
+                let any_filter = filters.iter().any(Option::is_some);
+                let found = ns
+                    .dense
+                    .nearest_batch(&refs, &ks, any_filter.then_some(accept));
+                for ((qi, &i), found) in dense.iter().enumerate().zip(found) {
+                    let mut top = TopK::new(ks[qi]);
+                    for (slot, score) in found {
+                        ns.offer(&mut top, filters[qi], slot, score);
+                    }
+                    answers[i] = Some(hits(top));
+                }
+            }
+        }
+        Ok(answers.into_iter().map(Option::unwrap_or_default).collect())
+    }
+}
+
 /// Fails unless every embedding of `docs` has the namespace's dimension (or, for a
 /// namespace without one, the dimension of the first embedding of the batch).
 fn check_dimensions(ns: &Namespace, docs: &[Prepared]) -> Result<()> {
@@ -325,8 +402,11 @@ impl VectorStore for InMemoryVectorStore {
                     return Ok(Vec::new());
                 }
                 ns.dense.check_dim(v.len())?;
-                ns.dense
-                    .score(&v, |slot, score| ns.offer(&mut top, filter, slot, score));
+                let accept = |_: usize, slot: u32| ns.accepts(filter, slot);
+                let accept: &(dyn Fn(usize, u32) -> bool + Sync) = &accept;
+                for (slot, score) in ns.dense.nearest(&v, query.k, filter.map(|_| accept)) {
+                    ns.offer(&mut top, filter, slot, score);
+                }
             }
             None => ns.sparse.score_top(&query.text, |slot, score| {
                 ns.offer(&mut top, filter, slot, score);

@@ -9,12 +9,15 @@ use crate::message::Metadata;
 mod dense;
 mod filter;
 mod memory;
+mod quantized;
+mod simd;
 pub(crate) mod sparse;
 pub(crate) mod topk;
 
 pub use dense::normalized;
 pub use filter::{Condition, Filter};
 pub use memory::InMemoryVectorStore;
+pub use simd::kernel_name as dense_kernel;
 
 /// A document to store or as stored.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -1,0 +1,289 @@
+"""The peers' side of the comparison harness: `python peers.py WORKLOAD DIR`.
+
+Runs the same work as `agentmem-compare run WORKLOAD DIR` on the same files and prints
+one JSON object per peer: {"tool": ..., "metrics": {...}} (times in microseconds).
+"""
+
+import gc
+import json
+import os
+import sqlite3
+import sys
+import tempfile
+import time
+
+K = 10
+WINDOW_TOKENS = 4000
+DIM = 384
+
+
+def lines(d, name):
+    with open(os.path.join(d, name), encoding="utf-8") as f:
+        return f.read().splitlines()
+
+
+def percentiles(samples):
+    s = sorted(samples)
+    at = lambda p: s[round((len(s) - 1) * p)]
+    return at(0.5), at(0.95)
+
+
+def resident():
+    with open("/proc/self/statm") as f:
+        return int(f.read().split()[1]) * 4096
+
+
+def timed(n, budget_s, op):
+    start = time.perf_counter()
+    samples = []
+    for i in range(n):
+        t = time.perf_counter()
+        op(i)
+        samples.append((time.perf_counter() - t) * 1e6)
+        if time.perf_counter() - start > budget_s and len(samples) >= 5:
+            break
+    p50, p95 = percentiles(samples)
+    return p50, p95, len(samples)
+
+
+def emit(tool, metrics):
+    print(json.dumps({"tool": tool, "metrics": metrics}), flush=True)
+
+
+def window(d, history):
+    from langchain_core.messages import AIMessage, HumanMessage, trim_messages
+
+    texts = lines(d, "messages.txt")
+
+    # The same count as agentmem's default: ceil(chars / 4) + 4 per message.
+    def count(messages):
+        return sum((len(m.content) + 3) // 4 + 4 for m in messages)
+
+    msgs = [
+        HumanMessage(t) if i % 2 == 0 else AIMessage(t)
+        for i, t in enumerate(texts[:history])
+    ]
+    kept = []
+
+    def turn(i):
+        msgs.append(HumanMessage(texts[i % len(texts)]))
+        msgs.append(AIMessage(texts[(i + 1) % len(texts)]))
+        kept[:] = trim_messages(
+            msgs, max_tokens=WINDOW_TOKENS, token_counter=count, strategy="last"
+        )
+
+    p50, p95, n = timed(500, 3.0, turn)
+    emit("langchain-core trim_messages",
+         {"turn_p50_us": p50, "turn_p95_us": p95, "turns": n, "window_messages": len(kept)})
+
+
+def sparse(d):
+    import numpy as np
+
+    docs = lines(d, "docs.txt")
+    queries = lines(d, "queries.txt")
+
+    def measure(tool, build, search, n_queries=len(queries)):
+        gc.collect()
+        before = resident()
+        t = time.perf_counter()
+        index = build()
+        build_us = (time.perf_counter() - t) * 1e6
+        gc.collect()
+        bytes_per_doc = (resident() - before) / len(docs)
+        samples = []
+        for q in queries[:n_queries]:
+            t = time.perf_counter()
+            search(index, q)
+            samples.append((time.perf_counter() - t) * 1e6)
+        p50, p95 = percentiles(samples)
+        emit(tool, {"search_p50_us": p50, "search_p95_us": p95, "build_us": build_us,
+                    "bytes_per_doc": bytes_per_doc, "queries": len(samples)})
+        del index
+        gc.collect()
+
+    import bm25s
+
+    def bm25s_build():
+        r = bm25s.BM25()
+        r.index(bm25s.tokenize(docs, stopwords=None, show_progress=False), show_progress=False)
+        return r
+
+    def bm25s_search(r, q):
+        r.retrieve(bm25s.tokenize([q], stopwords=None, show_progress=False), k=K,
+                   show_progress=False, n_threads=1)
+
+    measure("bm25s", bm25s_build, bm25s_search)
+
+    import tantivy
+
+    def tantivy_build():
+        sb = tantivy.SchemaBuilder()
+        sb.add_text_field("body", stored=False)
+        sb.add_unsigned_field("id", stored=True)
+        schema = sb.build()
+        index = tantivy.Index(schema)  # in RAM
+        w = index.writer(heap_size=200_000_000, num_threads=1)
+        for i, text in enumerate(docs):
+            w.add_document(tantivy.Document(body=text, id=i))
+        w.commit()
+        w.wait_merging_threads()
+        index.reload()
+        return index, index.searcher()
+
+    def tantivy_search(ix, q):
+        index, searcher = ix
+        searcher.search(index.parse_query(q, ["body"]), K)
+
+    measure("tantivy", tantivy_build, tantivy_search)
+
+    from rank_bm25 import BM25Okapi
+
+    def rank_build():
+        return BM25Okapi([t.split() for t in docs])
+
+    def rank_search(r, q):
+        scores = r.get_scores(q.split())
+        np.argpartition(-scores, K)[:K]
+
+    # rank-bm25 scores every document in Python per query: 20 queries are plenty.
+    measure("rank-bm25", rank_build, rank_search, n_queries=20)
+
+
+def read_vectors(d, name):
+    import numpy as np
+
+    v = np.fromfile(os.path.join(d, name), dtype="<f4").reshape(-1, DIM)
+    return v / np.linalg.norm(v.astype(np.float64), axis=1, keepdims=True).astype(np.float32)
+
+
+def dense(d):
+    import numpy as np
+
+    rows = np.ascontiguousarray(read_vectors(d, "vectors.f32"), dtype=np.float32)
+    queries = np.ascontiguousarray(read_vectors(d, "dense_queries.f32"), dtype=np.float32)
+    single = queries[:100]
+
+    def report(tool, search_one, search_batch, build_us, batch_size=len(queries)):
+        samples = []
+        for q in single:
+            t = time.perf_counter()
+            search_one(q)
+            samples.append((time.perf_counter() - t) * 1e6)
+        p50, p95 = percentiles(samples)
+        t = time.perf_counter()
+        top = search_batch(queries[:batch_size])
+        batch = (time.perf_counter() - t) * 1e6 / batch_size
+        emit(tool, {"single_p50_us": p50, "single_p95_us": p95, "batch_per_query_us": batch,
+                    "build_us": build_us, "batch_size": batch_size, "top10": [list(map(int, r)) for r in top[:10]]})
+
+    def np_one(q):
+        s = rows @ q
+        best = np.argpartition(-s, K)[:K]
+        return best[np.argsort(-s[best], kind="stable")]
+
+    def np_batch(qs):
+        s = qs @ rows.T
+        best = np.argpartition(-s, K, axis=1)[:, :K]
+        order = np.argsort(-np.take_along_axis(s, best, axis=1), axis=1, kind="stable")
+        return np.take_along_axis(best, order, axis=1)
+
+    report("numpy", np_one, np_batch, 0.0)
+
+    import faiss
+
+    t = time.perf_counter()
+    index = faiss.IndexFlatIP(DIM)
+    index.add(rows)
+    build = (time.perf_counter() - t) * 1e6
+    report("faiss IndexFlatIP", lambda q: index.search(q.reshape(1, -1), K),
+           lambda qs: index.search(qs, K)[1], build)
+    del index
+
+    from usearch.index import MetricKind, search
+
+    threads = int(os.environ.get("OMP_NUM_THREADS", "0"))
+    report("usearch exact",
+           lambda q: search(rows, q, K, MetricKind.IP, exact=True, threads=1),
+           lambda qs: search(rows, qs, K, MetricKind.IP, exact=True, threads=threads).keys,
+           0.0, batch_size=100)  # usearch's exact batch is slow: 100 queries, per query
+
+
+def facts(d):
+    from langchain_core.embeddings import DeterministicFakeEmbedding
+    from langchain_core.vectorstores import InMemoryVectorStore
+
+    facts = lines(d, "facts.txt")
+    store = InMemoryVectorStore(DeterministicFakeEmbedding(size=DIM))
+    store.add_texts(facts[:1000])
+    samples = []
+    for i, f in enumerate(facts[1000:]):
+        query = facts[(i * 7) % 1000]
+        t = time.perf_counter()
+        store.add_texts([f])
+        store.similarity_search(query, k=5)
+        samples.append((time.perf_counter() - t) * 1e6)
+    p50, p95 = percentiles(samples)
+    emit("langchain-core InMemoryVectorStore", {"turn_p50_us": p50, "turn_p95_us": p95})
+
+
+def sqlite(d):
+    """The writes agentmem's SQLite store does per turn, written by hand: one IMMEDIATE
+    transaction that reads and bumps the conversation's last seq and inserts both events
+    as JSON, in a WAL file with synchronous=NORMAL; then every event loaded in order."""
+    texts = lines(d, "messages.txt")
+    path = os.path.join(tempfile.mkdtemp(), "peer.db")
+    db = sqlite3.connect(path, isolation_level=None)
+    db.execute("PRAGMA journal_mode=WAL")
+    db.execute("PRAGMA synchronous=NORMAL")
+    db.execute("CREATE TABLE conversations (id TEXT PRIMARY KEY, last_seq INTEGER NOT NULL, created_us INTEGER NOT NULL)")
+    db.execute("CREATE TABLE events (conversation_id TEXT NOT NULL, seq INTEGER NOT NULL, at_us INTEGER NOT NULL, body TEXT NOT NULL, PRIMARY KEY (conversation_id, seq))")
+    samples = []
+    for i in range(1000):
+        events = [
+            {"type": "message", "message": {"role": "user", "content": texts[2 * i]}},
+            {"type": "message", "message": {"role": "assistant", "content": texts[2 * i + 1]}},
+        ]
+        t = time.perf_counter()
+        now = time.time_ns() // 1000
+        db.execute("BEGIN IMMEDIATE")
+        row = db.execute("SELECT last_seq FROM conversations WHERE id = ?", ("c",)).fetchone()
+        if row is None:
+            db.execute("INSERT INTO conversations (id, last_seq, created_us) VALUES (?, 0, ?)", ("c", now))
+            last = 0
+        else:
+            last = row[0]
+        for j, e in enumerate(events):
+            db.execute("INSERT INTO events (conversation_id, seq, at_us, body) VALUES (?, ?, ?, ?)",
+                       ("c", last + 1 + j, now, json.dumps(e)))
+        db.execute("UPDATE conversations SET last_seq = ? WHERE id = ?", (last + len(events), "c"))
+        db.execute("COMMIT")
+        samples.append((time.perf_counter() - t) * 1e6)
+    p50, p95 = percentiles(samples)
+    t = time.perf_counter()
+    loaded = [json.loads(b) for (b,) in db.execute(
+        "SELECT body FROM events WHERE conversation_id = ? ORDER BY seq", ("c",))]
+    load = (time.perf_counter() - t) * 1e6
+    db.close()
+    emit("python sqlite3", {"append_p50_us": p50, "append_p95_us": p95, "load_us": load,
+                            "events": len(loaded)})
+
+
+def main():
+    workload, d = sys.argv[1], sys.argv[2]
+    if workload.startswith("window_"):
+        window(d, {"1k": 1000, "10k": 10000, "100k": 100000}[workload[len("window_"):]])
+    elif workload == "sparse":
+        sparse(d)
+    elif workload in ("dense_single", "dense_parallel"):
+        dense(d)
+    elif workload == "facts":
+        facts(d)
+    elif workload == "sqlite":
+        sqlite(d)
+    else:
+        sys.exit(f"unknown workload {workload}")
+
+
+if __name__ == "__main__":
+    main()

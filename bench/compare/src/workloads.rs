@@ -1,0 +1,231 @@
+//! The workloads, agentmem's side. Each returns metrics (times in microseconds) that
+//! `peers.py` reports under the same names for the same work.
+
+use std::hint::black_box;
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use agentmemory_core::conversation::{ConversationEvent, ConversationStore};
+use agentmemory_core::facts::{FactCandidate, InMemoryUserMemoryStore, UserMemoryStore};
+use agentmemory_core::vector::{
+    dense_kernel, Document, InMemoryVectorStore, SearchQuery, VectorStore,
+};
+use agentmemory_core::{Message, ShortTermMemory};
+use agentmemory_stores::SqliteStore;
+use serde_json::{json, Map, Value};
+
+use crate::data::{lines, vectors};
+use crate::Error;
+
+/// Token budget of the conversation window (chars/4 + 4 per message, on both sides).
+const WINDOW_TOKENS: usize = 4_000;
+const K: usize = 10;
+
+/// Median and 95th percentile in microseconds (nearest rank on the sorted samples).
+fn percentiles(mut samples: Vec<f64>) -> (f64, f64) {
+    samples.sort_by(f64::total_cmp);
+    let at = |p: f64| samples[((samples.len() - 1) as f64 * p).round() as usize];
+    (at(0.5), at(0.95))
+}
+
+fn micros(d: Duration) -> f64 {
+    d.as_secs_f64() * 1e6
+}
+
+/// Resident memory of this process, in bytes.
+fn resident() -> u64 {
+    std::fs::read_to_string("/proc/self/statm")
+        .ok()
+        .and_then(|s| s.split_whitespace().nth(1)?.parse::<u64>().ok())
+        .map_or(0, |pages| pages * 4096)
+}
+
+/// Times `op` over `n` calls, stopping early after `budget`; returns (p50, p95).
+fn timed(n: usize, budget: Duration, mut op: impl FnMut(usize)) -> (f64, f64, usize) {
+    let start = Instant::now();
+    let mut samples = Vec::with_capacity(n);
+    for i in 0..n {
+        let t = Instant::now();
+        op(i);
+        samples.push(micros(t.elapsed()));
+        if start.elapsed() > budget && samples.len() >= 5 {
+            break;
+        }
+    }
+    let count = samples.len();
+    let (p50, p95) = percentiles(samples);
+    (p50, p95, count)
+}
+
+pub fn run(workload: &str, dir: &Path) -> Result<Map<String, Value>, Error> {
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()?;
+    let metrics = match workload {
+        "window_1k" => window(dir, 1_000),
+        "window_10k" => window(dir, 10_000),
+        "window_100k" => window(dir, 100_000),
+        "sparse" => rt.block_on(sparse(dir)),
+        "dense_single" | "dense_parallel" => rt.block_on(dense(dir)),
+        "facts" => rt.block_on(facts(dir)),
+        "sqlite" => rt.block_on(sqlite(dir)),
+        other => Err(format!("unknown workload {other}").into()),
+    }?;
+    match metrics {
+        Value::Object(m) => Ok(m),
+        _ => Err("metrics must be an object".into()),
+    }
+}
+
+/// Per turn: a user and an assistant message enter a history of `history` messages, then
+/// the window that fits the token budget is read.
+fn window(dir: &Path, history: usize) -> Result<Value, Error> {
+    let texts = lines(dir, "messages.txt")?;
+    let mut memory = ShortTermMemory::new(WINDOW_TOKENS);
+    for (i, t) in texts.iter().take(history).enumerate() {
+        memory.add(if i % 2 == 0 {
+            Message::user(t.as_str())
+        } else {
+            Message::assistant(t.as_str())
+        });
+    }
+    let (p50, p95, turns) = timed(500, Duration::from_secs(3), |i| {
+        memory.add_user(texts[i % texts.len()].as_str());
+        memory.add_assistant(texts[(i + 1) % texts.len()].as_str());
+        black_box(memory.messages().len());
+    });
+    Ok(
+        json!({ "turn_p50_us": p50, "turn_p95_us": p95, "turns": turns, "window_messages": memory.messages().len() }),
+    )
+}
+
+async fn sparse(dir: &Path) -> Result<Value, Error> {
+    let docs = lines(dir, "docs.txt")?;
+    let queries = lines(dir, "queries.txt")?;
+    let before = resident();
+    let start = Instant::now();
+    let store = InMemoryVectorStore::new();
+    let n = docs.len();
+    store
+        .upsert_batch(
+            "docs",
+            docs.into_iter()
+                .enumerate()
+                .map(|(i, d)| Document::new(d).with_id(i.to_string()))
+                .collect(),
+        )
+        .await?;
+    let build = start.elapsed();
+    let bytes = resident().saturating_sub(before) as f64 / n as f64;
+    let mut samples = Vec::new();
+    for q in &queries {
+        let t = Instant::now();
+        black_box(
+            store
+                .search("docs", &SearchQuery::new(q.as_str(), K))
+                .await?,
+        );
+        samples.push(micros(t.elapsed()));
+    }
+    let (p50, p95) = percentiles(samples);
+    Ok(
+        json!({ "search_p50_us": p50, "search_p95_us": p95, "build_us": micros(build), "bytes_per_doc": bytes }),
+    )
+}
+
+/// Single queries (p50, p95) and one batch of every query; the thread count is set by the
+/// caller (`RAYON_NUM_THREADS=1` for `dense_single`).
+async fn dense(dir: &Path) -> Result<Value, Error> {
+    let rows = vectors(dir, "vectors.f32")?;
+    let queries: Vec<SearchQuery> = vectors(dir, "dense_queries.f32")?
+        .into_iter()
+        .map(|v| SearchQuery::new("", K).with_embedding(v))
+        .collect();
+    let store = InMemoryVectorStore::new();
+    let start = Instant::now();
+    let docs = rows
+        .into_iter()
+        .enumerate()
+        .map(|(i, v)| Document::new("").with_id(i.to_string()).with_embedding(v))
+        .collect();
+    store.upsert_batch("v", docs).await?;
+    let build = start.elapsed();
+    let mut samples = Vec::new();
+    for q in queries.iter().take(100) {
+        let t = Instant::now();
+        black_box(store.search("v", q).await?);
+        samples.push(micros(t.elapsed()));
+    }
+    let (p50, p95) = percentiles(samples);
+    let t = Instant::now();
+    let answers = store.search_batch("v", &queries).await?;
+    let batch = micros(t.elapsed()) / queries.len() as f64;
+    // Top-10 of the first queries, to check both sides agree.
+    let top: Vec<Vec<u64>> = answers
+        .iter()
+        .take(10)
+        .map(|hits| hits.iter().filter_map(|h| h.id.parse().ok()).collect())
+        .collect();
+    Ok(json!({
+        "single_p50_us": p50, "single_p95_us": p95, "batch_per_query_us": batch,
+        "build_us": micros(build), "threads": rayon::current_num_threads(),
+        "kernel": dense_kernel(), "batch_size": queries.len(), "top10": top,
+    }))
+}
+
+/// Per turn: one fact is upserted for the user, then the user's facts are searched.
+async fn facts(dir: &Path) -> Result<Value, Error> {
+    let facts = lines(dir, "facts.txt")?;
+    let store = InMemoryUserMemoryStore::new();
+    for f in &facts[..1_000] {
+        store
+            .upsert("u", FactCandidate::new(f.as_str(), 0.9))
+            .await?;
+    }
+    let mut samples = Vec::new();
+    for (i, f) in facts[1_000..].iter().enumerate() {
+        let query = &facts[(i * 7) % 1_000];
+        let t = Instant::now();
+        store
+            .upsert("u", FactCandidate::new(f.as_str(), 0.9))
+            .await?;
+        black_box(store.search("u", query, 5).await?);
+        samples.push(micros(t.elapsed()));
+    }
+    let (p50, p95) = percentiles(samples);
+    Ok(json!({ "turn_p50_us": p50, "turn_p95_us": p95 }))
+}
+
+/// 1,000 turns appended (one transaction each: a user and an assistant message) to a
+/// SQLite file, then the whole conversation loaded.
+async fn sqlite(dir: &Path) -> Result<Value, Error> {
+    let texts = lines(dir, "messages.txt")?;
+    let tmp = std::env::temp_dir().join(format!("agentmem-compare-{}.db", std::process::id()));
+    let _ = std::fs::remove_file(&tmp);
+    let store = SqliteStore::open(&tmp).await?;
+    let mut samples = Vec::new();
+    for i in 0..1_000 {
+        let events = vec![
+            ConversationEvent::Message {
+                message: Message::user(texts[2 * i].as_str()),
+            },
+            ConversationEvent::Message {
+                message: Message::assistant(texts[2 * i + 1].as_str()),
+            },
+        ];
+        let t = Instant::now();
+        store.append("c", events).await?;
+        samples.push(micros(t.elapsed()));
+    }
+    let (p50, p95) = percentiles(samples);
+    let t = Instant::now();
+    let loaded = store.load("c").await?;
+    let load = micros(t.elapsed());
+    drop(store);
+    for suffix in ["", "-wal", "-shm"] {
+        let _ = std::fs::remove_file(format!("{}{suffix}", tmp.display()));
+    }
+    Ok(
+        json!({ "append_p50_us": p50, "append_p95_us": p95, "load_us": load, "events": loaded.len() }),
+    )
+}

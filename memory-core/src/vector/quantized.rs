@@ -1,0 +1,324 @@
+//! Embeddings quantised to one byte per dimension, scanned with error bounds so that
+//! exact re-scoring of a few candidates gives exactly the exact search's results.
+//!
+//! Each stored (unit) vector `x` keeps a scale `s = max|xᵢ| / 127`, codes
+//! `cᵢ = round(xᵢ / s)` (stored as `cᵢ + 128`, a `u8`) and the L2 norm `e` of its
+//! quantisation error `x − s·c`. A query `q` is quantised the same way to ±63 (so `u8 × i8`
+//! pair sums fit the `i16` of the integer kernel), with scale `t` and error `f`. Then, by
+//! Cauchy–Schwarz with `|q| = |x| = 1`,
+//!
+//! `|x·q − s·t·(c·d)| ≤ e·|q| + |s·c|·f ≤ e + (1 + e)·f`,
+//!
+//! so every row has an interval that holds its exact score. A scan keeps, per query, the
+//! `k`-th best *lower* bound `L` among accepted rows (never above the final `k`-th exact
+//! score) and every row whose *upper* bound reaches `L`; the true top `k`, ties included,
+//! are always among those candidates, which the caller re-scores in `f32`. A small slack
+//! covers the rounding of the `f32` arithmetic on both sides.
+
+use std::cmp::{Ordering, Reverse};
+use std::collections::BinaryHeap;
+use std::ops::Range;
+
+use super::simd::{dots_u8i8, LANE_BYTES};
+
+/// Rows scored per tile: the tile stays in cache while every query block passes over it.
+const TILE_ROWS: usize = 64;
+/// Queries per block within a tile.
+const QUERY_BLOCK: usize = 16;
+/// Largest magnitude of a stored code.
+const ROW_LEVELS: f64 = 127.0;
+/// Largest magnitude of a query code (255 · 63 · 2 < 2¹⁵).
+const QUERY_LEVELS: f64 = 63.0;
+
+/// `dim` rounded up to the kernel's lane width.
+pub(crate) fn padded(dim: usize) -> usize {
+    dim.div_ceil(LANE_BYTES) * LANE_BYTES
+}
+
+/// Quantises `v` to codes in `±levels`; returns the scale and the L2 norm of the error
+/// (rounded up so it stays a bound).
+fn quantise(v: &[f32], levels: f64, mut emit: impl FnMut(i32)) -> (f32, f32) {
+    let max = v.iter().fold(0.0f64, |m, x| m.max(f64::from(x.abs())));
+    if max == 0.0 {
+        v.iter().for_each(|_| emit(0));
+        return (0.0, 0.0);
+    }
+    let scale = (max / levels) as f32;
+    let s = f64::from(scale);
+    let mut err2 = 0.0f64;
+    for x in v {
+        let c = (f64::from(*x) / s).round().clamp(-levels, levels);
+        err2 += (f64::from(*x) - s * c).powi(2);
+        emit(c as i32);
+    }
+    (scale, (err2.sqrt() * (1.0 + 1e-6) + 1e-9) as f32)
+}
+
+/// The quantised copy of a [`DenseIndex`](super::dense::DenseIndex)'s rows, kept in the
+/// same order.
+#[derive(Debug, Default)]
+pub(crate) struct QuantizedRows {
+    padded: usize,
+    codes: Vec<u8>,
+    scale: Vec<f32>,
+    err: Vec<f32>,
+}
+
+impl QuantizedRows {
+    /// Appends the quantised form of `v`.
+    pub(crate) fn push(&mut self, v: &[f32]) {
+        self.padded = padded(v.len());
+        let (scale, err) = quantise(v, ROW_LEVELS, |c| self.codes.push((c + 128) as u8));
+        self.codes
+            .extend(std::iter::repeat_n(128u8, self.padded - v.len()));
+        self.scale.push(scale);
+        self.err.push(err);
+    }
+
+    /// Moves the last row into `row` and drops the last row (mirrors the index's swap-remove).
+    pub(crate) fn swap_remove(&mut self, row: usize) {
+        let p = self.padded;
+        let last = self.scale.len() - 1;
+        if row != last {
+            self.codes.copy_within(last * p..(last + 1) * p, row * p);
+        }
+        self.codes.truncate(last * p);
+        self.scale.swap_remove(row);
+        self.err.swap_remove(row);
+    }
+
+    /// Number of rows.
+    #[cfg(test)]
+    pub(crate) fn len(&self) -> usize {
+        self.scale.len()
+    }
+
+    /// Bytes held per row.
+    #[cfg(test)]
+    pub(crate) fn bytes_per_row(&self) -> usize {
+        self.padded + 8
+    }
+}
+
+/// A query quantised for the integer kernel.
+#[derive(Debug, Clone)]
+pub(crate) struct QuantizedQuery {
+    /// `x·q ≈ scale_i · scale · (dot(codes_i, codes) − offset)`.
+    scale: f32,
+    offset: i32,
+    /// Bound terms: `|x·q − approx| ≤ err_i · widen + pad`.
+    widen: f32,
+    pad: f32,
+    /// How many candidates to keep exactly.
+    k: usize,
+}
+
+impl QuantizedQuery {
+    /// How many results the query asks for.
+    pub(crate) fn k(&self) -> usize {
+        self.k
+    }
+}
+
+/// Quantises `query` (unit length) into `codes` (padded with zeros) and returns its terms.
+pub(crate) fn quantise_query(query: &[f32], k: usize, codes: &mut Vec<i8>) -> QuantizedQuery {
+    let start = codes.len();
+    let (scale, err) = quantise(query, QUERY_LEVELS, |c| codes.push(c as i8));
+    codes.extend(std::iter::repeat_n(0i8, padded(query.len()) - query.len()));
+    let offset = 128 * codes[start..].iter().map(|&c| i32::from(c)).sum::<i32>();
+    // Rounding of both f32 dot products: a few ulps per dimension, plus the products above.
+    let slack = 4.0 * query.len() as f32 * f32::EPSILON + 1e-6;
+    QuantizedQuery {
+        scale,
+        offset,
+        widen: 1.0 + err,
+        pad: err + slack,
+        k,
+    }
+}
+
+/// An `f32` ordered totally, for heaps.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Total(f32);
+
+impl Eq for Total {}
+
+impl PartialOrd for Total {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for Total {
+    fn cmp(&self, other: &Self) -> Ordering {
+        self.0.total_cmp(&other.0)
+    }
+}
+
+/// What one scan of some rows found for one query: the best `k` lower bounds and the rows
+/// whose upper bound reached the `k`-th of them when they were seen.
+#[derive(Debug, Default)]
+pub(crate) struct Candidates {
+    lower: BinaryHeap<Reverse<Total>>,
+    /// `(row, upper bound)`.
+    rows: Vec<(u32, f32)>,
+}
+
+impl Candidates {
+    fn threshold(&self, k: usize) -> f32 {
+        if self.lower.len() < k {
+            f32::NEG_INFINITY
+        } else {
+            self.lower.peek().map_or(f32::NEG_INFINITY, |r| r.0 .0)
+        }
+    }
+
+    fn offer_lower(&mut self, k: usize, lower: f32) {
+        if self.lower.len() < k {
+            self.lower.push(Reverse(Total(lower)));
+        } else if let Some(mut worst) = self.lower.peek_mut() {
+            if lower > worst.0 .0 {
+                *worst = Reverse(Total(lower));
+            }
+        }
+    }
+
+    /// Drops candidates that can no longer reach the threshold.
+    fn prune(&mut self, k: usize) {
+        let t = self.threshold(k);
+        self.rows.retain(|&(_, upper)| upper >= t);
+    }
+
+    /// Combines the findings of two disjoint row ranges.
+    pub(crate) fn merge(mut self, other: Self, k: usize) -> Self {
+        for Reverse(Total(l)) in other.lower {
+            self.offer_lower(k, l);
+        }
+        self.rows.extend(other.rows);
+        self
+    }
+
+    /// The rows that may hold the exact top `k` (ties included).
+    pub(crate) fn finish(mut self, k: usize) -> Vec<u32> {
+        self.prune(k);
+        self.rows.into_iter().map(|(row, _)| row).collect()
+    }
+}
+
+/// Scans `range` of `rows` for every query; `codes` holds the queries' codes back to back.
+/// `accept(query, row)` is asked only for rows whose bound could still enter the top.
+pub(crate) fn scan(
+    rows: &QuantizedRows,
+    range: Range<usize>,
+    queries: &[QuantizedQuery],
+    codes: &[i8],
+    accept: Option<&(dyn Fn(usize, u32) -> bool + Sync)>,
+) -> Vec<Candidates> {
+    let p = rows.padded;
+    let mut found: Vec<Candidates> = queries.iter().map(|_| Candidates::default()).collect();
+    let mut thresholds: Vec<f32> = found
+        .iter()
+        .zip(queries)
+        .map(|(c, q)| c.threshold(q.k))
+        .collect();
+    let mut raw = vec![0i32; TILE_ROWS * QUERY_BLOCK.min(queries.len().max(1))];
+    // Per-query terms, contiguous so the per-row check below vectorises.
+    let offset: Vec<i32> = queries.iter().map(|q| q.offset).collect();
+    let scale: Vec<f32> = queries.iter().map(|q| q.scale).collect();
+    let widen: Vec<f32> = queries.iter().map(|q| q.widen).collect();
+    let pad: Vec<f32> = queries.iter().map(|q| q.pad).collect();
+    let mut start = range.start;
+    while start < range.end {
+        let end = (start + TILE_ROWS).min(range.end);
+        let tile = &rows.codes[start * p..end * p];
+        for q0 in (0..queries.len()).step_by(QUERY_BLOCK) {
+            let q1 = (q0 + QUERY_BLOCK).min(queries.len());
+            let nq = q1 - q0;
+            let out = &mut raw[..(end - start) * nq];
+            dots_u8i8(tile, p, &codes[q0 * p..q1 * p], nq, out);
+            let (off, sc, wi, pa) = (
+                &offset[q0..q1],
+                &scale[q0..q1],
+                &widen[q0..q1],
+                &pad[q0..q1],
+            );
+            for (i, row) in (start..end).enumerate() {
+                let (s, e) = (rows.scale[row], rows.err[row]);
+                let dots = &out[i * nq..(i + 1) * nq];
+                let upper = |j: usize| {
+                    let approx = (dots[j] - off[j]) as f32 * (sc[j] * s);
+                    (approx, e.mul_add(wi[j], pa[j]))
+                };
+                // Branch-free test first: almost every row is rejected for every query.
+                let thr = &thresholds[q0..q1];
+                let mut any = 0u32;
+                for (j, t) in thr.iter().enumerate() {
+                    let (a, b) = upper(j);
+                    any |= u32::from(a + b >= *t);
+                }
+                if any == 0 {
+                    continue;
+                }
+                for j in 0..nq {
+                    let qi = q0 + j;
+                    let (approx, bound) = upper(j);
+                    if approx + bound < thresholds[qi] {
+                        continue;
+                    }
+                    if accept.is_some_and(|f| !f(qi, row as u32)) {
+                        continue;
+                    }
+                    let k = queries[qi].k;
+                    let c = &mut found[qi];
+                    c.rows.push((row as u32, approx + bound));
+                    c.offer_lower(k, approx - bound);
+                    thresholds[qi] = c.threshold(k);
+                    if c.rows.len() >= 4 * k + 256 {
+                        c.prune(k);
+                    }
+                }
+            }
+        }
+        start = end;
+    }
+    found
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn row_errors_bound_the_reconstruction() {
+        let v: Vec<f32> = (0..40)
+            .map(|i| ((i * 37 % 11) as f32 - 5.0) / 13.0)
+            .collect();
+        let mut rows = QuantizedRows::default();
+        rows.push(&v);
+        assert_eq!(rows.bytes_per_row(), 64 + 8);
+        let s = rows.scale[0];
+        let err: f64 = v
+            .iter()
+            .zip(&rows.codes)
+            .map(|(x, c)| (f64::from(*x) - f64::from(s) * (f64::from(*c) - 128.0)).powi(2))
+            .sum::<f64>()
+            .sqrt();
+        assert!(err <= f64::from(rows.err[0]));
+        assert!(rows.codes[40..].iter().all(|&c| c == 128));
+    }
+
+    #[test]
+    fn swap_remove_moves_the_last_row() {
+        let mut rows = QuantizedRows::default();
+        rows.push(&[1.0, 0.0]);
+        rows.push(&[0.0, 1.0]);
+        rows.push(&[0.6, 0.8]);
+        rows.swap_remove(0);
+        assert_eq!(rows.len(), 2);
+        assert_eq!(rows.codes[..2], [(128 + 95) as u8, (128 + 127) as u8]);
+        rows.swap_remove(1);
+        rows.swap_remove(0);
+        assert_eq!(rows.len(), 0);
+        assert!(rows.codes.is_empty());
+    }
+}
