@@ -80,6 +80,11 @@ fn start(store: &str) -> Server {
         }
         std::thread::sleep(Duration::from_millis(50));
     }
+    // dropping the server kills and waits for the child
+    drop(Server {
+        child,
+        addr: addr.clone(),
+    });
     panic!("agentmem serve on {addr} did not become healthy");
 }
 

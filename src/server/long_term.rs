@@ -435,7 +435,7 @@ impl LongTermMemory {
                 }
             }
         }
-        found.sort_by(|a, b| b.memory.created_at.cmp(&a.memory.created_at));
+        found.sort_by_key(|hit| std::cmp::Reverse(hit.memory.created_at));
         Ok(found)
     }
 }

@@ -22,10 +22,13 @@ struct Series {
     sum: f64,
 }
 
+/// (method, route pattern, status).
+type SeriesKey = (String, String, u16);
+
 /// Counters and latency histograms per (method, route, status).
 #[derive(Clone, Default)]
 pub struct Metrics {
-    series: Arc<Mutex<HashMap<(String, String, u16), Series>>>,
+    series: Arc<Mutex<HashMap<SeriesKey, Series>>>,
 }
 
 impl Metrics {
