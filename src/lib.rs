@@ -122,3 +122,7 @@ pub mod prelude {
 pub mod __private {
     pub use agentmemory_core::{Remember, RememberSpec};
 }
+
+/// The memory server (feature `server`): the working-memory REST API and, with `mcp`, MCP tools.
+#[cfg(feature = "server")]
+pub mod server;

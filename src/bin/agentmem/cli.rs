@@ -60,6 +60,16 @@ run for the same user unless --new is given.\n\n\
 Example:\n  agentmem chat --user alice --agent-prompt \"You are a travel agent.\""
     )]
     Chat(ChatArgs),
+    /// Serve the working-memory REST API (and MCP at /mcp with the `mcp` feature).
+    #[cfg(feature = "server")]
+    #[command(
+        after_help = "Example:\n  agentmem --store sqlite://memory.db serve --auth-token \"$TOKEN\""
+    )]
+    Serve(crate::serve::ServeArgs),
+    /// Serve the MCP tools on stdin/stdout (for Claude Desktop, Cursor, IDE agents).
+    #[cfg(feature = "mcp")]
+    #[command(after_help = "Example:\n  agentmem --store sqlite://memory.db mcp --user alice")]
+    Mcp(crate::serve::McpArgs),
 }
 
 /// `--user`, required by every facts command.

@@ -15,6 +15,8 @@ mod extract;
 mod facts;
 mod models;
 mod output;
+#[cfg(feature = "server")]
+mod serve;
 mod sessions;
 mod store;
 mod vectors;
@@ -25,10 +27,16 @@ use error::CliError;
 fn main() -> ExitCode {
     // clap prints usage errors itself and exits with 2
     let cli = Cli::parse();
-    let runtime = match tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-    {
+    // the server answers many connections at once: one worker per core
+    #[cfg(feature = "server")]
+    let mut builder = if matches!(cli.command, Command::Serve(_)) {
+        tokio::runtime::Builder::new_multi_thread()
+    } else {
+        tokio::runtime::Builder::new_current_thread()
+    };
+    #[cfg(not(feature = "server"))]
+    let mut builder = tokio::runtime::Builder::new_current_thread();
+    let runtime = match builder.enable_all().build() {
         Ok(runtime) => runtime,
         Err(e) => {
             return error::report(CliError::Runtime(format!("cannot start the runtime: {e}")))
@@ -57,5 +65,9 @@ async fn run(cli: Cli) -> Result<(), CliError> {
         Command::Vectors(command) => vectors::run(&stores, command).await,
         Command::Sessions(command) => sessions::run(&stores, command).await,
         Command::Chat(args) => chat::run(&stores, args).await,
+        #[cfg(feature = "server")]
+        Command::Serve(args) => serve::serve(&stores, args).await,
+        #[cfg(feature = "mcp")]
+        Command::Mcp(args) => serve::mcp(&stores, args).await,
     }
 }

@@ -1,0 +1,106 @@
+//! `agentmem serve` and `agentmem mcp`: the memory server over the `--store` URL.
+
+use std::net::SocketAddr;
+use std::time::Duration;
+
+use clap::Args;
+
+use agentmemory::server::{self, Auth, MemoryService, ServerConfig};
+
+use crate::error::CliError;
+use crate::store::Stores;
+
+/// `agentmem serve`.
+#[derive(Debug, Args)]
+pub struct ServeArgs {
+    /// Address to listen on.
+    #[arg(long, default_value = "127.0.0.1:8000", env = "AGENTMEM_ADDR")]
+    pub addr: SocketAddr,
+    /// Bearer token every request must send (`Authorization: Bearer <token>`).
+    #[arg(
+        long,
+        env = "AGENTMEM_AUTH_TOKEN",
+        hide_env_values = true,
+        required_unless_present = "no_auth"
+    )]
+    pub auth_token: Option<String>,
+    /// Accept requests without a token (prints a warning).
+    #[arg(long, conflicts_with = "auth_token")]
+    pub no_auth: bool,
+    /// Act for this user only: requests naming another user are refused.
+    #[arg(long, short = 'u')]
+    pub user: Option<String>,
+    /// Largest request body, in bytes.
+    #[arg(long, default_value_t = server::DEFAULT_BODY_LIMIT)]
+    pub max_body_bytes: usize,
+    /// Time a request may take, in seconds.
+    #[arg(long, default_value_t = 30)]
+    pub timeout_secs: u64,
+    /// Allow browser calls from this origin (repeatable). CORS is off without it.
+    #[arg(long = "cors-origin")]
+    pub cors_origins: Vec<String>,
+}
+
+/// `agentmem mcp`.
+#[derive(Debug, Args)]
+pub struct McpArgs {
+    /// Act for this user: memories are stored and searched as theirs.
+    #[arg(long, short = 'u')]
+    pub user: Option<String>,
+}
+
+fn init_tracing() {
+    use tracing_subscriber::EnvFilter;
+    let filter = EnvFilter::try_from_env("AGENTMEM_LOG").unwrap_or_else(|_| EnvFilter::new("info"));
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .try_init();
+}
+
+fn service(stores: &Stores) -> Result<MemoryService, CliError> {
+    MemoryService::from_container(stores.container()).map_err(CliError::from)
+}
+
+/// Runs the REST server until Ctrl-C or SIGTERM.
+pub async fn serve(stores: &Stores, args: ServeArgs) -> Result<(), CliError> {
+    init_tracing();
+    let auth = match (&args.auth_token, args.no_auth) {
+        (Some(token), _) if token.trim().is_empty() => {
+            return Err(CliError::Usage("--auth-token is empty".into()))
+        }
+        (Some(token), _) => Auth::token(token),
+        (None, _) => {
+            eprintln!("agentmem: WARNING: authentication is off (--no-auth); anyone who can reach {} can read and change memory", args.addr);
+            Auth::disabled()
+        }
+    };
+    let mut config = ServerConfig::new(auth);
+    config.user = args.user;
+    config.body_limit = args.max_body_bytes;
+    config.timeout = Duration::from_secs(args.timeout_secs.max(1));
+    config.cors_origins = args.cors_origins;
+    let listener = tokio::net::TcpListener::bind(args.addr)
+        .await
+        .map_err(|e| CliError::runtime(&format!("cannot listen on {}", args.addr), e))?;
+    let local = listener.local_addr().map_err(CliError::from)?;
+    tracing::info!(addr = %local, "agentmem server listening");
+    eprintln!("agentmem: listening on http://{local}");
+    server::serve(
+        listener,
+        service(stores)?,
+        config,
+        server::shutdown_signal(),
+    )
+    .await
+    .map_err(|e| CliError::runtime("server", e))
+}
+
+/// Serves the MCP tools on stdin/stdout.
+#[cfg(feature = "mcp")]
+pub async fn mcp(stores: &Stores, args: McpArgs) -> Result<(), CliError> {
+    init_tracing();
+    server::mcp::serve_stdio(service(stores)?, args.user)
+        .await
+        .map_err(|e| CliError::runtime("mcp", e))
+}

@@ -1,0 +1,675 @@
+//! Long-term memory of the REST API over agentmem's stores.
+//!
+//! # Mapping
+//!
+//! | reference API | agentmem |
+//! |---|---|
+//! | `memory_type: semantic` | a fact in the [`UserMemoryStore`], owner [`ids::fact_owner`]`(namespace, user_id)`; reconciled: the same fact again reinforces, a contradicting one (same single-valued attribute, e.g. where the user lives) supersedes and the old one is kept as history |
+//! | `memory_type: episodic` / `message` | a document in the [`VectorStore`], namespace [`ids::documents_namespace`]`(namespace)`, id = the client's id, metadata = the record's other fields |
+//! | the client's memory id | an index entry in the [`KvStore`] (namespace `agentmem.server.ltm-index`) → where the memory lives; a fact also carries the id of the record that created it in `source.message_id` |
+//! | search over users and namespaces | registries in the [`KvStore`] of the fact owners and document namespaces ever written |
+//!
+//! The attribute of a semantic memory (what makes contradictions detectable) is read
+//! from its text by agentmem's [`RuleExtractor`]; third-person texts ("User lives in
+//! Berlin") are read as the user's own words ("I live in Berlin").
+
+use std::sync::Arc;
+
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Value};
+
+use agentmemory_core::facts::{FactCandidate, FactSource, MemoryFact, UserMemoryStore};
+use agentmemory_core::kv::{KvStore, MemoryEntry, MemoryScope};
+use agentmemory_core::vector::{Document, SearchQuery, VectorStore};
+use agentmemory_core::RuleExtractor;
+
+use super::error::ApiError;
+use super::ids;
+use super::wire::{MemoryType, SearchRequest, SearchResults, WireMemory, WireMemoryResult};
+
+const INDEX: &str = "agentmem.server.ltm-index";
+const OWNERS: &str = "agentmem.server.ltm-owners";
+const DOC_NAMESPACES: &str = "agentmem.server.ltm-docns";
+
+/// Confidence given to a semantic memory a client states directly.
+const STATED_CONFIDENCE: f32 = 0.9;
+
+/// Where one client memory id lives.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+struct IndexEntry {
+    /// `fact` or `document`.
+    kind: Kind,
+    /// Fact owner or document namespace.
+    owner: String,
+    /// Fact id or document id.
+    target: String,
+    /// The record as the client sent it, with server timestamps.
+    record: WireMemory,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+enum Kind {
+    Fact,
+    Document,
+}
+
+/// A fact owner: which namespace and user it stands for.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+struct Owner {
+    namespace: Option<String>,
+    user_id: Option<String>,
+}
+
+/// What creating one memory did.
+#[derive(Debug, Clone, Serialize)]
+pub struct Created {
+    /// The client's id.
+    pub id: String,
+    /// `added`, `reinforced`, `superseded`, `ignored` (facts) or `stored` (documents).
+    pub change: &'static str,
+}
+
+/// Long-term memory over a user-memory store, a vector store and a key/value store.
+#[derive(Clone)]
+pub struct LongTermMemory {
+    facts: Arc<dyn UserMemoryStore>,
+    documents: Arc<dyn VectorStore>,
+    kv: Arc<dyn KvStore>,
+}
+
+impl LongTermMemory {
+    /// Long-term memory over these stores.
+    pub fn new(
+        facts: Arc<dyn UserMemoryStore>,
+        documents: Arc<dyn VectorStore>,
+        kv: Arc<dyn KvStore>,
+    ) -> Self {
+        Self {
+            facts,
+            documents,
+            kv,
+        }
+    }
+
+    /// Checks a record before anything is written: non-empty text, sane ids.
+    pub fn validate(record: &WireMemory) -> Result<(), ApiError> {
+        if record.text.trim().is_empty() {
+            return Err(ApiError::BadRequest("Memory text cannot be empty".into()));
+        }
+        ids::check("id", &record.id)?;
+        ids::check_opt("session_id", record.session_id.as_deref())?;
+        ids::check_opt("user_id", record.user_id.as_deref())?;
+        ids::check_opt("namespace", record.namespace.as_deref())?;
+        Ok(())
+    }
+
+    /// Stores `records` (all validated first: one bad record stores nothing).
+    pub async fn create(&self, records: Vec<WireMemory>) -> Result<Vec<Created>, ApiError> {
+        for record in &records {
+            Self::validate(record)?;
+        }
+        let mut created = Vec::with_capacity(records.len());
+        for record in records {
+            created.push(self.store(record).await?);
+        }
+        Ok(created)
+    }
+
+    async fn store(&self, mut record: WireMemory) -> Result<Created, ApiError> {
+        let now = Utc::now();
+        // an id the client reuses overwrites what it named
+        if let Some(old) = self.entry(&record.id).await? {
+            self.remove_target(&old).await?;
+            record.created_at = old.record.created_at;
+        }
+        record.persisted_at = Some(now);
+        record.updated_at = now;
+        let ns = record.namespace.clone();
+        let (entry, change) = match record.memory_type {
+            MemoryType::Semantic => {
+                let owner = ids::fact_owner(ns.as_deref(), record.user_id.as_deref());
+                self.register(
+                    OWNERS,
+                    &owner,
+                    json!(Owner {
+                        namespace: ns.clone(),
+                        user_id: record.user_id.clone()
+                    }),
+                )
+                .await?;
+                let change = self.facts.upsert(&owner, candidate(&record)).await?;
+                let kind = change.kind();
+                let Some(fact) = change.current() else {
+                    return Ok(Created {
+                        id: record.id,
+                        change: kind,
+                    });
+                };
+                let entry = IndexEntry {
+                    kind: Kind::Fact,
+                    owner,
+                    target: fact.id.clone(),
+                    record,
+                };
+                (entry, kind)
+            }
+            MemoryType::Episodic | MemoryType::Message => {
+                let namespace = ids::documents_namespace(ns.as_deref());
+                self.register(DOC_NAMESPACES, &namespace, json!({ "namespace": ns }))
+                    .await?;
+                self.documents.upsert(&namespace, document(&record)).await?;
+                let entry = IndexEntry {
+                    kind: Kind::Document,
+                    owner: namespace,
+                    target: record.id.clone(),
+                    record,
+                };
+                (entry, "stored")
+            }
+        };
+        let id = entry.record.id.clone();
+        let content = serde_json::to_value(&entry).map_err(internal)?;
+        self.kv
+            .put(INDEX, MemoryEntry::new(MemoryScope::LongTerm, &id, content))
+            .await?;
+        Ok(Created { id, change })
+    }
+
+    async fn register(&self, namespace: &str, key: &str, content: Value) -> Result<(), ApiError> {
+        if self.kv.get(namespace, key).await?.is_none() {
+            self.kv
+                .put(
+                    namespace,
+                    MemoryEntry::new(MemoryScope::LongTerm, key, content),
+                )
+                .await?;
+        }
+        Ok(())
+    }
+
+    async fn entry(&self, id: &str) -> Result<Option<IndexEntry>, ApiError> {
+        let Some(stored) = self.kv.get(INDEX, id).await? else {
+            return Ok(None);
+        };
+        serde_json::from_value(stored.content)
+            .map(Some)
+            .map_err(internal)
+    }
+
+    async fn remove_target(&self, entry: &IndexEntry) -> Result<(), ApiError> {
+        match entry.kind {
+            Kind::Fact => {
+                // a reinforced fact may be shared by several ids: delete it only with its creator
+                let fact = self.facts.get(&entry.owner, &entry.target).await?;
+                let created_it = fact.as_ref().is_some_and(|f| {
+                    f.source
+                        .message_id
+                        .as_deref()
+                        .is_none_or(|m| m == entry.record.id)
+                });
+                if created_it {
+                    self.facts.delete(&entry.owner, &entry.target).await?;
+                }
+            }
+            Kind::Document => {
+                self.documents
+                    .delete(&entry.owner, std::slice::from_ref(&entry.target))
+                    .await?;
+            }
+        }
+        Ok(())
+    }
+
+    /// The memory `id` as it is now; `None` when unknown or deleted.
+    pub async fn get(&self, id: &str) -> Result<Option<WireMemory>, ApiError> {
+        let Some(entry) = self.entry(id).await? else {
+            return Ok(None);
+        };
+        match entry.kind {
+            Kind::Fact => {
+                let Some(fact) = self.facts.get(&entry.owner, &entry.target).await? else {
+                    return Ok(None);
+                };
+                let mut record = entry.record;
+                record.text = fact.text;
+                record.topics = non_empty(fact.topics);
+                record.entities = non_empty(fact.entities);
+                record.updated_at = fact.last_reinforced_at.max(record.updated_at);
+                Ok(Some(record))
+            }
+            Kind::Document => {
+                let exists = self
+                    .documents
+                    .get(&entry.owner, &entry.target)
+                    .await?
+                    .is_some();
+                Ok(exists.then_some(entry.record))
+            }
+        }
+    }
+
+    /// Applies `updates` (a JSON object of record fields) to memory `id`; the edited
+    /// memory, or `None` when unknown.
+    pub async fn edit(&self, id: &str, updates: Value) -> Result<Option<WireMemory>, ApiError> {
+        let Value::Object(updates) = updates else {
+            return Err(ApiError::unprocessable("body", "Input should be an object"));
+        };
+        let Some(current) = self.get(id).await? else {
+            return Ok(None);
+        };
+        let mut merged = serde_json::to_value(&current).map_err(internal)?;
+        for (key, value) in updates {
+            if key == "id" {
+                continue;
+            }
+            merged[key] = value;
+        }
+        let edited: WireMemory = serde_json::from_value(merged)
+            .map_err(|e| ApiError::unprocessable("body", e.to_string()))?;
+        Self::validate(&edited)?;
+        self.store(edited).await?;
+        self.get(id).await
+    }
+
+    /// Deletes the memories `ids`; how many existed.
+    pub async fn delete(&self, ids: &[String]) -> Result<usize, ApiError> {
+        let mut deleted = 0;
+        for id in ids {
+            if let Some(entry) = self.entry(id).await? {
+                self.remove_target(&entry).await?;
+                self.kv.delete(INDEX, id).await?;
+                deleted += 1;
+            }
+        }
+        Ok(deleted)
+    }
+
+    /// Searches memories matching `request`'s filters, ranked by relevance to its text.
+    pub async fn search(&self, request: &SearchRequest) -> Result<SearchResults, ApiError> {
+        let limit = request.limit.clamp(1, 1000);
+        let wanted = request.offset.saturating_add(limit);
+        let mut hits = if request.text.trim().is_empty() {
+            self.list_matching(request).await?
+        } else {
+            let mut hits = Vec::new();
+            let types = request.memory_type.clone().unwrap_or_default();
+            if types.matches(Some("semantic")) {
+                self.search_facts(request, wanted, &mut hits).await?;
+            }
+            if types.matches(Some("episodic")) || types.matches(Some("message")) {
+                self.search_documents(request, wanted, &mut hits).await?;
+            }
+            hits.sort_by(|a, b| a.dist.total_cmp(&b.dist));
+            hits
+        };
+        if let Some(threshold) = request.distance_threshold {
+            hits.retain(|h| h.dist <= threshold);
+        }
+        let total = hits.len();
+        let memories: Vec<_> = hits.into_iter().skip(request.offset).take(limit).collect();
+        let next_offset = (total > wanted).then_some(wanted);
+        Ok(SearchResults {
+            memories,
+            total,
+            next_offset,
+        })
+    }
+
+    async fn search_facts(
+        &self,
+        request: &SearchRequest,
+        wanted: usize,
+        hits: &mut Vec<WireMemoryResult>,
+    ) -> Result<(), ApiError> {
+        let k = wanted.saturating_mul(4).max(50);
+        for (owner, info) in self.owners(request).await? {
+            for scored in self.facts.search(&owner, &request.text, k).await? {
+                let memory = fact_record(scored.fact, &info);
+                if matches(request, &memory) {
+                    hits.push(WireMemoryResult {
+                        memory,
+                        dist: 1.0 - scored.relevance.clamp(0.0, 1.0),
+                    });
+                }
+            }
+        }
+        Ok(())
+    }
+
+    async fn owners(&self, request: &SearchRequest) -> Result<Vec<(String, Owner)>, ApiError> {
+        let ns_filter = request.namespace.clone().unwrap_or_default();
+        let user_filter = request.user_id.clone().unwrap_or_default();
+        // the common case, one user in one namespace, needs no registry scan
+        if let (Some(user), Some(ns)) = (user_filter.single(), ns_filter.single()) {
+            if ns_filter.matches(Some(ns)) && user_filter.matches(Some(user)) {
+                let info = Owner {
+                    namespace: Some(ns.to_owned()),
+                    user_id: Some(user.to_owned()),
+                };
+                return Ok(vec![(ids::fact_owner(Some(ns), Some(user)), info)]);
+            }
+        }
+        let mut owners = Vec::new();
+        for entry in self.kv.list(OWNERS).await? {
+            let Ok(info) = serde_json::from_value::<Owner>(entry.content) else {
+                continue;
+            };
+            if ns_filter.matches(info.namespace.as_deref())
+                && user_filter.matches(info.user_id.as_deref())
+            {
+                owners.push((entry.key, info));
+            }
+        }
+        Ok(owners)
+    }
+
+    async fn search_documents(
+        &self,
+        request: &SearchRequest,
+        wanted: usize,
+        hits: &mut Vec<WireMemoryResult>,
+    ) -> Result<(), ApiError> {
+        let ns_filter = request.namespace.clone().unwrap_or_default();
+        let k = wanted.saturating_mul(4).max(50);
+        for entry in self.kv.list(DOC_NAMESPACES).await? {
+            let ns = entry.content.get("namespace").and_then(Value::as_str);
+            if !ns_filter.matches(ns) {
+                continue;
+            }
+            let query = SearchQuery::new(request.text.clone(), k);
+            for hit in self.documents.search(&entry.key, &query).await? {
+                let Some(record) = hit.metadata.get("record") else {
+                    continue;
+                };
+                let Ok(memory) = serde_json::from_value::<WireMemory>(record.clone()) else {
+                    continue;
+                };
+                if matches(request, &memory) {
+                    hits.push(WireMemoryResult {
+                        memory,
+                        dist: 1.0 - hit.score.clamp(0.0, 1.0),
+                    });
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Every live memory matching the filters, newest first (a search without text).
+    async fn list_matching(
+        &self,
+        request: &SearchRequest,
+    ) -> Result<Vec<WireMemoryResult>, ApiError> {
+        let mut found = Vec::new();
+        for stored in self.kv.list(INDEX).await? {
+            let Ok(entry) = serde_json::from_value::<IndexEntry>(stored.content) else {
+                continue;
+            };
+            if !matches(request, &entry.record) {
+                continue;
+            }
+            let live = match entry.kind {
+                Kind::Fact => self
+                    .facts
+                    .get(&entry.owner, &entry.target)
+                    .await?
+                    .filter(MemoryFact::is_current)
+                    .filter(|f| {
+                        f.source
+                            .message_id
+                            .as_deref()
+                            .is_none_or(|m| m == entry.record.id)
+                    })
+                    .map(|f| {
+                        let mut record = entry.record.clone();
+                        record.text = f.text;
+                        record
+                    }),
+                Kind::Document => Some(entry.record),
+            };
+            if let Some(memory) = live {
+                if matches(request, &memory) {
+                    found.push(WireMemoryResult { memory, dist: 0.0 });
+                }
+            }
+        }
+        found.sort_by_key(|hit| std::cmp::Reverse(hit.memory.created_at));
+        Ok(found)
+    }
+}
+
+fn matches(request: &SearchRequest, memory: &WireMemory) -> bool {
+    let tag = |f: &Option<super::wire::TagFilter>, v: Option<&str>| {
+        f.as_ref().is_none_or(|f| f.matches(v))
+    };
+    let set = |f: &Option<super::wire::SetFilter>, v: &Option<Vec<String>>| {
+        f.as_ref()
+            .is_none_or(|f| f.matches(v.as_deref().unwrap_or(&[])))
+    };
+    let date = |f: &Option<super::wire::DateFilter>, v: Option<DateTime<Utc>>| {
+        f.as_ref().is_none_or(|f| f.matches(v))
+    };
+    tag(&request.session_id, memory.session_id.as_deref())
+        && tag(&request.namespace, memory.namespace.as_deref())
+        && tag(&request.user_id, memory.user_id.as_deref())
+        && tag(&request.memory_type, Some(memory.memory_type.as_str()))
+        && set(&request.topics, &memory.topics)
+        && set(&request.entities, &memory.entities)
+        && date(&request.created_at, Some(memory.created_at))
+        && date(&request.last_accessed, Some(memory.last_accessed))
+        && date(&request.event_date, memory.event_date)
+}
+
+fn non_empty(values: Vec<String>) -> Option<Vec<String>> {
+    (!values.is_empty()).then_some(values)
+}
+
+fn internal(error: serde_json::Error) -> ApiError {
+    ApiError::Store(agentmemory_core::MemoryError::invalid(
+        "stored long-term memory",
+        error.to_string(),
+    ))
+}
+
+/// The wire record of a fact found by search.
+fn fact_record(fact: MemoryFact, owner: &Owner) -> WireMemory {
+    WireMemory {
+        id: fact.source.message_id.clone().unwrap_or(fact.id),
+        text: fact.text,
+        session_id: fact.source.session_id,
+        user_id: owner.user_id.clone(),
+        namespace: owner.namespace.clone(),
+        last_accessed: fact.last_reinforced_at,
+        created_at: fact.created_at,
+        updated_at: fact.last_reinforced_at,
+        topics: non_empty(fact.topics),
+        entities: non_empty(fact.entities),
+        memory_hash: None,
+        discrete_memory_extracted: "t".into(),
+        memory_type: MemoryType::Semantic,
+        persisted_at: Some(fact.created_at),
+        extracted_from: None,
+        event_date: None,
+    }
+}
+
+/// The fact candidate of a semantic record, with the attribute read from its text.
+fn candidate(record: &WireMemory) -> FactCandidate {
+    let mut candidate = FactCandidate::new(record.text.trim(), STATED_CONFIDENCE);
+    if let Some(read) = attribute_of(&record.text) {
+        candidate.attribute = read.attribute;
+        candidate.value = read.value;
+        candidate.polarity = read.polarity;
+    }
+    candidate.topics = record.topics.clone().unwrap_or_default();
+    candidate.entities = record.entities.clone().unwrap_or_default();
+    candidate.source = FactSource {
+        session_id: record.session_id.clone(),
+        message_id: Some(record.id.clone()),
+    };
+    candidate
+}
+
+/// The one attribute the rule extractor reads in `text` (as the user's own words).
+fn attribute_of(text: &str) -> Option<FactCandidate> {
+    let extractor = RuleExtractor::new();
+    let mut found = extractor.extract_text(&first_person(text));
+    if found.len() != 1 {
+        found = extractor.extract_text(text);
+    }
+    (found.len() == 1).then(|| found.remove(0))
+}
+
+/// "User lives in Berlin" → "I live in Berlin"; "The user's name is Bob" → "My name is Bob".
+pub fn first_person(text: &str) -> String {
+    let trimmed = text.trim();
+    let lower = trimmed.to_lowercase();
+    for subject in ["the user", "user"] {
+        if !lower.starts_with(subject) {
+            continue;
+        }
+        let rest = &trimmed[subject.len()..];
+        if let Some(after) = rest.strip_prefix("'s ") {
+            return format!("My {after}");
+        }
+        let Some(rest) = rest.strip_prefix(' ') else {
+            continue;
+        };
+        let (verb, tail) = rest.split_once(' ').unwrap_or((rest, ""));
+        let verb = match verb.to_lowercase().as_str() {
+            "is" => "am".to_owned(),
+            "has" => "have".to_owned(),
+            "was" => "was".to_owned(),
+            "does" => "do".to_owned(),
+            v if v.ends_with("ies") && v.len() > 4 => format!("{}y", &v[..v.len() - 3]),
+            v if ["ches", "shes", "sses", "xes", "zes"]
+                .iter()
+                .any(|s| v.ends_with(s)) =>
+            {
+                v[..v.len() - 2].to_owned()
+            }
+            v if v.ends_with('s') && !v.ends_with("ss") => v[..v.len() - 1].to_owned(),
+            v => v.to_owned(),
+        };
+        return format!("I {verb} {tail}").trim_end().to_owned();
+    }
+    trimmed.to_owned()
+}
+
+/// The vector-store document of an episodic or message record.
+fn document(record: &WireMemory) -> Document {
+    let mut doc = Document::new(record.text.clone()).with_id(record.id.clone());
+    doc = doc.with_metadata(
+        "record",
+        serde_json::to_value(record).unwrap_or(Value::Null),
+    );
+    if let Some(user) = &record.user_id {
+        doc = doc.with_metadata("user_id", user.clone());
+    }
+    if let Some(session) = &record.session_id {
+        doc = doc.with_metadata("session_id", session.clone());
+    }
+    doc.with_metadata("memory_type", record.memory_type.as_str())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use agentmemory_core::{InMemoryKvStore, InMemoryUserMemoryStore, InMemoryVectorStore};
+
+    fn memory() -> LongTermMemory {
+        LongTermMemory::new(
+            Arc::new(InMemoryUserMemoryStore::new()),
+            Arc::new(InMemoryVectorStore::new()),
+            Arc::new(InMemoryKvStore::new()),
+        )
+    }
+
+    fn record(id: &str, text: &str, kind: &str) -> WireMemory {
+        serde_json::from_value(json!({
+            "id": id, "text": text, "user_id": "alice", "namespace": "demo",
+            "memory_type": kind, "topics": ["home"],
+        }))
+        .unwrap()
+    }
+
+    #[test]
+    fn third_person_reads_as_first() {
+        assert_eq!(first_person("User lives in Berlin"), "I live in Berlin");
+        assert_eq!(first_person("The user's name is Bob"), "My name is Bob");
+        assert_eq!(first_person("user watches films"), "I watch films");
+        assert_eq!(first_person("User is vegetarian"), "I am vegetarian");
+        assert_eq!(first_person("Loves tea"), "Loves tea");
+    }
+
+    #[tokio::test]
+    async fn duplicates_reinforce_and_contradictions_supersede() {
+        let ltm = memory();
+        let first = ltm
+            .create(vec![record("a", "User lives in Paris", "semantic")])
+            .await
+            .unwrap();
+        assert_eq!(first[0].change, "added");
+        let again = ltm
+            .create(vec![record("b", "User lives in Paris", "semantic")])
+            .await
+            .unwrap();
+        assert_eq!(again[0].change, "reinforced");
+        let moved = ltm
+            .create(vec![record("c", "User lives in Berlin", "semantic")])
+            .await
+            .unwrap();
+        assert_eq!(moved[0].change, "superseded");
+        let found = ltm
+            .search(&SearchRequest::text("where does the user live", 10))
+            .await
+            .unwrap();
+        let texts: Vec<_> = found
+            .memories
+            .iter()
+            .map(|m| m.memory.text.as_str())
+            .collect();
+        assert_eq!(texts, ["User lives in Berlin"]);
+        assert_eq!(found.memories[0].memory.id, "c");
+    }
+
+    #[tokio::test]
+    async fn documents_are_found_filtered_and_deleted() {
+        let ltm = memory();
+        ltm.create(vec![
+            record("e1", "Alice visited the Louvre museum", "episodic"),
+            record(
+                "e2",
+                "Alice booked a table at an Italian restaurant",
+                "episodic",
+            ),
+        ])
+        .await
+        .unwrap();
+        let found = ltm
+            .search(&SearchRequest::text("museum", 10))
+            .await
+            .unwrap();
+        assert_eq!(found.memories[0].memory.id, "e1");
+        assert_eq!(ltm.delete(&["e1".into(), "nope".into()]).await.unwrap(), 1);
+        assert!(ltm.get("e1").await.unwrap().is_none());
+        let listed = ltm.search(&SearchRequest::text("", 10)).await.unwrap();
+        assert_eq!(listed.total, 1);
+    }
+
+    #[tokio::test]
+    async fn empty_text_stores_nothing() {
+        let ltm = memory();
+        let err = ltm
+            .create(vec![
+                record("ok", "User likes tea", "semantic"),
+                record("bad", "  ", "semantic"),
+            ])
+            .await
+            .unwrap_err();
+        assert_eq!(err.status(), axum::http::StatusCode::BAD_REQUEST);
+        assert!(ltm.get("ok").await.unwrap().is_none());
+    }
+}

@@ -1,0 +1,223 @@
+//! The memory server: the working-memory REST API that agents written against the
+//! Redis Agent Memory Server call (`agent-memory-client` on PyPI, 0.14), over any agentmem
+//! store URL, and MCP tools (feature `mcp`) for assistants.
+//!
+//! - `GET /v1/health`; `GET /v1/working-memory/`; `GET`/`PUT`/`DELETE
+//!   /v1/working-memory/{session_id}`; `POST /v1/long-term-memory/`, `POST
+//!   /v1/long-term-memory/search`, `GET`/`PATCH /v1/long-term-memory/{id}`, `DELETE
+//!   /v1/long-term-memory?memory_ids=`; `POST /v1/memory/prompt`; `GET /metrics`; with the
+//!   `mcp` feature, MCP over streamable HTTP at `/mcp`.
+//! - Working memory is one JSON document per session in the [`KvStore`](crate::KvStore)
+//!   of the store URL, so several instances on one Redis or PostgreSQL serve the same
+//!   sessions. Long-term memory maps to facts and documents: see [`long_term`].
+//! - Production basics: bearer-token auth (constant-time comparison), a request body
+//!   limit (413), a per-request timeout (408), graceful shutdown that lets in-flight
+//!   requests finish, a tracing span per request, Prometheus metrics, CORS off unless
+//!   origins are given.
+//!
+//! ```no_run
+//! # async fn run() -> std::io::Result<()> {
+//! use agentmemory::server::{serve, Auth, MemoryService, ServerConfig};
+//!
+//! let container = agentmemory::stores::StoreUrl::Memory.open().await.unwrap();
+//! let service = MemoryService::from_container(&container).unwrap();
+//! let config = ServerConfig::new(Auth::token("s3cret"));
+//! let listener = tokio::net::TcpListener::bind("127.0.0.1:8000").await?;
+//! serve(listener, service, config, std::future::pending()).await
+//! # }
+//! ```
+
+use std::future::Future;
+use std::time::Duration;
+
+use axum::extract::DefaultBodyLimit;
+use axum::http::{HeaderValue, StatusCode};
+use axum::routing::get;
+use axum::Router;
+use tower_http::cors::CorsLayer;
+use tower_http::limit::RequestBodyLimitLayer;
+use tower_http::timeout::TimeoutLayer;
+use tower_http::trace::TraceLayer;
+
+mod auth;
+mod error;
+mod extract;
+pub mod ids;
+pub mod long_term;
+#[cfg(feature = "mcp")]
+pub mod mcp;
+mod metrics;
+mod prompt;
+mod routes;
+mod service;
+pub mod window;
+pub mod wire;
+pub mod working;
+
+pub use auth::Auth;
+pub use error::ApiError;
+pub use metrics::Metrics;
+pub use service::MemoryService;
+
+/// Default largest request body: 1 MiB.
+pub const DEFAULT_BODY_LIMIT: usize = 1024 * 1024;
+/// Default time a request may take.
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// How the server runs.
+#[derive(Debug, Clone)]
+pub struct ServerConfig {
+    /// Who may call.
+    pub auth: Auth,
+    /// When set, every request acts for this user: requests naming another user are
+    /// refused (403) and requests naming none act for this one.
+    pub user: Option<String>,
+    /// Largest request body in bytes (413 beyond).
+    pub body_limit: usize,
+    /// Time a request may take (408 beyond).
+    pub timeout: Duration,
+    /// Origins allowed by CORS; empty = CORS off (no CORS headers).
+    pub cors_origins: Vec<String>,
+}
+
+impl ServerConfig {
+    /// Defaults with `auth`.
+    pub fn new(auth: Auth) -> Self {
+        Self {
+            auth,
+            user: None,
+            body_limit: DEFAULT_BODY_LIMIT,
+            timeout: DEFAULT_TIMEOUT,
+            cors_origins: Vec::new(),
+        }
+    }
+}
+
+/// What every route handler gets.
+#[derive(Clone)]
+pub struct AppState {
+    /// The stores.
+    pub service: MemoryService,
+    /// The user every request is bound to, if any.
+    pub user: Option<std::sync::Arc<str>>,
+}
+
+impl AppState {
+    /// The user a request acts for: the bound user, or the one it names.
+    pub fn bind_user(&self, requested: Option<&str>) -> Result<Option<String>, ApiError> {
+        match (&self.user, requested) {
+            (Some(bound), Some(asked)) if &**bound != asked => Err(ApiError::Forbidden(format!(
+                "this server is bound to another user than `{asked}`"
+            ))),
+            (Some(bound), _) => Ok(Some(bound.to_string())),
+            (None, asked) => Ok(asked.map(str::to_owned)),
+        }
+    }
+
+    /// Restricts a search to the bound user.
+    pub fn bind_search(&self, search: &mut wire::SearchRequest) -> Result<(), ApiError> {
+        if let Some(bound) = &self.user {
+            let filter = search.user_id.take().unwrap_or_default();
+            if !filter.matches(Some(bound)) {
+                return Err(ApiError::Forbidden(
+                    "this server is bound to another user".into(),
+                ));
+            }
+            search.user_id = Some(wire::TagFilter {
+                eq: Some(bound.to_string()),
+                ..Default::default()
+            });
+        }
+        Ok(())
+    }
+
+    /// Whether the caller may see `memory`.
+    pub fn may_read(&self, memory: &wire::WireMemory) -> bool {
+        self.user
+            .as_deref()
+            .is_none_or(|u| memory.user_id.as_deref() == Some(u))
+    }
+}
+
+/// The whole application: routes, `/metrics`, MCP (with the `mcp` feature) and the
+/// middleware stack.
+pub fn app(service: MemoryService, config: &ServerConfig) -> Router {
+    let metrics = Metrics::default();
+    let state = AppState {
+        service: service.clone(),
+        user: config.user.as_deref().map(Into::into),
+    };
+    let rendered = metrics.clone();
+    let router = routes::routes()
+        .with_state(state)
+        .route("/metrics", get(move || async move { rendered.render() }));
+    #[cfg(feature = "mcp")]
+    let router = router.nest_service("/mcp", mcp::http_service(service, config.user.clone()));
+    let mut router = router
+        .layer(DefaultBodyLimit::max(config.body_limit))
+        .layer(RequestBodyLimitLayer::new(config.body_limit))
+        .layer(axum::middleware::from_fn_with_state(
+            config.auth.clone(),
+            auth::require,
+        ))
+        .layer(TimeoutLayer::with_status_code(
+            StatusCode::REQUEST_TIMEOUT,
+            config.timeout,
+        ))
+        .layer(TraceLayer::new_for_http())
+        .layer(axum::middleware::from_fn_with_state(
+            metrics,
+            metrics::track,
+        ));
+    if !config.cors_origins.is_empty() {
+        let origins: Vec<HeaderValue> = config
+            .cors_origins
+            .iter()
+            .filter_map(|o| HeaderValue::from_str(o).ok())
+            .collect();
+        router = router.layer(
+            CorsLayer::new()
+                .allow_origin(origins)
+                .allow_methods(tower_http::cors::Any)
+                .allow_headers(tower_http::cors::Any),
+        );
+    }
+    router
+}
+
+/// Serves [`app`] on `listener` until `shutdown` completes, then stops accepting and
+/// lets in-flight requests finish.
+pub async fn serve(
+    listener: tokio::net::TcpListener,
+    service: MemoryService,
+    config: ServerConfig,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> std::io::Result<()> {
+    let app = app(service, &config);
+    axum::serve(listener, app)
+        .with_graceful_shutdown(shutdown)
+        .await
+}
+
+/// Completes on Ctrl-C or SIGTERM.
+pub async fn shutdown_signal() {
+    let ctrl_c = async {
+        let _ = tokio::signal::ctrl_c().await;
+    };
+    #[cfg(unix)]
+    let term = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut s) => {
+                s.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    #[cfg(not(unix))]
+    let term = std::future::pending::<()>();
+    tokio::select! {
+        _ = ctrl_c => {},
+        _ = term => {},
+    }
+    tracing::info!("shutting down: finishing in-flight requests");
+}

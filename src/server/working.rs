@@ -1,0 +1,241 @@
+//! Working memory of sessions: one JSON document per (namespace, user, session) in the
+//! configured [`KvStore`], so that every server instance on one Redis or PostgreSQL
+//! serves the same sessions.
+
+use std::sync::Arc;
+
+use chrono::Utc;
+
+use agentmemory_core::kv::{KvStore, MemoryEntry, MemoryScope};
+use agentmemory_core::summarize::Summarizer;
+
+use super::error::ApiError;
+use super::ids;
+use super::long_term::LongTermMemory;
+use super::window;
+use super::wire::{SessionList, WorkingMemoryBody, WorkingMemoryResponse};
+
+/// Which session a request names.
+#[derive(Debug, Clone, Default)]
+pub struct SessionScope<'a> {
+    /// The namespace, if any.
+    pub namespace: Option<&'a str>,
+    /// The user, if any.
+    pub user_id: Option<&'a str>,
+    /// The model whose window applies.
+    pub model_name: Option<&'a str>,
+    /// The window in tokens (wins over the model's).
+    pub context_window_max: Option<u64>,
+}
+
+impl SessionScope<'_> {
+    fn check(&self) -> Result<(), ApiError> {
+        ids::check_opt("namespace", self.namespace)?;
+        ids::check_opt("user_id", self.user_id)
+    }
+
+    fn window(&self) -> Option<u64> {
+        window::requested_window(self.model_name, self.context_window_max)
+    }
+}
+
+/// Sessions over a key/value store, with summarisation and promotion of structured
+/// memories to long-term memory.
+#[derive(Clone)]
+pub struct WorkingMemoryStore {
+    kv: Arc<dyn KvStore>,
+    summarizer: Arc<dyn Summarizer>,
+    long_term: LongTermMemory,
+}
+
+impl WorkingMemoryStore {
+    /// Sessions in `kv`, summarised by `summarizer`, promoting into `long_term`.
+    pub fn new(
+        kv: Arc<dyn KvStore>,
+        summarizer: Arc<dyn Summarizer>,
+        long_term: LongTermMemory,
+    ) -> Self {
+        Self {
+            kv,
+            summarizer,
+            long_term,
+        }
+    }
+
+    /// The session, or `None` when it does not exist (or expired).
+    pub async fn get(
+        &self,
+        session_id: &str,
+        scope: &SessionScope<'_>,
+    ) -> Result<Option<WorkingMemoryResponse>, ApiError> {
+        ids::check("session_id", session_id)?;
+        scope.check()?;
+        let Some(entry) = self
+            .kv
+            .get(
+                &ids::sessions_namespace(scope.namespace),
+                &ids::session_key(scope.user_id, session_id),
+            )
+            .await?
+        else {
+            return Ok(None);
+        };
+        let memory: WorkingMemoryBody = serde_json::from_value(entry.content).map_err(|e| {
+            ApiError::Store(agentmemory_core::MemoryError::invalid(
+                "stored working memory",
+                e.to_string(),
+            ))
+        })?;
+        Ok(Some(respond(memory, scope.window(), Some(false))))
+    }
+
+    /// Replaces the session with `memory`: summarises it when over the window, promotes
+    /// its unpersisted structured memories to long-term memory, stores it.
+    pub async fn put(
+        &self,
+        session_id: &str,
+        mut memory: WorkingMemoryBody,
+        scope: &SessionScope<'_>,
+    ) -> Result<WorkingMemoryResponse, ApiError> {
+        ids::check("session_id", session_id)?;
+        scope.check()?;
+        // the query's user and namespace win over the body's
+        if let Some(user) = scope.user_id {
+            memory.user_id = Some(user.to_owned());
+        }
+        if let Some(ns) = scope.namespace {
+            memory.namespace = Some(ns.to_owned());
+        }
+        ids::check_opt("user_id", memory.user_id.as_deref())?;
+        ids::check_opt("namespace", memory.namespace.as_deref())?;
+        for message in &memory.messages {
+            ids::check("message id", &message.id)?;
+        }
+        for record in &memory.memories {
+            LongTermMemory::validate(record)?;
+        }
+        memory.session_id = Some(session_id.to_owned());
+        memory.last_accessed = Utc::now();
+
+        let window = scope.window();
+        if let Some(window) = window {
+            window::summarize_if_needed(&mut memory, window, self.summarizer.as_ref()).await?;
+        }
+        self.promote(&mut memory).await?;
+        memory.tokens = window::token_count(&memory);
+
+        let mut entry = MemoryEntry::new(
+            MemoryScope::Conversation,
+            ids::session_key(memory.user_id.as_deref(), session_id),
+            serde_json::to_value(&memory).map_err(|e| {
+                ApiError::Store(agentmemory_core::MemoryError::invalid(
+                    "working memory",
+                    e.to_string(),
+                ))
+            })?,
+        );
+        if let Some(ttl) = memory.ttl_seconds.filter(|t| *t > 0) {
+            let ttl = chrono::Duration::seconds(ttl.min(i64::MAX as u64 / 1000) as i64);
+            entry.expires_at = Utc::now().checked_add_signed(ttl);
+        }
+        self.kv
+            .put(&ids::sessions_namespace(memory.namespace.as_deref()), entry)
+            .await?;
+        Ok(respond(memory, window, None))
+    }
+
+    /// Writes unpersisted structured memories to long-term memory and stamps them.
+    async fn promote(&self, memory: &mut WorkingMemoryBody) -> Result<(), ApiError> {
+        let pending: Vec<_> = memory
+            .memories
+            .iter_mut()
+            .filter(|m| m.persisted_at.is_none())
+            .map(|m| {
+                if m.user_id.is_none() {
+                    m.user_id = memory.user_id.clone();
+                }
+                if m.namespace.is_none() {
+                    m.namespace = memory.namespace.clone();
+                }
+                if m.session_id.is_none() {
+                    m.session_id = memory.session_id.clone();
+                }
+                m.clone()
+            })
+            .collect();
+        if pending.is_empty() {
+            return Ok(());
+        }
+        self.long_term.create(pending).await?;
+        let now = Utc::now();
+        for m in memory
+            .memories
+            .iter_mut()
+            .filter(|m| m.persisted_at.is_none())
+        {
+            m.persisted_at = Some(now);
+        }
+        Ok(())
+    }
+
+    /// Deletes the session; whether it existed.
+    pub async fn delete(
+        &self,
+        session_id: &str,
+        scope: &SessionScope<'_>,
+    ) -> Result<bool, ApiError> {
+        ids::check("session_id", session_id)?;
+        scope.check()?;
+        Ok(self
+            .kv
+            .delete(
+                &ids::sessions_namespace(scope.namespace),
+                &ids::session_key(scope.user_id, session_id),
+            )
+            .await?)
+    }
+
+    /// Session ids of `namespace` (of `user_id` when given), sorted, one page.
+    pub async fn list(
+        &self,
+        namespace: Option<&str>,
+        user_id: Option<&str>,
+        limit: usize,
+        offset: usize,
+    ) -> Result<SessionList, ApiError> {
+        ids::check_opt("namespace", namespace)?;
+        ids::check_opt("user_id", user_id)?;
+        let entries = self.kv.list(&ids::sessions_namespace(namespace)).await?;
+        let mut sessions: Vec<String> = entries
+            .iter()
+            .filter_map(|e| ids::split_session_key(&e.key))
+            .filter(|(user, _)| user_id.is_none_or(|u| u == *user))
+            .map(|(_, session)| session.to_owned())
+            .collect();
+        sessions.sort();
+        sessions.dedup();
+        let total = sessions.len();
+        let sessions = sessions.into_iter().skip(offset).take(limit).collect();
+        Ok(SessionList { sessions, total })
+    }
+}
+
+fn respond(
+    memory: WorkingMemoryBody,
+    window: Option<u64>,
+    new_session: Option<bool>,
+) -> WorkingMemoryResponse {
+    let (total, until) = match window {
+        Some(w) => {
+            let (t, u) = window::percentages(memory.tokens, w);
+            (Some(t), Some(u))
+        }
+        None => (None, None),
+    };
+    WorkingMemoryResponse {
+        memory,
+        context_percentage_total_used: total,
+        context_percentage_until_summarization: until,
+        new_session,
+    }
+}
