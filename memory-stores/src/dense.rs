@@ -1,7 +1,8 @@
-//! Exact dense ranking in the client: what SQLite always does, and what PostgreSQL does
-//! when the `vector` extension is missing. Embeddings are stored L2-normalised, so cosine
+//! Exact dense ranking in the client: what PostgreSQL does when the `vector` extension
+//! is missing (SQLite ranks in its in-memory mirror). Embeddings are stored L2-normalised, so cosine
 //! similarity is a dot product.
 
+#[cfg(feature = "postgres")]
 use agentmemory_core::vector::SearchHit;
 use agentmemory_core::Result;
 
@@ -12,6 +13,7 @@ pub(crate) fn normalised(v: &[f32]) -> Result<Vec<f32>> {
 }
 
 /// Cosine similarity of two normalised vectors, in `-1.0..=1.0`.
+#[cfg(feature = "postgres")]
 pub(crate) fn cosine(a: &[f32], b: &[f32]) -> f32 {
     a.iter()
         .zip(b)
@@ -21,6 +23,7 @@ pub(crate) fn cosine(a: &[f32], b: &[f32]) -> f32 {
 }
 
 /// The `k` best hits, best first, ties broken by id. Only the `k` best are sorted.
+#[cfg(feature = "postgres")]
 pub(crate) fn best(mut hits: Vec<SearchHit>, k: usize) -> Vec<SearchHit> {
     let order =
         |a: &SearchHit, b: &SearchHit| b.score.total_cmp(&a.score).then_with(|| a.id.cmp(&b.id));
@@ -35,7 +38,7 @@ pub(crate) fn best(mut hits: Vec<SearchHit>, k: usize) -> Vec<SearchHit> {
     hits
 }
 
-#[cfg(test)]
+#[cfg(all(test, feature = "postgres"))]
 mod tests {
     use super::*;
 

@@ -328,9 +328,8 @@ async fn facts_reconcile_rank_and_forget() {
     );
 }
 
-/// SQLite ranks FTS matches before joining them to their namespace and metadata; when
-/// the best matches all belong elsewhere (or fail the filter), the window widens until
-/// the namespace's own matches are found, in rank order.
+/// Strong matches in another namespace never hide a namespace's own weak matches, and a
+/// filter keeps the rank order of what it lets through.
 #[tokio::test]
 async fn sparse_search_finds_weak_matches_buried_under_other_namespaces() {
     let owned = store().await;
@@ -355,7 +354,7 @@ async fn sparse_search_finds_weak_matches_buried_under_other_namespaces() {
         .await
         .expect("search");
     let ids: Vec<&str> = hits.iter().map(|h| h.id.as_str()).collect();
-    // Shorter documents rank higher under bm25.
+    // Shorter documents rank higher (a longer document's norm is larger).
     assert_eq!(ids, ["t0", "t1", "t2", "t3", "t4"]);
     assert!(hits.windows(2).all(|w| w[0].score >= w[1].score));
 

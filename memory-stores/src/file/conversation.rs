@@ -39,9 +39,8 @@ impl FileStore {
 impl ConversationStore for FileStore {
     async fn append(&self, conversation_id: &str, events: Vec<ConversationEvent>) -> Result<u64> {
         let path = self.conversation_path(conversation_id)?;
-        let _guard = self.lock(&path).await;
         let id = conversation_id.to_owned();
-        self.blocking("append events", move || {
+        self.exclusive(path.clone(), "append events", move || {
             let existing = read_doc::<ConversationFile>(&path, FORMAT)?;
             let mut file = match existing {
                 Some(f) => f,
@@ -100,15 +99,13 @@ impl ConversationStore for FileStore {
 
     async fn delete(&self, conversation_id: &str) -> Result<bool> {
         let path = self.conversation_path(conversation_id)?;
-        let _guard = self.lock(&path).await;
-        self.blocking("delete a conversation", move || remove(&path))
+        self.exclusive(path.clone(), "delete a conversation", move || remove(&path))
             .await
     }
 
     async fn compact(&self, conversation_id: &str, before_seq: u64) -> Result<usize> {
         let path = self.conversation_path(conversation_id)?;
-        let _guard = self.lock(&path).await;
-        self.blocking("compact a conversation", move || {
+        self.exclusive(path.clone(), "compact a conversation", move || {
             let Some(mut file) = read_doc::<ConversationFile>(&path, FORMAT)? else {
                 return Ok(0);
             };

@@ -54,9 +54,8 @@ impl FileStore {
         F: FnOnce(&mut KvFile) -> Result<(T, bool)> + Send + 'static,
     {
         let path = self.kv_path(namespace)?;
-        let _guard = self.lock(&path).await;
         let ns = namespace.to_owned();
-        self.blocking(operation, move || {
+        self.exclusive(path.clone(), operation, move || {
             let mut file = read_doc::<KvFile>(&path, FORMAT)?.unwrap_or_else(|| KvFile::new(&ns));
             let (out, changed) = f(&mut file)?;
             if changed {

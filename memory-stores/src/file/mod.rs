@@ -4,7 +4,8 @@
 //! derived from ids by a safe, injective encoding (see `encode`). Each file is a
 //! versioned JSON document rewritten atomically on every change (temporary file,
 //! `fsync`, rename, directory `fsync`), so a crash never leaves a partial file. Writers
-//! to one file within a process are serialised by a per-file async lock; the store is
+//! to one file within a process are serialised by a per-file lock, held by the blocking
+//! write itself (a cancelled call cannot release it early); the store is
 //! meant for one process per directory. Each write rewrites the whole file, so it
 //! suits small to medium data (a conversation of a few thousand events); use
 //! [`SqliteStore`](crate::SqliteStore) beyond that.
@@ -122,6 +123,24 @@ impl FileStore {
             inner: Arc::clone(&self.inner),
             path: path.to_path_buf(),
         }
+    }
+
+    /// Runs `f` on tokio's blocking pool holding the lock of the file at `path`.
+    ///
+    /// The lock moves into the blocking closure: if the caller's future is dropped
+    /// (cancelled) while `f` runs, the lock is released only when `f` has finished, so
+    /// the next writer can never read the file before a cancelled write lands.
+    async fn exclusive<T, F>(&self, path: PathBuf, operation: &'static str, f: F) -> Result<T>
+    where
+        T: Send + 'static,
+        F: FnOnce() -> Result<T> + Send + 'static,
+    {
+        let guard = self.lock(&path).await;
+        self.blocking(operation, move || {
+            let _guard = guard;
+            f()
+        })
+        .await
     }
 
     /// Runs blocking file work on tokio's blocking pool.

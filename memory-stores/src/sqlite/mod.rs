@@ -18,6 +18,7 @@ mod body;
 mod conversation;
 mod facts;
 mod kv;
+mod mirror;
 mod schema;
 mod vector;
 
@@ -66,6 +67,8 @@ struct Inner {
     writer: Arc<Mutex<Connection>>,
     /// `None` for an in-memory database, whose only connection is the writer.
     readers: Option<ReaderPool>,
+    /// The in-memory search index of each document namespace used so far.
+    mirrors: mirror::Mirrors,
 }
 
 struct ReaderPool {
@@ -148,6 +151,7 @@ impl SqliteStore {
                 label,
                 writer: Arc::new(Mutex::new(writer)),
                 readers,
+                mirrors: mirror::Mirrors::default(),
             }),
             policy,
         }
@@ -160,6 +164,10 @@ impl SqliteStore {
 
     pub(crate) fn label(&self) -> &str {
         &self.inner.label
+    }
+
+    pub(crate) fn mirrors(&self) -> &mirror::Mirrors {
+        &self.inner.mirrors
     }
 
     pub(crate) fn policy(&self) -> FactPolicy {

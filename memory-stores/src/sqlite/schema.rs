@@ -74,6 +74,33 @@ const MIGRATIONS: &[&str] = &[
         INSERT INTO documents_fts (rowid, content) VALUES (new.n, new.content);
     END;
     "#,
+    // 1 → 2: documents are ranked by agentmem's own in-memory index (see `mirror.rs`),
+    // kept in step through a change log; FTS5 goes.
+    r#"
+    DROP TRIGGER documents_ai;
+    DROP TRIGGER documents_ad;
+    DROP TRIGGER documents_au;
+    DROP TABLE documents_fts;
+    CREATE TABLE document_log (
+        seq       INTEGER PRIMARY KEY AUTOINCREMENT,
+        namespace TEXT NOT NULL,
+        id        TEXT NOT NULL
+    );
+    CREATE TABLE document_log_state (
+        one            INTEGER PRIMARY KEY CHECK (one = 1),
+        pruned_through INTEGER NOT NULL
+    );
+    INSERT INTO document_log_state (one, pruned_through) VALUES (1, 0);
+    CREATE TRIGGER documents_log_insert AFTER INSERT ON documents BEGIN
+        INSERT INTO document_log (namespace, id) VALUES (new.namespace, new.id);
+    END;
+    CREATE TRIGGER documents_log_update AFTER UPDATE ON documents BEGIN
+        INSERT INTO document_log (namespace, id) VALUES (new.namespace, new.id);
+    END;
+    CREATE TRIGGER documents_log_delete AFTER DELETE ON documents BEGIN
+        INSERT INTO document_log (namespace, id) VALUES (old.namespace, old.id);
+    END;
+    "#,
 ];
 
 fn user_version(conn: &Connection, label: &str) -> Result<u32> {

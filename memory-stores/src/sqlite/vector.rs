@@ -5,31 +5,28 @@
 //!   write. The first embedding stored in a namespace fixes its dimension (until the
 //!   namespace is cleared); a different one is refused with
 //!   [`MemoryError::DimensionMismatch`].
-//! - **Sparse search** (no query embedding) uses the FTS5 index `documents_fts`: any
-//!   document sharing a word with the query is a candidate, ranked by FTS5's `bm25()`.
-//!   `bm25()` is unbounded (more negative is better), so the score reported is
-//!   `s / (1 + s)` with `s = -bm25`: `0.0` for no match, approaching `1.0` for strong
-//!   matches, in the same order as BM25. FTS5 keeps its term statistics over the whole
-//!   table, so a namespace's scores depend slightly on other namespaces' word counts
-//!   (never on their documents: only the namespace's rows are candidates).
-//! - **Dense search** (a query embedding) is brute force in Rust: the cosine of the
-//!   normalised query with every normalised embedding of the namespace, in `-1.0..=1.0`.
-//! - Filters are applied in Rust to the candidates, in rank order, until `k` hits are found.
+//! - **Search** (sparse, dense or both) runs on the namespace's in-memory mirror
+//!   ([`mirror`](super::mirror)): the inverted index and vectors of
+//!   [`InMemoryVectorStore`](agentmemory_core::vector::InMemoryVectorStore), loaded at the
+//!   namespace's first use and kept current with the table through `document_log`, so
+//!   scores and order are the in-memory store's (TF-IDF cosine in `0.0..=1.0`, cosine for
+//!   embeddings) and a query costs time in its terms' postings, not in the table's size.
+//!   Writes commit to SQLite first; the mirror follows.
 
 use agentmemory_core::vector::{Document, SearchHit, SearchQuery};
 use agentmemory_core::{MemoryError, Metadata, Result, VectorStore};
 use async_trait::async_trait;
 use rusqlite::{params, Connection, OptionalExtension, TransactionBehavior};
 
+use super::mirror::{self, Delta, Mirror, INNER};
 use super::{on, SqliteStore};
-use crate::dense::{best, cosine, normalised};
-use crate::text::words;
+use crate::dense::normalised;
 
 fn to_blob(v: &[f32]) -> Vec<u8> {
     v.iter().flat_map(|x| x.to_le_bytes()).collect()
 }
 
-fn from_blob(bytes: &[u8], what: impl FnOnce() -> String) -> Result<Vec<f32>> {
+pub(super) fn from_blob(bytes: &[u8], what: impl FnOnce() -> String) -> Result<Vec<f32>> {
     if !bytes.len().is_multiple_of(4) {
         return Err(MemoryError::corrupt(
             what(),
@@ -42,7 +39,7 @@ fn from_blob(bytes: &[u8], what: impl FnOnce() -> String) -> Result<Vec<f32>> {
         .collect())
 }
 
-fn metadata(json: &str, what: impl FnOnce() -> String) -> Result<Metadata> {
+pub(super) fn metadata(json: &str, what: impl FnOnce() -> String) -> Result<Metadata> {
     serde_json::from_str(json).map_err(|e| MemoryError::corrupt(what(), e))
 }
 
@@ -54,7 +51,8 @@ fn dimension(conn: &Connection, label: &str, ns: &str) -> Result<Option<usize>> 
     Ok(d.map(|d| usize::try_from(d).unwrap_or(0)))
 }
 
-fn upsert_one(conn: &Connection, label: &str, ns: &str, doc: Document) -> Result<String> {
+/// Writes one document; returns it with its id set.
+fn upsert_one(conn: &Connection, label: &str, ns: &str, doc: Document) -> Result<Document> {
     let op = "upsert a document";
     let id = doc.id.unwrap_or_else(|| ulid::Ulid::new().to_string());
     let meta = serde_json::to_string(&doc.metadata)
@@ -90,147 +88,86 @@ fn upsert_one(conn: &Connection, label: &str, ns: &str, doc: Document) -> Result
     )
     .and_then(|mut s| s.execute(params![ns, id, doc.content, meta, blob]))
     .map_err(on(label, op))?;
-    Ok(id)
+    Ok(Document {
+        id: Some(id),
+        ..doc
+    })
 }
 
-/// The FTS5 query matching any word of `text` (each quoted, so no FTS syntax leaks in).
-fn fts_query(text: &str) -> Option<String> {
-    let terms: Vec<String> = words(text)
-        .into_iter()
-        .map(|w| format!("\"{w}\""))
-        .collect();
-    (!terms.is_empty()).then(|| terms.join(" OR "))
+/// A committed write, and the `document_log` positions before and after it.
+struct Written<T> {
+    out: T,
+    before: i64,
+    after: i64,
 }
 
-fn sparse_search(
-    conn: &Connection,
-    label: &str,
-    ns: &str,
-    query: &SearchQuery,
-) -> Result<Vec<SearchHit>> {
-    let Some(fts) = fts_query(&query.text) else {
-        return Ok(Vec::new());
-    };
-    // FTS5 ranks every match, but only the best few rows need joining to `documents`
-    // (half the cost of a query when joined before ranking). The namespace and the
-    // filter are checked after the join, so fetch a few times `k` and widen the window
-    // when too many of the best matches belong elsewhere.
-    let mut window = query.k.saturating_mul(4).max(32);
-    loop {
-        let (hits, ranked) = best_matches(conn, label, ns, query, &fts, window)?;
-        if hits.len() >= query.k || ranked < window {
-            return Ok(hits);
-        }
-        window = window.saturating_mul(8);
+impl SqliteStore {
+    /// Runs `f` in an immediate transaction on the writer, noting the log positions
+    /// around it and pruning the log.
+    async fn write_documents<T, F>(&self, op: &'static str, f: F) -> Result<Written<T>>
+    where
+        T: Send + 'static,
+        F: FnOnce(&Connection, &str) -> Result<T> + Send + 'static,
+    {
+        self.write(op, move |conn, label| {
+            let tx = conn
+                .transaction_with_behavior(TransactionBehavior::Immediate)
+                .map_err(on(label, op))?;
+            let before = mirror::last_seq(&tx, label)?;
+            let out = f(&tx, label)?;
+            let after = mirror::last_seq(&tx, label)?;
+            mirror::prune(&tx, label)?;
+            tx.commit().map_err(on(label, op))?;
+            Ok(Written { out, before, after })
+        })
+        .await
     }
-}
 
-/// Up to `k` hits of namespace `ns` among the `window` best FTS matches, and how many
-/// matches the window held.
-fn best_matches(
-    conn: &Connection,
-    label: &str,
-    ns: &str,
-    query: &SearchQuery,
-    fts: &str,
-    window: usize,
-) -> Result<(Vec<SearchHit>, usize)> {
-    let err = on(label, "search documents");
-    let mut stmt = conn
-        .prepare_cached(
-            "SELECT d.id, d.content, d.metadata, r.rank, d.namespace \
-             FROM (SELECT rowid, bm25(documents_fts) AS rank FROM documents_fts \
-                   WHERE documents_fts MATCH ?1 ORDER BY rank LIMIT ?2) r \
-             LEFT JOIN documents d ON d.n = r.rowid ORDER BY r.rank",
-        )
-        .map_err(&err)?;
-    let limit = i64::try_from(window).unwrap_or(i64::MAX);
-    let mut rows = stmt.query(params![fts, limit]).map_err(&err)?;
-    let (mut hits, mut ranked) = (Vec::new(), 0);
-    while let Some(row) = rows.next().map_err(&err)? {
-        ranked += 1;
-        if hits.len() >= query.k {
-            break;
-        }
-        let namespace: Option<String> = row.get(4).map_err(&err)?;
-        if namespace.as_deref() != Some(ns) {
-            continue;
-        }
-        let Some((id, meta)) = id_and_metadata(row, label, query, &err)? else {
-            continue;
+    /// Brings a loaded mirror up to date after this process's own committed write:
+    /// directly with `delta` when the mirror was current before the write, otherwise by
+    /// a catch-up. A failure leaves the mirror to be rebuilt; the write itself stands.
+    async fn write_through(&self, namespace: &str, m: &Mirror, before: i64, delta: Delta) {
+        let result = if m.applied() == before {
+            mirror::apply(m, delta).await
+        } else {
+            self.catch_up(namespace, m).await
         };
-        let bm25: f64 = row.get(3).map_err(&err)?;
-        let s = (-bm25).max(0.0);
-        hits.push(SearchHit {
-            content: row.get(1).map_err(&err)?,
-            id,
-            metadata: meta,
-            score: (s / (1.0 + s)) as f32,
-        });
+        if let Err(e) = result {
+            tracing::warn!(store = self.label(), namespace, error = %e,
+                "document index fell behind; it is rebuilt at next use");
+            m.invalidate();
+        }
     }
-    Ok((hits, ranked))
-}
 
-/// The id and metadata of a result row (columns 0 and 2), or `None` when the query's
-/// filter rejects it.
-fn id_and_metadata(
-    row: &rusqlite::Row<'_>,
-    label: &str,
-    query: &SearchQuery,
-    err: &impl Fn(rusqlite::Error) -> MemoryError,
-) -> Result<Option<(String, Metadata)>> {
-    let id: String = row.get(0).map_err(err)?;
-    let meta_json: String = row.get(2).map_err(err)?;
-    let meta = metadata(&meta_json, || {
-        format!("metadata of document `{id}` in {label}")
-    })?;
-    if query.filter.as_ref().is_some_and(|f| !f.matches(&meta)) {
-        return Ok(None);
-    }
-    Ok(Some((id, meta)))
-}
-
-fn dense_search(
-    conn: &Connection,
-    label: &str,
-    ns: &str,
-    query: &SearchQuery,
-    embedding: &[f32],
-) -> Result<Vec<SearchHit>> {
-    let err = on(label, "search documents");
-    let q = normalised(embedding)?;
-    match dimension(conn, label, ns)? {
-        None => return Ok(Vec::new()),
-        Some(expected) if expected != q.len() => {
-            return Err(MemoryError::DimensionMismatch {
-                expected,
-                found: q.len(),
+    /// Applies what `m` lacks; the caller holds `m.sync`.
+    async fn catch_up(&self, namespace: &str, m: &Mirror) -> Result<()> {
+        let applied = m.applied();
+        let ns = namespace.to_owned();
+        let delta = self
+            .read("catch up the document index", move |conn, label| {
+                mirror::delta(conn, label, &ns, applied)
             })
+            .await?;
+        mirror::apply(m, delta).await
+    }
+
+    /// The namespace's mirror, loaded and current with every committed write.
+    async fn current_mirror(&self, namespace: &str) -> Result<std::sync::Arc<Mirror>> {
+        let m = self.mirrors().get(namespace);
+        if m.is_loaded() {
+            let last = self
+                .read("read the document log", mirror::last_seq_of)
+                .await?;
+            if last <= m.applied() {
+                return Ok(m);
+            }
         }
-        Some(_) => {}
+        {
+            let _sync = m.sync.lock().await;
+            self.catch_up(namespace, &m).await?;
+        }
+        Ok(m)
     }
-    let mut stmt = conn
-        .prepare_cached(
-            "SELECT id, content, metadata, embedding FROM documents \
-             WHERE namespace = ?1 AND embedding IS NOT NULL",
-        )
-        .map_err(&err)?;
-    let mut rows = stmt.query([ns]).map_err(&err)?;
-    let mut hits = Vec::new();
-    while let Some(row) = rows.next().map_err(&err)? {
-        let Some((id, meta)) = id_and_metadata(row, label, query, &err)? else {
-            continue;
-        };
-        let blob: Vec<u8> = row.get(3).map_err(&err)?;
-        let v = from_blob(&blob, || format!("embedding of document `{id}` in {label}"))?;
-        hits.push(SearchHit {
-            content: row.get(1).map_err(&err)?,
-            id,
-            metadata: meta,
-            score: cosine(&v, &q),
-        });
-    }
-    Ok(best(hits, query.k))
 }
 
 #[async_trait]
@@ -242,35 +179,44 @@ impl VectorStore for SqliteStore {
     }
 
     async fn upsert_batch(&self, namespace: &str, documents: Vec<Document>) -> Result<Vec<String>> {
-        let op = "upsert documents";
+        let m = self.mirrors().loaded(namespace);
+        let _sync = match &m {
+            Some(m) => Some(m.sync.lock().await),
+            None => None,
+        };
         let ns = namespace.to_owned();
-        self.write(op, move |conn, label| {
-            let tx = conn
-                .transaction_with_behavior(TransactionBehavior::Immediate)
-                .map_err(on(label, op))?;
-            let ids = documents
-                .into_iter()
-                .map(|d| upsert_one(&tx, label, &ns, d))
-                .collect::<Result<Vec<_>>>()?;
-            tx.commit().map_err(on(label, op))?;
-            Ok(ids)
-        })
-        .await
+        let written = self
+            .write_documents("upsert documents", move |tx, label| {
+                documents
+                    .into_iter()
+                    .map(|d| upsert_one(tx, label, &ns, d))
+                    .collect::<Result<Vec<_>>>()
+            })
+            .await?;
+        let ids = written
+            .out
+            .iter()
+            .map(|d| d.id.clone().unwrap_or_default())
+            .collect();
+        if let Some(m) = &m {
+            let delta = Delta::Changes {
+                last: written.after,
+                upserted: written.out,
+                removed: Vec::new(),
+            };
+            self.write_through(namespace, m, written.before, delta)
+                .await;
+        }
+        Ok(ids)
     }
 
     async fn search(&self, namespace: &str, query: &SearchQuery) -> Result<Vec<SearchHit>> {
         if query.k == 0 {
             return Ok(Vec::new());
         }
-        let ns = namespace.to_owned();
-        let query = query.clone();
-        self.read("search documents", move |conn, label| {
-            match &query.embedding {
-                Some(e) => dense_search(conn, label, &ns, &query, e),
-                None => sparse_search(conn, label, &ns, &query),
-            }
-        })
-        .await
+        let m = self.current_mirror(namespace).await?;
+        // Sparse, dense or (once the core store fuses them) hybrid: one call site.
+        m.docs.search(INNER, query).await
     }
 
     async fn get(&self, namespace: &str, id: &str) -> Result<Option<Document>> {
@@ -302,42 +248,64 @@ impl VectorStore for SqliteStore {
     }
 
     async fn delete(&self, namespace: &str, ids: &[String]) -> Result<usize> {
+        let m = self.mirrors().loaded(namespace);
+        let _sync = match &m {
+            Some(m) => Some(m.sync.lock().await),
+            None => None,
+        };
         let op = "delete documents";
-        let (ns, ids) = (namespace.to_owned(), ids.to_vec());
-        self.write(op, move |conn, label| {
-            let tx = conn
-                .transaction_with_behavior(TransactionBehavior::Immediate)
-                .map_err(on(label, op))?;
-            let mut n = 0;
-            {
+        let (ns, owned) = (namespace.to_owned(), ids.to_vec());
+        let written = self
+            .write_documents(op, move |tx, label| {
                 let mut stmt = tx
                     .prepare_cached("DELETE FROM documents WHERE namespace = ?1 AND id = ?2")
                     .map_err(on(label, op))?;
-                for id in &ids {
+                let mut n = 0;
+                for id in &owned {
                     n += stmt.execute([&ns, id]).map_err(on(label, op))?;
                 }
-            }
-            tx.commit().map_err(on(label, op))?;
-            Ok(n)
-        })
-        .await
+                Ok(n)
+            })
+            .await?;
+        if let Some(m) = &m {
+            let delta = Delta::Changes {
+                last: written.after,
+                upserted: Vec::new(),
+                removed: ids.to_vec(),
+            };
+            self.write_through(namespace, m, written.before, delta)
+                .await;
+        }
+        Ok(written.out)
     }
 
     async fn clear(&self, namespace: &str) -> Result<()> {
+        let m = self.mirrors().loaded(namespace);
+        let _sync = match &m {
+            Some(m) => Some(m.sync.lock().await),
+            None => None,
+        };
         let op = "clear a document namespace";
         let ns = namespace.to_owned();
-        self.write(op, move |conn, label| {
-            let tx = conn
-                .transaction_with_behavior(TransactionBehavior::Immediate)
-                .map_err(on(label, op))?;
-            tx.execute("DELETE FROM documents WHERE namespace = ?1", [&ns])
-                .and_then(|_| {
-                    tx.execute("DELETE FROM vector_namespaces WHERE namespace = ?1", [&ns])
-                })
-                .map_err(on(label, op))?;
-            tx.commit().map_err(on(label, op))
-        })
-        .await
+        let written = self
+            .write_documents(op, move |tx, label| {
+                tx.execute("DELETE FROM documents WHERE namespace = ?1", [&ns])
+                    .and_then(|_| {
+                        tx.execute("DELETE FROM vector_namespaces WHERE namespace = ?1", [&ns])
+                    })
+                    .map_err(on(label, op))?;
+                Ok(())
+            })
+            .await?;
+        if let Some(m) = &m {
+            let delta = Delta::Full {
+                last: written.after,
+                documents: Vec::new(),
+            };
+            self.write_through(namespace, m, written.before, delta)
+                .await;
+        }
+        Ok(())
     }
 
     async fn len(&self, namespace: &str) -> Result<usize> {
