@@ -136,6 +136,9 @@ impl Tool for RememberTool {
             FactChange::Superseded { old, new } => json!({
                 "status": "superseded", "id": new.id, "fact": new.text, "replaces": old.text
             }),
+            FactChange::Contested { fact, candidate } => json!({
+                "status": "contested", "id": fact.id, "fact": fact.text, "contradicted_by": candidate.text
+            }),
             FactChange::Ignored { reason, .. } => json!({"status": "ignored", "reason": reason}),
         })
     }
