@@ -7,13 +7,17 @@ use crate::error::Result;
 use crate::message::Metadata;
 
 mod dense;
+mod embedding;
 mod filter;
+mod fuse;
 mod memory;
 pub(crate) mod sparse;
 pub(crate) mod topk;
 
 pub use dense::normalized;
+pub use embedding::{embed_stores, EmbeddingVectorStore};
 pub use filter::{Condition, Filter};
+pub use fuse::{fuse, Fusion};
 pub use memory::InMemoryVectorStore;
 
 /// A document to store or as stored.
