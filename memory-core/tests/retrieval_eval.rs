@@ -254,3 +254,57 @@ async fn paraphrase_threshold_separates_paraphrases_from_other_values() {
         "no other value reaches {t}: {other:?}"
     );
 }
+
+/// Fact memory with the real model: questions bring back the facts they depend on, and
+/// paraphrases of a liking reinforce one fact.
+#[tokio::test]
+async fn facts_are_recalled_by_meaning_and_paraphrases_reinforce() {
+    use std::sync::Arc;
+
+    use agentmemory_core::facts::{EmbeddingUserMemoryStore, FactCandidate};
+    use agentmemory_core::{InMemoryUserMemoryStore, UserMemoryStore};
+
+    let Some(embedder) = embedder() else { return };
+    let store =
+        EmbeddingUserMemoryStore::new(Arc::new(InMemoryUserMemoryStore::new()), Arc::new(embedder));
+    for (text, attribute, value) in [
+        ("is lactose intolerant", "allergy", "lactose"),
+        ("lives in Lyon", "location", "Lyon"),
+        ("is vegan", "diet", "vegan"),
+        ("works for Siemens", "employer", "Siemens"),
+        ("loves hiking", "likes", "hiking"),
+        (
+            "rides a motorbike to work",
+            "note",
+            "rides a motorbike to work",
+        ),
+    ] {
+        let c = FactCandidate::new(text, 0.8).with_attribute(attribute, value);
+        store.upsert("u", c).await.expect("upsert");
+    }
+    for (query, want) in [
+        (
+            "Should I order the cheese platter?",
+            "is lactose intolerant",
+        ),
+        (
+            "What should I wear on my commute when it rains?",
+            "rides a motorbike to work",
+        ),
+    ] {
+        // "is vegan" is a fair first answer to the cheese question too: top 2.
+        let hits = store.search("u", query, 2).await.expect("search");
+        let texts: Vec<&str> = hits.iter().map(|h| h.fact.text.as_str()).collect();
+        assert!(texts.contains(&want), "{query}: {texts:?}");
+    }
+    for (text, value) in [
+        ("likes going hiking", "going hiking"),
+        ("really enjoys hiking", "hiking"),
+    ] {
+        let c = FactCandidate::new(text, 0.8).with_attribute("likes", value);
+        let change = store.upsert("u", c).await.expect("upsert");
+        assert_eq!(change.kind(), "reinforced", "{text}: {change:?}");
+    }
+    let c = FactCandidate::new("likes chess", 0.8).with_attribute("likes", "chess");
+    assert_eq!(store.upsert("u", c).await.expect("upsert").kind(), "added");
+}
