@@ -150,28 +150,39 @@ impl Namespace {
             self.record(slot)
                 .is_some_and(|rec| filter.is_none_or(|f| f.matches(&rec.metadata)))
         };
-        let mut sparse: HashMap<u32, f32> = HashMap::new();
+        // Sparse cosine per slot (0 for documents sharing no term): no hashing per match.
+        let mut sparse = vec![0.0f32; self.records.len()];
         self.sparse.score(text, |slot, score| {
-            sparse.insert(slot, score);
+            if let Some(s) = sparse.get_mut(slot as usize) {
+                *s = score;
+            }
         });
         let mut top = TopK::new(k);
         if fusion.combine(0.0, 0.0).is_some() {
             // A score per document: exact over every candidate of either side.
             self.dense.score(embedding, |slot, cosine| {
-                let s = sparse.remove(&slot).unwrap_or(0.0);
+                let s = sparse.get(slot as usize).copied().unwrap_or(0.0);
                 if let Some(score) = fusion.combine(s, cosine) {
                     self.offer(&mut top, filter, slot, score);
                 }
             });
-            for (slot, s) in sparse {
-                if let Some(score) = fusion.combine(s, 0.0) {
-                    self.offer(&mut top, filter, slot, score);
+            // Documents without an embedding take part by words alone.
+            for (slot, &s) in sparse.iter().enumerate() {
+                let slot = slot as u32;
+                if s > 0.0 && self.dense.get(slot).is_none() {
+                    if let Some(score) = fusion.combine(s, 0.0) {
+                        self.offer(&mut top, filter, slot, score);
+                    }
                 }
             }
         } else {
             // Rank fusion needs both whole rankings (filtered first).
-            let mut sparse: Vec<(u32, f32)> =
-                sparse.into_iter().filter(|(s, _)| passes(*s)).collect();
+            let mut sparse: Vec<(u32, f32)> = sparse
+                .into_iter()
+                .enumerate()
+                .map(|(slot, s)| (slot as u32, s))
+                .filter(|&(slot, s)| s > 0.0 && passes(slot))
+                .collect();
             let mut dense: Vec<(u32, f32)> = Vec::new();
             self.dense.score(embedding, |slot, cosine| {
                 if passes(slot) {
