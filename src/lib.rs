@@ -44,8 +44,8 @@
 
 // The modules of the engine, each with its whole public API.
 pub use agentmemory_core::{
-    buffer, conversation, di, error, extract, facts, kv, message, model, session, summarize, text,
-    tokens, vector, working,
+    buffer, conversation, di, embed, error, extract, facts, kv, message, model, session, summarize,
+    text, tokens, vector, working,
 };
 
 // The types most programs name, at the root.

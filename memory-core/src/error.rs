@@ -1,6 +1,7 @@
 //! One error type for the whole of agentmem.
 
 use std::fmt;
+use std::path::PathBuf;
 
 /// Shorthand for `Result<T, MemoryError>`.
 pub type Result<T, E = MemoryError> = std::result::Result<T, E>;
@@ -125,6 +126,15 @@ pub enum MemoryError {
         model: String,
         /// What went wrong.
         message: String,
+    },
+
+    /// A local model's files are missing, incomplete or unreadable.
+    #[error("cannot load the model in `{}`: {reason}", .path.display())]
+    ModelFiles {
+        /// The model directory, or the file in it at fault.
+        path: PathBuf,
+        /// What is wrong, and how to fix it when known.
+        reason: String,
     },
 
     /// A fact extractor produced output that could not be used.

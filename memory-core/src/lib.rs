@@ -9,6 +9,7 @@
 pub mod buffer;
 pub mod conversation;
 pub mod di;
+pub mod embed;
 pub mod error;
 pub mod extract;
 pub mod facts;

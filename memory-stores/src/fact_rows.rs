@@ -3,44 +3,19 @@
 
 use std::collections::HashMap;
 
-use agentmemory_core::facts::rank_score;
+use agentmemory_core::facts::{rank_facts, FactQuery};
 use agentmemory_core::{FactPolicy, MemoryFact, ScoredFact};
 use chrono::Utc;
 
-use crate::text::tfidf_relevance;
-
-/// The best `top_k` of `facts` (current ones only) for `query`: TF-IDF cosine relevance,
-/// ranked by [`rank_score`], facts under `policy.min_confidence` left out.
+/// The best `query.top_k` of `facts` (current ones only) for `query`, ranked by
+/// [`rank_facts`] (the rules every backend shares, so all rank alike), facts under
+/// `policy.min_confidence` left out.
 pub(crate) fn rank(
     facts: Vec<MemoryFact>,
-    query: &str,
+    query: &FactQuery,
     policy: FactPolicy,
-    top_k: usize,
 ) -> Vec<ScoredFact> {
-    let facts: Vec<MemoryFact> = facts.into_iter().filter(MemoryFact::is_current).collect();
-    let docs: Vec<String> = facts.iter().map(|f| f.text.clone()).collect();
-    let relevance = tfidf_relevance(query, &docs);
-    let now = Utc::now();
-    let mut scored: Vec<ScoredFact> = facts
-        .into_iter()
-        .zip(relevance)
-        .filter_map(|(fact, relevance)| {
-            let eff = fact.effective_confidence(now, policy.half_life);
-            (eff >= policy.min_confidence).then(|| ScoredFact {
-                score: rank_score(relevance, eff),
-                relevance,
-                effective_confidence: eff,
-                fact,
-            })
-        })
-        .collect();
-    scored.sort_by(|a, b| {
-        b.score
-            .total_cmp(&a.score)
-            .then_with(|| b.relevance.total_cmp(&a.relevance))
-    });
-    scored.truncate(top_k);
-    scored
+    rank_facts(facts, query, policy, Utc::now())
 }
 
 /// The chain of versions through `fact_id`, oldest first (empty when unknown).

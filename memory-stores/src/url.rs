@@ -97,7 +97,34 @@ impl StoreUrl {
 
     /// Opens the stores and registers them in a new container under the default tokens
     /// ([`tokens::USER_MEMORY`], [`tokens::CONVERSATIONS`], [`tokens::VECTORS`], [`tokens::KV`]).
+    ///
+    /// With the `local-embed` feature and `AGENTMEM_EMBED_MODEL` naming a model directory,
+    /// semantic recall is on: facts and documents are embedded when written and searches
+    /// are hybrid (see [`open_with_embedder`](Self::open_with_embedder)). A set variable
+    /// whose directory holds no loadable model is an error naming the path.
     pub async fn open(&self) -> Result<Container> {
+        #[cfg(feature = "local-embed")]
+        if let Some(embedder) = agentmemory_core::embed::LocalEmbedder::from_env()? {
+            return self.open_with_embedder(Some(Arc::new(embedder))).await;
+        }
+        self.open_with_embedder(None).await
+    }
+
+    /// Opens the stores like [`open`](Self::open), with `embedder` (when `Some`) embedding
+    /// facts and documents as they are written and queries as they are searched, so recall
+    /// works by meaning as well as words ([`agentmemory_core::vector::embed_stores`]).
+    pub async fn open_with_embedder(
+        &self,
+        embedder: Option<Arc<dyn agentmemory_core::Embedder>>,
+    ) -> Result<Container> {
+        let container = self.open_plain().await?;
+        if let Some(embedder) = embedder {
+            agentmemory_core::vector::embed_stores(&container, embedder)?;
+        }
+        Ok(container)
+    }
+
+    async fn open_plain(&self) -> Result<Container> {
         let container = Container::new();
         match self {
             StoreUrl::Memory => {

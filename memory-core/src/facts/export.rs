@@ -232,6 +232,7 @@ fn candidate(fact: &MemoryFact, confidence: f32) -> FactCandidate {
         source: fact.source.clone(),
         topics: fact.topics.clone(),
         entities: fact.entities.clone(),
+        embedding: fact.embedding.clone(),
     }
 }
 

@@ -10,8 +10,8 @@ use dashmap::DashMap;
 use parking_lot::RwLock;
 
 use super::{
-    decide, rank_score, FactCandidate, FactChange, FactPolicy, MemoryFact, Reconciliation,
-    ScoredFact, UserMemoryStore,
+    fact_relevance, prepare_candidate, rank_score, reconcile_by_meaning, FactCandidate, FactChange,
+    FactPolicy, FactQuery, MemoryFact, Reconciliation, ScoredFact, UserMemoryStore,
 };
 use crate::error::{MemoryError, Result};
 use crate::vector::sparse::SparseIndex;
@@ -111,6 +111,50 @@ impl UserFacts {
         Some(fact)
     }
 
+    /// The best `top_k` current facts for `query` and its normalised `embedding`, scored
+    /// as [`rank_facts`](super::rank_facts) scores them.
+    fn hybrid(
+        &self,
+        query: &str,
+        embedding: &[f32],
+        top_k: usize,
+        policy: FactPolicy,
+    ) -> Vec<ScoredFact> {
+        let mut sparse = vec![0.0f32; self.current.len()];
+        self.index.score(query, |slot, cos| {
+            if let Some(s) = sparse.get_mut(slot as usize) {
+                *s = cos;
+            }
+        });
+        let now = Utc::now();
+        let mut top: TopK<&str, (usize, f32, f32)> = TopK::new(top_k);
+        for (pos, fact) in self.current.iter().enumerate() {
+            if fact.confidence < policy.min_confidence {
+                continue; // decay never raises confidence
+            }
+            let relevance = fact_relevance(sparse[pos], Some(embedding), fact.embedding.as_deref());
+            let effective = fact.effective_confidence(now, policy.half_life);
+            if effective >= policy.min_confidence {
+                top.push(
+                    rank_score(relevance, effective),
+                    fact.id.as_str(),
+                    (pos, relevance, effective),
+                );
+            }
+        }
+        top.into_sorted()
+            .into_iter()
+            .map(
+                |(score, _, (pos, relevance, effective_confidence))| ScoredFact {
+                    fact: self.current[pos].clone(),
+                    relevance,
+                    effective_confidence,
+                    score,
+                },
+            )
+            .collect()
+    }
+
     fn get(&self, id: &str) -> Option<&MemoryFact> {
         match self.pos_of.get(id) {
             Some(&pos) => self.current.get(pos),
@@ -124,7 +168,7 @@ impl UserFacts {
         candidate: FactCandidate,
         now: chrono::DateTime<Utc>,
     ) -> Result<FactChange> {
-        let (decision, candidate) = decide(&self.current, candidate);
+        let (decision, candidate) = reconcile_by_meaning(&self.current, candidate);
         match decision {
             Reconciliation::Add => {
                 let fact = MemoryFact::from_candidate(user_id, candidate, now);
@@ -244,6 +288,7 @@ impl InMemoryUserMemoryStore {
 #[async_trait]
 impl UserMemoryStore for InMemoryUserMemoryStore {
     async fn upsert(&self, user_id: &str, candidate: FactCandidate) -> Result<FactChange> {
+        let candidate = prepare_candidate(candidate)?;
         loop {
             let user = match self.user(user_id) {
                 Some(u) => u,
@@ -258,6 +303,20 @@ impl UserMemoryStore for InMemoryUserMemoryStore {
     }
 
     async fn search(&self, user_id: &str, query: &str, top_k: usize) -> Result<Vec<ScoredFact>> {
+        self.search_query(user_id, &FactQuery::new(query, top_k))
+            .await
+    }
+
+    /// With a query embedding every current fact is scored (hybrid relevance, the rules
+    /// of [`rank_facts`](super::rank_facts)); without one, only the facts sharing a term
+    /// with the query are, and unrelated ones only while they could still enter the top k.
+    async fn search_query(&self, user_id: &str, q: &FactQuery) -> Result<Vec<ScoredFact>> {
+        let (query, top_k) = (q.text.as_str(), q.top_k);
+        let embedding = q
+            .embedding
+            .clone()
+            .map(|v| crate::vector::normalized(v, "query embedding"))
+            .transpose()?;
         if top_k == 0 {
             return Ok(Vec::new());
         }
@@ -265,6 +324,9 @@ impl UserMemoryStore for InMemoryUserMemoryStore {
             return Ok(Vec::new());
         };
         let user = user.read();
+        if let Some(embedding) = embedding {
+            return Ok(user.hybrid(query, &embedding, top_k, self.policy));
+        }
         let mut relevant: Vec<(usize, f32)> = Vec::new();
         user.index.score(query, |slot, cos| {
             if cos > 0.0 && (slot as usize) < user.current.len() {

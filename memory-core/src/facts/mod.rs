@@ -15,12 +15,17 @@ use crate::error::Result;
 mod export;
 mod memory;
 mod reconcile;
+mod semantic;
 
 pub use export::{export_facts, import_facts, FactsExport, FACTS_EXPORT_VERSION};
 pub use memory::InMemoryUserMemoryStore;
 pub use reconcile::{
     decide, is_single_valued, normalize, reconcile, reconcile_with, resolve, supersede_threshold,
     value_key, Reconciliation, Similarity, CORRECTION_ATTRIBUTE, PARAPHRASE_SIMILARITY,
+};
+pub use semantic::{
+    cosine, fact_relevance, paraphrase_of, prepare_candidate, rank_facts, reconcile_by_meaning,
+    EmbeddingUserMemoryStore, FactQuery, PARAPHRASE_THRESHOLD,
 };
 
 /// Whether a fact states something the user has/likes or something they avoid.
@@ -70,6 +75,10 @@ pub struct FactCandidate {
     /// Named entities it mentions.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub entities: Vec<String>,
+    /// The embedding of `text`, when an embedder made one (see
+    /// [`EmbeddingUserMemoryStore`]); stored with the fact.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub embedding: Option<Vec<f32>>,
 }
 
 impl FactCandidate {
@@ -84,6 +93,7 @@ impl FactCandidate {
             source: FactSource::default(),
             topics: Vec::new(),
             entities: Vec::new(),
+            embedding: None,
         }
     }
 
@@ -151,6 +161,10 @@ pub struct MemoryFact {
     /// The id of the fact that replaced this one; `None` while current.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub superseded_by: Option<String>,
+    /// The embedding of `text` (L2-normalised), made once when the fact was written;
+    /// `None` when no embedder was configured.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub embedding: Option<Vec<f32>>,
 }
 
 impl MemoryFact {
@@ -171,6 +185,7 @@ impl MemoryFact {
             topics: candidate.topics,
             entities: candidate.entities,
             superseded_by: None,
+            embedding: candidate.embedding,
         }
     }
 
@@ -344,6 +359,11 @@ pub trait UserMemoryStore: Send + Sync {
     /// [`rank_score`] (relevance × effective confidence, with a floor), facts whose effective
     /// confidence is under the policy's minimum left out.
     async fn search(&self, user_id: &str, query: &str, top_k: usize) -> Result<Vec<ScoredFact>>;
+    /// Like [`search`](Self::search), with the query's embedding when it carries one:
+    /// relevance is then hybrid ([`fact_relevance`]). The default ignores the embedding.
+    async fn search_query(&self, user_id: &str, query: &FactQuery) -> Result<Vec<ScoredFact>> {
+        self.search(user_id, &query.text, query.top_k).await
+    }
     /// The user's current facts, oldest first.
     async fn list(&self, user_id: &str) -> Result<Vec<MemoryFact>>;
     /// One fact (current or superseded) by id.

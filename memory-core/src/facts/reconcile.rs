@@ -237,6 +237,8 @@ pub fn resolve(current: &[MemoryFact], candidate: FactCandidate) -> FactCandidat
         polarity: target.polarity,
         confidence: candidate.confidence,
         source: candidate.source,
+        // The correction's own embedding: it names the new value, which is what search needs.
+        embedding: candidate.embedding,
         topics: target.topics.clone(),
         entities: if target.entities.is_empty() {
             Vec::new()

@@ -4,7 +4,7 @@
 //! suite repeatedly against the same database. Assertions look at kinds, ids, ordering
 //! and ranges, never at exact scores.
 
-use crate::facts::{FactCandidate, FactChange, MemoryFact, UserMemoryStore};
+use crate::facts::{FactCandidate, FactChange, FactQuery, MemoryFact, ScoredFact, UserMemoryStore};
 
 /// Runs every check of this module.
 pub async fn run_all(store: &dyn UserMemoryStore) {
@@ -17,6 +17,9 @@ pub async fn run_all(store: &dyn UserMemoryStore) {
     check_delete(store).await;
     check_forget_user(store).await;
     check_search_ranking(store).await;
+    check_semantic_search(store).await;
+    check_paraphrase_reinforces(store).await;
+    check_cjk_and_emoji_search(store).await;
 }
 
 /// A fresh user id containing `label`.
@@ -299,4 +302,125 @@ pub async fn check_search_ranking(store: &dyn UserMemoryStore) {
     assert_eq!(top2.len(), 2, "top_k bounds the hits");
     assert_eq!(top2[0].fact.text, "has a dog named Rex");
     assert!(store.search(&u, "dog", 0).await.expect("search").is_empty());
+}
+
+fn texts(hits: &[ScoredFact]) -> Vec<&str> {
+    hits.iter().map(|h| h.fact.text.as_str()).collect()
+}
+
+fn embedded(text: &str, v: [f32; 4]) -> FactCandidate {
+    let mut c = FactCandidate::new(text, 0.9);
+    c.embedding = Some(v.to_vec());
+    c
+}
+
+/// A query with an embedding ranks by meaning as well as words: the fact whose embedding
+/// matches comes first although it shares no word with the query; embeddings are kept
+/// with the facts (normalised); a query without an embedding still ranks by words.
+pub async fn check_semantic_search(store: &dyn UserMemoryStore) {
+    let u = user("semantic");
+    add(
+        store,
+        &u,
+        embedded("is lactose intolerant", [1.0, 0.0, 0.0, 0.0]),
+    )
+    .await;
+    add(store, &u, embedded("lives in Lyon", [0.0, 1.0, 0.0, 0.0])).await;
+    let siemens = add(
+        store,
+        &u,
+        embedded("works for Siemens", [0.0, 0.0, 3.0, 0.0]),
+    )
+    .await;
+    let stored = store
+        .get(&u, &siemens.id)
+        .await
+        .expect("get")
+        .expect("stored");
+    let v = stored
+        .embedding
+        .expect("the embedding is stored with the fact");
+    assert!((v[2] - 1.0).abs() < 1e-4, "stored normalised: {v:?}");
+
+    let q = FactQuery::new("Should I order the cheese platter?", 3)
+        .with_embedding(vec![0.9, 0.1, 0.1, 0.0]);
+    let hits = store
+        .search_query(&u, &q)
+        .await
+        .expect("hybrid fact search");
+    assert_eq!(texts(&hits)[0], "is lactose intolerant", "{hits:?}");
+    assert!(hits[0].relevance > hits[1].relevance);
+    assert!(hits.iter().all(|h| (0.0..=1.0).contains(&h.relevance)));
+    let words = store
+        .search(&u, "Where do you work, Siemens?", 1)
+        .await
+        .expect("search");
+    assert_eq!(texts(&words), ["works for Siemens"]);
+}
+
+/// A paraphrase of a current fact (same attribute and polarity, embeddings close)
+/// reinforces it; a different value with a distant embedding is added.
+pub async fn check_paraphrase_reinforces(store: &dyn UserMemoryStore) {
+    let u = user("paraphrase");
+    let hiking = embedded("loves hiking", [1.0, 0.1, 0.0, 0.0]).with_attribute("likes", "hiking");
+    let first = add(store, &u, hiking).await;
+    let again = embedded("really enjoys going hiking", [0.95, 0.15, 0.05, 0.0])
+        .with_attribute("likes", "going hiking");
+    let change = store.upsert(&u, again).await.expect("upsert");
+    let FactChange::Reinforced { fact } = change else {
+        panic!("a paraphrase must reinforce, got {change:?}");
+    };
+    assert_eq!(fact.id, first.id);
+    assert_eq!(fact.reinforcement_count, 1);
+    let chess = embedded("likes chess", [0.0, 0.0, 1.0, 0.2]).with_attribute("likes", "chess");
+    assert_eq!(
+        store.upsert(&u, chess).await.expect("upsert").kind(),
+        "added"
+    );
+    assert_eq!(store.list(&u).await.expect("list").len(), 2);
+}
+
+/// Chinese text is found inside a longer run, and emoji are searchable terms.
+pub async fn check_cjk_and_emoji_search(store: &dyn UserMemoryStore) {
+    let u = user("cjk");
+    add(store, &u, FactCandidate::new("我住在北京", 0.9)).await;
+    add(store, &u, FactCandidate::new("喜欢喝咖啡", 0.9)).await;
+    add(store, &u, FactCandidate::new("loves 🍕 and 🎸", 0.9)).await;
+    let hits = store.search(&u, "北京", 3).await.expect("search");
+    assert_eq!(texts(&hits)[0], "我住在北京", "{hits:?}");
+    assert!(hits[0].relevance > 0.0 && hits[1].relevance == 0.0);
+    let hits = store.search(&u, "🍕?", 3).await.expect("search");
+    assert_eq!(texts(&hits)[0], "loves 🍕 and 🎸", "{hits:?}");
+    assert!(hits[0].relevance > 0.0);
+}
+
+/// A deterministic [`Embedder`](crate::vector::Embedder) for tests that need no model:
+/// the folded terms of a text ([`crate::text`]), each hashed into one of 64 dimensions,
+/// plus a constant dimension so no text embeds to zero.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct HashEmbedder;
+
+#[async_trait::async_trait]
+impl crate::vector::Embedder for HashEmbedder {
+    async fn embed(&self, texts: &[String]) -> crate::Result<Vec<Vec<f32>>> {
+        Ok(texts
+            .iter()
+            .map(|t| {
+                let mut v = vec![0.0f32; 65];
+                v[64] = 0.5;
+                crate::text::for_each_term(t, |term| {
+                    // FNV-1a: stable across runs and platforms.
+                    let h = term.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
+                        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+                    });
+                    v[(h % 64) as usize] += 1.0;
+                });
+                v
+            })
+            .collect())
+    }
+
+    fn dimensions(&self) -> Option<usize> {
+        Some(65)
+    }
 }

@@ -19,6 +19,7 @@ pub async fn run_all(store: &dyn VectorStore) {
     check_ordering_and_k(store).await;
     check_batch(store).await;
     check_dense_search(store).await;
+    check_hybrid_search(store).await;
 }
 
 /// A fresh namespace name containing `label`.
@@ -424,4 +425,124 @@ pub async fn check_dense_search(store: &dyn VectorStore) {
         matches!(zero, Err(MemoryError::InvalidArgument { .. })),
         "a zero vector must be refused, got {zero:?}"
     );
+}
+
+/// A query with text and an embedding fuses the sparse and dense rankings: a document both
+/// sides rank well beats the best of either side alone; filters apply to both sides; a
+/// namespace without embeddings degrades to sparse.
+pub async fn check_hybrid_search(store: &dyn VectorStore) {
+    let ns = namespace("hybrid");
+    let docs: [(&str, &str, Option<[f32; 3]>, &str); 5] = [
+        (
+            "words",
+            "quarterly revenue report",
+            Some([1.0, 0.0, 0.0]),
+            "a",
+        ),
+        (
+            "meaning",
+            "holiday photos from the seaside",
+            Some([0.0, 1.0, 0.0]),
+            "b",
+        ),
+        (
+            "both",
+            "quarterly revenue of the beach kiosk",
+            Some([0.6, 0.8, 0.0]),
+            "a",
+        ),
+        ("near", "sunset over the sea", Some([0.1, 0.95, 0.3]), "b"),
+        ("plain", "quarterly notes", None, "a"),
+    ];
+    for (id, text, v, group) in docs {
+        let mut d = Document::new(text)
+            .with_id(id)
+            .with_metadata("group", group);
+        if let Some(v) = v {
+            d = d.with_embedding(v.to_vec());
+        }
+        store.upsert(&ns, d).await.expect("upsert");
+    }
+    let text = "quarterly revenue";
+    let meaning = vec![0.2, 1.0, 0.0];
+    let sparse = store
+        .search(&ns, &SearchQuery::new(text, 5))
+        .await
+        .expect("sparse search");
+    let dense = store
+        .search(
+            &ns,
+            &SearchQuery::new("", 5).with_embedding(meaning.clone()),
+        )
+        .await
+        .expect("dense search");
+    let sparse_score = |id: &str| sparse.iter().find(|h| h.id == id).map_or(0.0, |h| h.score);
+    assert!(
+        sparse_score("words") >= sparse_score("both") && sparse_score("both") > 0.0,
+        "words alone rank `words` at least as high as `both`: {sparse:?}"
+    );
+    assert_eq!(
+        dense.first().map(|h| h.id.as_str()),
+        Some("meaning"),
+        "{dense:?}"
+    );
+
+    let q = SearchQuery::new(text, 5).with_embedding(meaning.clone());
+    let hybrid = store.search(&ns, &q).await.expect("hybrid search");
+    assert_eq!(
+        hybrid.first().map(|h| h.id.as_str()),
+        Some("both"),
+        "the document both rankings like comes first: {hybrid:?}"
+    );
+    let got = ids(&hybrid);
+    for id in ["words", "meaning", "plain"] {
+        assert!(
+            got.contains(&id),
+            "{id} is a candidate of one side: {hybrid:?}"
+        );
+    }
+    assert!(hybrid.windows(2).all(|w| w[0].score >= w[1].score));
+
+    let filtered = store
+        .search(&ns, &q.clone().with_filter(Filter::new().eq("group", "b")))
+        .await
+        .expect("filtered hybrid search");
+    assert_eq!(
+        ids(&filtered).first().copied(),
+        Some("meaning"),
+        "the filter applies to both sides: {filtered:?}"
+    );
+    assert!(
+        ids(&filtered)
+            .iter()
+            .all(|id| ["meaning", "near"].contains(id)),
+        "{filtered:?}"
+    );
+    let two = store
+        .search(
+            &ns,
+            &SearchQuery::new(text, 2).with_embedding(meaning.clone()),
+        )
+        .await
+        .expect("hybrid top 2");
+    assert_eq!(ids(&two), got[..2].to_vec(), "k cuts the fused ranking");
+
+    // A namespace without embeddings: the same hits as a sparse search.
+    let plain = namespace("hybrid-plain");
+    for (id, text, _, _) in docs {
+        store
+            .upsert(&plain, Document::new(text).with_id(id))
+            .await
+            .expect("upsert");
+    }
+    let sparse_only = store
+        .search(&plain, &SearchQuery::new(text, 5))
+        .await
+        .expect("sparse");
+    let degraded = store
+        .search(&plain, &SearchQuery::new(text, 5).with_embedding(meaning))
+        .await
+        .expect("hybrid without embeddings");
+    assert_eq!(ids(&degraded), ids(&sparse_only), "degrades to sparse");
+    assert!(!degraded.is_empty());
 }

@@ -11,7 +11,7 @@ use parking_lot::RwLock;
 use super::dense::{normalized, DenseIndex};
 use super::sparse::SparseIndex;
 use super::topk::TopK;
-use super::{Document, Embedder, Filter, SearchHit, SearchQuery, VectorStore};
+use super::{fuse, Document, Embedder, Filter, Fusion, SearchHit, SearchQuery, VectorStore};
 use crate::error::{MemoryError, Result};
 use crate::message::Metadata;
 
@@ -20,11 +20,15 @@ use crate::message::Metadata;
 /// - **Sparse search** (the default): TF-IDF cosine over an inverted index updated on
 ///   every write, scores in `0.0..=1.0`; a query sharing no term with the namespace
 ///   returns nothing. A search costs time proportional to the postings of its terms.
-/// - **Dense search**: when the query carries an embedding, or when the store has an
-///   [`Embedder`] (see [`with_embedder`](Self::with_embedder)) and the namespace holds
-///   embedded documents. Brute-force cosine over L2-normalised vectors stored
-///   contiguously. A namespace's dimension is set by its first embedding and released
-///   when it holds no embedding any more.
+/// - **Hybrid search**: when the namespace holds embedded documents and a query embedding
+///   is available (carried by the query, or made by the store's [`Embedder`], see
+///   [`with_embedder`](Self::with_embedder)), the sparse and the dense (brute-force cosine
+///   over L2-normalised vectors stored contiguously) rankings are fused by the store's
+///   [`Fusion`] ([`Fusion::DEFAULT`] unless [`with_fusion`](Self::with_fusion) says
+///   otherwise). Filters apply to both sides; documents without an embedding take part
+///   with a dense score of 0. A query embedding with empty text is a dense-only search.
+///   A namespace's dimension is set by its first embedding and released when it holds no
+///   embedding any more.
 ///
 /// Each namespace has its own lock, so namespaces never contend with each other.
 ///
@@ -46,6 +50,7 @@ use crate::message::Metadata;
 pub struct InMemoryVectorStore {
     namespaces: DashMap<String, Arc<RwLock<Namespace>>>,
     embedder: Option<Arc<dyn Embedder>>,
+    fusion: Fusion,
 }
 
 impl fmt::Debug for InMemoryVectorStore {
@@ -53,6 +58,7 @@ impl fmt::Debug for InMemoryVectorStore {
         f.debug_struct("InMemoryVectorStore")
             .field("namespaces", &self.namespaces.len())
             .field("embedder", &self.embedder.is_some())
+            .field("fusion", &self.fusion)
             .finish()
     }
 }
@@ -130,6 +136,69 @@ impl Namespace {
         true
     }
 
+    /// The best `k` documents for `text` and `embedding` (normalised, of the right
+    /// dimension), sparse and dense rankings fused by `fusion`; `filter` applies to both.
+    fn hybrid(
+        &self,
+        text: &str,
+        embedding: &[f32],
+        filter: Option<&Filter>,
+        k: usize,
+        fusion: Fusion,
+    ) -> Vec<SearchHit> {
+        let passes = |slot: u32| {
+            self.record(slot)
+                .is_some_and(|rec| filter.is_none_or(|f| f.matches(&rec.metadata)))
+        };
+        // Sparse cosine per slot (0 for documents sharing no term): no hashing per match.
+        let mut sparse = vec![0.0f32; self.records.len()];
+        self.sparse.score(text, |slot, score| {
+            if let Some(s) = sparse.get_mut(slot as usize) {
+                *s = score;
+            }
+        });
+        let mut top = TopK::new(k);
+        if fusion.combine(0.0, 0.0).is_some() {
+            // A score per document: exact over every candidate of either side.
+            self.dense.score(embedding, |slot, cosine| {
+                let s = sparse.get(slot as usize).copied().unwrap_or(0.0);
+                if let Some(score) = fusion.combine(s, cosine) {
+                    self.offer(&mut top, filter, slot, score);
+                }
+            });
+            // Documents without an embedding take part by words alone.
+            for (slot, &s) in sparse.iter().enumerate() {
+                let slot = slot as u32;
+                if s > 0.0 && self.dense.get(slot).is_none() {
+                    if let Some(score) = fusion.combine(s, 0.0) {
+                        self.offer(&mut top, filter, slot, score);
+                    }
+                }
+            }
+        } else {
+            // Rank fusion needs both whole rankings (filtered first).
+            let mut sparse: Vec<(u32, f32)> = sparse
+                .into_iter()
+                .enumerate()
+                .map(|(slot, s)| (slot as u32, s))
+                .filter(|&(slot, s)| s > 0.0 && passes(slot))
+                .collect();
+            let mut dense: Vec<(u32, f32)> = Vec::new();
+            self.dense.score(embedding, |slot, cosine| {
+                if passes(slot) {
+                    dense.push((slot, cosine));
+                }
+            });
+            let by_score = |a: &(u32, f32), b: &(u32, f32)| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0));
+            sparse.sort_by(by_score);
+            dense.sort_by(by_score);
+            for (slot, score) in fuse(&sparse, &dense, fusion) {
+                self.offer(&mut top, None, slot, score);
+            }
+        }
+        hits(top)
+    }
+
     fn record(&self, slot: u32) -> Option<&Record> {
         self.records.get(slot as usize).and_then(Option::as_ref)
     }
@@ -182,12 +251,22 @@ impl InMemoryVectorStore {
 
     /// An empty store that embeds, with `embedder`, the documents upserted without an
     /// embedding and the text of queries without one (when the namespace holds embedded
-    /// documents), so search is dense.
+    /// documents), so search is hybrid.
     pub fn with_embedder(embedder: Arc<dyn Embedder>) -> Self {
-        Self {
-            namespaces: DashMap::new(),
-            embedder: Some(embedder),
-        }
+        Self::new().embedder(embedder)
+    }
+
+    /// This store, embedding documents and queries with `embedder` (see
+    /// [`with_embedder`](Self::with_embedder)).
+    pub fn embedder(mut self, embedder: Arc<dyn Embedder>) -> Self {
+        self.embedder = Some(embedder);
+        self
+    }
+
+    /// This store, fusing sparse and dense rankings with `fusion`.
+    pub fn with_fusion(mut self, fusion: Fusion) -> Self {
+        self.fusion = fusion;
+        self
     }
 
     fn namespace(&self, name: &str) -> Option<Arc<RwLock<Namespace>>> {
@@ -397,7 +476,7 @@ impl VectorStore for InMemoryVectorStore {
         let filter = query.filter.as_ref();
         let mut top = TopK::new(query.k);
         match embedding {
-            Some(v) => {
+            Some(v) if query.text.trim().is_empty() => {
                 if ns.dense.is_empty() {
                     return Ok(Vec::new());
                 }
@@ -408,7 +487,12 @@ impl VectorStore for InMemoryVectorStore {
                     ns.offer(&mut top, filter, slot, score);
                 }
             }
-            None => ns.sparse.score_top(&query.text, |slot, score| {
+            // Nothing to fuse with: a namespace without embeddings degrades to sparse.
+            Some(v) if !ns.dense.is_empty() => {
+                ns.dense.check_dim(v.len())?;
+                return Ok(ns.hybrid(&query.text, &v, filter, query.k, self.fusion));
+            }
+            _ => ns.sparse.score_top(&query.text, |slot, score| {
                 ns.offer(&mut top, filter, slot, score);
                 top.threshold()
             }),

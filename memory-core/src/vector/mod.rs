@@ -7,7 +7,9 @@ use crate::error::Result;
 use crate::message::Metadata;
 
 mod dense;
+mod embedding;
 mod filter;
+mod fuse;
 mod memory;
 mod quantized;
 mod simd;
@@ -15,7 +17,9 @@ pub(crate) mod sparse;
 pub(crate) mod topk;
 
 pub use dense::normalized;
+pub use embedding::{embed_stores, EmbeddingVectorStore};
 pub use filter::{Condition, Filter};
+pub use fuse::{fuse, Fusion};
 pub use memory::InMemoryVectorStore;
 pub use simd::kernel_name as dense_kernel;
 

@@ -5,7 +5,7 @@
 //! Search ranks the user's current facts in Rust (TF-IDF cosine and
 //! [`agentmemory_core::facts::rank_score`]).
 
-use agentmemory_core::facts::{decide as reconcile_candidate, Reconciliation};
+use agentmemory_core::facts::{prepare_candidate, reconcile_by_meaning, FactQuery, Reconciliation};
 use agentmemory_core::{
     FactCandidate, FactChange, MemoryError, MemoryFact, Result, ScoredFact, UserMemoryStore,
 };
@@ -78,6 +78,7 @@ async fn lock_user<C: GenericClient>(client: &C, user: &str) -> Result<()> {
 #[async_trait]
 impl UserMemoryStore for PostgresStore {
     async fn upsert(&self, user_id: &str, candidate: FactCandidate) -> Result<FactChange> {
+        let candidate = prepare_candidate(candidate)?;
         if user_id.is_empty() {
             return Err(MemoryError::invalid("user id", "must not be empty"));
         }
@@ -88,7 +89,7 @@ impl UserMemoryStore for PostgresStore {
             lock_user(&tx, user_id).await?;
             let current = self.load_facts(&tx, user_id, true).await?;
             let now = Utc::now();
-            let (decision, candidate) = reconcile_candidate(&current, candidate);
+            let (decision, candidate) = reconcile_by_meaning(&current, candidate);
             let change = match decision {
                 Reconciliation::Ignore(reason) => {
                     return Ok(FactChange::Ignored { candidate, reason });
@@ -133,7 +134,12 @@ impl UserMemoryStore for PostgresStore {
     }
 
     async fn search(&self, user_id: &str, query: &str, top_k: usize) -> Result<Vec<ScoredFact>> {
-        if top_k == 0 {
+        self.search_query(user_id, &FactQuery::new(query, top_k))
+            .await
+    }
+
+    async fn search_query(&self, user_id: &str, query: &FactQuery) -> Result<Vec<ScoredFact>> {
+        if query.top_k == 0 {
             return Ok(Vec::new());
         }
         let op = "search facts";
@@ -143,7 +149,7 @@ impl UserMemoryStore for PostgresStore {
                 self.load_facts(&client, user_id, true).await
             })
             .await?;
-        Ok(rank(facts, query, self.policy, top_k))
+        Ok(rank(facts, query, self.policy))
     }
 
     async fn list(&self, user_id: &str) -> Result<Vec<MemoryFact>> {

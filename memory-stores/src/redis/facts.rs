@@ -8,7 +8,7 @@
 
 use std::sync::LazyLock;
 
-use agentmemory_core::facts::{decide as reconcile_candidate, Reconciliation};
+use agentmemory_core::facts::{prepare_candidate, reconcile_by_meaning, FactQuery, Reconciliation};
 use agentmemory_core::{
     FactCandidate, FactChange, MemoryError, MemoryFact, Result, ScoredFact, UserMemoryStore,
 };
@@ -120,7 +120,7 @@ fn decide(
 ) -> Result<(FactChange, Vec<Write>)> {
     let now = Utc::now();
     let live: Vec<MemoryFact> = current.into_iter().filter(MemoryFact::is_current).collect();
-    let (decision, candidate) = reconcile_candidate(&live, candidate);
+    let (decision, candidate) = reconcile_by_meaning(&live, candidate);
     Ok(match decision {
         Reconciliation::Ignore(reason) => (FactChange::Ignored { candidate, reason }, Vec::new()),
         Reconciliation::Contest(id) => {
@@ -160,6 +160,7 @@ fn decide(
 #[async_trait]
 impl UserMemoryStore for RedisStore {
     async fn upsert(&self, user_id: &str, candidate: FactCandidate) -> Result<FactChange> {
+        let candidate = prepare_candidate(candidate)?;
         if user_id.is_empty() {
             return Err(MemoryError::invalid("user id", "must not be empty"));
         }
@@ -179,11 +180,16 @@ impl UserMemoryStore for RedisStore {
     }
 
     async fn search(&self, user_id: &str, query: &str, top_k: usize) -> Result<Vec<ScoredFact>> {
-        if top_k == 0 {
+        self.search_query(user_id, &FactQuery::new(query, top_k))
+            .await
+    }
+
+    async fn search_query(&self, user_id: &str, query: &FactQuery) -> Result<Vec<ScoredFact>> {
+        if query.top_k == 0 {
             return Ok(Vec::new());
         }
         let (_, facts) = self.load_facts(user_id, "search facts").await?;
-        Ok(rank(facts, query, self.policy, top_k))
+        Ok(rank(facts, query, self.policy))
     }
 
     async fn list(&self, user_id: &str) -> Result<Vec<MemoryFact>> {

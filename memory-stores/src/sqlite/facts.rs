@@ -4,7 +4,7 @@
 
 use crate::fact_rows::{chain, doomed, rank};
 
-use agentmemory_core::facts::{decide as reconcile_candidate, Reconciliation};
+use agentmemory_core::facts::{prepare_candidate, reconcile_by_meaning, FactQuery, Reconciliation};
 use agentmemory_core::{
     FactCandidate, FactChange, MemoryError, MemoryFact, Result, ScoredFact, UserMemoryStore,
 };
@@ -67,6 +67,7 @@ fn update_fact(conn: &Connection, label: &str, fact: &MemoryFact) -> Result<()> 
 #[async_trait]
 impl UserMemoryStore for SqliteStore {
     async fn upsert(&self, user_id: &str, candidate: FactCandidate) -> Result<FactChange> {
+        let candidate = prepare_candidate(candidate)?;
         check_user(user_id)?;
         let op = "upsert a fact";
         let user = user_id.to_owned();
@@ -76,7 +77,7 @@ impl UserMemoryStore for SqliteStore {
                 .map_err(on(label, op))?;
             let current = load_facts(&tx, label, &user, true)?;
             let now = Utc::now();
-            let (decision, candidate) = reconcile_candidate(&current, candidate);
+            let (decision, candidate) = reconcile_by_meaning(&current, candidate);
             let change = match decision {
                 Reconciliation::Ignore(reason) => {
                     return Ok(FactChange::Ignored { candidate, reason });
@@ -121,16 +122,21 @@ impl UserMemoryStore for SqliteStore {
     }
 
     async fn search(&self, user_id: &str, query: &str, top_k: usize) -> Result<Vec<ScoredFact>> {
-        if top_k == 0 {
+        self.search_query(user_id, &FactQuery::new(query, top_k))
+            .await
+    }
+
+    async fn search_query(&self, user_id: &str, query: &FactQuery) -> Result<Vec<ScoredFact>> {
+        if query.top_k == 0 {
             return Ok(Vec::new());
         }
         let op = "search facts";
         let user = user_id.to_owned();
-        let query = query.to_owned();
+        let query = query.clone();
         let policy = self.policy();
         self.read(op, move |conn, label| {
             let facts = load_facts(conn, label, &user, true)?;
-            Ok(rank(facts, &query, policy, top_k))
+            Ok(rank(facts, &query, policy))
         })
         .await
     }

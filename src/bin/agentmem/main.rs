@@ -59,6 +59,12 @@ async fn run(cli: Cli) -> Result<(), CliError> {
         url => url,
     };
     let stores = store::Stores::open(url).await?;
+    if matches!(
+        cli.command,
+        Command::Facts(_) | Command::Vectors(_) | Command::Chat(_)
+    ) {
+        stores.note_semantic_recall();
+    }
     match cli.command {
         Command::Extract => Ok(()),
         Command::Facts(command) => facts::run(&stores, command).await,

@@ -20,14 +20,29 @@ impl Stores {
         let parsed: StoreUrl = url
             .parse()
             .map_err(|e| CliError::Usage(format!("--store `{url}`: {e}")))?;
-        let container = parsed
-            .open()
-            .await
-            .map_err(|e| CliError::Runtime(format!("cannot open store `{url}`: {e}")))?;
+        let container = parsed.open().await.map_err(|e| match e {
+            // A misconfigured AGENTMEM_EMBED_MODEL is a usage error naming the directory.
+            agentmemory::MemoryError::ModelFiles { .. } => CliError::Usage(e.to_string()),
+            e => CliError::Runtime(format!("cannot open store `{url}`: {e}")),
+        })?;
         Ok(Self {
             url: url.to_owned(),
             container,
         })
+    }
+
+    /// Says once, on stderr, that recall is by words only when no embedding model is
+    /// configured, and how to turn semantic recall on.
+    pub fn note_semantic_recall(&self) {
+        let configured = std::env::var_os(agentmemory::embed::AGENTMEM_EMBED_MODEL)
+            .is_some_and(|v| !v.is_empty());
+        if !configured {
+            eprintln!(
+                "note: semantic recall is off (search matches words only); to turn it on: \
+                 export {}=\"$(scripts/fetch-model)\"",
+                agentmemory::embed::AGENTMEM_EMBED_MODEL
+            );
+        }
     }
 
     /// The container the stores are registered in.

@@ -1,0 +1,110 @@
+//! [`LocalEmbedderBuilder`]: where the model is and how to run it.
+
+use std::path::PathBuf;
+
+use super::batch::Plan;
+use super::files::load_shared;
+use super::local::LocalEmbedder;
+use super::threads;
+use crate::error::{MemoryError, Result};
+
+/// Sequences per forward pass when not set.
+pub(crate) const DEFAULT_BATCH_SIZE: usize = 32;
+/// Tokens per text when not set: the length all-MiniLM-L6-v2 was trained on.
+pub(crate) const DEFAULT_MAX_LENGTH: usize = 256;
+
+/// Builds a [`LocalEmbedder`]; made by [`LocalEmbedder::builder`].
+///
+/// ```no_run
+/// # fn demo() -> agentmemory_core::Result<()> {
+/// use agentmemory_core::embed::LocalEmbedder;
+///
+/// let embedder = LocalEmbedder::builder("/models/all-minilm-l6-v2")
+///     .threads(2)
+///     .batch_size(64)
+///     .max_length(128)
+///     .build()?;
+/// # Ok(())
+/// # }
+/// ```
+#[derive(Debug, Clone)]
+#[must_use = "a builder does nothing until `build` is called"]
+pub struct LocalEmbedderBuilder {
+    dir: PathBuf,
+    threads: Option<usize>,
+    batch_size: usize,
+    max_length: usize,
+}
+
+impl LocalEmbedderBuilder {
+    pub(crate) fn new(dir: PathBuf) -> Self {
+        Self {
+            dir,
+            threads: None,
+            batch_size: DEFAULT_BATCH_SIZE,
+            max_length: DEFAULT_MAX_LENGTH,
+        }
+    }
+
+    /// Threads inference may use (default: every core this process may run on).
+    ///
+    /// Inference runs inside a dedicated rayon pool of this many threads, shared by every
+    /// embedder with the same count, never on the async runtime's workers. candle splits
+    /// each matrix product into as many tasks as `RAYON_NUM_THREADS` (or
+    /// `CANDLE_NUM_THREADS`) says, by default one per physical core; those tasks run on this
+    /// pool, so the parallelism used is the smaller of the two numbers.
+    pub fn threads(mut self, threads: usize) -> Self {
+        self.threads = Some(threads);
+        self
+    }
+
+    /// Texts per forward pass (default 32). Texts are sorted by length first, so a
+    /// batch pads little; larger batches raise throughput up to about 64.
+    pub fn batch_size(mut self, batch_size: usize) -> Self {
+        self.batch_size = batch_size;
+        self
+    }
+
+    /// Tokens kept per text, the [CLS] and [SEP] markers included (default 256, at most
+    /// the model's `max_position_embeddings`, 512 for MiniLM); the rest is cut off.
+    pub fn max_length(mut self, max_length: usize) -> Self {
+        self.max_length = max_length;
+        self
+    }
+
+    /// Loads the model (or takes it from the process-wide cache when this directory was
+    /// loaded before) and starts the thread pool. Blocks while reading the weights
+    /// (about 90 MB).
+    ///
+    /// # Errors
+    ///
+    /// [`MemoryError::ModelFiles`] naming the path when the directory or one of its files
+    /// is missing or unreadable; [`MemoryError::InvalidArgument`] for a zero thread count
+    /// or batch size, or a `max_length` the model cannot take.
+    pub fn build(self) -> Result<LocalEmbedder> {
+        let threads = self.threads.unwrap_or_else(threads::default_threads);
+        if threads == 0 {
+            return Err(MemoryError::invalid("threads", "must be at least 1"));
+        }
+        if self.batch_size == 0 {
+            return Err(MemoryError::invalid("batch_size", "must be at least 1"));
+        }
+        let model = load_shared(&self.dir)?;
+        let shortest = model.special_tokens + 1;
+        if !(shortest..=model.max_positions).contains(&self.max_length) {
+            return Err(MemoryError::invalid(
+                "max_length",
+                format!(
+                    "must be within {shortest}..={} for this model, got {}",
+                    model.max_positions, self.max_length
+                ),
+            ));
+        }
+        let pool = threads::pool(threads)?;
+        let plan = Plan {
+            batch_size: self.batch_size,
+            max_length: self.max_length,
+        };
+        Ok(LocalEmbedder::new(model, pool, threads, plan))
+    }
+}

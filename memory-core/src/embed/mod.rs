@@ -1,0 +1,48 @@
+//! Local embedding models: text to dense vectors on this machine, with no service and no
+//! network.
+//!
+//! [`LocalEmbedder`] (cargo feature `local-embed`) runs
+//! [all-MiniLM-L6-v2](https://www.sbert.net/docs/sentence_transformer/pretrained_models.html)
+//! (a 6-layer BERT, 384 dimensions, mean pooling, L2-normalised) on the CPU with
+//! [candle](https://docs.rs/candle-core). It loads `model.safetensors`, `config.json` and
+//! `tokenizer.json` from a directory and never downloads anything: `scripts/fetch-model`
+//! puts the files in a cache directory and prints its path.
+//!
+//! ```no_run
+//! # #[cfg(feature = "local-embed")]
+//! # async fn demo() -> agentmemory_core::Result<()> {
+//! use agentmemory_core::embed::LocalEmbedder;
+//! use agentmemory_core::Embedder;
+//!
+//! // export AGENTMEM_EMBED_MODEL="$(scripts/fetch-model)"
+//! let embedder = LocalEmbedder::from_env()?.expect("AGENTMEM_EMBED_MODEL is set");
+//! let vectors = embedder
+//!     .embed(&["I'm lactose intolerant".into(), "Should I order the cheese platter?".into()])
+//!     .await?;
+//! assert_eq!(vectors[0].len(), 384);
+//! # Ok(())
+//! # }
+//! ```
+
+#[cfg(feature = "local-embed")]
+mod batch;
+#[cfg(feature = "local-embed")]
+mod builder;
+#[cfg(feature = "local-embed")]
+mod files;
+#[cfg(feature = "local-embed")]
+mod local;
+#[cfg(feature = "local-embed")]
+mod threads;
+
+#[cfg(feature = "local-embed")]
+pub use builder::LocalEmbedderBuilder;
+#[cfg(feature = "local-embed")]
+pub use local::LocalEmbedder;
+
+/// The environment variable naming the model directory (`model.safetensors`,
+/// `config.json`, `tokenizer.json`) that turns the local embedder on.
+///
+/// Defined with or without the `local-embed` feature, so a program built without it can
+/// still say which variable would turn semantic recall on.
+pub const AGENTMEM_EMBED_MODEL: &str = "AGENTMEM_EMBED_MODEL";

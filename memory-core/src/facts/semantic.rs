@@ -1,0 +1,276 @@
+//! Fact search and reconciliation by meaning, shared by every [`UserMemoryStore`] backend.
+//!
+//! - A fact's relevance to a query fuses the sparse cosine (TF-IDF over the user's current
+//!   facts, through [`crate::text`]) with the cosine of the fact's embedding to the query's
+//!   ([`Fusion::DEFAULT`]); without a query embedding it is the sparse cosine alone.
+//! - A candidate whose embedding is a near paraphrase of a current fact with the same
+//!   attribute and polarity reinforces that fact instead of adding a near-duplicate
+//!   ([`reconcile_by_meaning`]).
+//!
+//! Embeddings are made once, when a fact is written ([`EmbeddingUserMemoryStore`] or the
+//! caller fills [`FactCandidate::embedding`]); a search needs one query embedding.
+
+use std::sync::Arc;
+
+use async_trait::async_trait;
+use chrono::{DateTime, Utc};
+
+use super::{
+    rank_score, FactCandidate, FactChange, FactPolicy, MemoryFact, Reconciliation, ScoredFact,
+    UserMemoryStore,
+};
+use crate::error::{MemoryError, Result};
+use crate::vector::sparse::SparseIndex;
+use crate::vector::topk::TopK;
+use crate::vector::{normalized, Embedder, Fusion};
+
+/// The cosine above which a candidate with the same attribute and polarity as a current
+/// fact is taken as a paraphrase of it (chosen on paraphrase and distinct-value pairs
+/// embedded with all-MiniLM-L6-v2; see `memory-core/tests/retrieval_eval.rs`).
+pub const PARAPHRASE_THRESHOLD: f32 = 0.8;
+
+/// A search of one user's facts.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct FactQuery {
+    /// The query text (the user's message).
+    pub text: String,
+    /// Its embedding, made by the same model as the facts'; `None` searches by words only.
+    pub embedding: Option<Vec<f32>>,
+    /// At most this many facts.
+    pub top_k: usize,
+}
+
+impl FactQuery {
+    /// A words-only query for the best `top_k` facts.
+    pub fn new(text: impl Into<String>, top_k: usize) -> Self {
+        Self {
+            text: text.into(),
+            embedding: None,
+            top_k,
+        }
+    }
+
+    /// Adds the query's embedding, making the search hybrid.
+    pub fn with_embedding(mut self, embedding: Vec<f32>) -> Self {
+        self.embedding = Some(embedding);
+        self
+    }
+}
+
+/// Cosine of two vectors; 0 when their dimensions differ or either is zero.
+pub fn cosine(a: &[f32], b: &[f32]) -> f32 {
+    if a.len() != b.len() || a.is_empty() {
+        return 0.0;
+    }
+    let (mut dot, mut na, mut nb) = (0.0f32, 0.0f32, 0.0f32);
+    for (x, y) in a.iter().zip(b) {
+        dot += x * y;
+        na += x * x;
+        nb += y * y;
+    }
+    if na <= 0.0 || nb <= 0.0 {
+        return 0.0;
+    }
+    dot / (na.sqrt() * nb.sqrt())
+}
+
+/// A fact's relevance from its sparse cosine and, when both sides have embeddings, the
+/// cosine of the embeddings: [`Fusion::DEFAULT`], in `0.0..=1.0`.
+pub fn fact_relevance(sparse: f32, query: Option<&[f32]>, fact: Option<&[f32]>) -> f32 {
+    match query {
+        Some(q) => {
+            let dense = fact.map_or(0.0, |f| cosine(q, f));
+            Fusion::DEFAULT.combine(sparse, dense).unwrap_or(sparse)
+        }
+        None => sparse.clamp(0.0, 1.0),
+    }
+}
+
+/// The best `query.top_k` of `facts` (current ones only, under `policy`), ranked by
+/// [`rank_score`] over [`fact_relevance`], ties by id. Every backend that loads a user's
+/// facts ranks with this, and [`InMemoryUserMemoryStore`](super::InMemoryUserMemoryStore)
+/// computes the same scores from its persistent index, so all rank alike.
+pub fn rank_facts(
+    facts: Vec<MemoryFact>,
+    query: &FactQuery,
+    policy: FactPolicy,
+    now: DateTime<Utc>,
+) -> Vec<ScoredFact> {
+    if query.top_k == 0 {
+        return Vec::new();
+    }
+    let facts: Vec<MemoryFact> = facts.into_iter().filter(MemoryFact::is_current).collect();
+    let mut index = SparseIndex::default();
+    for (slot, fact) in facts.iter().enumerate() {
+        index.insert(slot as u32, &fact.text);
+    }
+    let mut sparse = vec![0.0f32; facts.len()];
+    index.score(&query.text, |slot, cos| {
+        if let Some(s) = sparse.get_mut(slot as usize) {
+            *s = cos;
+        }
+    });
+    let q = query.embedding.as_deref();
+    let mut top: TopK<&str, (usize, f32, f32)> = TopK::new(query.top_k);
+    for (pos, fact) in facts.iter().enumerate() {
+        let relevance = fact_relevance(sparse[pos], q, fact.embedding.as_deref());
+        let effective = fact.effective_confidence(now, policy.half_life);
+        if effective >= policy.min_confidence {
+            top.push(
+                rank_score(relevance, effective),
+                fact.id.as_str(),
+                (pos, relevance, effective),
+            );
+        }
+    }
+    top.into_sorted()
+        .into_iter()
+        .map(
+            |(score, _, (pos, relevance, effective_confidence))| ScoredFact {
+                fact: facts[pos].clone(),
+                relevance,
+                effective_confidence,
+                score,
+            },
+        )
+        .collect()
+}
+
+/// The current fact that `candidate` paraphrases: same attribute, same polarity, and
+/// embeddings at least [`PARAPHRASE_THRESHOLD`] apart in cosine (the closest one).
+pub fn paraphrase_of<'a>(
+    current: &'a [MemoryFact],
+    candidate: &FactCandidate,
+) -> Option<&'a MemoryFact> {
+    let c = candidate.embedding.as_deref()?;
+    current
+        .iter()
+        .filter(|f| f.attribute == candidate.attribute && f.polarity == candidate.polarity)
+        .filter_map(|f| Some((f, cosine(c, f.embedding.as_deref()?))))
+        .filter(|(_, cos)| *cos >= PARAPHRASE_THRESHOLD)
+        .max_by(|a, b| a.1.total_cmp(&b.1))
+        .map(|(f, _)| f)
+}
+
+/// [`decide()`] (corrections resolved, then [`reconcile()`](super::reconcile)), except that a candidate it would
+/// add as new but that paraphrases a current fact ([`paraphrase_of`]) reinforces that fact
+/// instead. Returns the decision and the candidate as resolved. Backends reconcile with this.
+pub fn reconcile_by_meaning(
+    current: &[MemoryFact],
+    candidate: FactCandidate,
+) -> (Reconciliation, FactCandidate) {
+    let (decision, candidate) = super::decide(current, candidate);
+    let decision = match decision {
+        Reconciliation::Add => match paraphrase_of(current, &candidate) {
+            Some(f) => Reconciliation::Reinforce(f.id.clone()),
+            None => Reconciliation::Add,
+        },
+        other => other,
+    };
+    (decision, candidate)
+}
+
+/// Checks and normalises a candidate's embedding before it is stored.
+pub fn prepare_candidate(mut candidate: FactCandidate) -> Result<FactCandidate> {
+    if let Some(v) = candidate.embedding.take() {
+        candidate.embedding = Some(normalized(v, "fact embedding")?);
+    }
+    Ok(candidate)
+}
+
+/// A [`UserMemoryStore`] that embeds what it is given: each candidate's text when it is
+/// written (so facts are embedded once, never per search) and each query's text when it
+/// is searched (one embedding per search), then delegates to the wrapped store, which
+/// persists the embeddings with the facts and ranks by [`rank_facts`]'s rules.
+///
+/// ```
+/// # use std::sync::Arc;
+/// # use agentmemory_core::facts::{EmbeddingUserMemoryStore, FactCandidate, InMemoryUserMemoryStore, UserMemoryStore};
+/// # use agentmemory_core::{Embedder, Result};
+/// # struct Letters;
+/// # #[async_trait::async_trait]
+/// # impl Embedder for Letters {
+/// #     async fn embed(&self, t: &[String]) -> Result<Vec<Vec<f32>>> {
+/// #         Ok(t.iter().map(|s| vec![s.matches('e').count() as f32 + 1.0, s.len() as f32]).collect())
+/// #     }
+/// # }
+/// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+/// let store = EmbeddingUserMemoryStore::new(Arc::new(InMemoryUserMemoryStore::new()), Arc::new(Letters));
+/// store.upsert("ana", FactCandidate::new("likes tea", 0.9)).await.unwrap();
+/// let fact = &store.list("ana").await.unwrap()[0];
+/// assert!(fact.embedding.is_some());
+/// # });
+/// ```
+pub struct EmbeddingUserMemoryStore {
+    inner: Arc<dyn UserMemoryStore>,
+    embedder: Arc<dyn Embedder>,
+}
+
+impl std::fmt::Debug for EmbeddingUserMemoryStore {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("EmbeddingUserMemoryStore")
+            .finish_non_exhaustive()
+    }
+}
+
+impl EmbeddingUserMemoryStore {
+    /// `inner`, with facts and queries embedded by `embedder`.
+    pub fn new(inner: Arc<dyn UserMemoryStore>, embedder: Arc<dyn Embedder>) -> Self {
+        Self { inner, embedder }
+    }
+
+    /// The embedding of one text.
+    pub async fn embed_one(&self, text: &str) -> Result<Vec<f32>> {
+        self.embedder
+            .embed(&[text.to_owned()])
+            .await?
+            .pop()
+            .ok_or_else(|| MemoryError::invalid("embedder output", "no vector for the text"))
+    }
+}
+
+#[async_trait]
+impl UserMemoryStore for EmbeddingUserMemoryStore {
+    async fn upsert(&self, user_id: &str, mut candidate: FactCandidate) -> Result<FactChange> {
+        if candidate.embedding.is_none() && !candidate.text.trim().is_empty() {
+            candidate.embedding = Some(self.embed_one(&candidate.text).await?);
+        }
+        self.inner.upsert(user_id, candidate).await
+    }
+
+    async fn search(&self, user_id: &str, query: &str, top_k: usize) -> Result<Vec<ScoredFact>> {
+        self.search_query(user_id, &FactQuery::new(query, top_k))
+            .await
+    }
+
+    async fn search_query(&self, user_id: &str, query: &FactQuery) -> Result<Vec<ScoredFact>> {
+        if query.top_k == 0 {
+            return Ok(Vec::new());
+        }
+        let mut query = query.clone();
+        if query.embedding.is_none() && !query.text.trim().is_empty() {
+            query.embedding = Some(self.embed_one(&query.text).await?);
+        }
+        self.inner.search_query(user_id, &query).await
+    }
+
+    async fn list(&self, user_id: &str) -> Result<Vec<MemoryFact>> {
+        self.inner.list(user_id).await
+    }
+
+    async fn get(&self, user_id: &str, fact_id: &str) -> Result<Option<MemoryFact>> {
+        self.inner.get(user_id, fact_id).await
+    }
+
+    async fn delete(&self, user_id: &str, fact_id: &str) -> Result<bool> {
+        self.inner.delete(user_id, fact_id).await
+    }
+
+    async fn forget_user(&self, user_id: &str) -> Result<usize> {
+        self.inner.forget_user(user_id).await
+    }
+
+    async fn history(&self, user_id: &str, fact_id: &str) -> Result<Vec<MemoryFact>> {
+        self.inner.history(user_id, fact_id).await
+    }
+}
