@@ -67,7 +67,6 @@ fn is_instruction_like(text: &str) -> bool {
         "you will",
         "do not ",
         "don't ",
-        "must ",
         "pretend ",
         "act as",
         "from now on",

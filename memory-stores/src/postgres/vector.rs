@@ -102,6 +102,49 @@ impl PostgresStore {
         Ok(hits)
     }
 
+    /// Words and meaning fused with the rule every backend shares
+    /// ([`agentmemory_core::vector::fuse`]): both sides return a deeper candidate list
+    /// than `k`, filters apply to both, and a namespace without embeddings ranks by words.
+    async fn hybrid_search(
+        &self,
+        ns: &str,
+        query: &SearchQuery,
+        embedding: &[f32],
+    ) -> Result<Vec<SearchHit>> {
+        let mut deeper = query.clone();
+        deeper.k = query.k.saturating_mul(4).max(50);
+        let sparse = self.sparse_search(ns, &deeper).await?;
+        let dense = self.dense_search(ns, &deeper, embedding).await?;
+        if dense.is_empty() {
+            let mut hits = sparse;
+            hits.truncate(query.k);
+            return Ok(hits);
+        }
+        let mut by_id: std::collections::HashMap<String, SearchHit> =
+            std::collections::HashMap::with_capacity(sparse.len() + dense.len());
+        let scored = |hits: &[SearchHit]| -> Vec<(String, f32)> {
+            hits.iter().map(|h| (h.id.clone(), h.score)).collect()
+        };
+        let fused = agentmemory_core::vector::fuse(
+            &scored(&sparse),
+            &scored(&dense),
+            agentmemory_core::vector::Fusion::DEFAULT,
+        );
+        for hit in sparse.into_iter().chain(dense) {
+            by_id.entry(hit.id.clone()).or_insert(hit);
+        }
+        Ok(fused
+            .into_iter()
+            .take(query.k)
+            .filter_map(|(id, score)| {
+                by_id.remove(&id).map(|mut hit| {
+                    hit.score = score;
+                    hit
+                })
+            })
+            .collect())
+    }
+
     async fn dense_search(
         &self,
         ns: &str,
@@ -263,7 +306,10 @@ impl VectorStore for PostgresStore {
         }
         self.bounded("search documents", async {
             match &query.embedding {
-                Some(e) => self.dense_search(namespace, query, e).await,
+                Some(e) if query.text.trim().is_empty() => {
+                    self.dense_search(namespace, query, e).await
+                }
+                Some(e) => self.hybrid_search(namespace, query, e).await,
                 None => self.sparse_search(namespace, query).await,
             }
         })
