@@ -34,7 +34,7 @@ pub(super) struct Job {
 }
 
 enum Work {
-    Extract(Job),
+    Extract(Box<Job>),
     Flush(oneshot::Sender<()>),
 }
 
@@ -65,7 +65,7 @@ impl Worker {
     pub(super) async fn submit(&self, job: Job) -> std::result::Result<(), Job> {
         match self.queue.reserve().await {
             Ok(permit) => {
-                permit.send(Work::Extract(job));
+                permit.send(Work::Extract(Box::new(job)));
                 Ok(())
             }
             Err(_) => Err(job),
