@@ -125,8 +125,17 @@ impl PostgresStore {
         let scored = |hits: &[SearchHit]| -> Vec<(String, f32)> {
             hits.iter().map(|h| (h.id.clone(), h.score)).collect()
         };
+        // ts_rank is not bounded like a cosine: scale the word side to 0..=1 (best = 1) so
+        // the weighting means what it means for the other backends.
+        let top = sparse.iter().map(|h| h.score).fold(0.0f32, f32::max);
+        let mut words = scored(&sparse);
+        if top > 0.0 {
+            for (_, score) in &mut words {
+                *score /= top;
+            }
+        }
         let fused = agentmemory_core::vector::fuse(
-            &scored(&sparse),
+            &words,
             &scored(&dense),
             agentmemory_core::vector::Fusion::DEFAULT,
         );
