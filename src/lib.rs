@@ -44,6 +44,10 @@
 pub use agentmemory_core::*;
 pub use agentmemory_macros::remember;
 
+#[cfg(feature = "rig")]
+#[cfg_attr(docsrs, doc(cfg(feature = "rig")))]
+pub mod rig;
+
 /// Persistent stores (SQLite, JSON files), each behind a cargo feature.
 pub use agentmemory_stores as stores;
 

@@ -20,6 +20,7 @@ pub mod remember;
 mod rfc3339;
 pub mod session;
 pub mod summarize;
+pub mod text;
 pub mod tokens;
 pub mod vector;
 pub mod working;

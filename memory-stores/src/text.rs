@@ -2,7 +2,8 @@
 
 use std::collections::HashMap;
 
-/// Lowercase alphanumeric words of `text`.
+/// Lowercase alphanumeric words of `text`, as the SQL engines' own tokenizers split them
+/// (fact ranking uses [`agentmemory_core::text`] instead).
 pub(crate) fn words(text: &str) -> Vec<String> {
     text.split(|c: char| !c.is_alphanumeric())
         .filter(|w| !w.is_empty())
@@ -13,11 +14,14 @@ pub(crate) fn words(text: &str) -> Vec<String> {
 /// Cosine similarity, in `0.0..=1.0`, of `query` to each of `docs` under TF-IDF weights
 /// computed over `docs` (smoothed idf `ln(1 + (N + 1) / (df + 1))`, so no term weighs zero).
 pub(crate) fn tfidf_relevance(query: &str, docs: &[String]) -> Vec<f32> {
-    let query_words = words(query);
+    let query_words = agentmemory_core::text::terms(query);
     if query_words.is_empty() {
         return vec![0.0; docs.len()];
     }
-    let doc_tfs: Vec<HashMap<String, f64>> = docs.iter().map(|d| term_freqs(words(d))).collect();
+    let doc_tfs: Vec<HashMap<String, f64>> = docs
+        .iter()
+        .map(|d| term_freqs(agentmemory_core::text::terms(d)))
+        .collect();
     let mut df: HashMap<&str, f64> = HashMap::new();
     for tf in &doc_tfs {
         for term in tf.keys() {

@@ -35,6 +35,9 @@ use crate::summarize::Summarizer;
 
 pub use agent::Agent;
 pub use builder::{SessionBuilder, SessionConfig};
+/// Renders facts into the delimited memory block a session puts in the system prompt
+/// (for integrations that build the prompt themselves, such as the rig adapter).
+pub use memory_block::render as render_memory_block;
 pub use memory_block::{MEMORY_BLOCK_CLOSE, MEMORY_BLOCK_OPEN};
 
 /// What happened during one turn besides the reply.

@@ -10,13 +10,11 @@ mod dense;
 mod filter;
 mod memory;
 pub(crate) mod sparse;
-mod tokenize;
 pub(crate) mod topk;
 
 pub use dense::normalized;
 pub use filter::{Condition, Filter};
 pub use memory::InMemoryVectorStore;
-pub use tokenize::tokenize;
 
 /// A document to store or as stored.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -32,7 +32,7 @@ use std::sync::Arc;
 
 use parking_lot::Mutex;
 
-use super::tokenize::tokenize;
+use crate::text;
 
 /// One occurrence list entry: a document slot and its `1 + ln tf`.
 #[derive(Debug, Clone, Copy)]
@@ -100,27 +100,20 @@ pub(crate) struct SparseIndex {
     idf_cache: Mutex<Option<Arc<IdfTable>>>,
 }
 
-/// `(term, 1 + ln tf)` for each distinct term of `text`, sorted by term.
+/// `(term, 1 + ln tf)` for each distinct term of `text` (analysed by [`crate::text`]),
+/// sorted by term.
 fn weighted_terms(text: &str) -> Vec<(String, f32)> {
-    let mut tokens = tokenize(text);
+    let mut tokens = text::terms(text);
     tokens.sort_unstable();
-    let mut out: Vec<(String, f32)> = Vec::new();
-    let mut count = 0u32;
-    let mut prev: Option<String> = None;
+    let mut out: Vec<(String, f32)> = Vec::with_capacity(tokens.len());
     for t in tokens {
-        match &prev {
-            Some(p) if *p == t => count += 1,
-            _ => {
-                if let Some(p) = prev.take() {
-                    out.push((p, 1.0 + (count as f32).ln()));
-                }
-                prev = Some(t);
-                count = 1;
-            }
+        match out.last_mut() {
+            Some((prev, count)) if *prev == t => *count += 1.0,
+            _ => out.push((t, 1.0)),
         }
     }
-    if let Some(p) = prev {
-        out.push((p, 1.0 + (count as f32).ln()));
+    for (_, count) in &mut out {
+        *count = 1.0 + count.ln();
     }
     out
 }
@@ -280,12 +273,20 @@ impl SparseIndex {
     /// Accumulates `dot(query, doc)` for every document sharing a term with `query`.
     /// `None` when no query term is known.
     fn accumulate(&self, query: &str) -> Option<Accumulated> {
-        let weighted = weighted_terms(query);
+        // Known query terms with their counts, looked up without allocating a term.
+        let mut known: Vec<(u32, f32)> = Vec::new();
+        text::for_each_term(query, |t| {
+            if let Some(&id) = self.term_ids.get(t) {
+                match known.iter_mut().find(|(k, _)| *k == id) {
+                    Some((_, count)) => *count += 1.0,
+                    None => known.push((id, 1.0)),
+                }
+            }
+        });
         let table = self.idf_table();
-        let mut terms: Vec<(u32, f32)> = weighted
-            .iter()
-            .filter_map(|(t, w)| self.term_ids.get(t.as_str()).map(|&id| (id, *w)))
-            .map(|(id, q_tf)| (id, q_tf * table.idf[id as usize]))
+        let mut terms: Vec<(u32, f32)> = known
+            .into_iter()
+            .map(|(id, count)| (id, (1.0 + count.ln()) * table.idf[id as usize]))
             .collect();
         let q_norm_sq: f32 = terms.iter().map(|(_, w)| w * w).sum();
         if terms.is_empty() || q_norm_sq <= 0.0 {

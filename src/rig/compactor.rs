@@ -1,0 +1,86 @@
+//! agentmem's [`Summarizer`] as rig's [`Compactor`].
+
+use std::sync::Arc;
+
+use agentmemory_core::summarize::Summarizer;
+use rig_core::id::ConversationId;
+use rig_core::memory::{Compactor, MemoryError};
+use rig_core::message::Message as RigMessage;
+use rig_core::wasm_compat::WasmBoxedFuture;
+
+use super::convert;
+
+/// The running summary of a conversation: what rig inserts before the recent history.
+///
+/// It becomes a system message wrapped in `<conversation_summary>` tags, as a `Session`
+/// puts it in its system prompt.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ConversationSummary(String);
+
+impl ConversationSummary {
+    /// A summary with this text.
+    pub fn new(text: impl Into<String>) -> Self {
+        Self(text.into())
+    }
+
+    /// The summary's text.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl From<ConversationSummary> for RigMessage {
+    fn from(summary: ConversationSummary) -> Self {
+        RigMessage::system(format!(
+            "<conversation_summary>\n{}\n</conversation_summary>",
+            summary.0
+        ))
+    }
+}
+
+/// Folds evicted messages into the running summary with an agentmem [`Summarizer`]
+/// (extractive offline by default, an LLM one when configured).
+#[derive(Clone)]
+pub struct SummaryCompactor {
+    summarizer: Arc<dyn Summarizer>,
+    max_tokens: usize,
+}
+
+impl std::fmt::Debug for SummaryCompactor {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SummaryCompactor")
+            .field("max_tokens", &self.max_tokens)
+            .finish_non_exhaustive()
+    }
+}
+
+impl SummaryCompactor {
+    /// Summaries of at most `max_tokens` tokens by `summarizer`.
+    pub fn new(summarizer: Arc<dyn Summarizer>, max_tokens: usize) -> Self {
+        Self {
+            summarizer,
+            max_tokens,
+        }
+    }
+}
+
+impl Compactor for SummaryCompactor {
+    type Artifact = ConversationSummary;
+
+    fn compact<'a>(
+        &'a self,
+        _conversation_id: &'a ConversationId,
+        evicted: &'a [RigMessage],
+        carry_over: Option<&'a Self::Artifact>,
+    ) -> WasmBoxedFuture<'a, Result<Self::Artifact, MemoryError>> {
+        Box::pin(async move {
+            let messages: Vec<_> = evicted.iter().map(convert::to_agentmem).collect();
+            let text = self
+                .summarizer
+                .summarize(carry_over.map(|s| s.as_str()), &messages, self.max_tokens)
+                .await
+                .map_err(MemoryError::backend)?;
+            Ok(ConversationSummary(text))
+        })
+    }
+}
