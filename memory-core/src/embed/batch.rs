@@ -2,6 +2,7 @@
 //! its longest sequence, run the network, mean-pool over the real tokens.
 
 use candle_core::{DType, Device, Tensor, D};
+use rayon::prelude::*;
 use tokenizers::TruncationDirection;
 
 use super::files::LoadedModel;
@@ -16,8 +17,7 @@ pub(crate) struct Plan {
     pub(crate) max_length: usize,
 }
 
-/// One embedding per text, in order. Runs on the calling thread (and on the rayon pool it
-/// is installed in, for candle's matrix products).
+/// One embedding per text, in order. Runs on the rayon pool it is installed in.
 pub(crate) fn embed(model: &LoadedModel, texts: &[&str], plan: Plan) -> Result<Vec<Vec<f32>>> {
     let sequences = texts
         .iter()
@@ -29,10 +29,20 @@ pub(crate) fn embed(model: &LoadedModel, texts: &[&str], plan: Plan) -> Result<V
     let mut order: Vec<usize> = (0..sequences.len()).collect();
     order.sort_by_key(|&i| std::cmp::Reverse(sequences[i].len()));
 
+    // Batches run side by side, one per pool thread: coarse tasks that need no
+    // synchronisation inside a forward pass. candle's matrix products still split
+    // themselves, so a lone batch (a single query) uses every thread too.
+    let groups: Vec<&[usize]> = order.chunks(plan.batch_size.max(1)).collect();
+    let pooled = groups
+        .par_iter()
+        .map(|group| {
+            let batch: Vec<&[u32]> = group.iter().map(|&i| sequences[i].as_slice()).collect();
+            forward(model, &batch)
+        })
+        .collect::<Result<Vec<_>>>()?;
+
     let mut vectors = vec![Vec::new(); texts.len()];
-    for group in order.chunks(plan.batch_size.max(1)) {
-        let batch: Vec<&[u32]> = group.iter().map(|&i| sequences[i].as_slice()).collect();
-        let pooled = forward(model, &batch)?;
+    for (group, pooled) in groups.iter().zip(pooled) {
         for (&i, vector) in group.iter().zip(pooled) {
             vectors[i] = vector;
         }
