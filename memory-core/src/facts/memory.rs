@@ -10,8 +10,9 @@ use dashmap::DashMap;
 use parking_lot::RwLock;
 
 use super::{
-    fact_relevance, prepare_candidate, rank_score, reconcile_by_meaning, FactCandidate, FactChange,
-    FactPolicy, FactQuery, MemoryFact, Reconciliation, ScoredFact, UserMemoryStore,
+    fact_relevance, prepare_candidate, rank_score, reconcile_by_meaning_keyed, FactCandidate,
+    FactChange, FactKey, FactPolicy, FactQuery, MemoryFact, Reconciliation, ScoredFact,
+    UserMemoryStore,
 };
 use crate::error::{MemoryError, Result};
 use crate::vector::sparse::SparseIndex;
@@ -64,6 +65,8 @@ impl fmt::Debug for InMemoryUserMemoryStore {
 #[derive(Debug, Default)]
 struct UserFacts {
     current: Vec<MemoryFact>,
+    /// What reconciliation compares each current fact by, computed once.
+    keys: Vec<FactKey>,
     /// Insertion sequence of each current fact, for oldest-first listing.
     seqs: Vec<u64>,
     pos_of: HashMap<String, usize>,
@@ -90,6 +93,7 @@ impl UserFacts {
         let pos = self.current.len();
         self.index.insert(pos as u32, &fact.text);
         self.pos_of.insert(fact.id.clone(), pos);
+        self.keys.push(FactKey::of(&fact));
         self.seqs.push(self.next_seq);
         self.next_seq += 1;
         self.max_confidence = self.max_confidence.max(fact.confidence);
@@ -101,6 +105,7 @@ impl UserFacts {
         let last = self.current.len() - 1;
         let fact = self.current.swap_remove(pos);
         self.seqs.swap_remove(pos);
+        self.keys.swap_remove(pos);
         self.index.remove(pos as u32);
         if pos != last {
             self.index.remove(last as u32);
@@ -168,7 +173,8 @@ impl UserFacts {
         candidate: FactCandidate,
         now: chrono::DateTime<Utc>,
     ) -> Result<FactChange> {
-        let (decision, candidate) = reconcile_by_meaning(&self.current, candidate);
+        let (decision, candidate) =
+            reconcile_by_meaning_keyed(&self.current, &self.keys, candidate);
         match decision {
             Reconciliation::Add => {
                 let fact = MemoryFact::from_candidate(user_id, candidate, now);

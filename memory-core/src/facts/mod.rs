@@ -21,11 +21,11 @@ pub use export::{export_facts, import_facts, FactsExport, FACTS_EXPORT_VERSION};
 pub use memory::InMemoryUserMemoryStore;
 pub use reconcile::{
     decide, is_single_valued, normalize, reconcile, reconcile_with, resolve, supersede_threshold,
-    value_key, Reconciliation, Similarity, CORRECTION_ATTRIBUTE, PARAPHRASE_SIMILARITY,
+    value_key, FactKey, Reconciliation, Similarity, CORRECTION_ATTRIBUTE, PARAPHRASE_SIMILARITY,
 };
 pub use semantic::{
     cosine, fact_relevance, paraphrase_of, prepare_candidate, rank_facts, reconcile_by_meaning,
-    EmbeddingUserMemoryStore, FactQuery, PARAPHRASE_THRESHOLD,
+    reconcile_by_meaning_keyed, EmbeddingUserMemoryStore, FactQuery, PARAPHRASE_THRESHOLD,
 };
 
 /// Whether a fact states something the user has/likes or something they avoid.

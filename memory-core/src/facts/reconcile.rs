@@ -24,6 +24,67 @@ pub enum Reconciliation {
     Ignore(String),
 }
 
+/// What reconciliation compares a held fact by: its [`value_key`] and its [`normalize`]d
+/// text. Computing them allocates, so a store that keeps its facts in memory computes
+/// them once per fact (when the fact is written) and hands them to
+/// [`reconcile_by_meaning_keyed`](super::reconcile_by_meaning_keyed), which then costs a
+/// few comparisons per held fact instead of a few allocations.
+///
+/// ```
+/// use chrono::Utc;
+/// use agentmemory_core::facts::{FactCandidate, FactKey, MemoryFact};
+///
+/// let fact = MemoryFact::from_candidate("u", FactCandidate::new("Likes the Museums!", 0.8).with_attribute("likes", "the Museums"), Utc::now());
+/// let key = FactKey::of(&fact);
+/// assert_eq!(key.value(), Some("museum"));
+/// assert_eq!(key.text(), "likes the museums");
+/// ```
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct FactKey {
+    value: Option<String>,
+    text: String,
+}
+
+impl FactKey {
+    /// The keys of `fact`.
+    pub fn of(fact: &MemoryFact) -> Self {
+        Self {
+            value: fact.value.as_deref().map(value_key),
+            text: normalize(&fact.text),
+        }
+    }
+
+    /// The fact's value as [`value_key`] folds it.
+    pub fn value(&self) -> Option<&str> {
+        self.value.as_deref()
+    }
+
+    /// The fact's text as [`normalize`] folds it.
+    pub fn text(&self) -> &str {
+        &self.text
+    }
+}
+
+/// The keys of the held facts: given (one per fact, in order), or computed when asked.
+#[derive(Clone, Copy)]
+pub(super) struct Keys<'a>(pub(super) Option<&'a [FactKey]>);
+
+impl Keys<'_> {
+    fn value<'f>(&'f self, i: usize, fact: &'f MemoryFact) -> Option<std::borrow::Cow<'f, str>> {
+        match self.0.and_then(|k| k.get(i)) {
+            Some(k) => k.value.as_deref().map(std::borrow::Cow::Borrowed),
+            None => fact.value.as_deref().map(|v| value_key(v).into()),
+        }
+    }
+
+    fn text<'f>(&'f self, i: usize, fact: &'f MemoryFact) -> std::borrow::Cow<'f, str> {
+        match self.0.and_then(|k| k.get(i)) {
+            Some(k) => std::borrow::Cow::Borrowed(&k.text),
+            None => normalize(&fact.text).into(),
+        }
+    }
+}
+
 /// The attribute a correction candidate carries ("actually it's ramen") until
 /// [`resolve`] applies it to the fact it corrects.
 pub const CORRECTION_ATTRIBUTE: &str = "correction";
@@ -265,10 +326,19 @@ pub fn resolve(current: &[MemoryFact], candidate: FactCandidate) -> FactCandidat
 /// assert_eq!(fixed.text, "likes ramen");
 /// ```
 pub fn decide(current: &[MemoryFact], candidate: FactCandidate) -> (Reconciliation, FactCandidate) {
+    decide_keyed(current, Keys(None), candidate)
+}
+
+/// [`decide`] with the held facts' keys, given or computed when needed.
+pub(super) fn decide_keyed(
+    current: &[MemoryFact],
+    keys: Keys<'_>,
+    candidate: FactCandidate,
+) -> (Reconciliation, FactCandidate) {
     let was_correction = candidate.attribute.as_deref() == Some(CORRECTION_ATTRIBUTE);
     let resolved = resolve(current, candidate);
     let corrected = was_correction && resolved.attribute.as_deref() != Some(CORRECTION_ATTRIBUTE);
-    let decision = reconcile(current, &resolved);
+    let decision = reconcile_keyed(current, keys, &resolved, None);
     if corrected && matches!(decision, Reconciliation::Add | Reconciliation::Contest(_)) {
         if let Some(target) = last_stated(current) {
             return (Reconciliation::Supersede(target.id.clone()), resolved);
@@ -344,6 +414,15 @@ pub fn reconcile_with(
     candidate: &FactCandidate,
     similarity: Option<Similarity<'_>>,
 ) -> Reconciliation {
+    reconcile_keyed(current, Keys(None), candidate, similarity)
+}
+
+fn reconcile_keyed(
+    current: &[MemoryFact],
+    keys: Keys<'_>,
+    candidate: &FactCandidate,
+    similarity: Option<Similarity<'_>>,
+) -> Reconciliation {
     let text = normalize(&candidate.text);
     if text.is_empty() {
         return Reconciliation::Ignore("empty fact text".into());
@@ -360,12 +439,13 @@ pub fn reconcile_with(
     let cand_value = candidate.value.as_deref().map(value_key);
     let mut supersede: Option<&MemoryFact> = None;
     let mut holds_other_value = false;
-    let live = current.iter().filter(|f| f.is_current());
-    for fact in live {
+    let live = current.iter().enumerate().filter(|(_, f)| f.is_current());
+    for (i, fact) in live {
         match (&candidate.attribute, &fact.attribute) {
             (Some(ca), Some(fa)) if family(ca) == family(fa) => {
-                let fact_value = fact.value.as_deref().map(value_key);
-                let same_value = cand_value.is_some() && cand_value == fact_value;
+                let fact_value = keys.value(i, fact);
+                let same_value =
+                    cand_value.is_some() && cand_value.as_deref() == fact_value.as_deref();
                 let single = is_single_valued(ca) && ca == fa;
                 if same_value {
                     if fact.polarity == candidate.polarity && ca == fa {
@@ -400,7 +480,7 @@ pub fn reconcile_with(
                 }
             }
             _ => {
-                if normalize(&fact.text) == text && fact.polarity == candidate.polarity {
+                if fact.polarity == candidate.polarity && keys.text(i, fact) == text {
                     return Reconciliation::Reinforce(fact.id.clone());
                 }
             }

@@ -15,9 +15,10 @@ use std::sync::Arc;
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 
+use super::reconcile::{decide_keyed, Keys};
 use super::{
-    rank_score, FactCandidate, FactChange, FactPolicy, MemoryFact, Reconciliation, ScoredFact,
-    UserMemoryStore,
+    rank_score, FactCandidate, FactChange, FactKey, FactPolicy, MemoryFact, Reconciliation,
+    ScoredFact, UserMemoryStore,
 };
 use crate::error::{MemoryError, Result};
 use crate::vector::sparse::SparseIndex;
@@ -159,7 +160,28 @@ pub fn reconcile_by_meaning(
     current: &[MemoryFact],
     candidate: FactCandidate,
 ) -> (Reconciliation, FactCandidate) {
-    let (decision, candidate) = super::decide(current, candidate);
+    by_meaning(current, Keys(None), candidate)
+}
+
+/// [`reconcile_by_meaning`] with the [`FactKey`] of each current fact, in the same order,
+/// computed once when the facts were written: the same decision, without normalising
+/// every held fact again. Stores that keep their facts in memory reconcile with this.
+///
+/// Keys missing at the end of `keys` are computed on the spot.
+pub fn reconcile_by_meaning_keyed(
+    current: &[MemoryFact],
+    keys: &[FactKey],
+    candidate: FactCandidate,
+) -> (Reconciliation, FactCandidate) {
+    by_meaning(current, Keys(Some(keys)), candidate)
+}
+
+fn by_meaning(
+    current: &[MemoryFact],
+    keys: Keys<'_>,
+    candidate: FactCandidate,
+) -> (Reconciliation, FactCandidate) {
+    let (decision, candidate) = decide_keyed(current, keys, candidate);
     let decision = match decision {
         Reconciliation::Add => match paraphrase_of(current, &candidate) {
             Some(f) => Reconciliation::Reinforce(f.id.clone()),
@@ -272,5 +294,69 @@ impl UserMemoryStore for EmbeddingUserMemoryStore {
 
     async fn history(&self, user_id: &str, fact_id: &str) -> Result<Vec<MemoryFact>> {
         self.inner.history(user_id, fact_id).await
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use chrono::Utc;
+
+    use super::*;
+    use crate::facts::Polarity;
+
+    fn fact(text: &str, attribute: &str, value: &str, polarity: Polarity) -> MemoryFact {
+        let mut candidate =
+            FactCandidate::new(text, 0.9).with_attribute(attribute.to_owned(), value.to_owned());
+        candidate.polarity = polarity;
+        MemoryFact::from_candidate("u", candidate, Utc::now())
+    }
+
+    #[test]
+    fn keyed_reconciliation_decides_as_the_plain_one() {
+        let held = vec![
+            fact("lives in Lyon", "location", "Lyon", Polarity::Positive),
+            fact(
+                "likes the museums",
+                "likes",
+                "the museums",
+                Polarity::Positive,
+            ),
+            fact("is vegan", "diet", "vegan", Polarity::Positive),
+            fact(
+                "favourite food is sushi",
+                "favourite food",
+                "sushi",
+                Polarity::Positive,
+            ),
+            fact("dislikes jazz", "dislikes", "jazz", Polarity::Positive),
+            MemoryFact::from_candidate(
+                "u",
+                FactCandidate::new("Rides a MOTORBIKE to work!", 0.5),
+                Utc::now(),
+            ),
+        ];
+        let keys: Vec<FactKey> = held.iter().map(FactKey::of).collect();
+        let said = [
+            FactCandidate::new("lives in Paris", 0.9).with_attribute("location", "Paris"),
+            FactCandidate::new("likes museum", 0.9).with_attribute("likes", "museum"),
+            FactCandidate::new("likes jazz", 0.9).with_attribute("likes", "jazz"),
+            FactCandidate::new("eats fish", 0.9).with_attribute("diet", "fish"),
+            FactCandidate::new("ramen", 0.9).with_attribute("correction", "ramen"),
+            FactCandidate::new("rides a motorbike to work", 0.5),
+            FactCandidate::new("likes chess", 0.9).with_attribute("likes", "chess"),
+            FactCandidate::new("", 0.9),
+        ];
+        for candidate in said {
+            let plain = reconcile_by_meaning(&held, candidate.clone());
+            // Keys given for all facts, and for only some of them.
+            assert_eq!(
+                reconcile_by_meaning_keyed(&held, &keys, candidate.clone()),
+                plain
+            );
+            assert_eq!(
+                reconcile_by_meaning_keyed(&held, &keys[..2], candidate),
+                plain
+            );
+        }
     }
 }
