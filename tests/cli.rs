@@ -32,6 +32,16 @@ impl Run {
         self
     }
 
+    /// Stderr without the one-line notes the CLI may print first (for example that semantic
+    /// recall is off when `AGENTMEM_EMBED_MODEL` is unset), so an error is checked from its start.
+    fn error(&self) -> String {
+        self.stderr
+            .lines()
+            .filter(|line| !line.starts_with("note: "))
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+
     fn json(&self) -> Value {
         serde_json::from_str(&self.stdout)
             .unwrap_or_else(|e| panic!("stdout is not JSON ({e}):\n{}", self.stdout))
@@ -288,7 +298,7 @@ fn facts_forget_asks_refuses_without_terminal_and_deletes_with_yes() {
     let refused = cli.run(&["facts", "forget", "-u", "alice"]);
     assert_eq!(refused.code, 2);
     assert!(
-        refused.stderr.starts_with("agentmem: refusing"),
+        refused.error().starts_with("agentmem: refusing"),
         "{}",
         refused.stderr
     );
@@ -399,7 +409,7 @@ fn facts_export_import_round_trip_and_bad_documents_write_nothing() {
     let malformed = cli.run_in(&["facts", "import", "--user", "carol"], truncated);
     assert_eq!(malformed.code, 1);
     assert!(malformed
-        .stderr
+        .error()
         .starts_with("agentmem: corrupt facts export"));
     let carol = cli
         .run(&["facts", "list", "-u", "carol", "--json"])
@@ -435,7 +445,7 @@ fn unknown_store_url_is_a_usage_error_naming_the_url() {
         "",
     );
     assert_eq!(run.code, 2);
-    assert!(run.stderr.starts_with("agentmem: "), "{}", run.stderr);
+    assert!(run.error().starts_with("agentmem: "), "{}", run.stderr);
     assert!(run.stderr.contains("ftp://example/db"), "{}", run.stderr);
 
     let mut from_env = binary();
@@ -657,7 +667,7 @@ fn a_malformed_line_stops_the_load_before_its_batch_is_written() {
     );
     assert_eq!(run.code, 1);
     assert!(
-        run.stderr.starts_with("agentmem: stdin line 4:"),
+        run.error().starts_with("agentmem: stdin line 4:"),
         "{}",
         run.stderr
     );
