@@ -16,6 +16,7 @@ mod export;
 mod memory;
 mod reconcile;
 mod semantic;
+mod strength;
 
 pub use export::{export_facts, import_facts, FactsExport, FACTS_EXPORT_VERSION};
 pub use memory::InMemoryUserMemoryStore;
