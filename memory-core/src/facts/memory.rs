@@ -152,7 +152,7 @@ impl UserFacts {
                 continue;
             }
             let relevance = fact_relevance(sparse[pos], Some(embedding), fact.embedding.as_deref());
-            let effective = fact.effective_confidence(now, policy.half_life);
+            let effective = decay.effective(self.strength[pos]);
             if effective >= policy.min_confidence {
                 top.push(
                     rank_score(relevance, effective),
@@ -362,7 +362,7 @@ impl UserMemoryStore for InMemoryUserMemoryStore {
             let Some(fact) = user.current.get(pos) else {
                 return;
             };
-            let effective = fact.effective_confidence(now, policy.half_life);
+            let effective = decay.effective(user.strength[pos]);
             if effective >= policy.min_confidence {
                 top.push(
                     rank_score(rel, effective),

@@ -16,16 +16,22 @@ const SLACK: f64 = 1e-6;
 /// What a search needs to bound a fact's effective confidence.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub(super) struct Strength {
+    confidence: f32,
     log2_confidence: f64,
     /// The last reinforcement, in seconds since the Unix epoch.
     reinforced: f64,
+    /// The same instant as whole seconds and nanoseconds, for the exact decay.
+    reinforced_at: (i64, u32),
 }
 
 impl Strength {
     pub(super) fn of(fact: &MemoryFact) -> Self {
+        let t = fact.last_reinforced_at;
         Self {
+            confidence: fact.confidence,
             log2_confidence: f64::from(fact.confidence).log2(),
-            reinforced: seconds(fact.last_reinforced_at),
+            reinforced: seconds(t),
+            reinforced_at: (t.timestamp(), t.timestamp_subsec_nanos()),
         }
     }
 }
@@ -35,6 +41,8 @@ impl Strength {
 pub(super) struct Decay {
     now: f64,
     per_second: f64,
+    now_at: (i64, u32),
+    half_life: f64,
 }
 
 impl Decay {
@@ -44,7 +52,32 @@ impl Decay {
         Self {
             now: seconds(now),
             per_second: if hl > 0.0 { 1.0 / hl } else { 0.0 },
+            now_at: (now.timestamp(), now.timestamp_subsec_nanos()),
+            half_life: hl,
         }
+    }
+
+    /// The fact's effective confidence, bit for bit what
+    /// [`MemoryFact::effective_confidence`] returns at the same instant, without date
+    /// arithmetic (for clock times, which never carry a leap second).
+    pub(super) fn effective(self, s: Strength) -> f32 {
+        if self.half_life <= 0.0 {
+            return s.confidence;
+        }
+        let (mut secs, mut nanos) = (
+            self.now_at.0 - s.reinforced_at.0,
+            i64::from(self.now_at.1) - i64::from(s.reinforced_at.1),
+        );
+        if nanos < 0 {
+            secs -= 1;
+            nanos += 1_000_000_000;
+        }
+        let age = if secs < 0 {
+            0.0
+        } else {
+            std::time::Duration::new(secs as u64, nanos as u32).as_secs_f64()
+        };
+        (f64::from(s.confidence) * 0.5f64.powf(age / self.half_life)) as f32
     }
 
     /// log2 of the fact's effective confidence (up to rounding).
@@ -82,6 +115,8 @@ fn seconds(t: DateTime<Utc>) -> f64 {
 mod tests {
     use std::time::Duration;
 
+    use chrono::Timelike;
+
     use super::*;
     use crate::facts::FactCandidate;
 
@@ -101,6 +136,28 @@ mod tests {
             );
             assert!(!decay.may_reach(s, Needed::new(exact * 1.001)));
             assert!(decay.may_reach(s, Needed::new(0.0)));
+        }
+        // The exact decay matches the fact's own, bit for bit, at any offset.
+        for offset_ns in [
+            0i64,
+            1,
+            999_999_999,
+            1_000_000_001,
+            86_400_000_000_123,
+            -5_000,
+        ] {
+            for fact_ns in [0u32, 1, 500_000_000, 999_999_999] {
+                let t = start.with_nanosecond(fact_ns).unwrap();
+                let fact = MemoryFact::from_candidate("u", FactCandidate::new("x", 0.77), t);
+                let now = t + chrono::Duration::nanoseconds(offset_ns);
+                assert_eq!(
+                    Decay::at(now, month)
+                        .effective(Strength::of(&fact))
+                        .to_bits(),
+                    fact.effective_confidence(now, month).to_bits(),
+                    "{offset_ns} {fact_ns}"
+                );
+            }
         }
         // Without decay, the confidence itself.
         let fact = MemoryFact::from_candidate("u", FactCandidate::new("x", 0.6), start);

@@ -162,18 +162,28 @@ const MMR_LAMBDA: f32 = 0.7;
 pub const NEAR_DUPLICATE: f32 = 0.8;
 
 /// The sentence's words (lowercased, punctuation trimmed) as sorted hashes.
+///
+/// The hash is FNV-1a over the lowercased characters: only equality within one summary
+/// matters here, and SipHash per character cost more than the rest of the selection.
 fn signature(text: &str) -> Vec<u64> {
-    use std::hash::{Hash, Hasher};
     let mut out: Vec<u64> = text
         .split_whitespace()
         .map(bare_word)
         .filter(|w| !w.is_empty())
         .map(|w| {
-            let mut h = std::collections::hash_map::DefaultHasher::new();
-            for c in w.chars().flat_map(char::to_lowercase) {
-                c.hash(&mut h);
+            let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+            let mut eat = |c: char| {
+                h ^= u64::from(u32::from(c));
+                h = h.wrapping_mul(0x0000_0100_0000_01b3);
+            };
+            for c in w.chars() {
+                if c.is_ascii() {
+                    eat(c.to_ascii_lowercase());
+                } else {
+                    c.to_lowercase().for_each(&mut eat);
+                }
             }
-            h.finish()
+            h
         })
         .collect();
     out.sort_unstable();
