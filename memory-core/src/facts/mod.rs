@@ -14,12 +14,14 @@ use crate::error::Result;
 
 mod export;
 mod memory;
+mod ranked;
 mod reconcile;
 mod semantic;
 mod strength;
 
 pub use export::{export_facts, import_facts, FactsExport, FACTS_EXPORT_VERSION};
 pub use memory::InMemoryUserMemoryStore;
+pub use ranked::RankedFacts;
 pub use reconcile::{
     decide, is_single_valued, normalize, reconcile, reconcile_with, resolve, supersede_threshold,
     value_key, FactKey, Reconciliation, Similarity, CORRECTION_ATTRIBUTE, PARAPHRASE_SIMILARITY,
