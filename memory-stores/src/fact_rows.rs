@@ -3,19 +3,18 @@
 
 use std::collections::HashMap;
 
-use agentmemory_core::facts::{rank_facts, FactQuery};
-use agentmemory_core::{FactPolicy, MemoryFact, ScoredFact};
-use chrono::Utc;
+use agentmemory_core::MemoryFact;
 
 /// The best `query.top_k` of `facts` (current ones only) for `query`, ranked by
-/// [`rank_facts`] (the rules every backend shares, so all rank alike), facts under
+/// [`rank_facts`](agentmemory_core::facts::rank_facts) (the rules every backend shares, so all rank alike), facts under
 /// `policy.min_confidence` left out.
+#[cfg(any(feature = "redis", feature = "postgres"))]
 pub(crate) fn rank(
     facts: Vec<MemoryFact>,
-    query: &FactQuery,
-    policy: FactPolicy,
-) -> Vec<ScoredFact> {
-    rank_facts(facts, query, policy, Utc::now())
+    query: &agentmemory_core::facts::FactQuery,
+    policy: agentmemory_core::FactPolicy,
+) -> Vec<agentmemory_core::ScoredFact> {
+    agentmemory_core::facts::rank_facts(facts, query, policy, chrono::Utc::now())
 }
 
 /// The chain of versions through `fact_id`, oldest first (empty when unknown).

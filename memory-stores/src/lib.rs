@@ -24,7 +24,7 @@ mod postgres;
 mod redis;
 #[cfg(feature = "sqlite")]
 mod sqlite;
-#[cfg(any(feature = "sqlite", feature = "redis", feature = "postgres"))]
+#[cfg(feature = "postgres")]
 mod text;
 mod url;
 

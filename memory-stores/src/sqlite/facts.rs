@@ -2,9 +2,11 @@
 //! reconciled with [`agentmemory_core::facts::decide`] inside the write transaction and
 //! ranked with [`agentmemory_core::facts::rank_score`] over TF-IDF relevance.
 
-use crate::fact_rows::{chain, doomed, rank};
+use crate::fact_rows::{chain, doomed};
 
-use agentmemory_core::facts::{prepare_candidate, reconcile_by_meaning, FactQuery, Reconciliation};
+use agentmemory_core::facts::{
+    prepare_candidate, reconcile_by_meaning, FactQuery, RankedFacts, Reconciliation,
+};
 use agentmemory_core::{
     FactCandidate, FactChange, MemoryError, MemoryFact, Result, ScoredFact, UserMemoryStore,
 };
@@ -134,9 +136,12 @@ impl UserMemoryStore for SqliteStore {
         let user = user_id.to_owned();
         let query = query.clone();
         let policy = self.policy();
+        let store = self.clone();
         self.read(op, move |conn, label| {
-            let facts = load_facts(conn, label, &user, true)?;
-            Ok(rank(facts, &query, policy))
+            let ranked = store.inner.fact_cache.get(conn, label, &user, || {
+                Ok(RankedFacts::new(load_facts(conn, label, &user, true)?))
+            })?;
+            Ok(ranked.rank(&query, policy, Utc::now()))
         })
         .await
     }

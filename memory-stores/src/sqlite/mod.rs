@@ -16,6 +16,7 @@ use tokio::sync::{Mutex, OwnedSemaphorePermit, Semaphore};
 
 mod body;
 mod conversation;
+mod fact_cache;
 mod facts;
 mod kv;
 mod mirror;
@@ -69,6 +70,8 @@ struct Inner {
     readers: Option<ReaderPool>,
     /// The in-memory search index of each document namespace used so far.
     mirrors: mirror::Mirrors,
+    /// Each recently searched user's facts, indexed.
+    fact_cache: fact_cache::FactCache,
 }
 
 struct ReaderPool {
@@ -152,6 +155,7 @@ impl SqliteStore {
                 writer: Arc::new(Mutex::new(writer)),
                 readers,
                 mirrors: mirror::Mirrors::default(),
+                fact_cache: fact_cache::FactCache::default(),
             }),
             policy,
         }

@@ -101,6 +101,26 @@ const MIGRATIONS: &[&str] = &[
         INSERT INTO document_log (namespace, id) VALUES (old.namespace, old.id);
     END;
     "#,
+    // 2 → 3: a version per user, raised by every change to their facts (from any
+    // connection or process), so a cached index of a user's facts knows when it is stale.
+    r#"
+    CREATE TABLE fact_versions (
+        user_id TEXT PRIMARY KEY NOT NULL,
+        version INTEGER NOT NULL
+    ) WITHOUT ROWID;
+    CREATE TRIGGER facts_version_insert AFTER INSERT ON facts BEGIN
+        INSERT OR IGNORE INTO fact_versions (user_id, version) VALUES (new.user_id, 0);
+        UPDATE fact_versions SET version = version + 1 WHERE user_id = new.user_id;
+    END;
+    CREATE TRIGGER facts_version_update AFTER UPDATE ON facts BEGIN
+        INSERT OR IGNORE INTO fact_versions (user_id, version) VALUES (new.user_id, 0);
+        UPDATE fact_versions SET version = version + 1 WHERE user_id IN (old.user_id, new.user_id);
+    END;
+    CREATE TRIGGER facts_version_delete AFTER DELETE ON facts BEGIN
+        INSERT OR IGNORE INTO fact_versions (user_id, version) VALUES (old.user_id, 0);
+        UPDATE fact_versions SET version = version + 1 WHERE user_id = old.user_id;
+    END;
+    "#,
 ];
 
 fn user_version(conn: &Connection, label: &str) -> Result<u32> {
