@@ -8,7 +8,7 @@ use agentmemory_core::MemoryFact;
 /// The best `query.top_k` of `facts` (current ones only) for `query`, ranked by
 /// [`rank_facts`](agentmemory_core::facts::rank_facts) (the rules every backend shares, so all rank alike), facts under
 /// `policy.min_confidence` left out.
-#[cfg(any(feature = "redis", feature = "postgres"))]
+#[cfg(feature = "redis")]
 pub(crate) fn rank(
     facts: Vec<MemoryFact>,
     query: &agentmemory_core::facts::FactQuery,

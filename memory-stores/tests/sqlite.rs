@@ -7,6 +7,9 @@ use agentmemory_core::testkit;
 use agentmemory_core::{ConversationEvent, ConversationStore, MemoryError, Message};
 use agentmemory_stores::SqliteStore;
 
+#[allow(dead_code)]
+mod common;
+
 async fn file_store(dir: &tempfile::TempDir) -> SqliteStore {
     SqliteStore::open(dir.path().join("memory.db"))
         .await
@@ -184,73 +187,15 @@ fn two_independent_stores_share_one_file() {
     }
 }
 
-/// Searches rank a user's facts from an index kept between searches; a write through
-/// another handle on the same file (another process, as far as SQLite knows) — an add,
-/// a reinforcement, a supersession, a delete — is seen by the next search.
+/// A cached fact ranking sees adds, reinforcements, supersessions and deletes made
+/// through another handle on the same file (another process, as far as SQLite knows).
 #[tokio::test]
 async fn cached_fact_ranking_sees_writes_from_another_handle() {
-    use agentmemory_core::{FactCandidate, UserMemoryStore};
-
     let dir = tempfile::tempdir().expect("tempdir");
-    let reader = file_store(&dir).await;
-    let writer = file_store(&dir).await;
-    let texts = |hits: Vec<agentmemory_core::ScoredFact>| -> Vec<(String, f32)> {
-        hits.into_iter()
-            .map(|h| (h.fact.text, h.fact.confidence))
-            .collect()
-    };
-    let tea = FactCandidate::new("likes green tea", 0.6).with_attribute("likes", "green tea");
-    writer.upsert("ana", tea.clone()).await.expect("add");
-    assert_eq!(
-        texts(reader.search("ana", "tea", 5).await.expect("search")).len(),
-        1
-    );
-    // cached now; the other handle adds, reinforces, supersedes and deletes
-    writer
-        .upsert(
-            "ana",
-            FactCandidate::new("lives in Porto", 0.9).with_attribute("location", "Porto"),
-        )
-        .await
-        .expect("add");
-    let hits = texts(
-        reader
-            .search("ana", "where do I live", 5)
-            .await
-            .expect("search"),
-    );
-    assert!(hits.iter().any(|(t, _)| t == "lives in Porto"), "{hits:?}");
-    writer.upsert("ana", tea).await.expect("reinforce");
-    let hits = texts(reader.search("ana", "tea", 1).await.expect("search"));
-    assert!(hits[0].1 > 0.6, "reinforced confidence seen: {hits:?}");
-    writer
-        .upsert(
-            "ana",
-            FactCandidate::new("lives in Lyon", 0.95).with_attribute("location", "Lyon"),
-        )
-        .await
-        .expect("supersede");
-    let hits = texts(
-        reader
-            .search("ana", "where do I live", 5)
-            .await
-            .expect("search"),
-    );
-    assert!(hits.iter().any(|(t, _)| t == "lives in Lyon"), "{hits:?}");
-    assert!(!hits.iter().any(|(t, _)| t == "lives in Porto"), "{hits:?}");
-    let id = reader.search("ana", "tea", 1).await.expect("search")[0]
-        .fact
-        .id
-        .clone();
-    assert!(UserMemoryStore::delete(&writer, "ana", &id)
-        .await
-        .expect("delete"));
-    let hits = texts(reader.search("ana", "tea", 5).await.expect("search"));
-    assert!(!hits.iter().any(|(t, _)| t.contains("tea")), "{hits:?}");
-    assert!(writer.forget_user("ana").await.expect("forget") >= 2);
-    assert!(reader
-        .search("ana", "Lyon", 5)
-        .await
-        .expect("search")
-        .is_empty());
+    common::check_cached_ranking_sees_another_writer(
+        &file_store(&dir).await,
+        &file_store(&dir).await,
+        "ana",
+    )
+    .await;
 }

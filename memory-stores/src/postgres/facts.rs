@@ -5,7 +5,9 @@
 //! Search ranks the user's current facts in Rust (TF-IDF cosine and
 //! [`agentmemory_core::facts::rank_score`]).
 
-use agentmemory_core::facts::{prepare_candidate, reconcile_by_meaning, FactQuery, Reconciliation};
+use agentmemory_core::facts::{
+    prepare_candidate, reconcile_by_meaning, FactQuery, RankedFacts, Reconciliation,
+};
 use agentmemory_core::{
     FactCandidate, FactChange, MemoryError, MemoryFact, Result, ScoredFact, UserMemoryStore,
 };
@@ -14,7 +16,7 @@ use chrono::Utc;
 use deadpool_postgres::GenericClient;
 
 use super::{decode, encode, on, PostgresStore};
-use crate::fact_rows::{chain, doomed, rank};
+use crate::fact_rows::{chain, doomed};
 
 impl PostgresStore {
     /// The user's facts, oldest first; only current ones when `current_only`.
@@ -143,13 +145,34 @@ impl UserMemoryStore for PostgresStore {
             return Ok(Vec::new());
         }
         let op = "search facts";
-        let facts = self
+        let ranked = self
             .bounded(op, async {
                 let client = self.client(op).await?;
-                self.load_facts(&client, user_id, true).await
+                let stmt = client
+                    .prepare_cached(&format!(
+                        "SELECT version FROM {} WHERE user_id = $1",
+                        self.table("fact_versions")
+                    ))
+                    .await
+                    .map_err(on(op))?;
+                let version: i64 = client
+                    .query_opt(&stmt, &[&user_id])
+                    .await
+                    .map_err(on(op))?
+                    .map(|r| r.try_get(0))
+                    .transpose()
+                    .map_err(on(op))?
+                    .unwrap_or(0);
+                if let Some(ranked) = self.fact_cache.get(user_id, version) {
+                    return Ok(ranked);
+                }
+                let facts = self.load_facts(&client, user_id, true).await?;
+                Ok(self
+                    .fact_cache
+                    .put(user_id, version, RankedFacts::new(facts)))
             })
             .await?;
-        Ok(rank(facts, query, self.policy))
+        Ok(ranked.rank(query, self.policy, Utc::now()))
     }
 
     async fn list(&self, user_id: &str) -> Result<Vec<MemoryFact>> {

@@ -48,6 +48,15 @@ fn load_facts(
         .collect()
 }
 
+/// The user's fact version (0 before their first fact), raised by the `fact_versions`
+/// triggers on every change to their facts.
+fn fact_version(conn: &Connection, label: &str, user_id: &str) -> Result<i64> {
+    conn.prepare_cached("SELECT version FROM fact_versions WHERE user_id = ?1")
+        .and_then(|mut s| s.query_row([user_id], |r| r.get(0)).optional())
+        .map(|v| v.unwrap_or(0))
+        .map_err(on(label, "read the facts' version"))
+}
+
 fn insert_fact(conn: &Connection, label: &str, fact: &MemoryFact) -> Result<()> {
     let text = body::encode(fact, "fact")?;
     conn.prepare_cached(
@@ -138,9 +147,15 @@ impl UserMemoryStore for SqliteStore {
         let policy = self.policy();
         let store = self.clone();
         self.read(op, move |conn, label| {
-            let ranked = store.inner.fact_cache.get(conn, label, &user, || {
-                Ok(RankedFacts::new(load_facts(conn, label, &user, true)?))
-            })?;
+            let cache = &store.inner.fact_cache;
+            let version = fact_version(conn, label, &user)?;
+            let ranked = match cache.get(&user, version) {
+                Some(ranked) => ranked,
+                None => {
+                    let facts = load_facts(conn, label, &user, true)?;
+                    cache.put(&user, version, RankedFacts::new(facts))
+                }
+            };
             Ok(ranked.rank(&query, policy, Utc::now()))
         })
         .await

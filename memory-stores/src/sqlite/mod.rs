@@ -16,7 +16,6 @@ use tokio::sync::{Mutex, OwnedSemaphorePermit, Semaphore};
 
 mod body;
 mod conversation;
-mod fact_cache;
 mod facts;
 mod kv;
 mod mirror;
@@ -71,7 +70,7 @@ struct Inner {
     /// The in-memory search index of each document namespace used so far.
     mirrors: mirror::Mirrors,
     /// Each recently searched user's facts, indexed.
-    fact_cache: fact_cache::FactCache,
+    fact_cache: crate::fact_cache::FactCache,
 }
 
 struct ReaderPool {
@@ -155,7 +154,7 @@ impl SqliteStore {
                 writer: Arc::new(Mutex::new(writer)),
                 readers,
                 mirrors: mirror::Mirrors::default(),
-                fact_cache: fact_cache::FactCache::default(),
+                fact_cache: crate::fact_cache::FactCache::default(),
             }),
             policy,
         }
