@@ -7,7 +7,6 @@ use agentmemory_core::testkit;
 use agentmemory_core::{ConversationEvent, ConversationStore, MemoryError, Message};
 use agentmemory_stores::SqliteStore;
 
-#[allow(dead_code)]
 mod common;
 
 async fn file_store(dir: &tempfile::TempDir) -> SqliteStore {
