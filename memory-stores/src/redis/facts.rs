@@ -8,7 +8,9 @@
 
 use std::sync::LazyLock;
 
-use agentmemory_core::facts::{prepare_candidate, reconcile_by_meaning, FactQuery, Reconciliation};
+use agentmemory_core::facts::{
+    prepare_candidate, reconcile_by_meaning, FactQuery, RankedFacts, Reconciliation,
+};
 use agentmemory_core::{
     FactCandidate, FactChange, MemoryError, MemoryFact, Result, ScoredFact, UserMemoryStore,
 };
@@ -17,7 +19,7 @@ use chrono::Utc;
 use redis::Script;
 
 use super::{decode, encode, hex, RedisStore, STORE};
-use crate::fact_rows::{chain, doomed, rank};
+use crate::fact_rows::{chain, doomed};
 
 /// How many times a write re-reads after losing a race before giving up.
 const MAX_ATTEMPTS: usize = 64;
@@ -188,8 +190,25 @@ impl UserMemoryStore for RedisStore {
         if query.top_k == 0 {
             return Ok(Vec::new());
         }
-        let (_, facts) = self.load_facts(user_id, "search facts").await?;
-        Ok(rank(facts, query, self.policy))
+        let op = "search facts";
+        let (ver, _) = self.fact_keys(user_id);
+        let mut conn = self.conn.clone();
+        let version: Option<i64> = self
+            .run(op, redis::cmd("GET").arg(ver).query_async(&mut conn))
+            .await?;
+        let ranked = match self.fact_cache.get(user_id, version.unwrap_or(0)) {
+            Some(ranked) => ranked,
+            None => {
+                // Facts and version read together, so the version names exactly them.
+                let (version, facts) = self.load_facts(user_id, op).await?;
+                let version = version.parse::<i64>().map_err(|e| {
+                    MemoryError::store(STORE, op, format!("fact version `{version}`: {e}"))
+                })?;
+                self.fact_cache
+                    .put(user_id, version, RankedFacts::new(facts))
+            }
+        };
+        Ok(ranked.rank(query, self.policy, chrono::Utc::now()))
     }
 
     async fn list(&self, user_id: &str) -> Result<Vec<MemoryFact>> {
