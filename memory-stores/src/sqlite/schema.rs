@@ -121,6 +121,14 @@ const MIGRATIONS: &[&str] = &[
         UPDATE fact_versions SET version = version + 1 WHERE user_id = old.user_id;
     END;
     "#,
+    // 3 → 4: the id of each logged message in a column of its own, indexed, so an append
+    // checks "already logged?" with one index probe instead of parsing every event.
+    r#"
+    ALTER TABLE events ADD COLUMN message_id TEXT;
+    UPDATE events SET message_id = json_extract(body, '$.data.message.id');
+    CREATE INDEX events_by_message ON events (conversation_id, message_id)
+        WHERE message_id IS NOT NULL;
+    "#,
 ];
 
 fn user_version(conn: &Connection, label: &str) -> Result<u32> {
