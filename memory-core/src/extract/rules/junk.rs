@@ -12,13 +12,39 @@ fn words(text: &str) -> impl Iterator<Item = String> + '_ {
         c.is_whitespace() || matches!(c, ',' | '.' | '!' | '?' | ':' | ';' | '"' | '(' | ')')
     })
     .filter(|w| !w.is_empty())
-    .map(|w| w.to_lowercase().replace(['\u{2019}', '\u{2018}'], "'"))
+    .map(|w| {
+        let mut w = w.to_lowercase();
+        if w.contains(['\u{2019}', '\u{2018}']) {
+            w = w.replace(['\u{2019}', '\u{2018}'], "'");
+        }
+        w
+    })
+}
+
+/// A sentence's lowercase words, split once for every junk check.
+#[derive(Debug)]
+pub(crate) struct Lowered {
+    words: Vec<String>,
+}
+
+impl Lowered {
+    pub(crate) fn of(sentence: &str) -> Self {
+        Self {
+            words: words(sentence).collect(),
+        }
+    }
 }
 
 /// Whether the message opens as an instruction to the assistant: an imperative verb
 /// first ("Translate: …", "Write a poem where I …", "pls summarise"), or "can/could you".
+#[cfg(test)]
 pub(crate) fn is_instruction(text: &str) -> bool {
-    let mut w = words(text).skip_while(|w| {
+    is_instruction_in(text, &Lowered::of(text))
+}
+
+/// [`is_instruction`] over the sentence's words split already.
+pub(crate) fn is_instruction_in(text: &str, lowered: &Lowered) -> bool {
+    let mut w = lowered.words.iter().skip_while(|w| {
         matches!(
             w.as_str(),
             "ok" | "okay" | "hey" | "hi" | "now" | "so" | "and"
@@ -38,7 +64,7 @@ pub(crate) fn is_instruction(text: &str) -> bool {
     // "Remember, I'm vegan", "please call me Sam", "look, I live in Rome": statements.
     let second = w.next();
     colon
-        || !second.as_deref().is_some_and(|s| {
+        || !second.map(String::as_str).is_some_and(|s| {
             matches!(
                 s,
                 "i" | "that" | "i'm" | "im" | "my" | "call" | "i've" | "ive"
@@ -78,8 +104,14 @@ pub(crate) fn without_quotes(text: &str) -> Cow<'_, str> {
 }
 
 /// Whether the sentence takes back what was said ("just kidding", "jk", "not really").
+#[cfg(test)]
 pub(crate) fn retracts(sentence: &str) -> bool {
-    let w: Vec<String> = words(sentence).collect();
+    retracts_in(&Lowered::of(sentence))
+}
+
+/// [`retracts`] over the sentence's words split already.
+pub(crate) fn retracts_in(lowered: &Lowered) -> bool {
+    let w = &lowered.words;
     RETRACTIONS.iter().any(|r| {
         w.windows(r.len())
             .any(|win| win.iter().zip(r.iter()).all(|(a, b)| a == b))
@@ -89,19 +121,37 @@ pub(crate) fn retracts(sentence: &str) -> bool {
 
 /// Whether the sentence is a joke ("I'm allergic to Mondays lol") or a set phrase / song
 /// line ("call me maybe").
+#[cfg(test)]
 pub(crate) fn is_joke_or_set_phrase(sentence: &str) -> bool {
+    is_joke_or_set_phrase_in(sentence, &Lowered::of(sentence))
+}
+
+/// [`is_joke_or_set_phrase`] over the sentence's words split already.
+pub(crate) fn is_joke_or_set_phrase_in(sentence: &str, lowered: &Lowered) -> bool {
     if sentence.chars().any(|c| JOKE_EMOJI.contains(&c)) {
         return true;
     }
-    let w: Vec<String> = words(sentence).collect();
+    let w = &lowered.words;
     if w.iter().any(|x| JOKE_MARKERS.contains(&x.as_str())) {
         return true;
     }
-    let joined = w.join(" ").replace("i'm", "i am").replace("im ", "i am ");
+    let mut joined = w.join(" ");
+    if joined.contains("im") {
+        joined = joined.replace("i'm", "i am").replace("im ", "i am ");
+    }
+    let joined_words: Vec<&str> = joined.split(' ').collect();
     SET_PHRASES.iter().any(|p| {
-        joined == *p
-            || joined.starts_with(&format!("{p} "))
-            || (p.split(' ').count() >= 3 && joined.contains(p))
+        if joined.starts_with(p) && matches!(joined.as_bytes().get(p.len()), None | Some(b' ')) {
+            return true;
+        }
+        // Inside the sentence only phrases of three words or more count; their middle
+        // words must be whole words of it (after the same "i am" rewriting), which rules
+        // most phrases out before any substring search.
+        let mut parts = p.split(' ');
+        let (Some(_), Some(middle), Some(_)) = (parts.next(), parts.next(), parts.next()) else {
+            return false;
+        };
+        joined_words.contains(&middle) && joined.contains(p)
     })
 }
 

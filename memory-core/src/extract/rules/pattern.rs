@@ -10,13 +10,43 @@ use super::value::{self, Kind};
 
 /// The number of words of `words` that `pattern` matches at its start, if it matches.
 pub(crate) fn match_prefix(words: &[Word], pattern: &str) -> Option<usize> {
-    match_parts(words, pattern.split(' '))
+    match_parts(words, Parts(Some(pattern)))
 }
 
-fn match_parts<'p>(
-    words: &[Word],
-    mut parts: impl Iterator<Item = &'p str> + Clone,
-) -> Option<usize> {
+/// The space-separated parts of a pattern, split on bytes (patterns are ASCII-spaced;
+/// `str::split` with a char pattern cost more than the matching itself).
+#[derive(Clone, Copy)]
+struct Parts<'p>(Option<&'p str>);
+
+impl<'p> Iterator for Parts<'p> {
+    type Item = &'p str;
+
+    // As `str::split(' ')`: an empty pattern is one empty part.
+    fn next(&mut self) -> Option<&'p str> {
+        let rest = self.0?;
+        match rest.bytes().position(|b| b == b' ') {
+            Some(i) => {
+                self.0 = Some(&rest[i + 1..]);
+                Some(&rest[..i])
+            }
+            None => {
+                self.0 = None;
+                Some(rest)
+            }
+        }
+    }
+}
+
+/// Whether `word` is one of the `|`-separated `alternatives`.
+fn is_alternative(alternatives: &str, word: &str) -> bool {
+    let (a, w) = (alternatives.as_bytes(), word.as_bytes());
+    if w.len() > a.len() {
+        return false;
+    }
+    a.split(|b| *b == b'|').any(|alt| alt == w)
+}
+
+fn match_parts(words: &[Word], mut parts: Parts<'_>) -> Option<usize> {
     let Some(part) = parts.next() else {
         return Some(0);
     };
@@ -26,8 +56,8 @@ fn match_parts<'p>(
     };
     let here = words
         .first()
-        .filter(|w| alternatives.split('|').any(|a| a == w.lower))
-        .and_then(|_| match_parts(&words[1..], parts.clone()).map(|n| n + 1));
+        .filter(|w| is_alternative(alternatives, &w.lower))
+        .and_then(|_| match_parts(&words[1..], parts).map(|n| n + 1));
     match here {
         Some(n) => Some(n),
         None if optional => match_parts(words, parts),
