@@ -100,8 +100,13 @@ impl ExtractiveSummarizer {
         // salience, while a fact stated once keeps all of it.
         let salience: Vec<f32> = (0..units.len())
             .map(|i| {
+                let (a, n) = (&signatures[i], signatures[i].len());
                 let repeats = (0..units.len())
-                    .filter(|&j| j != i && jaccard(&signatures[i], &signatures[j]) >= REPEATED)
+                    .filter(|&j| {
+                        let m = signatures[j].len();
+                        // Jaccard ≥ 1/2 needs the smaller set at least half the larger.
+                        j != i && 2 * n.min(m) >= n.max(m) && jaccard(a, &signatures[j]) >= REPEATED
+                    })
                     .take(3)
                     .count();
                 units[i].score - REPEAT_PENALTY * repeats as f32
@@ -476,16 +481,23 @@ fn describes_self(sentence: &str) -> bool {
     let mut words = sentence
         .split_whitespace()
         .map(|w| w.trim_matches(|c: char| !c.is_alphanumeric() && c != '\'' && c != '\u{2019}'));
-    let first = words.next().unwrap_or("").replace('\u{2019}', "'");
-    let second = words.next().unwrap_or("").to_ascii_lowercase();
-    match first.to_ascii_lowercase().as_str() {
-        "i'm" | "im" | "i've" | "my" => true,
-        "i" => matches!(
-            second.as_str(),
-            "am" | "have" | "live" | "work" | "was" | "speak" | "own" | "grew"
-        ),
-        _ => false,
+    let first = words.next().unwrap_or("");
+    let is = |w: &str, want: &str| {
+        w.eq_ignore_ascii_case(want)
+            || (w.contains('\u{2019}') && w.replace('\u{2019}', "'").eq_ignore_ascii_case(want))
+    };
+    if ["i'm", "im", "i've", "my"]
+        .iter()
+        .any(|want| is(first, want))
+    {
+        return true;
     }
+    is(first, "i")
+        && words.next().is_some_and(|second| {
+            ["am", "have", "live", "work", "was", "speak", "own", "grew"]
+                .iter()
+                .any(|want| second.eq_ignore_ascii_case(want))
+        })
 }
 
 /// Words that small talk is made of.
