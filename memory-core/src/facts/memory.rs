@@ -218,11 +218,16 @@ impl UserFacts {
                 Ok(FactChange::Superseded { old, new })
             }
             Reconciliation::Contest(id) => {
-                let fact = self
+                let pos = *self
+                    .pos_of
                     .get(&id)
-                    .cloned()
                     .ok_or_else(|| MemoryError::not_found("fact", id.clone()))?;
-                Ok(FactChange::Contested { fact, candidate })
+                let fact = &mut self.current[pos];
+                fact.contest(&candidate, now);
+                Ok(FactChange::Contested {
+                    fact: fact.clone(),
+                    candidate,
+                })
             }
             Reconciliation::Ignore(reason) => Ok(FactChange::Ignored { candidate, reason }),
         }

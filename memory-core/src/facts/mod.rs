@@ -12,6 +12,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::Result;
 
+mod contest;
 mod export;
 mod memory;
 mod ranked;
@@ -19,6 +20,7 @@ mod reconcile;
 mod semantic;
 mod strength;
 
+pub use contest::{PendingContradiction, MAX_PENDING};
 pub use export::{export_facts, import_facts, FactsExport, FACTS_EXPORT_VERSION};
 pub use memory::InMemoryUserMemoryStore;
 pub use ranked::RankedFacts;
@@ -168,6 +170,10 @@ pub struct MemoryFact {
     /// `None` when no embedder was configured.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub embedding: Option<Vec<f32>>,
+    /// Weak statements that contradicted this fact since it was stored, oldest first
+    /// (see [`MemoryFact::contest`]).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub pending_contradictions: Vec<PendingContradiction>,
 }
 
 impl MemoryFact {
@@ -189,6 +195,7 @@ impl MemoryFact {
             entities: candidate.entities,
             superseded_by: None,
             embedding: candidate.embedding,
+            pending_contradictions: Vec::new(),
         }
     }
 
@@ -230,6 +237,7 @@ impl MemoryFact {
         self.confidence = raised.max(candidate_confidence).clamp(0.0, 1.0);
         self.last_reinforced_at = now;
         self.reinforcement_count += 1;
+        self.pending_contradictions.clear();
     }
 }
 
@@ -258,8 +266,9 @@ pub enum FactChange {
         new: MemoryFact,
     },
     /// A contradiction too weak to replace a well-established fact: `fact` stays current,
-    /// `candidate` is a pending contradiction (stored nowhere; stating it again with more
-    /// confidence, e.g. "my name is …", supersedes).
+    /// `candidate` is a pending contradiction, recorded on the fact
+    /// ([`MemoryFact::pending_contradictions`]); the same contradiction said again, or
+    /// stated with more confidence (e.g. "my name is …"), supersedes.
     Contested {
         /// The fact that stays current.
         fact: MemoryFact,

@@ -146,6 +146,7 @@ fn by_meaning(
     candidate: FactCandidate,
 ) -> (Reconciliation, FactCandidate) {
     let (decision, candidate) = decide_keyed(current, keys, candidate);
+    let (decision, candidate) = super::contest::escalate(current, decision, candidate);
     let decision = match decision {
         Reconciliation::Add => match paraphrase_of(current, &candidate) {
             Some(f) => Reconciliation::Reinforce(f.id.clone()),

@@ -126,11 +126,13 @@ fn decide(
     Ok(match decision {
         Reconciliation::Ignore(reason) => (FactChange::Ignored { candidate, reason }, Vec::new()),
         Reconciliation::Contest(id) => {
-            let fact = live
+            let mut fact = live
                 .into_iter()
                 .find(|f| f.id == id)
                 .ok_or_else(|| MemoryError::not_found("fact", id))?;
-            (FactChange::Contested { fact, candidate }, Vec::new())
+            fact.contest(&candidate, now);
+            let writes = vec![set(&fact)?];
+            (FactChange::Contested { fact, candidate }, writes)
         }
         Reconciliation::Add => {
             let fact = MemoryFact::from_candidate(user, candidate, now);

@@ -94,11 +94,13 @@ impl UserMemoryStore for SqliteStore {
                     return Ok(FactChange::Ignored { candidate, reason });
                 }
                 Reconciliation::Contest(id) => {
-                    let fact = current
+                    let mut fact = current
                         .into_iter()
                         .find(|f| f.id == id)
                         .ok_or_else(|| MemoryError::not_found("fact", id))?;
-                    return Ok(FactChange::Contested { fact, candidate });
+                    fact.contest(&candidate, now);
+                    update_fact(&tx, label, &fact)?;
+                    FactChange::Contested { fact, candidate }
                 }
                 Reconciliation::Add => {
                     let fact = MemoryFact::from_candidate(&user, candidate, now);
