@@ -370,9 +370,25 @@ fn facts_export_import_round_trip_and_bad_documents_write_nothing() {
         ])
         .ok();
     assert!(
-        imported.stdout.contains("imported 3 facts (2 current)"),
+        imported.stdout.contains("imported 3 facts (2 current)")
+            && imported.stdout.contains("3 written, 0 already present"),
         "{}",
         imported.stdout
+    );
+    // a second import of the same document writes nothing
+    let again = cli
+        .run(&[
+            "facts",
+            "import",
+            file.to_str().expect("path"),
+            "--user",
+            "bob",
+        ])
+        .ok();
+    assert!(
+        again.stdout.contains("0 written, 3 already present"),
+        "{}",
+        again.stdout
     );
     for (store, user) in [(&other, "alice"), (&cli, "bob")] {
         let facts = store

@@ -463,6 +463,37 @@ impl UserMemoryStore for InMemoryUserMemoryStore {
         Ok(count)
     }
 
+    async fn import_records(&self, user_id: &str, records: Vec<MemoryFact>) -> Result<usize> {
+        if user_id.is_empty() {
+            return Err(MemoryError::invalid("user id", "must not be empty"));
+        }
+        loop {
+            let user = match self.user(user_id) {
+                Some(u) => u,
+                None => Arc::clone(&self.users.entry(user_id.to_owned()).or_default()),
+            };
+            let mut user = user.write();
+            if user.retired {
+                continue; // forgotten meanwhile: write to the user's fresh state
+            }
+            let mut written = 0;
+            for mut fact in records {
+                if user.get(&fact.id).is_some() {
+                    continue;
+                }
+                user_id.clone_into(&mut fact.user_id);
+                if let Some(next) = &fact.superseded_by {
+                    user.prev_of.insert(next.clone(), fact.id.clone());
+                    user.superseded.insert(fact.id.clone(), fact);
+                } else {
+                    user.push_current(fact);
+                }
+                written += 1;
+            }
+            return Ok(written);
+        }
+    }
+
     async fn history(&self, user_id: &str, fact_id: &str) -> Result<Vec<MemoryFact>> {
         Ok(self
             .user(user_id)

@@ -21,7 +21,7 @@ mod semantic;
 mod strength;
 
 pub use contest::{PendingContradiction, MAX_PENDING};
-pub use export::{export_facts, import_facts, FactsExport, FACTS_EXPORT_VERSION};
+pub use export::{export_facts, import_facts, restore_facts, FactsExport, FACTS_EXPORT_VERSION};
 pub use memory::InMemoryUserMemoryStore;
 pub use ranked::RankedFacts;
 pub use reconcile::{
@@ -386,4 +386,12 @@ pub trait UserMemoryStore: Send + Sync {
     async fn forget_user(&self, user_id: &str) -> Result<usize>;
     /// The chain of versions of a fact, oldest first, ending with the current one.
     async fn history(&self, user_id: &str, fact_id: &str) -> Result<Vec<MemoryFact>>;
+    /// Writes fact records as they are — ids, timestamps, confidences, supersession
+    /// links — for `user_id`, without reconciling them: how an export is restored
+    /// ([`import_facts`]). A record whose id the user already has is left alone, so a
+    /// second import of the same records writes nothing. All records are written in one
+    /// transaction where the backend has them. Returns how many were written.
+    ///
+    /// The records must be consistent (see [`FactsExport::validate`]): callers check.
+    async fn import_records(&self, user_id: &str, records: Vec<MemoryFact>) -> Result<usize>;
 }

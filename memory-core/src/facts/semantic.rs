@@ -257,6 +257,10 @@ impl UserMemoryStore for EmbeddingUserMemoryStore {
         self.inner.forget_user(user_id).await
     }
 
+    async fn import_records(&self, user_id: &str, records: Vec<MemoryFact>) -> Result<usize> {
+        self.inner.import_records(user_id, records).await
+    }
+
     async fn history(&self, user_id: &str, fact_id: &str) -> Result<Vec<MemoryFact>> {
         self.inner.history(user_id, fact_id).await
     }

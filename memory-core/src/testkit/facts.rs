@@ -22,6 +22,7 @@ pub async fn run_all(store: &dyn UserMemoryStore) {
     check_cjk_and_emoji_search(store).await;
     check_pending_contradiction(store).await;
     check_confirmation_answers_a_contradiction(store).await;
+    check_restore(store).await;
 }
 
 /// A fresh user id containing `label`.
@@ -491,4 +492,56 @@ pub async fn check_confirmation_answers_a_contradiction(store: &dyn UserMemorySt
     let current = store.list(&u).await.expect("list");
     assert_eq!(current.len(), 1);
     assert_eq!(current[0].id, maria.id);
+}
+
+/// A restored export keeps ids, history and links, is searchable at once (a search made
+/// before the restore does not hide it), and restoring it again writes nothing.
+pub async fn check_restore(store: &dyn UserMemoryStore) {
+    use crate::facts::{export_facts, restore_facts, InMemoryUserMemoryStore};
+
+    let source = InMemoryUserMemoryStore::new();
+    for city in ["Paris", "Berlin", "Oslo"] {
+        source
+            .upsert("origin", location(city))
+            .await
+            .expect("upsert");
+    }
+    source
+        .upsert("origin", FactCandidate::new("likes sailing", 0.8))
+        .await
+        .expect("upsert");
+    let export = export_facts(&source, "origin").await.expect("export");
+    let u = user("restore");
+    assert!(store
+        .search(&u, "sailing", 5)
+        .await
+        .expect("search")
+        .is_empty());
+    assert_eq!(
+        restore_facts(store, &export, Some(&u))
+            .await
+            .expect("restore"),
+        4
+    );
+    assert_eq!(
+        restore_facts(store, &export, Some(&u))
+            .await
+            .expect("again"),
+        0
+    );
+    let current = store.list(&u).await.expect("list");
+    assert_eq!(current.len(), 2, "{current:?}");
+    let oslo = current
+        .iter()
+        .find(|f| f.text == "lives in Oslo")
+        .expect("Oslo is current");
+    assert_eq!(oslo.user_id, u);
+    let history = store.history(&u, &oslo.id).await.expect("history");
+    let texts: Vec<&str> = history.iter().map(|f| f.text.as_str()).collect();
+    assert_eq!(
+        texts,
+        ["lives in Paris", "lives in Berlin", "lives in Oslo"]
+    );
+    let hits = store.search(&u, "sailing", 5).await.expect("search");
+    assert_eq!(hits[0].fact.text, "likes sailing");
 }

@@ -254,6 +254,38 @@ impl UserMemoryStore for PostgresStore {
         .await
     }
 
+    async fn import_records(&self, user_id: &str, records: Vec<MemoryFact>) -> Result<usize> {
+        if user_id.is_empty() {
+            return Err(MemoryError::invalid("user id", "must not be empty"));
+        }
+        let op = "import facts";
+        self.bounded(op, async {
+            let mut client = self.client(op).await?;
+            let tx = client.transaction().await.map_err(on(op))?;
+            lock_user(&tx, user_id).await?;
+            let stmt = tx
+                .prepare_cached(&format!(
+                    "INSERT INTO {} (user_id, id, is_current, body) VALUES ($1, $2, $3, $4::text::jsonb) \
+                     ON CONFLICT (user_id, id) DO NOTHING",
+                    self.table("facts")
+                ))
+                .await
+                .map_err(on(op))?;
+            let mut written = 0u64;
+            for mut fact in records {
+                user_id.clone_into(&mut fact.user_id);
+                let body = encode(&fact, "fact")?;
+                written += tx
+                    .execute(&stmt, &[&user_id, &fact.id, &fact.is_current(), &body])
+                    .await
+                    .map_err(on(op))?;
+            }
+            tx.commit().await.map_err(on(op))?;
+            Ok(written as usize)
+        })
+        .await
+    }
+
     async fn history(&self, user_id: &str, fact_id: &str) -> Result<Vec<MemoryFact>> {
         let op = "read a fact's history";
         self.bounded(op, async {

@@ -264,6 +264,31 @@ impl UserMemoryStore for RedisStore {
         self.run("forget a user", inv.invoke_async(&mut conn)).await
     }
 
+    async fn import_records(&self, user_id: &str, records: Vec<MemoryFact>) -> Result<usize> {
+        if user_id.is_empty() {
+            return Err(MemoryError::invalid("user id", "must not be empty"));
+        }
+        if records.is_empty() {
+            return Ok(0);
+        }
+        let (ver, hash) = self.fact_keys(user_id);
+        // One MULTI/EXEC: every record set only where its id is new, then the version
+        // moves so cached rankings and in-flight writers see the change.
+        let mut pipe = redis::pipe();
+        pipe.atomic();
+        for mut fact in records {
+            user_id.clone_into(&mut fact.user_id);
+            let body = encode(&fact, "fact")?;
+            pipe.cmd("HSETNX").arg(&hash).arg(&fact.id).arg(body);
+        }
+        pipe.cmd("INCR").arg(&ver).ignore();
+        let mut conn = self.conn.clone();
+        let set: Vec<i64> = self
+            .run("import facts", pipe.query_async(&mut conn))
+            .await?;
+        Ok(set.into_iter().filter(|n| *n == 1).count())
+    }
+
     async fn history(&self, user_id: &str, fact_id: &str) -> Result<Vec<MemoryFact>> {
         let (_, all) = self.load_facts(user_id, "read a fact's history").await?;
         Ok(chain(&all, fact_id))

@@ -220,6 +220,36 @@ impl UserMemoryStore for SqliteStore {
         .await
     }
 
+    async fn import_records(&self, user_id: &str, records: Vec<MemoryFact>) -> Result<usize> {
+        check_user(user_id)?;
+        let op = "import facts";
+        let user = user_id.to_owned();
+        self.write(op, move |conn, label| {
+            let tx = conn
+                .transaction_with_behavior(TransactionBehavior::Immediate)
+                .map_err(on(label, op))?;
+            let mut written = 0;
+            {
+                let mut insert = tx
+                    .prepare_cached(
+                        "INSERT OR IGNORE INTO facts (id, user_id, is_current, body) \
+                         VALUES (?1, ?2, ?3, ?4)",
+                    )
+                    .map_err(on(label, op))?;
+                for mut fact in records {
+                    fact.user_id.clone_from(&user);
+                    let text = body::encode(&fact, "fact")?;
+                    written += insert
+                        .execute(params![fact.id, fact.user_id, fact.is_current(), text])
+                        .map_err(on(label, op))?;
+                }
+            }
+            tx.commit().map_err(on(label, op))?;
+            Ok(written)
+        })
+        .await
+    }
+
     async fn history(&self, user_id: &str, fact_id: &str) -> Result<Vec<MemoryFact>> {
         let (user, id) = (user_id.to_owned(), fact_id.to_owned());
         self.read("read a fact's history", move |conn, label| {
