@@ -499,6 +499,32 @@ fn a_store_that_cannot_be_opened_is_a_runtime_error() {
     );
 }
 
+/// `file://` keeps conversations and key/value entries on disk; a command that needs
+/// facts or vectors from it is refused (exit 2, naming what is missing) instead of
+/// working on a memory that forgets when the process ends. Conversations still work.
+#[test]
+#[cfg(feature = "file")]
+fn a_file_store_refuses_what_it_cannot_persist() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let url = format!("file://{}", dir.path().display());
+    for args in [
+        &["facts", "add", "-u", "ana", "I live in Porto"][..],
+        &["facts", "list", "-u", "ana"][..],
+        &["vectors", "stats", "-n", "docs"][..],
+    ] {
+        let mut command = binary();
+        command.args(["--store", &url]).args(args);
+        let run = run_with(command, "");
+        assert_eq!(run.code, 2, "{args:?}: {}", run.stderr);
+        assert!(run.error().contains("no persistent"), "{}", run.stderr);
+        assert!(run.error().contains("sqlite://"), "{}", run.stderr);
+    }
+    let mut command = binary();
+    command.args(["--store", &url, "sessions", "list"]);
+    let run = run_with(command, "");
+    assert_eq!(run.code, 0, "{}", run.stderr);
+}
+
 #[test]
 fn every_command_has_an_example_in_its_help() {
     let commands: &[&[&str]] = &[
