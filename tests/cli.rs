@@ -525,6 +525,32 @@ fn a_file_store_refuses_what_it_cannot_persist() {
     assert_eq!(run.code, 0, "{}", run.stderr);
 }
 
+/// `-v` turns on info logs on stderr (here: the schema migrations of a new SQLite file);
+/// without it only warnings are logged, and stdout stays clean either way.
+#[test]
+fn verbose_flags_log_to_stderr() {
+    for (flags, logged) in [(&[][..], false), (&["-v"][..], true)] {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let url = format!("sqlite://{}", dir.path().join("m.db").display());
+        let mut command = binary();
+        command
+            .env_remove("RUST_LOG")
+            .env_remove("AGENTMEM_LOG")
+            .args(["--store", &url])
+            .args(flags)
+            .args(["facts", "list", "-u", "ana"]);
+        let run = run_with(command, "");
+        assert_eq!(run.code, 0, "{}", run.stderr);
+        assert_eq!(
+            run.stderr.contains("applied sqlite migration"),
+            logged,
+            "{flags:?}: {}",
+            run.stderr
+        );
+        assert!(!run.stdout.contains("migration"), "{}", run.stdout);
+    }
+}
+
 #[test]
 fn every_command_has_an_example_in_its_help() {
     let commands: &[&[&str]] = &[

@@ -26,6 +26,11 @@ pub struct Cli {
     )]
     pub store: String,
 
+    /// Log more on stderr: -v info, -vv debug, -vvv trace. `RUST_LOG` (or `AGENTMEM_LOG`)
+    /// sets the filter instead, e.g. `RUST_LOG=agentmemory_stores=debug`.
+    #[arg(short, long, global = true, action = clap::ArgAction::Count)]
+    pub verbose: u8,
+
     /// The command.
     #[command(subcommand)]
     pub command: Command,

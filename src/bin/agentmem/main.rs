@@ -27,6 +27,7 @@ use error::CliError;
 fn main() -> ExitCode {
     // clap prints usage errors itself and exits with 2
     let cli = Cli::parse();
+    init_tracing(cli.verbose, is_server(&cli.command));
     // the server answers many connections at once: one worker per core
     #[cfg(feature = "server")]
     let mut builder = if matches!(cli.command, Command::Serve(_)) {
@@ -46,6 +47,38 @@ fn main() -> ExitCode {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => error::report(e),
     }
+}
+
+/// Logs to stderr: warnings by default (the server: its info lines too), more with each
+/// `-v`; `AGENTMEM_LOG` or `RUST_LOG` set the filter themselves.
+fn init_tracing(verbose: u8, server: bool) {
+    use tracing_subscriber::EnvFilter;
+    let from_env = ["AGENTMEM_LOG", "RUST_LOG"]
+        .into_iter()
+        .find_map(|var| EnvFilter::try_from_env(var).ok());
+    let filter = from_env.unwrap_or_else(|| {
+        EnvFilter::new(match (verbose, server) {
+            (0, false) => "warn",
+            (0, true) | (1, _) => "info",
+            (2, _) => "debug",
+            _ => "trace",
+        })
+    });
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
+        .with_writer(std::io::stderr)
+        .try_init();
+}
+
+#[cfg(feature = "server")]
+fn is_server(command: &Command) -> bool {
+    matches!(command, Command::Serve(_))
+}
+
+#[cfg(not(feature = "server"))]
+fn is_server(_: &Command) -> bool {
+    false
 }
 
 async fn run(cli: Cli) -> Result<(), CliError> {
