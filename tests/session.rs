@@ -904,7 +904,7 @@ async fn max_tokens_budgets_the_whole_prompt() {
     let mut session = Session::builder(Verbose, &container)
         .user("alice")
         .max_tokens(budget)
-        .token_counter(Arc::new(counter.clone()))
+        .token_counter(Arc::new(counter))
         .build()
         .await
         .unwrap();
