@@ -252,7 +252,7 @@ async fn recall_and_forget_act_on_the_bound_user_only() {
         .memory
         .user("alice")
         .unwrap()
-        .tool_context(None)
+        .tool_context(Some("chat-alice"))
         .unwrap();
     let found = recall
         .call(
@@ -299,6 +299,21 @@ async fn recall_and_forget_act_on_the_bound_user_only() {
         .unwrap();
     assert_eq!(done["forgotten"], true);
     assert!(rig.facts.list("alice").await.unwrap().is_empty());
+    // The conversation's log says what was forgotten.
+    let logged = rig.log.load("chat-alice").await.unwrap();
+    let deleted: Vec<&agentmemory::facts::FactChange> = logged
+        .iter()
+        .filter_map(|e| match &e.event {
+            agentmemory::conversation::ConversationEvent::FactsChanged { changes } => Some(changes),
+            _ => None,
+        })
+        .flatten()
+        .filter(|c| c.kind() == "deleted")
+        .collect();
+    assert_eq!(deleted.len(), 1, "{logged:?}");
+    assert!(
+        matches!(deleted[0], agentmemory::facts::FactChange::Deleted { fact } if fact.text == "likes jazz")
+    );
 }
 
 #[tokio::test]

@@ -139,6 +139,7 @@ impl Tool for RememberTool {
             FactChange::Contested { fact, candidate } => json!({
                 "status": "contested", "id": fact.id, "fact": fact.text, "contradicted_by": candidate.text
             }),
+            FactChange::Deleted { fact } => json!({"status": "deleted", "id": fact.id}),
             FactChange::Ignored { reason, .. } => json!({"status": "ignored", "reason": reason}),
         })
     }
@@ -249,12 +250,20 @@ impl Tool for ForgetTool {
     async fn call(&self, context: &mut ToolContext, args: ForgetArgs) -> Result<Value, ToolError> {
         non_empty("id", &args.id)?;
         let user = user_of(context)?;
-        let deleted = self
-            .memory
-            .shared()
-            .facts
-            .delete(&user.user_id, args.id.trim())
+        let shared = self.memory.shared();
+        let id = args.id.trim();
+        // Read first, so the log can say what was forgotten.
+        let fact = shared.facts.get(&user.user_id, id).await?;
+        let deleted = shared.facts.delete(&user.user_id, id).await?;
+        if let (true, Some(fact)) = (deleted, fact) {
+            let change = FactChange::Deleted { fact };
+            extract::log_changes(
+                shared,
+                user.conversation.as_deref(),
+                std::slice::from_ref(&change),
+            )
             .await?;
-        Ok(json!({ "forgotten": deleted, "id": args.id.trim() }))
+        }
+        Ok(json!({ "forgotten": deleted, "id": id }))
     }
 }

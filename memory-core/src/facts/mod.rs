@@ -275,6 +275,12 @@ pub enum FactChange {
         /// The contradicting candidate.
         candidate: FactCandidate,
     },
+    /// The fact (and the versions before it) was deleted on request, e.g. by a
+    /// `forget` tool; logged so a conversation's history says what was forgotten.
+    Deleted {
+        /// The fact as it was when deleted.
+        fact: MemoryFact,
+    },
     /// Nothing was stored.
     Ignored {
         /// The candidate.
@@ -291,17 +297,18 @@ impl FactChange {
             FactChange::Added { fact } | FactChange::Reinforced { fact } => Some(fact),
             FactChange::Superseded { new, .. } => Some(new),
             FactChange::Contested { fact, .. } => Some(fact),
-            FactChange::Ignored { .. } => None,
+            FactChange::Deleted { .. } | FactChange::Ignored { .. } => None,
         }
     }
 
-    /// `"added"`, `"reinforced"`, `"superseded"`, `"contested"` or `"ignored"`.
+    /// `"added"`, `"reinforced"`, `"superseded"`, `"contested"`, `"deleted"` or `"ignored"`.
     pub fn kind(&self) -> &'static str {
         match self {
             FactChange::Added { .. } => "added",
             FactChange::Reinforced { .. } => "reinforced",
             FactChange::Superseded { .. } => "superseded",
             FactChange::Contested { .. } => "contested",
+            FactChange::Deleted { .. } => "deleted",
             FactChange::Ignored { .. } => "ignored",
         }
     }

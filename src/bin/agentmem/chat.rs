@@ -146,6 +146,7 @@ fn print_report(report: &TurnReport) -> Result<(), CliError> {
             FactChange::Contested { fact, candidate } => {
                 format!("  ? pending: {} (keeps: {})", candidate.text, fact.text)
             }
+            FactChange::Deleted { fact } => format!("  x forgot: {}", fact.text),
             FactChange::Ignored { candidate, reason } => {
                 format!("  - ignored {}: {reason}", candidate.text)
             }

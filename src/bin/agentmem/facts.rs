@@ -118,6 +118,9 @@ pub fn change_row(change: &FactChange) -> Vec<String> {
             candidate.text.clone(),
             format!("pending: \"{}\" stays current", fact.text),
         ],
+        FactChange::Deleted { fact } => {
+            vec!["deleted".into(), fact.text.clone(), fact.id.clone()]
+        }
         FactChange::Ignored { candidate, reason } => {
             vec!["ignored".into(), candidate.text.clone(), reason.clone()]
         }
