@@ -67,14 +67,15 @@ impl RuleExtractor {
         let text = junk::without_quotes(text);
         let mut found: Vec<Found> = Vec::new();
         for sentence in clause::sentences(&text) {
-            if junk::retracts(sentence.text) {
+            let lowered = junk::Lowered::new(sentence.text);
+            if junk::retracts(&lowered) {
                 // "I'm vegetarian, just kidding": nothing said so far stands.
                 found.clear();
                 continue;
             }
             if sentence.question
-                || junk::is_instruction(sentence.text)
-                || junk::is_joke_or_set_phrase(sentence.text)
+                || junk::is_instruction(sentence.text, &lowered)
+                || junk::is_joke_or_set_phrase(&lowered)
             {
                 continue;
             }

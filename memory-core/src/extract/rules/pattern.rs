@@ -10,29 +10,56 @@ use super::value::{self, Kind};
 
 /// The number of words of `words` that `pattern` matches at its start, if it matches.
 pub(crate) fn match_prefix(words: &[Word], pattern: &str) -> Option<usize> {
-    match_parts(words, pattern.split(' '))
+    match_from(words, pattern, 0)
 }
 
-fn match_parts<'p>(
-    words: &[Word],
-    mut parts: impl Iterator<Item = &'p str> + Clone,
-) -> Option<usize> {
-    let Some(part) = parts.next() else {
-        return Some(0);
+/// Matches the pattern parts in `pattern` (space-separated) against `words`, counting
+/// the `matched` words so far. Works on the pattern's bytes: no splitting, no allocation.
+fn match_from(words: &[Word], pattern: &str, matched: usize) -> Option<usize> {
+    let (part, rest) = match pattern.find(' ') {
+        Some(i) => (&pattern[..i], Some(&pattern[i + 1..])),
+        None => (pattern, None),
     };
     let (alternatives, optional) = match part.strip_suffix('?') {
         Some(p) => (p, true),
         None => (part, false),
     };
-    let here = words
-        .first()
-        .filter(|w| alternatives.split('|').any(|a| a == w.lower))
-        .and_then(|_| match_parts(&words[1..], parts.clone()).map(|n| n + 1));
-    match here {
-        Some(n) => Some(n),
-        None if optional => match_parts(words, parts),
-        None => None,
+    let next = |words: &[Word], matched: usize| match rest {
+        Some(rest) => match_from(words, rest, matched),
+        None => Some(matched),
+    };
+    if let Some(w) = words.first() {
+        if is_alternative(alternatives, &w.lower) {
+            if let Some(n) = next(&words[1..], matched + 1) {
+                return Some(n);
+            }
+        }
     }
+    if optional {
+        next(words, matched)
+    } else {
+        None
+    }
+}
+
+/// Whether `word` is one of the `|`-separated `alternatives`.
+fn is_alternative(alternatives: &str, word: &str) -> bool {
+    let (a, w) = (alternatives.as_bytes(), word.as_bytes());
+    if w.is_empty() || a.len() < w.len() {
+        return false;
+    }
+    let mut start = 0;
+    while start + w.len() <= a.len() {
+        let end = start + w.len();
+        if &a[start..end] == w && (end == a.len() || a[end] == b'|') {
+            return true;
+        }
+        match a[start..].iter().position(|&b| b == b'|') {
+            Some(p) => start += p + 1,
+            None => return false,
+        }
+    }
+    false
 }
 
 /// One row of a rule table: a pattern, what it means, and how sure it makes us.
