@@ -61,7 +61,7 @@ pub(crate) fn learning(p: &Predicate) -> Vec<Found> {
         let Some(at) = rest
             .iter()
             .take(5)
-            .position(|w| LESSONS.contains(&w.lower.as_str()))
+            .position(|w| LESSONS.contains(&w.lower()))
         else {
             return Vec::new();
         };
@@ -74,7 +74,7 @@ pub(crate) fn learning(p: &Predicate) -> Vec<Found> {
             .map(|v| vec![learn.found(v)])
             .unwrap_or_default();
     }
-    let rest = match rest.first().map(|w| w.lower.as_str()) {
+    let rest = match rest.first().map(|w| w.lower()) {
         Some("how" | "to") => {
             &rest[rest
                 .iter()
@@ -144,13 +144,8 @@ pub(crate) fn took_up(p: &Predicate) -> Vec<Found> {
     if p.negated {
         return Vec::new();
     }
-    let Some(n) =
-        super::pattern::match_prefix(&p.words, "started|began|took|have|am up?").filter(|_| {
-            matches!(
-                p.words[0].lower.as_str(),
-                "started" | "began" | "took" | "have"
-            )
-        })
+    let Some(n) = super::pattern::match_prefix(&p.words, "started|began|took|have|am up?")
+        .filter(|_| matches!(p.words[0].lower(), "started" | "began" | "took" | "have"))
     else {
         return Vec::new();
     };
@@ -164,7 +159,7 @@ pub(crate) fn took_up(p: &Predicate) -> Vec<Found> {
     if !activity
         || rest.first().is_some_and(|w| {
             matches!(
-                w.lower.as_str(),
+                w.lower(),
                 "thinking" | "wondering" | "feeling" | "getting" | "going" | "trying" | "looking"
             )
         })
@@ -185,7 +180,7 @@ pub(crate) fn plays(p: &Predicate) -> Vec<Found> {
     let rest = &p.words[1..];
     if rest.first().is_some_and(|w| {
         matches!(
-            w.lower.as_str(),
+            w.lower(),
             "with" | "around" | "along" | "it" | "a" | "an" | "dumb" | "dead" | "by"
         )
     }) {
@@ -245,7 +240,7 @@ pub(crate) fn routine(p: &Predicate) -> Vec<Found> {
     if !super::notes::is_activity_verb(&verb.lower) || p.words.len() < 2 {
         return Vec::new();
     }
-    let words: Vec<&str> = p.words.iter().map(|w| w.text.as_str()).collect();
+    let words: Vec<&str> = p.words.iter().map(|w| w.text()).collect();
     let value = words.join(" ");
     let value = value
         .trim_matches(|c: char| !c.is_alphanumeric())

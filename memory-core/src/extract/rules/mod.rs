@@ -83,7 +83,7 @@ impl RuleExtractor {
             let opener = clauses
                 .first()
                 .and_then(|c| strip_fillers(c).first())
-                .map(|w| w.lower.as_str());
+                .map(|w| w.lower());
             if opener.is_some_and(|o| NON_ASSERTIVE_OPENERS.contains(&o)) {
                 continue;
             }
@@ -144,7 +144,7 @@ fn is_correction(words: &[Word]) -> bool {
 
 /// The clause after its correction opener; "I meant" keeps its words for the
 /// correction reader.
-fn strip_correction(words: &[Word]) -> &[Word] {
+fn strip_correction<'w, 'a>(words: &'w [Word<'a>]) -> &'w [Word<'a>] {
     let n = correction_len(words);
     if words.first().is_some_and(|w| w.lower == "i") {
         return words;
@@ -169,10 +169,10 @@ impl FactExtractor for RuleExtractor {
 }
 
 /// The clause without its leading fillers ("hi", "btw", "by the way", ...).
-fn strip_fillers(mut words: &[Word]) -> &[Word] {
+fn strip_fillers<'w, 'a>(mut words: &'w [Word<'a>]) -> &'w [Word<'a>] {
     loop {
         if let Some(first) = words.first() {
-            if FILLERS.contains(&first.lower.as_str()) {
+            if FILLERS.contains(&first.lower()) {
                 words = &words[1..];
                 continue;
             }
@@ -195,7 +195,7 @@ fn analyse_clause(words: &[Word]) -> Vec<Found> {
     // "my husband Tom is a chef", "she met our dog Biscuit": the relation is the user's.
     let mut found = families::appositions(words);
     let rest = &words[1..];
-    match first.lower.as_str() {
+    match first.lower() {
         "i" => {
             if let Some(p) = predicate(rest) {
                 found.extend(first_person(&p));
@@ -280,13 +280,13 @@ fn first_person(p: &Predicate) -> Vec<Found> {
 }
 
 /// "stopped being X" → "am X", ceased; "quit working at X" → "work at X", ceased.
-fn stopped_state(p: &Predicate) -> Option<Predicate> {
+fn stopped_state<'a>(p: &Predicate<'a>) -> Option<Predicate<'a>> {
     if p.negated || p.ceased {
         return None;
     }
     let w = &p.words;
     let n = match_prefix(w, "stopped|quit")?;
-    let base = match w.get(n)?.lower.as_str() {
+    let base = match w.get(n)?.lower() {
         "being" => "am",
         "working" => "work",
         "living" => "live",
@@ -372,7 +372,7 @@ fn possessive(words: &[Word]) -> Vec<Found> {
 /// into a flag, auxiliaries resolved ("have been" → "am", "have got" → "have",
 /// "can't stand" → "hate"). `None` for modal, past or otherwise non-factual statements
 /// ("I would like", "I used to", "I wish").
-fn predicate(rest: &[Word]) -> Option<Predicate> {
+fn predicate<'a>(rest: &[Word<'a>]) -> Option<Predicate<'a>> {
     let mut head: Vec<&Word> = Vec::new();
     let mut content: Vec<Word> = Vec::new();
     let mut negated = false;
@@ -380,8 +380,8 @@ fn predicate(rest: &[Word]) -> Option<Predicate> {
     let mut frequent = false;
     let mut i = 0;
     while i < rest.len() {
-        let w = rest[i].lower.as_str();
-        let next = rest.get(i + 1).map(|x| x.lower.as_str());
+        let w = rest[i].lower();
+        let next = rest.get(i + 1).map(|x| x.lower());
         if w == "can" && next == Some("not") && rest.get(i + 2).is_some_and(|x| x.lower == "stand")
         {
             content.push(Word::new("hate"));
@@ -409,10 +409,7 @@ fn predicate(rest: &[Word]) -> Option<Predicate> {
     if i < rest.len() {
         content.push(rest[i].clone());
         i += 1;
-        if rest
-            .get(i)
-            .is_some_and(|w| ADVERBS.contains(&w.lower.as_str()))
-        {
+        if rest.get(i).is_some_and(|w| ADVERBS.contains(&w.lower())) {
             i += 1;
         }
     }
@@ -437,24 +434,27 @@ fn predicate(rest: &[Word]) -> Option<Predicate> {
             .any(|w| w[0].lower == "any" && w[1].lower == "more");
     ceased |= negated && anymore;
     frequent |= rest.iter().enumerate().any(|(k, w)| {
-        FREQUENCY.contains(&w.lower.as_str())
+        FREQUENCY.contains(&w.lower())
             || (k > 0 && rest[k - 1].lower == "on" && is_plural_day(&w.lower))
     });
     let again = rest
         .iter()
-        .any(|w| matches!(w.lower.as_str(), "again" | "now" | "nowadays"))
+        .any(|w| matches!(w.lower(), "again" | "now" | "nowadays"))
         || rest
             .windows(2)
             .any(|w| w[0].lower == "these" && w[1].lower == "days");
 
-    let verb = content.first().map(|w| w.lower.clone()).unwrap_or_default();
+    let verb = content
+        .first()
+        .map(|w| w.lower.to_string())
+        .unwrap_or_default();
     if NON_FACTUAL_HEADS.contains(&verb.as_str()) {
         return None;
     }
     let mut perfect = false;
     let mut kept: Vec<Word> = Vec::new();
     for (k, aux) in head.iter().enumerate() {
-        match aux.lower.as_str() {
+        match aux.lower() {
             "would" | "could" | "should" | "might" | "may" | "will" | "must" | "had" => {
                 return None
             }
@@ -462,7 +462,7 @@ fn predicate(rest: &[Word]) -> Option<Predicate> {
             "was" => return None,
             "do" | "does" | "did" | "can" => {}
             "have" | "has" => {
-                let following = head.get(k + 1).map(|w| w.lower.as_str()).unwrap_or(&verb);
+                let following = head.get(k + 1).map(|w| w.lower()).unwrap_or(&verb);
                 if following == "been" {
                     continue;
                 }

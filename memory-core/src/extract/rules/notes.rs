@@ -29,13 +29,13 @@ pub(crate) fn third_person(words: &[Word]) -> String {
         let t = if i == 0 {
             verb_s(&w.lower)
         } else {
-            match w.lower.as_str() {
+            match w.lower() {
                 "my" => "their".to_owned(),
                 "me" => "them".to_owned(),
                 "myself" => "themselves".to_owned(),
                 "mine" => "theirs".to_owned(),
                 "i" => "they".to_owned(),
-                _ => w.text.clone(),
+                _ => w.text.to_string(),
             }
         };
         out.push(t);
@@ -77,7 +77,7 @@ pub(crate) fn note(p: &Predicate) -> Vec<Found> {
     let about_assistant = p
         .words
         .iter()
-        .any(|w| matches!(w.lower.as_str(), "you" | "your" | "yours" | "u" | "ur"));
+        .any(|w| matches!(w.lower(), "you" | "your" | "yours" | "u" | "ur"));
     if p.negated
         || p.ceased
         || p.words.len() < 3

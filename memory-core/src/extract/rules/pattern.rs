@@ -10,26 +10,29 @@ use super::value::{self, Kind};
 
 /// The number of words of `words` that `pattern` matches at its start, if it matches.
 pub(crate) fn match_prefix(words: &[Word], pattern: &str) -> Option<usize> {
-    match_from(words, pattern, 0)
+    match_from(words, pattern.as_bytes(), 0)
 }
 
-/// Matches the pattern parts in `pattern` (space-separated) against `words`, counting
-/// the `matched` words so far. Works on the pattern's bytes: no splitting, no allocation.
-fn match_from(words: &[Word], pattern: &str, matched: usize) -> Option<usize> {
-    let (part, rest) = match pattern.find(' ') {
-        Some(i) => (&pattern[..i], Some(&pattern[i + 1..])),
-        None => (pattern, None),
-    };
-    let (alternatives, optional) = match part.strip_suffix('?') {
-        Some(p) => (p, true),
-        None => (part, false),
+/// Matches the space-separated parts of `pattern` against `words`, counting the
+/// `matched` words so far. Reads the pattern's bytes in place (the extractor calls this
+/// a few thousand times a message): no splitting, no allocation, no library calls.
+fn match_from(words: &[Word], pattern: &[u8], matched: usize) -> Option<usize> {
+    let end = pattern
+        .iter()
+        .position(|&b| b == b' ')
+        .unwrap_or(pattern.len());
+    let part = &pattern[..end];
+    let rest = pattern.get(end + 1..);
+    let (alternatives, optional) = match part.split_last() {
+        Some((b'?', p)) => (p, true),
+        _ => (part, false),
     };
     let next = |words: &[Word], matched: usize| match rest {
         Some(rest) => match_from(words, rest, matched),
         None => Some(matched),
     };
     if let Some(w) = words.first() {
-        if is_alternative(alternatives, &w.lower) {
+        if is_alternative(alternatives, w.lower.as_bytes()) {
             if let Some(n) = next(&words[1..], matched + 1) {
                 return Some(n);
             }
@@ -43,23 +46,13 @@ fn match_from(words: &[Word], pattern: &str, matched: usize) -> Option<usize> {
 }
 
 /// Whether `word` is one of the `|`-separated `alternatives`.
-fn is_alternative(alternatives: &str, word: &str) -> bool {
-    let (a, w) = (alternatives.as_bytes(), word.as_bytes());
-    if w.is_empty() || a.len() < w.len() {
+fn is_alternative(alternatives: &[u8], word: &[u8]) -> bool {
+    if word.is_empty() {
         return false;
     }
-    let mut start = 0;
-    while start + w.len() <= a.len() {
-        let end = start + w.len();
-        if &a[start..end] == w && (end == a.len() || a[end] == b'|') {
-            return true;
-        }
-        match a[start..].iter().position(|&b| b == b'|') {
-            Some(p) => start += p + 1,
-            None => return false,
-        }
-    }
-    false
+    alternatives
+        .split(|&b| b == b'|')
+        .any(|a| a.len() == word.len() && a.iter().zip(word).all(|(x, y)| x == y))
 }
 
 /// One row of a rule table: a pattern, what it means, and how sure it makes us.
@@ -125,10 +118,10 @@ impl Rule {
 }
 
 /// The first rule of `table` whose pattern opens `words`, and the words after it.
-pub(crate) fn first_match<'r, 'w>(
+pub(crate) fn first_match<'r, 'w, 'a>(
     table: &'r [Rule],
-    words: &'w [Word],
-) -> Option<(&'r Rule, &'w [Word])> {
+    words: &'w [Word<'a>],
+) -> Option<(&'r Rule, &'w [Word<'a>])> {
     table
         .iter()
         .find_map(|rule| match_prefix(words, rule.pattern).map(|n| (rule, &words[n..])))

@@ -87,7 +87,7 @@ pub(crate) fn clean(words: &[Word], kind: Kind) -> Option<String> {
     let end = words
         .iter()
         .enumerate()
-        .position(|(i, w)| i > 0 && stops.contains(&w.lower.as_str()))
+        .position(|(i, w)| i > 0 && stops.contains(&w.lower()))
         .unwrap_or(words.len());
     let mut words: Vec<&Word> = words[..end].iter().collect();
     strip_trailing_fillers(&mut words);
@@ -105,14 +105,10 @@ pub(crate) fn clean(words: &[Word], kind: Kind) -> Option<String> {
         }
     }
     let first = words.first()?;
-    if EMPTY_VALUES.contains(&first.lower.as_str()) || words.len() > kind.max_words() {
+    if EMPTY_VALUES.contains(&first.lower()) || words.len() > kind.max_words() {
         return None;
     }
-    let text = words
-        .iter()
-        .map(|w| w.text.as_str())
-        .collect::<Vec<_>>()
-        .join(" ");
+    let text = words.iter().map(|w| w.text()).collect::<Vec<_>>().join(" ");
     let text = text.trim_matches(|c: char| !c.is_alphanumeric());
     (!text.is_empty()).then(|| text.to_owned())
 }
@@ -122,13 +118,13 @@ fn skip_place_head(words: &mut Vec<&Word>) {
     let head = words
         .iter()
         .take(4)
-        .position(|w| PLACE_HEADS.contains(&w.lower.as_str()));
+        .position(|w| PLACE_HEADS.contains(&w.lower()));
     let Some(h) = head else {
         return;
     };
     let prep = words[h + 1..]
         .iter()
-        .position(|w| matches!(w.lower.as_str(), "in" | "of" | "near" | "outside" | "on"));
+        .position(|w| matches!(w.lower(), "in" | "of" | "near" | "outside" | "on"));
     if let Some(p) = prep {
         let from = h + 1 + p + 1;
         if from < words.len() {
@@ -147,7 +143,7 @@ fn time_tail_len(words: &[&Word]) -> Option<usize> {
                 .zip(tail.iter())
                 .all(|(w, p)| {
                     if *p == "*" {
-                        TIME_NOUNS.contains(&w.lower.as_str())
+                        TIME_NOUNS.contains(&w.lower())
                     } else {
                         w.lower == *p
                     }
@@ -194,19 +190,19 @@ pub(crate) fn fold_activity(value: &str) -> String {
 }
 
 /// Splits a list value ("shellfish and penicillin") into its items.
-pub(crate) fn split_list(words: &[Word]) -> Vec<&[Word]> {
+pub(crate) fn split_list<'w, 'a>(words: &'w [Word<'a>]) -> Vec<&'w [Word<'a>]> {
     let mut kept: Vec<&Word> = words.iter().collect();
     strip_trailing_fillers(&mut kept);
     let words = &words[..kept.len()];
     words
-        .split(|w| matches!(w.lower.as_str(), "and" | "or" | "&" | "nor"))
+        .split(|w| matches!(w.lower(), "and" | "or" | "&" | "nor"))
         .map(strip_quantity)
         .filter(|part| !part.is_empty())
         .collect()
 }
 
 /// "a bit of Italian" → "Italian", "some French" → "French".
-fn strip_quantity(part: &[Word]) -> &[Word] {
+fn strip_quantity<'w, 'a>(part: &'w [Word<'a>]) -> &'w [Word<'a>] {
     const LEADS: &[&[&str]] = &[
         &["a", "bit", "of"],
         &["a", "little", "bit", "of"],
