@@ -168,6 +168,7 @@ fn char_prefix_len(token: &str, chars: usize) -> usize {
 }
 
 /// Expands one token into its words; the first keeps its written case.
+#[allow(clippy::ptr_arg)] // the `Cow`s say whether the words can borrow from the message
 fn expand<'a>(token: &Cow<'a, str>, lower: &Cow<'a, str>, out: &mut Vec<Word<'a>>) {
     if let Some((_, parts)) = CONTRACTIONS.iter().find(|(c, _)| *c == lower) {
         for (k, p) in parts.iter().enumerate() {

@@ -146,7 +146,7 @@ pub(crate) struct Found {
 mod tests {
     use super::*;
 
-    fn words(s: &str) -> Vec<Word> {
+    fn words(s: &str) -> Vec<Word<'_>> {
         s.split_whitespace().map(Word::new).collect()
     }
 

@@ -224,7 +224,7 @@ fn strip_quantity<'w, 'a>(part: &'w [Word<'a>]) -> &'w [Word<'a>] {
 mod tests {
     use super::*;
 
-    fn words(s: &str) -> Vec<Word> {
+    fn words(s: &str) -> Vec<Word<'_>> {
         s.split_whitespace().map(Word::new).collect()
     }
 
