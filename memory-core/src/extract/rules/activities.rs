@@ -2,6 +2,7 @@
 //! what they own.
 
 use super::families::Predicate;
+use super::lexicon::listed;
 use super::pattern::{first_match, Found, Rule};
 use super::value::{clean, split_list, Kind};
 
@@ -58,11 +59,7 @@ pub(crate) fn learning(p: &Predicate) -> Vec<Found> {
     };
     if rule.template.ends_with("lessons") {
         // "taking guitar lessons": the subject is before the lesson word.
-        let Some(at) = rest
-            .iter()
-            .take(5)
-            .position(|w| LESSONS.contains(&w.lower()))
-        else {
+        let Some(at) = rest.iter().take(5).position(|w| listed(LESSONS, w.lower())) else {
             return Vec::new();
         };
         let rest = match rest[..at].iter().position(|w| w.lower == "in") {

@@ -3,6 +3,7 @@
 //! Contractions are expanded (`I'm` → `I am`, `don't` → `do not`) so the pattern tables
 //! only ever see full forms; each word keeps its written form for values.
 
+use super::lexicon::listed;
 use std::borrow::Cow;
 
 /// One word: as written (used for values) and lowercased (used for matching). Both
@@ -339,9 +340,9 @@ pub(crate) fn clauses(sentence: &str) -> Vec<Vec<Word<'_>>> {
             .iter()
             .map(|(_, t, _)| -> &str { t })
             .find(|t| !LEAD_ADVERBS.contains(t));
-        let is_hard = HARD_CONJUNCTIONS.contains(&lower_str);
-        let is_soft = SOFT_CONJUNCTIONS.contains(&lower_str);
-        let starts_clause = |w: &str| SUBJECTS.contains(&w) || starts_with_i(w);
+        let is_hard = listed(HARD_CONJUNCTIONS, lower_str);
+        let is_soft = listed(SOFT_CONJUNCTIONS, lower_str);
+        let starts_clause = |w: &str| listed(SUBJECTS, w) || starts_with_i(w);
         let inherit = next
             .filter(|_| is_hard || is_soft)
             .and_then(|n| inherited_subject(n, &current, last_was_i));
@@ -405,9 +406,9 @@ fn inherited_subject(
     if !first_is_i {
         return None;
     }
-    if INHERIT_I_AM.contains(&next) {
+    if listed(INHERIT_I_AM, next) {
         Some(&["i", "am"])
-    } else if INHERIT_I.contains(&next) {
+    } else if listed(INHERIT_I, next) {
         Some(&["i"])
     } else {
         None

@@ -1,6 +1,7 @@
 //! One function per attribute family. Each reads a normalised predicate (the words after
 //! the subject, adverbs dropped, negation lifted into a flag) and returns what it found.
 
+use super::lexicon::listed;
 use crate::facts::Polarity;
 
 use super::clause::Word;
@@ -204,7 +205,7 @@ pub(crate) fn allergy(p: &Predicate) -> Vec<Found> {
         .filter(|v| {
             !v.to_lowercase()
                 .split(' ')
-                .any(|w| IMPLAUSIBLE_ALLERGENS.contains(&w))
+                .any(|w| listed(IMPLAUSIBLE_ALLERGENS, w))
         })
         .map(|v| rule.found(v))
         .collect()
@@ -215,7 +216,7 @@ pub(crate) fn allergy(p: &Predicate) -> Vec<Found> {
 pub(crate) fn diet(p: &Predicate) -> Vec<Found> {
     let w = &p.words;
     if let Some(n) = match_prefix(w, "am a|an?") {
-        if let Some(d) = w.get(n).filter(|x| DIETS.contains(&x.lower())) {
+        if let Some(d) = w.get(n).filter(|x| listed(DIETS, x.lower())) {
             if p.negated {
                 return Vec::new();
             }
@@ -483,7 +484,7 @@ pub(crate) fn work(p: &Predicate) -> Vec<Found> {
     let rest = &p.words[n..];
     let plausible = rest
         .first()
-        .is_some_and(|w| !NOT_JOBS.contains(&w.lower()) && !w.is_capitalised());
+        .is_some_and(|w| !listed(NOT_JOBS, w.lower()) && !w.is_capitalised());
     if !plausible {
         return Vec::new();
     }
@@ -713,7 +714,7 @@ fn goal_value(rule: &Rule, rest: &[Word], negated: bool) -> Vec<Found> {
     let request = rule.pattern.starts_with("want")
         && rest
             .first()
-            .is_some_and(|w| REQUEST_VERBS.contains(&w.lower()));
+            .is_some_and(|w| listed(REQUEST_VERBS, w.lower()));
     if negated || request {
         return Vec::new();
     }
@@ -743,7 +744,7 @@ pub(crate) fn family_pet(p: &Predicate) -> Vec<Found> {
     let Some(n) = match_prefix(w, "have|has got?") else {
         return Vec::new();
     };
-    let Some(count) = w.get(n).filter(|x| COUNTS.contains(&x.lower())) else {
+    let Some(count) = w.get(n).filter(|x| listed(COUNTS, x.lower())) else {
         return Vec::new();
     };
     // Up to two describing words: "a little sister", "two rescue cats".
@@ -923,11 +924,11 @@ pub(crate) fn appositions(words: &[Word]) -> Vec<Found> {
 }
 
 fn is_kin_or_pet(word: &str) -> bool {
-    RELATIONS.contains(&word) || PETS.contains(&word)
+    listed(RELATIONS, word) || listed(PETS, word)
 }
 
 fn kin_or_pet(word: &str) -> &'static str {
-    if PETS.contains(&word) {
+    if listed(PETS, word) {
         "pet"
     } else {
         "family"
@@ -1004,10 +1005,10 @@ fn is_adjective_like(word: &str) -> bool {
         "ish", "ese", "ic", "ive", "ous", "ful", "less", "able", "ible", "ian", "ist", "ed", "ing",
         "est", "er", "ary",
     ];
-    NATIONALITIES.contains(&word)
+    listed(NATIONALITIES, word)
         || (word.len() > 4
             && SUFFIXES.iter().any(|s| word.ends_with(s))
-            && !KNOWN_NAMES_WITH_SUFFIX.contains(&word))
+            && !listed(KNOWN_NAMES_WITH_SUFFIX, word))
 }
 
 /// Common first names that end like adjectives or professions: still names.
@@ -1115,8 +1116,8 @@ fn name_at(words: &[Word]) -> Option<String> {
     }
     let only = words.first().filter(|_| words.len() == 1)?;
     let plausible = only.lower.chars().all(char::is_alphabetic)
-        && !NOT_NAMES.contains(&only.lower())
-        && !EMPTY_VALUES.contains(&only.lower());
+        && !listed(NOT_NAMES, only.lower())
+        && !listed(EMPTY_VALUES, only.lower());
     plausible.then(|| only.text.to_string())
 }
 
@@ -1127,5 +1128,5 @@ fn is_name(word: &Word) -> bool {
             .text
             .chars()
             .all(|c| c.is_alphabetic() || c == '-' || c == '\'')
-        && !NOT_NAMES.contains(&word.lower())
+        && !listed(NOT_NAMES, word.lower())
 }

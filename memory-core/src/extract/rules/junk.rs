@@ -5,6 +5,7 @@
 //! Every check reads one [`Lowered`] view of the sentence, built once: its words,
 //! lowercased, joined by single spaces.
 
+use super::lexicon::listed;
 use std::borrow::Cow;
 
 use super::tables::{INSTRUCTION_VERBS, JOKE_EMOJI, JOKE_MARKERS, RETRACTIONS, SET_PHRASES};
@@ -60,7 +61,7 @@ pub(crate) fn is_instruction(text: &str, lowered: &Lowered) -> bool {
     let Some(first) = w.next() else {
         return false;
     };
-    if !INSTRUCTION_VERBS.contains(&first) {
+    if !listed(INSTRUCTION_VERBS, first) {
         return false;
     }
     // "Translate: I love cheese": a verb and a colon is always an instruction.
@@ -123,7 +124,7 @@ pub(crate) fn retracts(lowered: &Lowered) -> bool {
 /// Whether the sentence is a joke ("I'm allergic to Mondays lol") or a set phrase / song
 /// line ("call me maybe").
 pub(crate) fn is_joke_or_set_phrase(lowered: &Lowered) -> bool {
-    if lowered.joke_emoji || lowered.words().any(|x| JOKE_MARKERS.contains(&x)) {
+    if lowered.joke_emoji || lowered.words().any(|x| listed(JOKE_MARKERS, x)) {
         return true;
     }
     // Every set phrase opens with "i" or "call"; only those words can start one.

@@ -638,3 +638,11 @@ pub(crate) const TRAILING_FILLERS: &[&str] = &[
     "recently",
     "anyway",
 ];
+
+/// Whether `word` is in `list`: lengths first, then bytes, compared inline (the lists are
+/// short and consulted for nearly every word, so this beats hashing).
+pub(crate) fn listed(list: &[&str], word: &str) -> bool {
+    let w = word.as_bytes();
+    list.iter()
+        .any(|x| x.len() == w.len() && x.bytes().zip(w).all(|(a, b)| a == *b))
+}

@@ -30,7 +30,7 @@ use crate::facts::{FactCandidate, FactSource, Polarity};
 use clause::Word;
 use families::Predicate;
 use lexicon::{
-    ADVERBS, AUXILIARIES, FILLERS, FILLER_PHRASES, NON_ASSERTIVE_OPENERS, NON_FACTUAL_HEADS,
+    listed, ADVERBS, AUXILIARIES, FILLERS, FILLER_PHRASES, NON_ASSERTIVE_OPENERS, NON_FACTUAL_HEADS,
 };
 use pattern::{match_prefix, Found};
 use tables::FREQUENCY;
@@ -84,7 +84,7 @@ impl RuleExtractor {
                 .first()
                 .and_then(|c| strip_fillers(c).first())
                 .map(|w| w.lower());
-            if opener.is_some_and(|o| NON_ASSERTIVE_OPENERS.contains(&o)) {
+            if opener.is_some_and(|o| listed(NON_ASSERTIVE_OPENERS, o)) {
                 continue;
             }
             let mut after_opener = false;
@@ -172,7 +172,7 @@ impl FactExtractor for RuleExtractor {
 fn strip_fillers<'w, 'a>(mut words: &'w [Word<'a>]) -> &'w [Word<'a>] {
     loop {
         if let Some(first) = words.first() {
-            if FILLERS.contains(&first.lower()) {
+            if listed(FILLERS, first.lower()) {
                 words = &words[1..];
                 continue;
             }
@@ -388,8 +388,8 @@ fn predicate<'a>(rest: &[Word<'a>]) -> Option<Predicate<'a>> {
             i += 3;
             break;
         }
-        if ADVERBS.contains(&w) {
-            frequent |= FREQUENCY.contains(&w);
+        if listed(ADVERBS, w) {
+            frequent |= listed(FREQUENCY, w);
             i += 1;
         } else if w == "not" || w == "never" {
             negated = true;
@@ -398,7 +398,7 @@ fn predicate<'a>(rest: &[Word<'a>]) -> Option<Predicate<'a>> {
             negated = true;
             ceased = true;
             i += 2;
-        } else if AUXILIARIES.contains(&w) || w == "are" {
+        } else if listed(AUXILIARIES, w) || w == "are" {
             head.push(&rest[i]);
             i += 1;
         } else {
@@ -409,7 +409,7 @@ fn predicate<'a>(rest: &[Word<'a>]) -> Option<Predicate<'a>> {
     if i < rest.len() {
         content.push(rest[i].clone());
         i += 1;
-        if rest.get(i).is_some_and(|w| ADVERBS.contains(&w.lower())) {
+        if rest.get(i).is_some_and(|w| listed(ADVERBS, w.lower())) {
             i += 1;
         }
     }
@@ -434,7 +434,7 @@ fn predicate<'a>(rest: &[Word<'a>]) -> Option<Predicate<'a>> {
             .any(|w| w[0].lower == "any" && w[1].lower == "more");
     ceased |= negated && anymore;
     frequent |= rest.iter().enumerate().any(|(k, w)| {
-        FREQUENCY.contains(&w.lower())
+        listed(FREQUENCY, w.lower())
             || (k > 0 && rest[k - 1].lower == "on" && is_plural_day(&w.lower))
     });
     let again = rest
@@ -448,7 +448,7 @@ fn predicate<'a>(rest: &[Word<'a>]) -> Option<Predicate<'a>> {
         .first()
         .map(|w| w.lower.to_string())
         .unwrap_or_default();
-    if NON_FACTUAL_HEADS.contains(&verb.as_str()) {
+    if listed(NON_FACTUAL_HEADS, verb.as_str()) {
         return None;
     }
     let mut perfect = false;
@@ -527,7 +527,7 @@ fn dedupe(found: Vec<Found>) -> Vec<Found> {
 const ENTITY_ATTRIBUTES: &[&str] = &["name", "location", "origin", "employer", "language"];
 
 fn candidate(f: Found) -> FactCandidate {
-    let entities = if ENTITY_ATTRIBUTES.contains(&f.attribute) {
+    let entities = if listed(ENTITY_ATTRIBUTES, f.attribute) {
         vec![f.value.clone()]
     } else {
         Vec::new()

@@ -4,6 +4,7 @@
 
 use super::clause::Word;
 use super::families::Predicate;
+use super::lexicon::listed;
 use super::pattern::Found;
 use super::tables::{NOT_NOTE_VERBS, THIRD_PERSON};
 
@@ -15,7 +16,7 @@ const NOTE_CONFIDENCE: f32 = 0.5;
 pub(crate) fn is_activity_verb(verb: &str) -> bool {
     verb.len() > 1
         && verb.chars().all(|c| c.is_ascii_alphabetic())
-        && !NOT_NOTE_VERBS.contains(&verb)
+        && !listed(NOT_NOTE_VERBS, verb)
         && !verb.ends_with("ed")
         && !verb.ends_with("ing")
         && !verb.ends_with("ly")

@@ -14,28 +14,45 @@ pub(crate) fn match_prefix(words: &[Word], pattern: &str) -> Option<usize> {
 }
 
 /// Matches the space-separated parts of `pattern` against `words`, counting the
-/// `matched` words so far. Reads the pattern's bytes in place (the extractor calls this
-/// a few thousand times a message): no splitting, no allocation, no library calls.
+/// `matched` words so far. Reads the pattern's bytes once, in place (the extractor calls
+/// this a few thousand times a message): no splitting, no allocation, no library calls.
 fn match_from(words: &[Word], pattern: &[u8], matched: usize) -> Option<usize> {
-    let end = pattern
-        .iter()
-        .position(|&b| b == b' ')
-        .unwrap_or(pattern.len());
-    let part = &pattern[..end];
-    let rest = pattern.get(end + 1..);
-    let (alternatives, optional) = match part.split_last() {
-        Some((b'?', p)) => (p, true),
-        _ => (part, false),
-    };
+    let word = words.first().map_or(&[][..], |w| w.lower.as_bytes());
+    // One pass over the first part: does `word` equal one of its alternatives?
+    let mut hit = false;
+    let mut optional = false;
+    let mut i = 0;
+    let mut j = 0; // bytes of `word` matched in the current alternative, or usize::MAX
+    loop {
+        let b = pattern.get(i).copied();
+        match b {
+            None | Some(b' ' | b'|' | b'?') => {
+                hit |= j == word.len() && !word.is_empty();
+                j = 0;
+                match b {
+                    Some(b'|') => {}
+                    Some(b'?') => optional = true,
+                    _ => break,
+                }
+            }
+            Some(b) => {
+                j = if word.get(j) == Some(&b) {
+                    j + 1
+                } else {
+                    usize::MAX - 1
+                };
+            }
+        }
+        i += 1;
+    }
+    let rest = pattern.get(i + 1..);
     let next = |words: &[Word], matched: usize| match rest {
         Some(rest) => match_from(words, rest, matched),
         None => Some(matched),
     };
-    if let Some(w) = words.first() {
-        if is_alternative(alternatives, w.lower.as_bytes()) {
-            if let Some(n) = next(&words[1..], matched + 1) {
-                return Some(n);
-            }
+    if hit {
+        if let Some(n) = next(&words[1..], matched + 1) {
+            return Some(n);
         }
     }
     if optional {
@@ -43,16 +60,6 @@ fn match_from(words: &[Word], pattern: &[u8], matched: usize) -> Option<usize> {
     } else {
         None
     }
-}
-
-/// Whether `word` is one of the `|`-separated `alternatives`.
-fn is_alternative(alternatives: &[u8], word: &[u8]) -> bool {
-    if word.is_empty() {
-        return false;
-    }
-    alternatives
-        .split(|&b| b == b'|')
-        .any(|a| a.len() == word.len() && a.iter().zip(word).all(|(x, y)| x == y))
 }
 
 /// One row of a rule table: a pattern, what it means, and how sure it makes us.

@@ -1,6 +1,7 @@
 //! Who the user is beyond a name: relationship status, nationality, what the people
 //! close to them do, and their favourites.
 
+use super::lexicon::listed;
 use crate::facts::Polarity;
 
 use super::clause::Word;
@@ -26,7 +27,7 @@ pub(crate) fn relationship(p: &Predicate) -> Vec<Found> {
     match w.get(n) {
         // "I'm married to Sam" is a family fact (read elsewhere); "I'm married" is a status.
         Some(x)
-            if STATUSES.contains(&x.lower())
+            if listed(STATUSES, x.lower())
                 && w[n + 1..].iter().all(|y| {
                     matches!(
                         y.lower(),
@@ -36,7 +37,7 @@ pub(crate) fn relationship(p: &Predicate) -> Vec<Found> {
         {
             vec![rule.found(x.lower.to_string())]
         }
-        Some(x) if STATUSES.contains(&x.lower()) && x.lower == "married" => {
+        Some(x) if listed(STATUSES, x.lower()) && x.lower == "married" => {
             vec![rule.found(x.lower.to_string())]
         }
         _ => Vec::new(),
@@ -55,7 +56,7 @@ pub(crate) fn nationality(p: &Predicate) -> Vec<Found> {
     let Some(x) = w.get(n) else {
         return Vec::new();
     };
-    if !NATIONALITIES.contains(&x.lower()) {
+    if !listed(NATIONALITIES, x.lower()) {
         return Vec::new();
     }
     // "I'm Italian" but not "I'm Italian food obsessed": the word ends the clause or a
@@ -107,7 +108,7 @@ pub(crate) fn relation_is(words: &[Word]) -> Vec<Found> {
     let Some(first) = words.first() else {
         return Vec::new();
     };
-    if !RELATIONS.contains(&first.lower()) || PETS.contains(&first.lower()) {
+    if !listed(RELATIONS, first.lower()) || listed(PETS, first.lower()) {
         return Vec::new();
     }
     // Skip an apposed name: "partner Alex is".

@@ -1,6 +1,7 @@
 //! Turning the words after a pattern into a clean value.
 
 use super::clause::Word;
+use super::lexicon::listed;
 use super::lexicon::{EMPTY_VALUES, TRAILING_FILLERS};
 use super::tables::{PLACE_HEADS, TIME_NOUNS, TIME_TAILS};
 
@@ -87,7 +88,7 @@ pub(crate) fn clean(words: &[Word], kind: Kind) -> Option<String> {
     let end = words
         .iter()
         .enumerate()
-        .position(|(i, w)| i > 0 && stops.contains(&w.lower()))
+        .position(|(i, w)| i > 0 && listed(stops, w.lower()))
         .unwrap_or(words.len());
     let mut words: Vec<&Word> = words[..end].iter().collect();
     strip_trailing_fillers(&mut words);
@@ -105,7 +106,7 @@ pub(crate) fn clean(words: &[Word], kind: Kind) -> Option<String> {
         }
     }
     let first = words.first()?;
-    if EMPTY_VALUES.contains(&first.lower()) || words.len() > kind.max_words() {
+    if listed(EMPTY_VALUES, first.lower()) || words.len() > kind.max_words() {
         return None;
     }
     let text = words.iter().map(|w| w.text()).collect::<Vec<_>>().join(" ");
@@ -118,7 +119,7 @@ fn skip_place_head(words: &mut Vec<&Word>) {
     let head = words
         .iter()
         .take(4)
-        .position(|w| PLACE_HEADS.contains(&w.lower()));
+        .position(|w| listed(PLACE_HEADS, w.lower()));
     let Some(h) = head else {
         return;
     };
@@ -143,7 +144,7 @@ fn time_tail_len(words: &[&Word]) -> Option<usize> {
                 .zip(tail.iter())
                 .all(|(w, p)| {
                     if *p == "*" {
-                        TIME_NOUNS.contains(&w.lower())
+                        listed(TIME_NOUNS, w.lower())
                     } else {
                         w.lower == *p
                     }
@@ -159,6 +160,14 @@ fn strip_trailing_fillers(words: &mut Vec<&Word>) {
             words.truncate(words.len() - n);
         }
         for filler in TRAILING_FILLERS {
+            // Most fillers fail on the last word: test that before counting words.
+            let last = words.last().map_or("", |w| w.lower());
+            let ends = filler
+                .strip_suffix(last)
+                .is_some_and(|head| !last.is_empty() && (head.is_empty() || head.ends_with(' ')));
+            if !ends {
+                continue;
+            }
             let n = filler.split(' ').count();
             if words.len() > n
                 && words[words.len() - n..]
