@@ -4,8 +4,8 @@
 //! assistant a few things; the second, a new conversation, shows the facts it recalls
 //! in the memory block of its system prompt.
 //!
-//! Memory lives where `AGENTMEM_STORE_URL` says (`memory://`, `sqlite://PATH`,
-//! `file://DIR`), by default in `sqlite://agentmem.db`: run the example twice and the
+//! Memory lives where `AGENTMEM_STORE_URL` says (`memory://`, `sqlite://PATH`, `redis://`,
+//! `postgres://`), by default in `sqlite://agentmem.db`: run the example twice and the
 //! first conversation of the second run already knows what the first run learned.
 //!
 //! With the `openai` feature and `OPENAI_BASE_URL` set, the replies come from that

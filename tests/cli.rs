@@ -32,6 +32,16 @@ impl Run {
         self
     }
 
+    /// Stderr without the one-line notes the CLI may print first (for example that semantic
+    /// recall is off when `AGENTMEM_EMBED_MODEL` is unset), so an error is checked from its start.
+    fn error(&self) -> String {
+        self.stderr
+            .lines()
+            .filter(|line| !line.starts_with("note: "))
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+
     fn json(&self) -> Value {
         serde_json::from_str(&self.stdout)
             .unwrap_or_else(|e| panic!("stdout is not JSON ({e}):\n{}", self.stdout))
@@ -288,7 +298,7 @@ fn facts_forget_asks_refuses_without_terminal_and_deletes_with_yes() {
     let refused = cli.run(&["facts", "forget", "-u", "alice"]);
     assert_eq!(refused.code, 2);
     assert!(
-        refused.stderr.starts_with("agentmem: refusing"),
+        refused.error().starts_with("agentmem: refusing"),
         "{}",
         refused.stderr
     );
@@ -360,9 +370,25 @@ fn facts_export_import_round_trip_and_bad_documents_write_nothing() {
         ])
         .ok();
     assert!(
-        imported.stdout.contains("imported 3 facts (2 current)"),
+        imported.stdout.contains("imported 3 facts (2 current)")
+            && imported.stdout.contains("3 written, 0 already present"),
         "{}",
         imported.stdout
+    );
+    // a second import of the same document writes nothing
+    let again = cli
+        .run(&[
+            "facts",
+            "import",
+            file.to_str().expect("path"),
+            "--user",
+            "bob",
+        ])
+        .ok();
+    assert!(
+        again.stdout.contains("0 written, 3 already present"),
+        "{}",
+        again.stdout
     );
     for (store, user) in [(&other, "alice"), (&cli, "bob")] {
         let facts = store
@@ -399,7 +425,7 @@ fn facts_export_import_round_trip_and_bad_documents_write_nothing() {
     let malformed = cli.run_in(&["facts", "import", "--user", "carol"], truncated);
     assert_eq!(malformed.code, 1);
     assert!(malformed
-        .stderr
+        .error()
         .starts_with("agentmem: corrupt facts export"));
     let carol = cli
         .run(&["facts", "list", "-u", "carol", "--json"])
@@ -435,7 +461,7 @@ fn unknown_store_url_is_a_usage_error_naming_the_url() {
         "",
     );
     assert_eq!(run.code, 2);
-    assert!(run.stderr.starts_with("agentmem: "), "{}", run.stderr);
+    assert!(run.error().starts_with("agentmem: "), "{}", run.stderr);
     assert!(run.stderr.contains("ftp://example/db"), "{}", run.stderr);
 
     let mut from_env = binary();
@@ -471,6 +497,32 @@ fn a_store_that_cannot_be_opened_is_a_runtime_error() {
         "{}",
         run.stderr
     );
+}
+
+/// `file://` keeps conversations and key/value entries on disk; a command that needs
+/// facts or vectors from it is refused (exit 2, naming what is missing) instead of
+/// working on a memory that forgets when the process ends. Conversations still work.
+#[test]
+#[cfg(feature = "file")]
+fn a_file_store_refuses_what_it_cannot_persist() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let url = format!("file://{}", dir.path().display());
+    for args in [
+        &["facts", "add", "-u", "ana", "I live in Porto"][..],
+        &["facts", "list", "-u", "ana"][..],
+        &["vectors", "stats", "-n", "docs"][..],
+    ] {
+        let mut command = binary();
+        command.args(["--store", &url]).args(args);
+        let run = run_with(command, "");
+        assert_eq!(run.code, 2, "{args:?}: {}", run.stderr);
+        assert!(run.error().contains("no persistent"), "{}", run.stderr);
+        assert!(run.error().contains("sqlite://"), "{}", run.stderr);
+    }
+    let mut command = binary();
+    command.args(["--store", &url, "sessions", "list"]);
+    let run = run_with(command, "");
+    assert_eq!(run.code, 0, "{}", run.stderr);
 }
 
 #[test]
@@ -657,7 +709,7 @@ fn a_malformed_line_stops_the_load_before_its_batch_is_written() {
     );
     assert_eq!(run.code, 1);
     assert!(
-        run.stderr.starts_with("agentmem: stdin line 4:"),
+        run.error().starts_with("agentmem: stdin line 4:"),
         "{}",
         run.stderr
     );

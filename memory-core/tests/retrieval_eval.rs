@@ -208,6 +208,183 @@ async fn hybrid_beats_sparse_and_dense_on_the_held_out_set() {
     );
 }
 
+/// A retrieval set: statements, and questions with the statement that answers each.
+struct Set {
+    statements: Vec<String>,
+    tune: Vec<(String, usize)>,
+    held_out: Vec<(String, usize)>,
+}
+
+fn conversations_set() -> Set {
+    let v: Value = serde_json::from_str(include_str!("data/retrieval_conversations.json"))
+        .expect("retrieval_conversations.json");
+    let part = |name: &str| -> Vec<(String, usize)> {
+        v[name]
+            .as_array()
+            .expect("part")
+            .iter()
+            .map(|q| {
+                (
+                    q["query"].as_str().expect("query").to_owned(),
+                    q["target"].as_u64().expect("target") as usize,
+                )
+            })
+            .collect()
+    };
+    Set {
+        statements: v["statements"]
+            .as_array()
+            .expect("statements")
+            .iter()
+            .map(|s| s.as_str().expect("statement").to_owned())
+            .collect(),
+        tune: part("tune"),
+        held_out: part("held_out"),
+    }
+}
+
+fn pairs_set() -> Set {
+    let (tune, held_out) = load();
+    let statements: Vec<String> = tune
+        .iter()
+        .chain(&held_out)
+        .map(|p| p.statement.clone())
+        .collect();
+    let n_tune = tune.len();
+    Set {
+        statements,
+        tune: tune
+            .into_iter()
+            .enumerate()
+            .map(|(i, p)| (p.query, i))
+            .collect(),
+        held_out: held_out
+            .into_iter()
+            .enumerate()
+            .map(|(i, p)| (p.query, n_tune + i))
+            .collect(),
+    }
+}
+
+/// Per query of a set: its sparse and dense rankings over every statement, and the
+/// target's id.
+async fn runs_of(
+    set: &Set,
+    part: &[(String, usize)],
+    embedder: &LocalEmbedder,
+) -> Vec<(Vec<(String, f32)>, Vec<(String, f32)>, String)> {
+    let store = InMemoryVectorStore::new();
+    let vectors = embedder
+        .embed_blocking(&set.statements)
+        .expect("embed statements");
+    let docs: Vec<Document> = set
+        .statements
+        .iter()
+        .zip(vectors)
+        .enumerate()
+        .map(|(i, (s, v))| Document::new(s).with_id(format!("s{i}")).with_embedding(v))
+        .collect();
+    store.upsert_batch("eval", docs).await.expect("upsert");
+    let n = set.statements.len();
+    let queries: Vec<&str> = part.iter().map(|(q, _)| q.as_str()).collect();
+    let query_vectors = embedder.embed_blocking(&queries).expect("embed queries");
+    let mut runs = Vec::new();
+    for ((q, target), v) in part.iter().zip(query_vectors) {
+        let list = |hits: Vec<agentmemory_core::SearchHit>| -> Vec<(String, f32)> {
+            hits.into_iter().map(|h| (h.id, h.score)).collect()
+        };
+        let sparse = list(
+            store
+                .search("eval", &SearchQuery::new(q, n))
+                .await
+                .expect("sparse"),
+        );
+        let dense = list(
+            store
+                .search("eval", &SearchQuery::new("", n).with_embedding(v))
+                .await
+                .expect("dense"),
+        );
+        runs.push((sparse, dense, format!("s{target}")));
+    }
+    runs
+}
+
+/// Both sets, every fusion: sparse, dense, the default and the alternatives it was
+/// chosen over, on the tune and held-out parts (`--nocapture` prints the table).
+#[tokio::test]
+async fn hybrid_keeps_dense_quality_and_adds_words_on_both_sets() {
+    let Some(embedder) = embedder() else { return };
+    type Method = Box<dyn Fn(&[(String, f32)], &[(String, f32)]) -> Vec<(String, f32)>>;
+    let mut methods: Vec<(String, Method)> = vec![
+        ("sparse only".into(), Box::new(|s, _| s.to_vec())),
+        ("dense only".into(), Box::new(|_, d| d.to_vec())),
+    ];
+    for w in [0.5f32, 0.6, 0.7, 0.8, 0.9] {
+        methods.push((
+            format!("weighted dense={w:.1}"),
+            Box::new(move |s, d| fuse(s, d, Fusion::Weighted { dense_weight: w })),
+        ));
+    }
+    methods.push((
+        "rrf k=60".into(),
+        Box::new(|s, d| fuse(s, d, Fusion::ReciprocalRank { k: 60.0 })),
+    ));
+    let mut table = String::new();
+    let mut results: Vec<(String, [Scores; 4])> = methods
+        .iter()
+        .map(|(n, _)| (n.clone(), [Scores::default(); 4]))
+        .collect();
+    for (set_no, set) in [pairs_set(), conversations_set()].iter().enumerate() {
+        for (part_no, part) in [&set.tune, &set.held_out].into_iter().enumerate() {
+            let runs = runs_of(set, part, &embedder).await;
+            for (m, (_, method)) in methods.iter().enumerate() {
+                let ranks: Vec<Option<usize>> = runs
+                    .iter()
+                    .map(|(s, d, target)| rank_of(&method(s, d), target))
+                    .collect();
+                results[m].1[set_no * 2 + part_no] = score(&ranks);
+            }
+        }
+    }
+    for (name, r) in &results {
+        table.push_str(&format!(
+            "| {name:<20} | {:.3} | {:.3} | {:.3} | {:.3} | {:.3} | {:.3} | {:.3} | {:.3} |\n",
+            r[0].at1, r[0].mrr, r[1].at1, r[1].mrr, r[2].at1, r[2].mrr, r[3].at1, r[3].mrr
+        ));
+    }
+    println!(
+        "| method | pairs tune R@1 | MRR | pairs held-out R@1 | MRR | conversations tune R@1 | MRR | conversations held-out R@1 | MRR |\n\
+         |---|---|---|---|---|---|---|---|---|\n{table}"
+    );
+    let get = |name: &str| results.iter().find(|(n, _)| n == name).expect("method").1;
+    let default = match Fusion::DEFAULT {
+        Fusion::Weighted { dense_weight } => get(&format!("weighted dense={dense_weight:.1}")),
+        other => panic!("the table lacks the default {other:?}"),
+    };
+    let (sparse, dense) = (get("sparse only"), get("dense only"));
+    // Held out on both sets: hybrid far above words alone and never below meaning alone
+    // (on these sets it ties dense on the held-out parts and beats it on the
+    // conversations' tune part; see the note of the commit that chose the default).
+    let mean = |r: [Scores; 4]| (r[1].mrr + r[3].mrr) / 2.0;
+    assert!(
+        mean(default) > mean(sparse) + 0.2 && mean(default) >= mean(dense) - 0.005,
+        "mean held-out MRR: hybrid {:.3}, sparse {:.3}, dense {:.3}",
+        mean(default),
+        mean(sparse),
+        mean(dense)
+    );
+    for part in [1, 3] {
+        assert!(
+            default[part].mrr >= dense[part].mrr - 0.02 && default[part].mrr > sparse[part].mrr,
+            "held-out part {part}: hybrid {:.3}, sparse {:.3}, dense {:.3}",
+            default[part].mrr,
+            sparse[part].mrr,
+            dense[part].mrr
+        );
+    }
+}
+
 /// Same-attribute paraphrases embed above [`PARAPHRASE_THRESHOLD`], different values of
 /// the attribute below it: the threshold reconciliation uses separates them.
 #[tokio::test]

@@ -3,7 +3,11 @@
 //! whose variable is unset is skipped with a message.
 //!
 //! Per backend: appending one message per call and 100 per call, loading a
-//! 1,000-message conversation, and searching a user's 1,000 facts.
+//! 1,000-message conversation, searching a user's 1,000 facts, and searching a user's
+//! 10,000 facts (restored in one batch) from the kept index and right after a write.
+
+#[path = "support/facts.rs"]
+mod facts_data;
 
 use std::sync::Arc;
 
@@ -96,11 +100,44 @@ fn bench_backend(
     });
     group.finish();
 
+    let many = format!("bench-10k-{run}");
+    rt.block_on(facts.import_records(&many, facts_data::facts(&many, 10_000)))
+        .expect("fill 10,000 facts");
+    let mut group = c.benchmark_group(format!("{name}_facts"));
+    group.sample_size(20);
+    let mut q = 0;
+    group.bench_function("search_10000_facts", |b| {
+        b.to_async(rt).iter(|| {
+            q += 1;
+            let query = facts_data::QUERIES[q % facts_data::QUERIES.len()];
+            let (facts, many) = (&facts, &many);
+            async move {
+                let hits = facts.search(many, query, 5).await.expect("search");
+                assert_eq!(hits.len(), 5);
+            }
+        })
+    });
+    group.bench_function("write_then_search_10000_facts", |b| {
+        b.to_async(rt).iter(|| {
+            q += 1;
+            let query = facts_data::QUERIES[q % facts_data::QUERIES.len()];
+            let (facts, many) = (&facts, &many);
+            async move {
+                let fact = FactCandidate::new(format!("collects stamps, album {q}"), 0.6);
+                facts.upsert(many, fact).await.expect("write");
+                let hits = facts.search(many, query, 5).await.expect("search");
+                assert_eq!(hits.len(), 5);
+            }
+        })
+    });
+    group.finish();
+
     rt.block_on(async {
         for id in [&single, &batched, &loaded] {
             conv.delete(id).await.expect("cleanup");
         }
         facts.forget_user(&user).await.expect("cleanup");
+        facts.forget_user(&many).await.expect("cleanup");
     });
 }
 

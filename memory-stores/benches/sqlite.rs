@@ -1,7 +1,14 @@
 //! SqliteStore throughput: appends one message per transaction and 100 per transaction
-//! (WAL, synchronous=NORMAL), and loading a 1,000-message conversation.
+//! (WAL, synchronous=NORMAL), loading a 1,000-message conversation, restoring 5,000
+//! facts in one batch, and searching 10,000 facts of one user (from the kept index, and
+//! right after a write, when the index is rebuilt).
 
-use agentmemory_core::{ConversationEvent, ConversationStore, Message};
+#[path = "support/facts.rs"]
+mod facts_data;
+
+use agentmemory_core::{
+    ConversationEvent, ConversationStore, FactCandidate, Message, UserMemoryStore,
+};
 use agentmemory_stores::SqliteStore;
 use criterion::{criterion_group, criterion_main, BatchSize, Criterion, Throughput};
 
@@ -59,6 +66,56 @@ fn benches(c: &mut Criterion) {
         b.to_async(&rt).iter(|| async {
             let events = store.load("load-1000").await.expect("load");
             assert_eq!(events.len(), 1000);
+        })
+    });
+    group.finish();
+
+    let mut group = c.benchmark_group("sqlite_facts");
+    group.sample_size(20);
+    let mut n = 0;
+    group.bench_function("restore_5000_facts", |b| {
+        b.to_async(&rt).iter_batched(
+            || {
+                n += 1;
+                let user = format!("restore-{n}");
+                let records = facts_data::facts(&user, 5_000);
+                (user, records)
+            },
+            |(user, records)| {
+                let store = &store;
+                async move {
+                    let written = store.import_records(&user, records).await.expect("import");
+                    assert_eq!(written, 5_000);
+                }
+            },
+            BatchSize::PerIteration,
+        )
+    });
+    rt.block_on(store.import_records("ten-k", facts_data::facts("ten-k", 10_000)))
+        .expect("fill");
+    let mut q = 0;
+    group.bench_function("search_10000_facts", |b| {
+        b.to_async(&rt).iter(|| {
+            q += 1;
+            let query = facts_data::QUERIES[q % facts_data::QUERIES.len()];
+            let store = &store;
+            async move {
+                let hits = store.search("ten-k", query, 5).await.expect("search");
+                assert_eq!(hits.len(), 5);
+            }
+        })
+    });
+    group.bench_function("write_then_search_10000_facts", |b| {
+        b.to_async(&rt).iter(|| {
+            q += 1;
+            let query = facts_data::QUERIES[q % facts_data::QUERIES.len()];
+            let store = &store;
+            async move {
+                let fact = FactCandidate::new(format!("collects stamps, album {q}"), 0.6);
+                store.upsert("ten-k", fact).await.expect("write");
+                let hits = store.search("ten-k", query, 5).await.expect("search");
+                assert_eq!(hits.len(), 5);
+            }
         })
     });
     group.finish();

@@ -1,22 +1,9 @@
 //! Fact helpers shared by the stores that keep facts as rows (SQLite, Redis, PostgreSQL):
-//! ranking a user's current facts against a query, and walking a fact's chain of versions.
+//! walking a fact's chain of versions, and what deleting one removes.
 
 use std::collections::HashMap;
 
-use agentmemory_core::facts::{rank_facts, FactQuery};
-use agentmemory_core::{FactPolicy, MemoryFact, ScoredFact};
-use chrono::Utc;
-
-/// The best `query.top_k` of `facts` (current ones only) for `query`, ranked by
-/// [`rank_facts`] (the rules every backend shares, so all rank alike), facts under
-/// `policy.min_confidence` left out.
-pub(crate) fn rank(
-    facts: Vec<MemoryFact>,
-    query: &FactQuery,
-    policy: FactPolicy,
-) -> Vec<ScoredFact> {
-    rank_facts(facts, query, policy, Utc::now())
-}
+use agentmemory_core::MemoryFact;
 
 /// The chain of versions through `fact_id`, oldest first (empty when unknown).
 pub(crate) fn chain(all: &[MemoryFact], fact_id: &str) -> Vec<MemoryFact> {

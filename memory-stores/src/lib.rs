@@ -15,6 +15,8 @@
 #[cfg(any(feature = "sqlite", feature = "postgres"))]
 mod dense;
 #[cfg(any(feature = "sqlite", feature = "redis", feature = "postgres"))]
+mod fact_cache;
+#[cfg(any(feature = "sqlite", feature = "redis", feature = "postgres"))]
 mod fact_rows;
 #[cfg(feature = "file")]
 mod file;
@@ -24,7 +26,7 @@ mod postgres;
 mod redis;
 #[cfg(feature = "sqlite")]
 mod sqlite;
-#[cfg(any(feature = "sqlite", feature = "redis", feature = "postgres"))]
+#[cfg(feature = "postgres")]
 mod text;
 mod url;
 

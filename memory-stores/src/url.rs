@@ -40,12 +40,13 @@ pub enum StoreUrl {
     Memory,
     /// `sqlite://PATH`: one SQLite file for every store (`sqlite:///abs/path` for an absolute path).
     Sqlite(PathBuf),
-    /// `file://DIR`: conversations and key/value entries as JSON files in a directory;
-    /// user facts and vectors in memory.
+    /// `file://DIR`: conversations and key/value entries as JSON files in a directory.
+    /// No user-fact or vector store is registered: asking for one is an error
+    /// ([`MemoryError::NoProvider`]), never a store that forgets on exit.
     File(PathBuf),
     /// `redis://HOST:PORT/DB` (the whole URL): conversations, key/value entries and user
-    /// facts in Redis. Redis has no vector store here, so vectors are registered as an
-    /// [`InMemoryVectorStore`] (and an `info!` log says so).
+    /// facts in Redis. No vector store is registered (asking for one is
+    /// [`MemoryError::NoProvider`]).
     Redis(String),
     /// `postgres://USER@HOST:PORT/DB` or `postgresql://...` (the whole URL): every store in
     /// PostgreSQL.
@@ -185,19 +186,13 @@ async fn open_sqlite(_: &Container, path: &std::path::Path) -> Result<()> {
 
 #[cfg(feature = "file")]
 async fn open_file(container: &Container, dir: &std::path::Path) -> Result<()> {
+    // Files hold conversations and key/value entries. Nothing else is registered, so a
+    // caller that needs user facts or vector documents from a `file://` URL is refused
+    // (no provider) instead of silently getting a memory that forgets on exit.
     let store = Arc::new(crate::FileStore::open(dir).await?);
-    tracing::info!(
-        dir = %dir.display(),
-        "file store: conversations and key/value entries persist; user facts and vectors stay in memory"
-    );
     container
         .register_conversations(tokens::CONVERSATIONS, store.clone())
-        .register_kv(tokens::KV, store)
-        .register_user_memory(
-            tokens::USER_MEMORY,
-            Arc::new(InMemoryUserMemoryStore::new()),
-        )
-        .register_vectors(tokens::VECTORS, Arc::new(InMemoryVectorStore::new()));
+        .register_kv(tokens::KV, store);
     Ok(())
 }
 
@@ -214,15 +209,13 @@ async fn open_file(_: &Container, dir: &std::path::Path) -> Result<()> {
 
 #[cfg(feature = "redis")]
 async fn open_redis(container: &Container, url: &str) -> Result<()> {
+    // Redis holds conversations, key/value entries and user facts; vector documents are
+    // not registered (refused, not kept in memory where they would be lost).
     let store = Arc::new(crate::RedisStore::connect(url).await?);
-    tracing::info!(
-        "redis store: conversations, key/value entries and user facts persist; vectors stay in memory"
-    );
     container
         .register_conversations(tokens::CONVERSATIONS, store.clone())
         .register_kv(tokens::KV, store.clone())
-        .register_user_memory(tokens::USER_MEMORY, store)
-        .register_vectors(tokens::VECTORS, Arc::new(InMemoryVectorStore::new()));
+        .register_user_memory(tokens::USER_MEMORY, store);
     Ok(())
 }
 

@@ -23,6 +23,16 @@ async fn connect() -> Option<RedisStore> {
     Some(RedisStore::connect(&url).await.expect("connect to redis"))
 }
 
+/// Two connections (as two instances would have): the one searching keeps an index of
+/// the user's facts, and sees every change the other makes.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn cached_fact_ranking_sees_another_instance() {
+    let (Some(reader), Some(writer)) = (connect().await, connect().await) else {
+        return;
+    };
+    common::check_cached_ranking_sees_another_writer(&reader, &writer, "cache-check-redis").await;
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn conversation_conformance() {
     let Some(store) = connect().await else { return };

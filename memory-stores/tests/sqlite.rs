@@ -7,6 +7,8 @@ use agentmemory_core::testkit;
 use agentmemory_core::{ConversationEvent, ConversationStore, MemoryError, Message};
 use agentmemory_stores::SqliteStore;
 
+mod common;
+
 async fn file_store(dir: &tempfile::TempDir) -> SqliteStore {
     SqliteStore::open(dir.path().join("memory.db"))
         .await
@@ -182,4 +184,17 @@ fn two_independent_stores_share_one_file() {
         );
         next[w] += 1;
     }
+}
+
+/// A cached fact ranking sees adds, reinforcements, supersessions and deletes made
+/// through another handle on the same file (another process, as far as SQLite knows).
+#[tokio::test]
+async fn cached_fact_ranking_sees_writes_from_another_handle() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    common::check_cached_ranking_sees_another_writer(
+        &file_store(&dir).await,
+        &file_store(&dir).await,
+        "ana",
+    )
+    .await;
 }

@@ -120,12 +120,23 @@ pub fn without_known_messages(
     events: Vec<ConversationEvent>,
     mut known: impl FnMut(&ulid::Ulid) -> bool,
 ) -> Vec<ConversationEvent> {
-    let mut seen = std::collections::HashSet::new();
+    // A turn appends one to a few messages: a short list beats hashing them.
+    let mut seen: Vec<ulid::Ulid> = Vec::new();
+    let mut seen_many = std::collections::HashSet::new();
+    let many = events.len() > 16;
     events
         .into_iter()
         .filter(|e| match e {
             ConversationEvent::Message { message } => {
-                !known(&message.id) && seen.insert(message.id)
+                !known(&message.id)
+                    && if many {
+                        seen_many.insert(message.id)
+                    } else if seen.contains(&message.id) {
+                        false
+                    } else {
+                        seen.push(message.id);
+                        true
+                    }
             }
             _ => true,
         })
@@ -161,7 +172,13 @@ impl ConversationStore for InMemoryConversationStore {
             return Err(MemoryError::invalid("conversation id", "must not be empty"));
         }
         let mut logs = self.logs.write();
-        let log = logs.entry(conversation_id.to_owned()).or_default();
+        // Looked up by `&str` first: the key is copied only for a new conversation.
+        let log = if logs.contains_key(conversation_id) {
+            logs.get_mut(conversation_id)
+        } else {
+            Some(logs.entry(conversation_id.to_owned()).or_default())
+        }
+        .ok_or_else(|| MemoryError::not_found("conversation", conversation_id))?;
         let at = Utc::now();
         let events = without_known_messages(events, |id| log.message_ids.contains(id));
         for event in events {

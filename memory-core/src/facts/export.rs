@@ -110,6 +110,41 @@ impl FactsExport {
                 return Err(at("`confidence` outside 0.0..=1.0"));
             }
         }
+        // Every chain of versions must end: no fact superseded by two, no cycle.
+        let mut successor_of: std::collections::HashMap<&str, &str> =
+            std::collections::HashMap::new();
+        for fact in &self.facts {
+            if let Some(next) = fact.superseded_by.as_deref() {
+                if let Some(first) = successor_of.insert(next, fact.id.as_str()) {
+                    return Err(MemoryError::corrupt(
+                        WHAT,
+                        format!("`{next}` supersedes both `{first}` and `{}`", fact.id),
+                    ));
+                }
+            }
+        }
+        let next_of: std::collections::HashMap<&str, &str> = self
+            .facts
+            .iter()
+            .filter_map(|f| f.superseded_by.as_deref().map(|n| (f.id.as_str(), n)))
+            .collect();
+        for start in next_of.keys() {
+            let mut at = *start;
+            for _ in 0..=next_of.len() {
+                match next_of.get(at) {
+                    Some(next) if next == start => {
+                        return Err(MemoryError::corrupt(
+                            WHAT,
+                            format!(
+                                "the versions through `{start}` supersede each other in a cycle"
+                            ),
+                        ));
+                    }
+                    Some(next) => at = next,
+                    None => break,
+                }
+            }
+        }
         for (n, fact) in self.facts.iter().enumerate() {
             if let Some(next) = &fact.superseded_by {
                 if !ids.contains(next.as_str()) {
@@ -205,6 +240,76 @@ pub async fn import_facts(
     Ok(changes)
 }
 
+/// Restores `export` into `store` for `as_user` (or the export's user) as it is: every
+/// version with its id, timestamps, confidence and supersession link, in one batch
+/// ([`UserMemoryStore::import_records`]) instead of one reconciliation per fact.
+/// Validates the whole document first (unknown versions, foreign users, dangling links,
+/// cycles: nothing is written). Records the user already has are skipped, so restoring
+/// the same export twice writes nothing the second time. Under another user the ids are
+/// derived from the user and the original ids, so that too is idempotent. Returns how
+/// many records were written.
+///
+/// ```
+/// # tokio_test::block_on(async {
+/// use agentmemory_core::facts::{export_facts, restore_facts, FactCandidate, InMemoryUserMemoryStore, UserMemoryStore};
+///
+/// let old = InMemoryUserMemoryStore::new();
+/// old.upsert("ana", FactCandidate::new("lives in Paris", 0.9).with_attribute("location", "Paris")).await?;
+/// old.upsert("ana", FactCandidate::new("lives in Berlin", 0.9).with_attribute("location", "Berlin")).await?;
+/// let export = export_facts(&old, "ana").await?;
+///
+/// let new = InMemoryUserMemoryStore::new();
+/// assert_eq!(restore_facts(&new, &export, None).await?, 2);
+/// assert_eq!(restore_facts(&new, &export, None).await?, 0); // already there
+/// let current = new.list("ana").await?;
+/// assert_eq!(current[0].text, "lives in Berlin");
+/// assert_eq!(new.history("ana", &current[0].id).await?.len(), 2);
+/// # Ok::<_, agentmemory_core::MemoryError>(())
+/// # }).unwrap();
+/// ```
+pub async fn restore_facts(
+    store: &dyn UserMemoryStore,
+    export: &FactsExport,
+    as_user: Option<&str>,
+) -> Result<usize> {
+    export.validate()?;
+    let user = as_user.unwrap_or(&export.user_id);
+    if user.trim().is_empty() {
+        return Err(MemoryError::invalid("user id", "must not be empty"));
+    }
+    let mut records = export.facts.clone();
+    if user != export.user_id {
+        for fact in &mut records {
+            fact.id = derived_id(user, &fact.id, fact.created_at);
+            if let Some(next) = &mut fact.superseded_by {
+                *next = derived_id(user, next, fact.created_at);
+            }
+        }
+    }
+    // oldest first, as the store would have written them
+    records.sort_by_key(|f| f.created_at);
+    store.import_records(user, records).await
+}
+
+/// The id a fact restored under `user` gets: a ULID with the original's time (or the
+/// fact's creation time) and randomness derived from the user and the original id, so
+/// the same restore always gives the same ids.
+fn derived_id(user: &str, id: &str, created_at: chrono::DateTime<Utc>) -> String {
+    let fnv = |seed: u64| {
+        let mut h: u64 = 0xcbf2_9ce4_8422_2325 ^ seed;
+        for b in user.bytes().chain([0]).chain(id.bytes()) {
+            h ^= u64::from(b);
+            h = h.wrapping_mul(0x0000_0100_0000_01b3);
+        }
+        h
+    };
+    let ms = ulid::Ulid::from_string(id)
+        .map(|u| u.timestamp_ms())
+        .unwrap_or_else(|_| created_at.timestamp_millis().max(0) as u64);
+    let random = (u128::from(fnv(1)) << 64 | u128::from(fnv(2))) & ((1u128 << 80) - 1);
+    ulid::Ulid::from_parts(ms, random).to_string()
+}
+
 /// The confidence a current fact must start from so that its reinforcements (each moving
 /// confidence halfway to 1.0, see [`MemoryFact::reinforce`]) end at its exported
 /// confidence; the exported confidence itself when no such start exists (superseded
@@ -277,5 +382,73 @@ mod tests {
         assert_eq!(facts[0].reinforcement_count, 2);
         let original = store.list("alice").await.unwrap();
         assert!((facts[0].confidence - original[0].confidence).abs() < 1e-4);
+    }
+
+    async fn moved_twice() -> FactsExport {
+        let store = InMemoryUserMemoryStore::new();
+        for city in ["Paris", "Berlin", "Oslo"] {
+            store
+                .upsert(
+                    "alice",
+                    FactCandidate::new(format!("lives in {city}"), 0.9)
+                        .with_attribute("location", city),
+                )
+                .await
+                .unwrap();
+        }
+        export_facts(&store, "alice").await.unwrap()
+    }
+
+    #[tokio::test]
+    async fn cycles_and_branches_are_refused_naming_the_ids() {
+        let export = moved_twice().await;
+        let (a, b) = (export.facts[0].id.clone(), export.facts[1].id.clone());
+        let mut cyclic = export.clone();
+        for f in &mut cyclic.facts {
+            if f.superseded_by.is_none() {
+                f.superseded_by = Some(a.clone()); // the current one points back to the first
+            }
+        }
+        let err = cyclic.validate().unwrap_err().to_string();
+        assert!(err.contains("cycle"), "{err}");
+        let mut branching = export.clone();
+        branching.facts[2].superseded_by = branching.facts[0].superseded_by.clone();
+        let err = branching.validate().unwrap_err().to_string();
+        assert!(
+            err.contains("supersedes both") && (err.contains(&a) || err.contains(&b)),
+            "{err}"
+        );
+        let target = InMemoryUserMemoryStore::new();
+        assert!(restore_facts(&target, &cyclic, None).await.is_err());
+        assert!(target.list("alice").await.unwrap().is_empty());
+    }
+
+    #[tokio::test]
+    async fn restoring_is_batched_exact_and_idempotent_under_any_user() {
+        let export = moved_twice().await;
+        let target = InMemoryUserMemoryStore::new();
+        assert_eq!(restore_facts(&target, &export, None).await.unwrap(), 3);
+        assert_eq!(restore_facts(&target, &export, None).await.unwrap(), 0);
+        let current = target.list("alice").await.unwrap();
+        assert_eq!(current.len(), 1);
+        assert_eq!(current[0].id, export.facts[2].id, "ids kept");
+        assert_eq!(
+            target.history("alice", &current[0].id).await.unwrap().len(),
+            3
+        );
+        // under another user: new, stable ids
+        assert_eq!(
+            restore_facts(&target, &export, Some("bob")).await.unwrap(),
+            3
+        );
+        assert_eq!(
+            restore_facts(&target, &export, Some("bob")).await.unwrap(),
+            0
+        );
+        let bob = target.list("bob").await.unwrap();
+        assert_eq!(bob.len(), 1);
+        assert_ne!(bob[0].id, current[0].id);
+        assert_eq!(bob[0].text, "lives in Oslo");
+        assert_eq!(target.history("bob", &bob[0].id).await.unwrap().len(), 3);
     }
 }

@@ -9,6 +9,7 @@ use chrono::Utc;
 use dashmap::DashMap;
 use parking_lot::RwLock;
 
+use super::strength::{Decay, Needed, Strength};
 use super::{
     fact_relevance, prepare_candidate, rank_score, reconcile_by_meaning_keyed, FactCandidate,
     FactChange, FactKey, FactPolicy, FactQuery, MemoryFact, Reconciliation, ScoredFact,
@@ -67,6 +68,8 @@ struct UserFacts {
     current: Vec<MemoryFact>,
     /// What reconciliation compares each current fact by, computed once.
     keys: Vec<FactKey>,
+    /// How strong each current fact is, for bounding its decayed confidence cheaply.
+    strength: Vec<Strength>,
     /// Insertion sequence of each current fact, for oldest-first listing.
     seqs: Vec<u64>,
     pos_of: HashMap<String, usize>,
@@ -94,6 +97,7 @@ impl UserFacts {
         self.index.insert(pos as u32, &fact.text);
         self.pos_of.insert(fact.id.clone(), pos);
         self.keys.push(FactKey::of(&fact));
+        self.strength.push(Strength::of(&fact));
         self.seqs.push(self.next_seq);
         self.next_seq += 1;
         self.max_confidence = self.max_confidence.max(fact.confidence);
@@ -106,6 +110,7 @@ impl UserFacts {
         let fact = self.current.swap_remove(pos);
         self.seqs.swap_remove(pos);
         self.keys.swap_remove(pos);
+        self.strength.swap_remove(pos);
         self.index.remove(pos as u32);
         if pos != last {
             self.index.remove(last as u32);
@@ -132,13 +137,22 @@ impl UserFacts {
             }
         });
         let now = Utc::now();
+        let decay = Decay::at(now, policy.half_life);
         let mut top: TopK<&str, (usize, f32, f32)> = TopK::new(top_k);
+        // Relevance is at most 1, so a fact whose confidence alone cannot reach the
+        // threshold needs no cosine.
+        let needed = |top: &TopK<_, _>| Needed::new(top.threshold().max(policy.min_confidence));
+        let (mut threshold, mut need) = (top.threshold(), needed(&top));
         for (pos, fact) in self.current.iter().enumerate() {
-            if fact.confidence < policy.min_confidence {
-                continue; // decay never raises confidence
+            if top.threshold() != threshold {
+                threshold = top.threshold();
+                need = needed(&top);
+            }
+            if !decay.may_reach(self.strength[pos], need) {
+                continue;
             }
             let relevance = fact_relevance(sparse[pos], Some(embedding), fact.embedding.as_deref());
-            let effective = fact.effective_confidence(now, policy.half_life);
+            let effective = decay.effective(self.strength[pos]);
             if effective >= policy.min_confidence {
                 top.push(
                     rank_score(relevance, effective),
@@ -188,6 +202,7 @@ impl UserFacts {
                     .ok_or_else(|| MemoryError::not_found("fact", id.clone()))?;
                 let fact = &mut self.current[pos];
                 fact.reinforce(candidate.confidence, now);
+                self.strength[pos] = Strength::of(fact);
                 self.max_confidence = self.max_confidence.max(fact.confidence);
                 Ok(FactChange::Reinforced { fact: fact.clone() })
             }
@@ -203,11 +218,16 @@ impl UserFacts {
                 Ok(FactChange::Superseded { old, new })
             }
             Reconciliation::Contest(id) => {
-                let fact = self
+                let pos = *self
+                    .pos_of
                     .get(&id)
-                    .cloned()
                     .ok_or_else(|| MemoryError::not_found("fact", id.clone()))?;
-                Ok(FactChange::Contested { fact, candidate })
+                let fact = &mut self.current[pos];
+                fact.contest(&candidate, now);
+                Ok(FactChange::Contested {
+                    fact: fact.clone(),
+                    candidate,
+                })
             }
             Reconciliation::Ignore(reason) => Ok(FactChange::Ignored { candidate, reason }),
         }
@@ -341,19 +361,13 @@ impl UserMemoryStore for InMemoryUserMemoryStore {
         });
         let now = Utc::now();
         let policy = self.policy;
+        let decay = Decay::at(now, policy.half_life);
         let mut top: TopK<&str, (usize, f32, f32)> = TopK::new(top_k);
         let consider = |top: &mut TopK<_, _>, pos: usize, rel: f32| {
             let Some(fact) = user.current.get(pos) else {
                 return;
             };
-            // Decay never raises confidence, so `rank_score(rel, confidence)` bounds the
-            // score from above: facts that cannot enter skip the decay maths.
-            if fact.confidence < policy.min_confidence
-                || !top.admits(rank_score(rel, fact.confidence))
-            {
-                return;
-            }
-            let effective = fact.effective_confidence(now, policy.half_life);
+            let effective = decay.effective(user.strength[pos]);
             if effective >= policy.min_confidence {
                 top.push(
                     rank_score(rel, effective),
@@ -362,20 +376,37 @@ impl UserMemoryStore for InMemoryUserMemoryStore {
                 );
             }
         };
+        // The effective confidence a fact of relevance `rel` needs to enter the top k.
+        let needed = |top: &TopK<_, _>, rel: f32| {
+            let floor = rank_score(rel, 1.0);
+            Needed::new((top.threshold() / floor).max(policy.min_confidence))
+        };
         // Relevant facts first: they fill the heap with high scores, so most of the
         // unrelated ones are then rejected by the bound alone.
         for &(pos, rel) in &relevant {
-            consider(&mut top, pos, rel);
+            if decay.may_reach(user.strength[pos], needed(&top, rel)) {
+                consider(&mut top, pos, rel);
+            }
         }
-        // Unrelated facts score at most `rank_score(0, max_confidence)`; when even that
-        // cannot enter, none of them is visited.
+        // Unrelated facts need what the threshold asks of relevance 0; it is recomputed
+        // only when the threshold moves, and a fact is decayed exactly only when its bound
+        // passes.
         if top.admits(rank_score(0.0, user.max_confidence)) {
             let mut is_relevant = vec![false; user.current.len()];
             for &(pos, _) in &relevant {
                 is_relevant[pos] = true;
             }
-            for (pos, _) in is_relevant.iter().enumerate().filter(|(_, r)| !**r) {
+            let mut threshold = top.threshold();
+            let mut need = needed(&top, 0.0);
+            for (pos, strength) in user.strength.iter().enumerate() {
+                if is_relevant[pos] || !decay.may_reach(*strength, need) {
+                    continue;
+                }
                 consider(&mut top, pos, 0.0);
+                if top.threshold() != threshold {
+                    threshold = top.threshold();
+                    need = needed(&top, 0.0);
+                }
             }
         }
         Ok(top
@@ -430,6 +461,37 @@ impl UserMemoryStore for InMemoryUserMemoryStore {
         self.users
             .remove_if(user_id, |_, current| Arc::ptr_eq(current, &user));
         Ok(count)
+    }
+
+    async fn import_records(&self, user_id: &str, records: Vec<MemoryFact>) -> Result<usize> {
+        if user_id.is_empty() {
+            return Err(MemoryError::invalid("user id", "must not be empty"));
+        }
+        loop {
+            let user = match self.user(user_id) {
+                Some(u) => u,
+                None => Arc::clone(&self.users.entry(user_id.to_owned()).or_default()),
+            };
+            let mut user = user.write();
+            if user.retired {
+                continue; // forgotten meanwhile: write to the user's fresh state
+            }
+            let mut written = 0;
+            for mut fact in records {
+                if user.get(&fact.id).is_some() {
+                    continue;
+                }
+                user_id.clone_into(&mut fact.user_id);
+                if let Some(next) = &fact.superseded_by {
+                    user.prev_of.insert(next.clone(), fact.id.clone());
+                    user.superseded.insert(fact.id.clone(), fact);
+                } else {
+                    user.push_current(fact);
+                }
+                written += 1;
+            }
+            return Ok(written);
+        }
     }
 
     async fn history(&self, user_id: &str, fact_id: &str) -> Result<Vec<MemoryFact>> {
@@ -508,6 +570,45 @@ mod tests {
                 for k in [1, 3, 10, 59] {
                     let top = store.search("u", query, k).await.unwrap();
                     assert_eq!(top, all[..k].to_vec(), "query {query:?}, k {k}");
+                }
+            }
+        });
+    }
+
+    #[test]
+    fn bounded_search_agrees_with_the_shared_ranking_at_every_age() {
+        use crate::facts::rank_facts;
+        block_on(async {
+            let store = InMemoryUserMemoryStore::new();
+            let now = Utc::now();
+            let words = ["tea", "jazz", "hiking", "chess", "rust", "paris", "dogs"];
+            let mut user = UserFacts::default();
+            for i in 0..200usize {
+                let text = format!("{} {} note{i}", words[i % 7], words[(i * 5) % 7]);
+                // Confidence and age both vary, so decay reorders the facts.
+                let confidence = 0.3 + ((i * 37) % 70) as f32 / 100.0;
+                let age = chrono::Duration::minutes(((i * 7919) % 100_000) as i64);
+                let fact = MemoryFact::from_candidate(
+                    "u",
+                    FactCandidate::new(text, confidence),
+                    now - age,
+                );
+                user.push_current(fact);
+            }
+            let facts = user.current.clone();
+            store.users.insert("u".into(), Arc::new(RwLock::new(user)));
+            for query in ["tea jazz", "chess", "unrelated words", ""] {
+                let full = rank_facts(
+                    facts.clone(),
+                    &FactQuery::new(query, 1000),
+                    store.policy,
+                    Utc::now(),
+                );
+                let full: Vec<&str> = full.iter().map(|f| f.fact.id.as_str()).collect();
+                for k in [1, 3, 10, 150, 1000] {
+                    let top = store.search("u", query, k).await.unwrap();
+                    let ids: Vec<&str> = top.iter().map(|f| f.fact.id.as_str()).collect();
+                    assert_eq!(ids, full[..k.min(full.len())], "query {query:?}, k {k}");
                 }
             }
         });

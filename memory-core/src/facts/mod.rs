@@ -12,13 +12,18 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::Result;
 
+mod contest;
 mod export;
 mod memory;
+mod ranked;
 mod reconcile;
 mod semantic;
+mod strength;
 
-pub use export::{export_facts, import_facts, FactsExport, FACTS_EXPORT_VERSION};
+pub use contest::{PendingContradiction, MAX_PENDING};
+pub use export::{export_facts, import_facts, restore_facts, FactsExport, FACTS_EXPORT_VERSION};
 pub use memory::InMemoryUserMemoryStore;
+pub use ranked::RankedFacts;
 pub use reconcile::{
     decide, is_single_valued, normalize, reconcile, reconcile_with, resolve, supersede_threshold,
     value_key, FactKey, Reconciliation, Similarity, CORRECTION_ATTRIBUTE, PARAPHRASE_SIMILARITY,
@@ -165,6 +170,10 @@ pub struct MemoryFact {
     /// `None` when no embedder was configured.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub embedding: Option<Vec<f32>>,
+    /// Weak statements that contradicted this fact since it was stored, oldest first
+    /// (see [`MemoryFact::contest`]).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub pending_contradictions: Vec<PendingContradiction>,
 }
 
 impl MemoryFact {
@@ -186,6 +195,7 @@ impl MemoryFact {
             entities: candidate.entities,
             superseded_by: None,
             embedding: candidate.embedding,
+            pending_contradictions: Vec::new(),
         }
     }
 
@@ -227,6 +237,7 @@ impl MemoryFact {
         self.confidence = raised.max(candidate_confidence).clamp(0.0, 1.0);
         self.last_reinforced_at = now;
         self.reinforcement_count += 1;
+        self.pending_contradictions.clear();
     }
 }
 
@@ -255,8 +266,9 @@ pub enum FactChange {
         new: MemoryFact,
     },
     /// A contradiction too weak to replace a well-established fact: `fact` stays current,
-    /// `candidate` is a pending contradiction (stored nowhere; stating it again with more
-    /// confidence, e.g. "my name is …", supersedes).
+    /// `candidate` is a pending contradiction, recorded on the fact
+    /// ([`MemoryFact::pending_contradictions`]); the same contradiction said again, or
+    /// stated with more confidence (e.g. "my name is …"), supersedes.
     Contested {
         /// The fact that stays current.
         fact: MemoryFact,
@@ -374,4 +386,12 @@ pub trait UserMemoryStore: Send + Sync {
     async fn forget_user(&self, user_id: &str) -> Result<usize>;
     /// The chain of versions of a fact, oldest first, ending with the current one.
     async fn history(&self, user_id: &str, fact_id: &str) -> Result<Vec<MemoryFact>>;
+    /// Writes fact records as they are — ids, timestamps, confidences, supersession
+    /// links — for `user_id`, without reconciling them: how an export is restored
+    /// ([`import_facts`]). A record whose id the user already has is left alone, so a
+    /// second import of the same records writes nothing. All records are written in one
+    /// transaction where the backend has them. Returns how many were written.
+    ///
+    /// The records must be consistent (see [`FactsExport::validate`]): callers check.
+    async fn import_records(&self, user_id: &str, records: Vec<MemoryFact>) -> Result<usize>;
 }

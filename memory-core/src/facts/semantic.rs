@@ -17,12 +17,10 @@ use chrono::{DateTime, Utc};
 
 use super::reconcile::{decide_keyed, Keys};
 use super::{
-    rank_score, FactCandidate, FactChange, FactKey, FactPolicy, MemoryFact, Reconciliation,
-    ScoredFact, UserMemoryStore,
+    FactCandidate, FactChange, FactKey, FactPolicy, MemoryFact, Reconciliation, ScoredFact,
+    UserMemoryStore,
 };
 use crate::error::{MemoryError, Result};
-use crate::vector::sparse::SparseIndex;
-use crate::vector::topk::TopK;
 use crate::vector::{normalized, Embedder, Fusion};
 
 /// The cosine above which a candidate with the same attribute and polarity as a current
@@ -88,7 +86,7 @@ pub fn fact_relevance(sparse: f32, query: Option<&[f32]>, fact: Option<&[f32]>) 
 }
 
 /// The best `query.top_k` of `facts` (current ones only, under `policy`), ranked by
-/// [`rank_score`] over [`fact_relevance`], ties by id. Every backend that loads a user's
+/// [`rank_score`](super::rank_score) over [`fact_relevance`], ties by id. Every backend that loads a user's
 /// facts ranks with this, and [`InMemoryUserMemoryStore`](super::InMemoryUserMemoryStore)
 /// computes the same scores from its persistent index, so all rank alike.
 pub fn rank_facts(
@@ -100,41 +98,7 @@ pub fn rank_facts(
     if query.top_k == 0 {
         return Vec::new();
     }
-    let facts: Vec<MemoryFact> = facts.into_iter().filter(MemoryFact::is_current).collect();
-    let mut index = SparseIndex::default();
-    for (slot, fact) in facts.iter().enumerate() {
-        index.insert(slot as u32, &fact.text);
-    }
-    let mut sparse = vec![0.0f32; facts.len()];
-    index.score(&query.text, |slot, cos| {
-        if let Some(s) = sparse.get_mut(slot as usize) {
-            *s = cos;
-        }
-    });
-    let q = query.embedding.as_deref();
-    let mut top: TopK<&str, (usize, f32, f32)> = TopK::new(query.top_k);
-    for (pos, fact) in facts.iter().enumerate() {
-        let relevance = fact_relevance(sparse[pos], q, fact.embedding.as_deref());
-        let effective = fact.effective_confidence(now, policy.half_life);
-        if effective >= policy.min_confidence {
-            top.push(
-                rank_score(relevance, effective),
-                fact.id.as_str(),
-                (pos, relevance, effective),
-            );
-        }
-    }
-    top.into_sorted()
-        .into_iter()
-        .map(
-            |(score, _, (pos, relevance, effective_confidence))| ScoredFact {
-                fact: facts[pos].clone(),
-                relevance,
-                effective_confidence,
-                score,
-            },
-        )
-        .collect()
+    super::RankedFacts::new(facts).rank(query, policy, now)
 }
 
 /// The current fact that `candidate` paraphrases: same attribute, same polarity, and
@@ -182,6 +146,7 @@ fn by_meaning(
     candidate: FactCandidate,
 ) -> (Reconciliation, FactCandidate) {
     let (decision, candidate) = decide_keyed(current, keys, candidate);
+    let (decision, candidate) = super::contest::escalate(current, decision, candidate);
     let decision = match decision {
         Reconciliation::Add => match paraphrase_of(current, &candidate) {
             Some(f) => Reconciliation::Reinforce(f.id.clone()),
@@ -290,6 +255,10 @@ impl UserMemoryStore for EmbeddingUserMemoryStore {
 
     async fn forget_user(&self, user_id: &str) -> Result<usize> {
         self.inner.forget_user(user_id).await
+    }
+
+    async fn import_records(&self, user_id: &str, records: Vec<MemoryFact>) -> Result<usize> {
+        self.inner.import_records(user_id, records).await
     }
 
     async fn history(&self, user_id: &str, fact_id: &str) -> Result<Vec<MemoryFact>> {

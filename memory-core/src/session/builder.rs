@@ -349,6 +349,7 @@ impl<A: Agent> SessionBuilder<A> {
             pending,
             extraction,
             background,
+            summary_block: Default::default(),
         })
     }
 }

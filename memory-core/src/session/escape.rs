@@ -23,12 +23,35 @@ fn is_bidi_control(c: char) -> bool {
 /// controls as `\u{…}`; tabs as spaces; line breaks per `lines`. At most `max_chars`
 /// characters of `text` are read; a longer text ends in `…`. Returns whether it was cut.
 pub(crate) fn push_escaped(out: &mut String, text: &str, lines: Lines, max_chars: usize) -> bool {
+    let bytes = text.as_bytes();
     let mut last_was_break = true;
-    for (n, c) in text.chars().enumerate() {
-        if n == max_chars {
+    let mut chars = 0usize;
+    let mut i = 0usize;
+    while i < bytes.len() {
+        // A run of printable ASCII other than `&`, `<` and `>` is copied as it is: one
+        // byte is one character there, so the run is cut at the character budget.
+        let run_start = i;
+        let run_end = bytes.len().min(i + (max_chars - chars));
+        while i < run_end && is_plain(bytes[i]) {
+            i += 1;
+        }
+        if i > run_start {
+            out.push_str(&text[run_start..i]);
+            chars += i - run_start;
+            last_was_break = false;
+            if i == bytes.len() {
+                break;
+            }
+        }
+        if chars == max_chars {
             out.push('…');
             return true;
         }
+        let Some(c) = text[i..].chars().next() else {
+            break;
+        };
+        i += c.len_utf8();
+        chars += 1;
         match c {
             '&' => out.push_str("&amp;"),
             '<' => out.push_str("&lt;"),
@@ -45,13 +68,21 @@ pub(crate) fn push_escaped(out: &mut String, text: &str, lines: Lines, max_chars
             }
             '\r' => continue,
             c if c.is_control() || c == '\u{2028}' || c == '\u{2029}' || is_bidi_control(c) => {
-                out.push_str(&format!("\\u{{{:04x}}}", c as u32));
+                use std::fmt::Write as _;
+                // Writing to a String cannot fail.
+                let _ = write!(out, "\\u{{{:04x}}}", c as u32);
             }
             c => out.push(c),
         }
         last_was_break = false;
     }
     false
+}
+
+/// Whether byte `b` is printable ASCII that needs no escaping.
+#[inline]
+fn is_plain(b: u8) -> bool {
+    (0x20..0x7f).contains(&b) && b != b'&' && b != b'<' && b != b'>'
 }
 
 #[cfg(test)]
@@ -100,5 +131,55 @@ mod tests {
         out.clear();
         assert!(!push_escaped(&mut out, "abc", Lines::Keep, 3));
         assert_eq!(out, "abc");
+    }
+
+    /// The escaping rules one character at a time: the plain-run fast path must agree.
+    fn reference(text: &str, lines: Lines, max_chars: usize) -> (String, bool) {
+        let mut out = String::new();
+        let mut last_was_break = true;
+        for (n, c) in text.chars().enumerate() {
+            if n == max_chars {
+                out.push('…');
+                return (out, true);
+            }
+            match c {
+                '&' => out.push_str("&amp;"),
+                '<' => out.push_str("&lt;"),
+                '>' => out.push_str("&gt;"),
+                '\t' => out.push(' '),
+                '\n' if lines == Lines::Escape => out.push_str("\\n"),
+                '\r' if lines == Lines::Escape => out.push_str("\\r"),
+                '\n' => {
+                    if !last_was_break {
+                        out.push('\n');
+                    }
+                    last_was_break = true;
+                    continue;
+                }
+                '\r' => continue,
+                c if c.is_control() || c == '\u{2028}' || c == '\u{2029}' || is_bidi_control(c) => {
+                    out.push_str(&format!("\\u{{{:04x}}}", c as u32));
+                }
+                c => out.push(c),
+            }
+            last_was_break = false;
+        }
+        (out, false)
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn fast_path_agrees_with_the_rules(
+            text in "([a-z <>&\n\r\t]|é|北|\u{2028}|\u{202E}|\u{7}|\u{85}){0,40}",
+            max_chars in 0usize..48,
+            escape_lines: bool,
+        ) {
+            let lines = if escape_lines { Lines::Escape } else { Lines::Keep };
+            let mut out = String::from("x");
+            let cut = push_escaped(&mut out, &text, lines, max_chars);
+            let (expected, expected_cut) = reference(&text, lines, max_chars);
+            proptest::prop_assert_eq!(&out[1..], expected.as_str());
+            proptest::prop_assert_eq!(cut, expected_cut);
+        }
     }
 }

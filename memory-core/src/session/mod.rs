@@ -93,6 +93,7 @@ pub struct Session<A: Agent> {
     pending: Option<Pending>,
     extraction: Option<commit::Extraction>,
     background: Option<background::Worker>,
+    summary_block: summary_block::RenderedSummary,
 }
 
 impl<A: Agent> std::fmt::Debug for Session<A> {

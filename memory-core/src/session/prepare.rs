@@ -11,7 +11,7 @@ use crate::message::Message;
 use crate::model::ChatRequest;
 
 use super::report::{PromptTokens, Truncation, TurnReport};
-use super::{cut, memory_block, summary_block, Agent, Pending, Session};
+use super::{cut, memory_block, Agent, Pending, Session};
 
 /// A turn whose request is ready for a model: the system prompt (agent prompt, memory
 /// block, summary block), the window, and what memory did so far. Send
@@ -152,13 +152,10 @@ impl<A: Agent> Session<A> {
         // 3. Summarise what no longer fits beside the system prompt and the memory block.
         let base = budget.saturating_sub(system_tokens + block_tokens);
         let summary_cap = self.config.summary_tokens.min(base / 3);
-        let rendered_summary = |memory: &crate::buffer::ShortTermMemory| {
-            memory
-                .summary()
-                .and_then(|s| summary_block::render(s, summary_cap, counter.as_ref()))
-        };
-        let summary_tokens_now =
-            rendered_summary(&self.memory).map_or(0, |b| counter.count_text(&b));
+        let counter_ref = counter.as_ref();
+        let (_, summary_tokens_now) =
+            self.summary_block
+                .get(self.memory.summary(), summary_cap, counter_ref);
         if self.memory.message_tokens() + summary_tokens_now > base {
             match self
                 .summarize(base)
@@ -172,8 +169,17 @@ impl<A: Agent> Session<A> {
                 }
             }
         }
-        let summary = rendered_summary(&self.memory);
-        let summary_tokens = summary.as_deref().map_or(0, |b| counter.count_text(b));
+        let (summary, summary_tokens) =
+            self.summary_block
+                .get(self.memory.summary(), summary_cap, counter_ref);
+        let mut system = system_prompt;
+        for block in [report.memory_block.as_deref(), summary]
+            .into_iter()
+            .flatten()
+        {
+            system.push_str("\n\n");
+            system.push_str(block);
+        }
 
         // 4. The window, the user message last (cut when it cannot fit whole).
         let room = base.saturating_sub(summary_tokens);
@@ -195,14 +201,6 @@ impl<A: Agent> Session<A> {
             window_tokens = system_msg_tokens + sent_tokens;
         }
 
-        let mut system = system_prompt;
-        for block in [report.memory_block.as_deref(), summary.as_deref()]
-            .into_iter()
-            .flatten()
-        {
-            system.push_str("\n\n");
-            system.push_str(block);
-        }
         let mut request = ChatRequest::new(self.agent.model(), system, window);
         request.tools = self.agent.tools();
         self.agent.before_model(&mut request);

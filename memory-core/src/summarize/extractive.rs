@@ -94,12 +94,29 @@ impl ExtractiveSummarizer {
         let mut alive: Vec<usize> = (0..units.len())
             .filter(|&i| units[i].score >= 0.0)
             .collect();
+        let signatures: Vec<Vec<u64>> = units.iter().map(|u| signature(u.text)).collect();
+        // Routine: a sentence said again and again ("meeting with Bob at 3pm again")
+        // tells less each time, so each near-repeat elsewhere in the input lowers its
+        // salience, while a fact stated once keeps all of it.
+        let salience: Vec<f32> = (0..units.len())
+            .map(|i| {
+                let (a, n) = (&signatures[i], signatures[i].len());
+                let repeats = (0..units.len())
+                    .filter(|&j| {
+                        let m = signatures[j].len();
+                        // Jaccard ≥ 1/2 needs the smaller set at least half the larger.
+                        j != i && 2 * n.min(m) >= n.max(m) && jaccard(a, &signatures[j]) >= REPEATED
+                    })
+                    .take(3)
+                    .count();
+                units[i].score - REPEAT_PENALTY * repeats as f32
+            })
+            .collect();
         let best_first = alive
             .iter()
             .copied()
-            .max_by(|&a, &b| units[a].score.total_cmp(&units[b].score).then(b.cmp(&a)));
-        let top = best_first.map_or(1.0, |i| units[i].score).max(f32::EPSILON);
-        let signatures: Vec<Vec<u64>> = units.iter().map(|u| signature(u.text)).collect();
+            .max_by(|&a, &b| salience[a].total_cmp(&salience[b]).then(b.cmp(&a)));
+        let top = best_first.map_or(1.0, |i| salience[i]).max(f32::EPSILON);
         let mut redundancy = vec![0.0f32; units.len()];
 
         let mut chosen = vec![false; units.len()];
@@ -110,8 +127,7 @@ impl ExtractiveSummarizer {
                 .iter()
                 .enumerate()
                 .map(|(k, &i)| {
-                    let mmr =
-                        MMR_LAMBDA * units[i].score / top - (1.0 - MMR_LAMBDA) * redundancy[i];
+                    let mmr = MMR_LAMBDA * salience[i] / top - (1.0 - MMR_LAMBDA) * redundancy[i];
                     (k, mmr)
                 })
                 .fold((0usize, f32::NEG_INFINITY), |best, cur| {
@@ -161,19 +177,35 @@ const MMR_LAMBDA: f32 = 0.7;
 /// Word-set overlap (Jaccard) at which a sentence repeats one already kept.
 pub const NEAR_DUPLICATE: f32 = 0.8;
 
+/// Word-set overlap at which two sentences of the input say the same thing again.
+const REPEATED: f32 = 0.5;
+
+/// Salience lost per repeat of a sentence elsewhere in the input (at most three).
+const REPEAT_PENALTY: f32 = 1.0;
+
 /// The sentence's words (lowercased, punctuation trimmed) as sorted hashes.
+///
+/// The hash is FNV-1a over the lowercased characters: only equality within one summary
+/// matters here, and SipHash per character cost more than the rest of the selection.
 fn signature(text: &str) -> Vec<u64> {
-    use std::hash::{Hash, Hasher};
     let mut out: Vec<u64> = text
         .split_whitespace()
         .map(bare_word)
         .filter(|w| !w.is_empty())
         .map(|w| {
-            let mut h = std::collections::hash_map::DefaultHasher::new();
-            for c in w.chars().flat_map(char::to_lowercase) {
-                c.hash(&mut h);
+            let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+            let mut eat = |c: char| {
+                h ^= u64::from(u32::from(c));
+                h = h.wrapping_mul(0x0000_0100_0000_01b3);
+            };
+            for c in w.chars() {
+                if c.is_ascii() {
+                    eat(c.to_ascii_lowercase());
+                } else {
+                    c.to_lowercase().for_each(&mut eat);
+                }
             }
-            h.finish()
+            h
         })
         .collect();
     out.sort_unstable();
@@ -443,6 +475,31 @@ fn states_preference(p2: &str, p1: &str, w: &str) -> bool {
         || (is(p2, "do") && is(p1, "not") && starts(w, "like"))
 }
 
+/// Whether the sentence opens by describing the user: "I'm …", "I am …", "My … ",
+/// "I have …", "I've …", "I live/work/was born …".
+fn describes_self(sentence: &str) -> bool {
+    let mut words = sentence
+        .split_whitespace()
+        .map(|w| w.trim_matches(|c: char| !c.is_alphanumeric() && c != '\'' && c != '\u{2019}'));
+    let first = words.next().unwrap_or("");
+    let is = |w: &str, want: &str| {
+        w.eq_ignore_ascii_case(want)
+            || (w.contains('\u{2019}') && w.replace('\u{2019}', "'").eq_ignore_ascii_case(want))
+    };
+    if ["i'm", "im", "i've", "my"]
+        .iter()
+        .any(|want| is(first, want))
+    {
+        return true;
+    }
+    is(first, "i")
+        && words.next().is_some_and(|second| {
+            ["am", "have", "live", "work", "was", "speak", "own", "grew"]
+                .iter()
+                .any(|want| second.eq_ignore_ascii_case(want))
+        })
+}
+
 /// Words that small talk is made of.
 fn is_chit_chat_word(lower: &str) -> bool {
     matches!(
@@ -519,6 +576,7 @@ fn score(sentence: &str, role: Role) -> f32 {
     let mut numbers = 0usize;
     let mut dated = false;
     let mut decided = false;
+    let mut transient = false;
     let mut all_chit_chat = true;
     let mut any_word = false;
     let mut preference = false;
@@ -541,6 +599,8 @@ fn score(sentence: &str, role: Role) -> f32 {
         let lower_word = ascii_lower(b, &mut buf);
         dated = dated || lower_word.is_some_and(is_month_or_day) || is_iso_date(b);
         decided = decided || lower_word.is_some_and(is_decision_word);
+        transient = transient
+            || lower_word.is_some_and(|w| matches!(w, "today" | "yesterday" | "tonight" | "again"));
         any_word = true;
         if !b.is_empty() && !lower_word.is_some_and(is_chit_chat_word) {
             all_chit_chat = false;
@@ -549,6 +609,14 @@ fn score(sentence: &str, role: Role) -> f32 {
     let chit_chat = any_word && all_chit_chat;
 
     let mut score = 1.5 * names.min(3) as f32 + 1.5 * numbers.min(2) as f32;
+    // Who the user is ("I'm allergic to penicillin", "My sister lives in Porto") outlasts
+    // what happened today.
+    if describes_self(sentence) {
+        score += 2.0;
+    }
+    if transient {
+        score -= 1.5;
+    }
     score += if dated { 2.0 } else { 0.0 };
     score += if decided { 2.5 } else { 0.0 };
     score += if preference { 3.0 } else { 0.0 };

@@ -20,6 +20,9 @@ pub async fn run_all(store: &dyn UserMemoryStore) {
     check_semantic_search(store).await;
     check_paraphrase_reinforces(store).await;
     check_cjk_and_emoji_search(store).await;
+    check_pending_contradiction(store).await;
+    check_confirmation_answers_a_contradiction(store).await;
+    check_restore(store).await;
 }
 
 /// A fresh user id containing `label`.
@@ -423,4 +426,122 @@ impl crate::vector::Embedder for HashEmbedder {
     fn dimensions(&self) -> Option<usize> {
         Some(65)
     }
+}
+
+fn name(value: &str, confidence: f32) -> FactCandidate {
+    FactCandidate::new(format!("name is {value}"), confidence).with_attribute("name", value)
+}
+
+/// A weak contradiction of a well-established fact is recorded on it (and persisted),
+/// not applied; said a second time it supersedes, with both statements' confidence.
+pub async fn check_pending_contradiction(store: &dyn UserMemoryStore) {
+    let u = user("contest");
+    let maria = add(store, &u, name("Maria", 0.95)).await;
+    let change = store.upsert(&u, name("Danish", 0.4)).await.expect("upsert");
+    let FactChange::Contested { fact, .. } = &change else {
+        panic!("a weak contradiction must be contested, got {change:?}");
+    };
+    assert_eq!(fact.id, maria.id);
+    let stored = store.get(&u, &maria.id).await.expect("get").expect("kept");
+    assert!(stored.is_current(), "the contested fact stays current");
+    assert_eq!(
+        stored.pending_contradictions.len(),
+        1,
+        "recorded: {stored:?}"
+    );
+    assert_eq!(
+        stored.pending_contradictions[0].value.as_deref(),
+        Some("Danish")
+    );
+    let hits = store
+        .search(&u, "what is my name", 5)
+        .await
+        .expect("search");
+    assert_eq!(hits.len(), 1);
+    assert_eq!(hits[0].fact.id, maria.id);
+
+    let change = store.upsert(&u, name("Danish", 0.4)).await.expect("upsert");
+    let FactChange::Superseded { old, new } = change else {
+        panic!("the same contradiction twice must supersede, got {change:?}");
+    };
+    assert_eq!(old.id, maria.id);
+    assert_eq!(new.value.as_deref(), Some("Danish"));
+    assert!(
+        (new.confidence - 0.64).abs() < 1e-3,
+        "1 - 0.6 * 0.6, got {}",
+        new.confidence
+    );
+    let list = store.list(&u).await.expect("list");
+    assert_eq!(list.len(), 1);
+    assert_eq!(list[0].id, new.id);
+}
+
+/// Stating the fact again answers a pending contradiction: it is cleared, and the next
+/// weak contradiction is pending again rather than superseding.
+pub async fn check_confirmation_answers_a_contradiction(store: &dyn UserMemoryStore) {
+    let u = user("confirm");
+    let maria = add(store, &u, name("Maria", 0.95)).await;
+    let change = store.upsert(&u, name("Danish", 0.4)).await.expect("upsert");
+    assert_eq!(change.kind(), "contested");
+    let change = store.upsert(&u, name("Maria", 0.95)).await.expect("upsert");
+    assert_eq!(change.kind(), "reinforced", "{change:?}");
+    let stored = store.get(&u, &maria.id).await.expect("get").expect("kept");
+    assert!(stored.pending_contradictions.is_empty(), "{stored:?}");
+    let change = store.upsert(&u, name("Danish", 0.4)).await.expect("upsert");
+    assert_eq!(change.kind(), "contested", "{change:?}");
+    let current = store.list(&u).await.expect("list");
+    assert_eq!(current.len(), 1);
+    assert_eq!(current[0].id, maria.id);
+}
+
+/// A restored export keeps ids, history and links, is searchable at once (a search made
+/// before the restore does not hide it), and restoring it again writes nothing.
+pub async fn check_restore(store: &dyn UserMemoryStore) {
+    use crate::facts::{export_facts, restore_facts, InMemoryUserMemoryStore};
+
+    let source = InMemoryUserMemoryStore::new();
+    for city in ["Paris", "Berlin", "Oslo"] {
+        source
+            .upsert("origin", location(city))
+            .await
+            .expect("upsert");
+    }
+    source
+        .upsert("origin", FactCandidate::new("likes sailing", 0.8))
+        .await
+        .expect("upsert");
+    let export = export_facts(&source, "origin").await.expect("export");
+    let u = user("restore");
+    assert!(store
+        .search(&u, "sailing", 5)
+        .await
+        .expect("search")
+        .is_empty());
+    assert_eq!(
+        restore_facts(store, &export, Some(&u))
+            .await
+            .expect("restore"),
+        4
+    );
+    assert_eq!(
+        restore_facts(store, &export, Some(&u))
+            .await
+            .expect("again"),
+        0
+    );
+    let current = store.list(&u).await.expect("list");
+    assert_eq!(current.len(), 2, "{current:?}");
+    let oslo = current
+        .iter()
+        .find(|f| f.text == "lives in Oslo")
+        .expect("Oslo is current");
+    assert_eq!(oslo.user_id, u);
+    let history = store.history(&u, &oslo.id).await.expect("history");
+    let texts: Vec<&str> = history.iter().map(|f| f.text.as_str()).collect();
+    assert_eq!(
+        texts,
+        ["lives in Paris", "lives in Berlin", "lives in Oslo"]
+    );
+    let hits = store.search(&u, "sailing", 5).await.expect("search");
+    assert_eq!(hits[0].fact.text, "likes sailing");
 }

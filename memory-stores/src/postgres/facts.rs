@@ -5,7 +5,9 @@
 //! Search ranks the user's current facts in Rust (TF-IDF cosine and
 //! [`agentmemory_core::facts::rank_score`]).
 
-use agentmemory_core::facts::{prepare_candidate, reconcile_by_meaning, FactQuery, Reconciliation};
+use agentmemory_core::facts::{
+    prepare_candidate, reconcile_by_meaning, FactQuery, RankedFacts, Reconciliation,
+};
 use agentmemory_core::{
     FactCandidate, FactChange, MemoryError, MemoryFact, Result, ScoredFact, UserMemoryStore,
 };
@@ -14,7 +16,7 @@ use chrono::Utc;
 use deadpool_postgres::GenericClient;
 
 use super::{decode, encode, on, PostgresStore};
-use crate::fact_rows::{chain, doomed, rank};
+use crate::fact_rows::{chain, doomed};
 
 impl PostgresStore {
     /// The user's facts, oldest first; only current ones when `current_only`.
@@ -95,11 +97,13 @@ impl UserMemoryStore for PostgresStore {
                     return Ok(FactChange::Ignored { candidate, reason });
                 }
                 Reconciliation::Contest(id) => {
-                    let fact = current
+                    let mut fact = current
                         .into_iter()
                         .find(|f| f.id == id)
                         .ok_or_else(|| MemoryError::not_found("fact", id))?;
-                    return Ok(FactChange::Contested { fact, candidate });
+                    fact.contest(&candidate, now);
+                    self.write_fact(&tx, &fact).await?;
+                    FactChange::Contested { fact, candidate }
                 }
                 Reconciliation::Add => {
                     let fact = MemoryFact::from_candidate(user_id, candidate, now);
@@ -143,13 +147,34 @@ impl UserMemoryStore for PostgresStore {
             return Ok(Vec::new());
         }
         let op = "search facts";
-        let facts = self
+        let ranked = self
             .bounded(op, async {
                 let client = self.client(op).await?;
-                self.load_facts(&client, user_id, true).await
+                let stmt = client
+                    .prepare_cached(&format!(
+                        "SELECT version FROM {} WHERE user_id = $1",
+                        self.table("fact_versions")
+                    ))
+                    .await
+                    .map_err(on(op))?;
+                let version: i64 = client
+                    .query_opt(&stmt, &[&user_id])
+                    .await
+                    .map_err(on(op))?
+                    .map(|r| r.try_get(0))
+                    .transpose()
+                    .map_err(on(op))?
+                    .unwrap_or(0);
+                if let Some(ranked) = self.fact_cache.get(user_id, version) {
+                    return Ok(ranked);
+                }
+                let facts = self.load_facts(&client, user_id, true).await?;
+                Ok(self
+                    .fact_cache
+                    .put(user_id, version, RankedFacts::new(facts)))
             })
             .await?;
-        Ok(rank(facts, query, self.policy))
+        Ok(ranked.rank(query, self.policy, Utc::now()))
     }
 
     async fn list(&self, user_id: &str) -> Result<Vec<MemoryFact>> {
@@ -225,6 +250,38 @@ impl UserMemoryStore for PostgresStore {
                 .map_err(on(op))?;
             tx.commit().await.map_err(on(op))?;
             Ok(usize::try_from(n).unwrap_or(usize::MAX))
+        })
+        .await
+    }
+
+    async fn import_records(&self, user_id: &str, records: Vec<MemoryFact>) -> Result<usize> {
+        if user_id.is_empty() {
+            return Err(MemoryError::invalid("user id", "must not be empty"));
+        }
+        let op = "import facts";
+        self.bounded(op, async {
+            let mut client = self.client(op).await?;
+            let tx = client.transaction().await.map_err(on(op))?;
+            lock_user(&tx, user_id).await?;
+            let stmt = tx
+                .prepare_cached(&format!(
+                    "INSERT INTO {} (user_id, id, is_current, body) VALUES ($1, $2, $3, $4::text::jsonb) \
+                     ON CONFLICT (user_id, id) DO NOTHING",
+                    self.table("facts")
+                ))
+                .await
+                .map_err(on(op))?;
+            let mut written = 0u64;
+            for mut fact in records {
+                user_id.clone_into(&mut fact.user_id);
+                let body = encode(&fact, "fact")?;
+                written += tx
+                    .execute(&stmt, &[&user_id, &fact.id, &fact.is_current(), &body])
+                    .await
+                    .map_err(on(op))?;
+            }
+            tx.commit().await.map_err(on(op))?;
+            Ok(written as usize)
         })
         .await
     }

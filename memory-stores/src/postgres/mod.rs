@@ -81,6 +81,8 @@ pub struct PostgresStore {
     pgvector: bool,
     timeout: Duration,
     policy: FactPolicy,
+    /// Each recently searched user's facts, indexed (see `fact_cache`).
+    fact_cache: std::sync::Arc<crate::fact_cache::FactCache>,
 }
 
 impl std::fmt::Debug for PostgresStore {
@@ -129,6 +131,7 @@ impl PostgresStore {
             pgvector: false,
             timeout: options.operation_timeout,
             policy: options.fact_policy,
+            fact_cache: Default::default(),
         };
         store
             .bounded("migrate the schema", async {

@@ -6,13 +6,15 @@ use tokio_postgres::Client;
 use super::{on, STORE};
 
 /// The schema version this build creates and reads.
-pub(crate) const SCHEMA_VERSION: u32 = 1;
+pub(crate) const SCHEMA_VERSION: u32 = MIGRATIONS.len() as u32;
 
 /// A constant key for the advisory lock that serialises migrations across processes.
 const MIGRATION_LOCK: i64 = 0x6167_656e_746d_656d; // "agentmem"
 
 /// The SQL of each version, in order; `{s}` is the quoted schema.
-const MIGRATIONS: &[&str] = &[r"
+const MIGRATIONS: &[&str] = &[
+    // 0 → 1: conversations, KV, documents, facts.
+    r"
 CREATE TABLE {s}.conversations (
     id text PRIMARY KEY,
     last_seq bigint NOT NULL,
@@ -55,7 +57,31 @@ CREATE TABLE {s}.facts (
     body jsonb NOT NULL,
     PRIMARY KEY (user_id, id)
 );
-"];
+",
+    // 1 → 2: a version per user, raised by every change to their facts (from any client),
+    // so a cached index of a user's facts knows when it is stale.
+    r"
+CREATE TABLE {s}.fact_versions (
+    user_id text PRIMARY KEY,
+    version bigint NOT NULL
+);
+CREATE FUNCTION {s}.bump_fact_version() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    IF TG_OP <> 'INSERT' THEN
+        INSERT INTO {s}.fact_versions AS v (user_id, version) VALUES (OLD.user_id, 1)
+            ON CONFLICT (user_id) DO UPDATE SET version = v.version + 1;
+    END IF;
+    IF TG_OP <> 'DELETE' THEN
+        INSERT INTO {s}.fact_versions AS v (user_id, version) VALUES (NEW.user_id, 1)
+            ON CONFLICT (user_id) DO UPDATE SET version = v.version + 1;
+    END IF;
+    RETURN NULL;
+END
+$$;
+CREATE TRIGGER facts_version AFTER INSERT OR UPDATE OR DELETE ON {s}.facts
+    FOR EACH ROW EXECUTE FUNCTION {s}.bump_fact_version();
+",
+];
 
 /// `name` quoted as an identifier, if it is a plain lowercase one.
 pub(crate) fn quoted(name: &str) -> Result<String> {

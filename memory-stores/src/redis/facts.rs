@@ -8,7 +8,9 @@
 
 use std::sync::LazyLock;
 
-use agentmemory_core::facts::{prepare_candidate, reconcile_by_meaning, FactQuery, Reconciliation};
+use agentmemory_core::facts::{
+    prepare_candidate, reconcile_by_meaning, FactQuery, RankedFacts, Reconciliation,
+};
 use agentmemory_core::{
     FactCandidate, FactChange, MemoryError, MemoryFact, Result, ScoredFact, UserMemoryStore,
 };
@@ -17,7 +19,7 @@ use chrono::Utc;
 use redis::Script;
 
 use super::{decode, encode, hex, RedisStore, STORE};
-use crate::fact_rows::{chain, doomed, rank};
+use crate::fact_rows::{chain, doomed};
 
 /// How many times a write re-reads after losing a race before giving up.
 const MAX_ATTEMPTS: usize = 64;
@@ -124,11 +126,13 @@ fn decide(
     Ok(match decision {
         Reconciliation::Ignore(reason) => (FactChange::Ignored { candidate, reason }, Vec::new()),
         Reconciliation::Contest(id) => {
-            let fact = live
+            let mut fact = live
                 .into_iter()
                 .find(|f| f.id == id)
                 .ok_or_else(|| MemoryError::not_found("fact", id))?;
-            (FactChange::Contested { fact, candidate }, Vec::new())
+            fact.contest(&candidate, now);
+            let writes = vec![set(&fact)?];
+            (FactChange::Contested { fact, candidate }, writes)
         }
         Reconciliation::Add => {
             let fact = MemoryFact::from_candidate(user, candidate, now);
@@ -188,8 +192,25 @@ impl UserMemoryStore for RedisStore {
         if query.top_k == 0 {
             return Ok(Vec::new());
         }
-        let (_, facts) = self.load_facts(user_id, "search facts").await?;
-        Ok(rank(facts, query, self.policy))
+        let op = "search facts";
+        let (ver, _) = self.fact_keys(user_id);
+        let mut conn = self.conn.clone();
+        let version: Option<i64> = self
+            .run(op, redis::cmd("GET").arg(ver).query_async(&mut conn))
+            .await?;
+        let ranked = match self.fact_cache.get(user_id, version.unwrap_or(0)) {
+            Some(ranked) => ranked,
+            None => {
+                // Facts and version read together, so the version names exactly them.
+                let (version, facts) = self.load_facts(user_id, op).await?;
+                let version = version.parse::<i64>().map_err(|e| {
+                    MemoryError::store(STORE, op, format!("fact version `{version}`: {e}"))
+                })?;
+                self.fact_cache
+                    .put(user_id, version, RankedFacts::new(facts))
+            }
+        };
+        Ok(ranked.rank(query, self.policy, chrono::Utc::now()))
     }
 
     async fn list(&self, user_id: &str) -> Result<Vec<MemoryFact>> {
@@ -241,6 +262,31 @@ impl UserMemoryStore for RedisStore {
         inv.key(ver).key(hash);
         let mut conn = self.conn.clone();
         self.run("forget a user", inv.invoke_async(&mut conn)).await
+    }
+
+    async fn import_records(&self, user_id: &str, records: Vec<MemoryFact>) -> Result<usize> {
+        if user_id.is_empty() {
+            return Err(MemoryError::invalid("user id", "must not be empty"));
+        }
+        if records.is_empty() {
+            return Ok(0);
+        }
+        let (ver, hash) = self.fact_keys(user_id);
+        // One MULTI/EXEC: every record set only where its id is new, then the version
+        // moves so cached rankings and in-flight writers see the change.
+        let mut pipe = redis::pipe();
+        pipe.atomic();
+        for mut fact in records {
+            user_id.clone_into(&mut fact.user_id);
+            let body = encode(&fact, "fact")?;
+            pipe.cmd("HSETNX").arg(&hash).arg(&fact.id).arg(body);
+        }
+        pipe.cmd("INCR").arg(&ver).ignore();
+        let mut conn = self.conn.clone();
+        let set: Vec<i64> = self
+            .run("import facts", pipe.query_async(&mut conn))
+            .await?;
+        Ok(set.into_iter().filter(|n| *n == 1).count())
     }
 
     async fn history(&self, user_id: &str, fact_id: &str) -> Result<Vec<MemoryFact>> {

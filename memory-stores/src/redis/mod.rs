@@ -89,6 +89,8 @@ pub struct RedisStore {
     prefix: String,
     timeout: Duration,
     policy: FactPolicy,
+    /// Each recently searched user's facts, indexed (see `fact_cache`).
+    fact_cache: std::sync::Arc<crate::fact_cache::FactCache>,
 }
 
 impl std::fmt::Debug for RedisStore {
@@ -125,6 +127,7 @@ impl RedisStore {
             prefix: options.prefix,
             timeout: options.response_timeout + options.connect_timeout,
             policy: options.fact_policy,
+            fact_cache: Default::default(),
         })
     }
 

@@ -38,8 +38,7 @@ fn new_bodies(
     bodies: Vec<Body>,
 ) -> rusqlite::Result<Vec<Body>> {
     let mut known = tx.prepare_cached(
-        "SELECT 1 FROM events WHERE conversation_id = ?1 \
-         AND json_extract(body, '$.data.message.id') = ?2 ORDER BY seq DESC LIMIT 1",
+        "SELECT 1 FROM events WHERE conversation_id = ?1 AND message_id = ?2 LIMIT 1",
     )?;
     let mut out = Vec::with_capacity(bodies.len());
     for body in dedup_batch(bodies) {
@@ -103,12 +102,15 @@ impl ConversationStore for SqliteStore {
             {
                 let mut insert = tx
                     .prepare_cached(
-                        "INSERT INTO events (conversation_id, seq, at_us, body) VALUES (?1, ?2, ?3, ?4)",
+                        "INSERT INTO events (conversation_id, seq, at_us, body, message_id) \
+                         VALUES (?1, ?2, ?3, ?4, ?5)",
                     )
                     .map_err(&err)?;
-                for (_, body) in &bodies {
+                for (message_id, body) in &bodies {
                     seq += 1;
-                    insert.execute(params![id, seq, now, body]).map_err(&err)?;
+                    insert
+                        .execute(params![id, seq, now, body, message_id])
+                        .map_err(&err)?;
                 }
             }
             tx.prepare_cached("UPDATE conversations SET last_seq = ?2 WHERE id = ?1")

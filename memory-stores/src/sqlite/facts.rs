@@ -2,9 +2,11 @@
 //! reconciled with [`agentmemory_core::facts::decide`] inside the write transaction and
 //! ranked with [`agentmemory_core::facts::rank_score`] over TF-IDF relevance.
 
-use crate::fact_rows::{chain, doomed, rank};
+use crate::fact_rows::{chain, doomed};
 
-use agentmemory_core::facts::{prepare_candidate, reconcile_by_meaning, FactQuery, Reconciliation};
+use agentmemory_core::facts::{
+    prepare_candidate, reconcile_by_meaning, FactQuery, RankedFacts, Reconciliation,
+};
 use agentmemory_core::{
     FactCandidate, FactChange, MemoryError, MemoryFact, Result, ScoredFact, UserMemoryStore,
 };
@@ -46,6 +48,15 @@ fn load_facts(
         .collect()
 }
 
+/// The user's fact version (0 before their first fact), raised by the `fact_versions`
+/// triggers on every change to their facts.
+fn fact_version(conn: &Connection, label: &str, user_id: &str) -> Result<i64> {
+    conn.prepare_cached("SELECT version FROM fact_versions WHERE user_id = ?1")
+        .and_then(|mut s| s.query_row([user_id], |r| r.get(0)).optional())
+        .map(|v| v.unwrap_or(0))
+        .map_err(on(label, "read the facts' version"))
+}
+
 fn insert_fact(conn: &Connection, label: &str, fact: &MemoryFact) -> Result<()> {
     let text = body::encode(fact, "fact")?;
     conn.prepare_cached(
@@ -83,11 +94,13 @@ impl UserMemoryStore for SqliteStore {
                     return Ok(FactChange::Ignored { candidate, reason });
                 }
                 Reconciliation::Contest(id) => {
-                    let fact = current
+                    let mut fact = current
                         .into_iter()
                         .find(|f| f.id == id)
                         .ok_or_else(|| MemoryError::not_found("fact", id))?;
-                    return Ok(FactChange::Contested { fact, candidate });
+                    fact.contest(&candidate, now);
+                    update_fact(&tx, label, &fact)?;
+                    FactChange::Contested { fact, candidate }
                 }
                 Reconciliation::Add => {
                     let fact = MemoryFact::from_candidate(&user, candidate, now);
@@ -134,9 +147,18 @@ impl UserMemoryStore for SqliteStore {
         let user = user_id.to_owned();
         let query = query.clone();
         let policy = self.policy();
+        let store = self.clone();
         self.read(op, move |conn, label| {
-            let facts = load_facts(conn, label, &user, true)?;
-            Ok(rank(facts, &query, policy))
+            let cache = &store.inner.fact_cache;
+            let version = fact_version(conn, label, &user)?;
+            let ranked = match cache.get(&user, version) {
+                Some(ranked) => ranked,
+                None => {
+                    let facts = load_facts(conn, label, &user, true)?;
+                    cache.put(&user, version, RankedFacts::new(facts))
+                }
+            };
+            Ok(ranked.rank(&query, policy, Utc::now()))
         })
         .await
     }
@@ -194,6 +216,36 @@ impl UserMemoryStore for SqliteStore {
             conn.prepare_cached("DELETE FROM facts WHERE user_id = ?1")
                 .and_then(|mut s| s.execute([&user]))
                 .map_err(on(label, op))
+        })
+        .await
+    }
+
+    async fn import_records(&self, user_id: &str, records: Vec<MemoryFact>) -> Result<usize> {
+        check_user(user_id)?;
+        let op = "import facts";
+        let user = user_id.to_owned();
+        self.write(op, move |conn, label| {
+            let tx = conn
+                .transaction_with_behavior(TransactionBehavior::Immediate)
+                .map_err(on(label, op))?;
+            let mut written = 0;
+            {
+                let mut insert = tx
+                    .prepare_cached(
+                        "INSERT OR IGNORE INTO facts (id, user_id, is_current, body) \
+                         VALUES (?1, ?2, ?3, ?4)",
+                    )
+                    .map_err(on(label, op))?;
+                for mut fact in records {
+                    fact.user_id.clone_from(&user);
+                    let text = body::encode(&fact, "fact")?;
+                    written += insert
+                        .execute(params![fact.id, fact.user_id, fact.is_current(), text])
+                        .map_err(on(label, op))?;
+                }
+            }
+            tx.commit().map_err(on(label, op))?;
+            Ok(written)
         })
         .await
     }

@@ -69,6 +69,8 @@ struct Inner {
     readers: Option<ReaderPool>,
     /// The in-memory search index of each document namespace used so far.
     mirrors: mirror::Mirrors,
+    /// Each recently searched user's facts, indexed.
+    fact_cache: crate::fact_cache::FactCache,
 }
 
 struct ReaderPool {
@@ -152,6 +154,7 @@ impl SqliteStore {
                 writer: Arc::new(Mutex::new(writer)),
                 readers,
                 mirrors: mirror::Mirrors::default(),
+                fact_cache: crate::fact_cache::FactCache::default(),
             }),
             policy,
         }

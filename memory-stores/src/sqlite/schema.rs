@@ -101,6 +101,34 @@ const MIGRATIONS: &[&str] = &[
         INSERT INTO document_log (namespace, id) VALUES (old.namespace, old.id);
     END;
     "#,
+    // 2 → 3: a version per user, raised by every change to their facts (from any
+    // connection or process), so a cached index of a user's facts knows when it is stale.
+    r#"
+    CREATE TABLE fact_versions (
+        user_id TEXT PRIMARY KEY NOT NULL,
+        version INTEGER NOT NULL
+    ) WITHOUT ROWID;
+    CREATE TRIGGER facts_version_insert AFTER INSERT ON facts BEGIN
+        INSERT OR IGNORE INTO fact_versions (user_id, version) VALUES (new.user_id, 0);
+        UPDATE fact_versions SET version = version + 1 WHERE user_id = new.user_id;
+    END;
+    CREATE TRIGGER facts_version_update AFTER UPDATE ON facts BEGIN
+        INSERT OR IGNORE INTO fact_versions (user_id, version) VALUES (new.user_id, 0);
+        UPDATE fact_versions SET version = version + 1 WHERE user_id IN (old.user_id, new.user_id);
+    END;
+    CREATE TRIGGER facts_version_delete AFTER DELETE ON facts BEGIN
+        INSERT OR IGNORE INTO fact_versions (user_id, version) VALUES (old.user_id, 0);
+        UPDATE fact_versions SET version = version + 1 WHERE user_id = old.user_id;
+    END;
+    "#,
+    // 3 → 4: the id of each logged message in a column of its own, indexed, so an append
+    // checks "already logged?" with one index probe instead of parsing every event.
+    r#"
+    ALTER TABLE events ADD COLUMN message_id TEXT;
+    UPDATE events SET message_id = json_extract(body, '$.data.message.id');
+    CREATE INDEX events_by_message ON events (conversation_id, message_id)
+        WHERE message_id IS NOT NULL;
+    "#,
 ];
 
 fn user_version(conn: &Connection, label: &str) -> Result<u32> {

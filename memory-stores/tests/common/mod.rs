@@ -522,3 +522,73 @@ pub async fn survives_restart<S>(
         vectors.clear(&ns).await.expect("cleanup");
     }
 }
+
+/// Searches may rank a user's facts from an index kept between searches: a write through
+/// `writer` (another handle, process or instance) — an add, a reinforcement, a
+/// supersession, a delete, forgetting the user — is seen by the next search of `reader`.
+pub async fn check_cached_ranking_sees_another_writer(
+    reader: &dyn UserMemoryStore,
+    writer: &dyn UserMemoryStore,
+    user: &str,
+) {
+    let _ = writer.forget_user(user).await;
+    let texts = |hits: Vec<agentmemory_core::ScoredFact>| -> Vec<(String, f32)> {
+        hits.into_iter()
+            .map(|h| (h.fact.text, h.fact.confidence))
+            .collect()
+    };
+    let tea = FactCandidate::new("likes green tea", 0.6).with_attribute("likes", "green tea");
+    writer.upsert(user, tea.clone()).await.expect("add");
+    assert_eq!(
+        texts(reader.search(user, "tea", 5).await.expect("search")).len(),
+        1
+    );
+    // cached now; the other handle adds, reinforces, supersedes and deletes
+    writer
+        .upsert(
+            user,
+            FactCandidate::new("lives in Porto", 0.9).with_attribute("location", "Porto"),
+        )
+        .await
+        .expect("add");
+    let hits = texts(
+        reader
+            .search(user, "where do I live", 5)
+            .await
+            .expect("search"),
+    );
+    assert!(hits.iter().any(|(t, _)| t == "lives in Porto"), "{hits:?}");
+    writer.upsert(user, tea).await.expect("reinforce");
+    let hits = texts(reader.search(user, "tea", 1).await.expect("search"));
+    assert!(hits[0].1 > 0.6, "reinforced confidence seen: {hits:?}");
+    writer
+        .upsert(
+            user,
+            FactCandidate::new("lives in Lyon", 0.95).with_attribute("location", "Lyon"),
+        )
+        .await
+        .expect("supersede");
+    let hits = texts(
+        reader
+            .search(user, "where do I live", 5)
+            .await
+            .expect("search"),
+    );
+    assert!(hits.iter().any(|(t, _)| t == "lives in Lyon"), "{hits:?}");
+    assert!(!hits.iter().any(|(t, _)| t == "lives in Porto"), "{hits:?}");
+    let id = reader.search(user, "tea", 1).await.expect("search")[0]
+        .fact
+        .id
+        .clone();
+    assert!(UserMemoryStore::delete(writer, user, &id)
+        .await
+        .expect("delete"));
+    let hits = texts(reader.search(user, "tea", 5).await.expect("search"));
+    assert!(!hits.iter().any(|(t, _)| t.contains("tea")), "{hits:?}");
+    assert!(writer.forget_user(user).await.expect("forget") >= 2);
+    assert!(reader
+        .search(user, "Lyon", 5)
+        .await
+        .expect("search")
+        .is_empty());
+}

@@ -156,10 +156,11 @@ Example:\n  agentmem facts forget --user alice --yes"
     },
     /// Load a facts export (from FILE, or stdin).
     #[command(
-        after_help = "The whole document is validated before anything is written. \
-Facts are replayed through reconciliation, oldest first, then current facts are restated \
-as often as they had been reinforced: texts and attributes come back, ids and timestamps \
-are new.\n\n\
+        after_help = "The whole document is validated before anything is written (unknown \
+version, facts of another user, dangling or cyclic supersession links: nothing is \
+written). Every version is restored as it is, in one batch: ids, timestamps, confidence, \
+history. Facts already present are skipped, so importing twice writes nothing the second \
+time; under another --user the ids are derived from that user and the originals.\n\n\
 Example:\n  agentmem facts import alice.json --user alice2"
     )]
     Import {

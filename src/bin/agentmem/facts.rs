@@ -2,7 +2,7 @@
 
 use std::io::{self, BufRead, IsTerminal, Read, Write};
 
-use agentmemory::facts::{export_facts, import_facts, FactsExport};
+use agentmemory::facts::{export_facts, restore_facts, FactsExport};
 use agentmemory::{FactChange, MemoryFact, Message, Turn, UserMemoryStore};
 use serde::Serialize;
 
@@ -51,19 +51,21 @@ pub async fn run(stores: &Stores, command: FactsCommand) -> Result<(), CliError>
             };
             let export = FactsExport::from_json(&text)?;
             let target = user.unwrap_or_else(|| export.user_id.clone());
-            let changes = import_facts(store, &export, Some(&target)).await?;
+            let written = restore_facts(store, &export, Some(&target)).await?;
             if json.json {
-                return output::json(&changes);
+                return output::json(&serde_json::json!({
+                    "user_id": target,
+                    "facts": export.facts.len(),
+                    "current": export.current_count(),
+                    "written": written,
+                    "already_present": export.facts.len() - written,
+                }));
             }
-            let count = |kind: &str| changes.iter().filter(|c| c.kind() == kind).count();
             output::line(format!(
-                "imported {} facts ({} current) for user `{target}`: {} added, {} reinforced, {} superseded, {} ignored",
+                "imported {} facts ({} current) for user `{target}`: {written} written, {} already present",
                 export.facts.len(),
                 export.current_count(),
-                count("added"),
-                count("reinforced"),
-                count("superseded"),
-                count("ignored"),
+                export.facts.len() - written,
             ))
         }
     }
