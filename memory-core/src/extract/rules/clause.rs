@@ -171,7 +171,7 @@ fn char_prefix_len(token: &str, chars: usize) -> usize {
 /// Expands one token into its words; the first keeps its written case.
 #[allow(clippy::ptr_arg)] // the `Cow`s say whether the words can borrow from the message
 fn expand<'a>(token: &Cow<'a, str>, lower: &Cow<'a, str>, out: &mut Vec<Word<'a>>) {
-    if let Some((_, parts)) = CONTRACTIONS.iter().find(|(c, _)| *c == lower) {
+    if let Some(parts) = contraction(lower) {
         for (k, p) in parts.iter().enumerate() {
             let text = if k == 0 && *p == "i" {
                 Cow::Borrowed("I")
@@ -390,9 +390,15 @@ fn push_subject(current: &mut Vec<Word<'_>>, prefix: &'static [&'static str]) {
 }
 
 fn starts_with_i(word: &str) -> bool {
+    word.starts_with('i') && contraction(word).is_some_and(|parts| parts.first() == Some(&"i"))
+}
+
+/// The words a contraction stands for ("i'm" → "i am"); `None` for any other word.
+fn contraction(lower: &str) -> Option<&'static [&'static str]> {
     CONTRACTIONS
         .iter()
-        .any(|(c, parts)| *c == word && parts.first() == Some(&"i"))
+        .find(|(c, _)| super::lexicon::same(c, lower))
+        .map(|(_, parts)| *parts)
 }
 
 /// The subject words a bare predicate after "and" inherits, if the clause so far is an

@@ -30,7 +30,8 @@ use crate::facts::{FactCandidate, FactSource, Polarity};
 use clause::Word;
 use families::Predicate;
 use lexicon::{
-    listed, ADVERBS, AUXILIARIES, FILLERS, FILLER_PHRASES, NON_ASSERTIVE_OPENERS, NON_FACTUAL_HEADS,
+    listed, same, ADVERBS, AUXILIARIES, FILLERS, FILLER_PHRASES, NON_ASSERTIVE_OPENERS,
+    NON_FACTUAL_HEADS,
 };
 use pattern::{match_prefix, Found};
 use tables::FREQUENCY;
@@ -131,7 +132,7 @@ const CORRECTION_OPENERS: &[&[&str]] = &[
 fn correction_len(words: &[Word]) -> usize {
     CORRECTION_OPENERS
         .iter()
-        .filter(|o| o.len() <= words.len() && o.iter().zip(words).all(|(p, w)| *p == w.lower))
+        .filter(|o| o.len() <= words.len() && o.iter().zip(words).all(|(p, w)| same(p, w.lower())))
         .map(|o| o.len())
         .max()
         .unwrap_or(0)
@@ -177,9 +178,9 @@ fn strip_fillers<'w, 'a>(mut words: &'w [Word<'a>]) -> &'w [Word<'a>] {
                 continue;
             }
         }
-        let phrase = FILLER_PHRASES
-            .iter()
-            .find(|p| p.len() <= words.len() && p.iter().zip(words).all(|(p, w)| *p == w.lower));
+        let phrase = FILLER_PHRASES.iter().find(|p| {
+            p.len() <= words.len() && p.iter().zip(words).all(|(p, w)| same(p, w.lower()))
+        });
         match phrase {
             Some(p) => words = &words[p.len()..],
             None => return words,
