@@ -48,15 +48,18 @@ impl<'a> Word<'a> {
 
 /// `text` lowercased, borrowed when it already is.
 fn lowercase(text: Cow<'_, str>) -> Cow<'_, str> {
-    let already = if text.is_ascii() {
-        !text.bytes().any(|b| b.is_ascii_uppercase())
-    } else {
-        !text.chars().any(char::is_uppercase)
-    };
-    if already {
+    if text.is_ascii() {
+        if text.bytes().any(|b| b.is_ascii_uppercase()) {
+            return Cow::Owned(text.to_ascii_lowercase());
+        }
+        return text;
+    }
+    // Outside ASCII, titlecase letters ("ǅ") lowercase too: compare with the real thing.
+    let lower = text.to_lowercase();
+    if lower == *text {
         text
     } else {
-        Cow::Owned(text.to_lowercase())
+        Cow::Owned(lower)
     }
 }
 
@@ -478,6 +481,17 @@ mod tests {
         let c = clauses("I'm vegan and allergic to soy");
         let c: Vec<_> = c.iter().map(|c| lowers(c)).collect();
         assert_eq!(c, vec!["i am vegan", "i am allergic to soy"]);
+    }
+
+    #[test]
+    fn words_borrow_unless_lowercasing_changes_them() {
+        let c = clauses("i live in Zürich, ǅemal said");
+        let words: Vec<&Word> = c.iter().flatten().collect();
+        assert!(matches!(words[0].lower, Cow::Borrowed("i")));
+        assert_eq!(words[3].lower, "zürich");
+        assert_eq!(words[3].text, "Zürich");
+        assert_eq!(words[4].lower, "ǆemal");
+        assert!(matches!(words[1].text, Cow::Borrowed(_)));
     }
 
     #[test]
