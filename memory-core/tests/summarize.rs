@@ -240,6 +240,61 @@ async fn key_facts_stated_once_survive_200_turns_of_repetitive_chat() {
     }
 }
 
+/// The same retention, with other key facts and a noisier everyday chat whose filler
+/// carries names, numbers and times of its own (so salience alone cannot tell the key
+/// facts from the routine): a son's name and birth date, a food allergy, a city, a job.
+#[tokio::test]
+async fn other_key_facts_survive_noisy_chat_with_names_and_numbers() {
+    use agentmemory_core::ShortTermMemory;
+    let filler_user = [
+        "lunch with Sarah at 1pm again, the usual salad",
+        "Traffic on the A1 was terrible this morning, 40 minutes late.",
+        "watched two more episodes of that show tonight lol",
+        "Paid the 45 euro phone bill today, boring stuff.",
+        "Had coffee with Sarah at 1pm, she says hi.",
+        "gym at 7 again, legs day, so tired",
+        "Work was fine, another call with Tom at 4pm.",
+    ];
+    let filler_assistant = [
+        "Sounds like a steady routine!",
+        "That commute sounds frustrating.",
+        "Enjoy the show!",
+        "Good to have that sorted.",
+    ];
+    for budget in [200usize, 1_000, 4_000] {
+        let summarizer = ExtractiveSummarizer::new();
+        let mut memory = ShortTermMemory::new(budget);
+        memory.add_user("hey, so my son Mateo was born on 12 August 2019.");
+        memory.add_assistant("Nice to know!");
+        memory.add_user("Also I can't eat peanuts, I'm seriously allergic.");
+        memory.add_assistant("Understood, no peanuts.");
+        memory.add_user("I live in Porto now and I work as a nurse.");
+        memory.add_assistant("Got it.");
+        for turn in 0..200 {
+            memory.add_user(filler_user[turn % filler_user.len()]);
+            memory.add_assistant(filler_assistant[turn % filler_assistant.len()]);
+            if memory.is_over_budget() {
+                let keep = memory.recent_within(budget / 2).max(1);
+                let old = memory.messages_to_summarize(keep);
+                let summary = summarizer
+                    .summarize(memory.summary(), &old, budget / 4)
+                    .await
+                    .unwrap();
+                memory.set_summary(summary);
+                memory.trim_to_recent(keep);
+            }
+        }
+        let summary = memory.summary().unwrap_or_default().to_owned();
+        assert!(tokens(&summary) <= budget / 4, "budget {budget}: {summary}");
+        for key in ["Mateo", "12 August 2019", "peanuts", "Porto", "nurse"] {
+            assert!(
+                summary.contains(key),
+                "budget {budget}: {key} lost: {summary}"
+            );
+        }
+    }
+}
+
 #[tokio::test]
 async fn near_duplicate_sentences_are_kept_once() {
     let messages: Vec<Message> = (0..12)

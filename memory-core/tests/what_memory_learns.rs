@@ -102,6 +102,48 @@ async fn a_weak_name_contradiction_is_pending_not_a_replacement() {
 }
 
 #[tokio::test]
+async fn a_weak_name_is_recorded_on_the_name_it_contests() {
+    let (_, facts) = say(&["My name is Maria", "I'm Marta"]).await;
+    let pending = &facts[0].pending_contradictions;
+    assert_eq!(pending.len(), 1, "the doubt is kept on the fact: {facts:?}");
+    assert_eq!(pending[0].value.as_deref(), Some("Marta"));
+}
+
+#[tokio::test]
+async fn a_weak_name_said_twice_supersedes_and_restating_clears_the_doubt() {
+    let (changes, facts) = say(&["My name is Maria", "I'm Marta", "I'm Marta"]).await;
+    assert_eq!(values(&facts, "name"), vec!["Marta"], "{changes:?}");
+    assert!(
+        matches!(&changes[..], [FactChange::Superseded { old, .. }] if old.value.as_deref() == Some("Maria")),
+        "{changes:?}"
+    );
+    let (changes, facts) = say(&[
+        "My name is Maria",
+        "I'm Marta",
+        "My name is Maria",
+        "I'm Marta",
+    ])
+    .await;
+    assert_eq!(values(&facts, "name"), vec!["Maria"], "{changes:?}");
+    assert_eq!(facts[0].pending_contradictions.len(), 1, "{facts:?}");
+    assert!(
+        matches!(&changes[..], [FactChange::Contested { .. }]),
+        "{changes:?}"
+    );
+}
+
+#[tokio::test]
+async fn a_nationality_said_twice_is_never_a_name_nor_a_doubt_about_it() {
+    let (changes, facts) = say(&["My name is Maria", "I'm Danish", "I'm Danish"]).await;
+    assert_eq!(values(&facts, "name"), vec!["Maria"], "{changes:?}");
+    assert!(
+        facts.iter().all(|f| f.pending_contradictions.is_empty()),
+        "{facts:?}"
+    );
+    assert!(has(&facts, "origin", "Danish", Polarity::Positive));
+}
+
+#[tokio::test]
 async fn two_dogs_named_rex_and_bella_are_two_facts() {
     let (_, facts) = say(&["I have two dogs named Rex and Bella"]).await;
     let mut pets = values(&facts, "pet");

@@ -472,16 +472,43 @@ fn states_preference(p2: &str, p1: &str, w: &str) -> bool {
         || (is(p1, "my") && is(w, "name"))
         || (is(p1, "can't") && is(w, "stand"))
         || (is(p2, "i") && is(p1, "don't") && (starts(w, "like") || is(w, "eat")))
+        || (is(p2, "i") && (is(p1, "can't") || is(p1, "cannot")) && is(w, "eat"))
         || (is(p2, "do") && is(p1, "not") && starts(w, "like"))
 }
 
-/// Whether the sentence opens by describing the user: "I'm …", "I am …", "My … ",
-/// "I have …", "I've …", "I live/work/was born …".
+/// Whether a clause of the sentence opens by describing the user: "I'm …", "I am …",
+/// "My … ", "I have …", "I've …", "I live/work/was born …", "I can't/don't eat …".
+/// Clauses start at the sentence start, after `,` `;` `:` `—` and after "and", "but",
+/// "so"; openers with no content ("also", "btw", "hey", "honestly"…) are skipped, so
+/// "Also I can't eat peanuts, I'm seriously allergic" describes the user.
 fn describes_self(sentence: &str) -> bool {
-    let mut words = sentence
-        .split_whitespace()
-        .map(|w| w.trim_matches(|c: char| !c.is_alphanumeric() && c != '\'' && c != '\u{2019}'));
-    let first = words.next().unwrap_or("");
+    let mut at_clause_start = true;
+    let mut words = sentence.split_whitespace().peekable();
+    while let Some(raw) = words.next() {
+        let ends_clause = raw.ends_with([',', ';', ':']) || matches!(raw, "-" | "–" | "—");
+        if at_clause_start {
+            let w = trim_word(raw);
+            let next = words.peek().map_or("", |n| trim_word(n));
+            if opens_self_description(w, next) {
+                return true;
+            }
+            // An opener with no content leaves the clause open: "also I …", "btw my …".
+            at_clause_start = w.is_empty() || is_opener(w);
+        }
+        if ends_clause || is_clause_joiner(raw) {
+            at_clause_start = true;
+        }
+    }
+    false
+}
+
+/// `word` without surrounding punctuation, apostrophes kept ("I'm", "I’ve").
+fn trim_word(word: &str) -> &str {
+    word.trim_matches(|c: char| !c.is_alphanumeric() && c != '\'' && c != '\u{2019}')
+}
+
+/// Whether a clause opening with `first` then `second` describes the user.
+fn opens_self_description(first: &str, second: &str) -> bool {
     let is = |w: &str, want: &str| {
         w.eq_ignore_ascii_case(want)
             || (w.contains('\u{2019}') && w.replace('\u{2019}', "'").eq_ignore_ascii_case(want))
@@ -493,11 +520,45 @@ fn describes_self(sentence: &str) -> bool {
         return true;
     }
     is(first, "i")
-        && words.next().is_some_and(|second| {
-            ["am", "have", "live", "work", "was", "speak", "own", "grew"]
-                .iter()
-                .any(|want| second.eq_ignore_ascii_case(want))
-        })
+        && [
+            "am", "have", "live", "work", "was", "speak", "own", "grew", "can't", "cannot",
+            "don't", "never",
+        ]
+        .iter()
+        .any(|want| is(second, want))
+}
+
+/// Clause openers that carry nothing: a clause stays open after them.
+fn is_opener(word: &str) -> bool {
+    let mut buf = [0u8; 16];
+    ascii_lower(word, &mut buf).is_some_and(|w| {
+        matches!(
+            w,
+            "also"
+                | "and"
+                | "but"
+                | "so"
+                | "btw"
+                | "hey"
+                | "hi"
+                | "oh"
+                | "well"
+                | "honestly"
+                | "actually"
+                | "anyway"
+                | "plus"
+                | "ps"
+                | "fyi"
+                | "ok"
+                | "okay"
+                | "yeah"
+        )
+    })
+}
+
+/// Words after which a new clause starts.
+fn is_clause_joiner(word: &str) -> bool {
+    matches!(word, "and" | "but" | "so" | "And" | "But" | "So")
 }
 
 /// Words that small talk is made of.
@@ -600,7 +661,11 @@ fn score(sentence: &str, role: Role) -> f32 {
         dated = dated || lower_word.is_some_and(is_month_or_day) || is_iso_date(b);
         decided = decided || lower_word.is_some_and(is_decision_word);
         transient = transient
-            || lower_word.is_some_and(|w| matches!(w, "today" | "yesterday" | "tonight" | "again"));
+            || lower_word.is_some_and(|w| matches!(w, "today" | "yesterday" | "tonight" | "again"))
+            || (p2.eq_ignore_ascii_case("this") || p2.eq_ignore_ascii_case("last"))
+                && lower_word.is_some_and(|w| {
+                    matches!(w, "morning" | "afternoon" | "evening" | "night" | "week")
+                });
         any_word = true;
         if !b.is_empty() && !lower_word.is_some_and(is_chit_chat_word) {
             all_chit_chat = false;
@@ -703,6 +768,27 @@ mod tests {
             score("The release is 2024-05-17.", Role::Assistant)
                 > score("That is nice.", Role::Assistant)
         );
+    }
+
+    #[test]
+    fn self_descriptions_open_any_clause() {
+        for yes in [
+            "I'm vegan.",
+            "Also I can't eat peanuts, I'm seriously allergic.",
+            "hey, so my son Mateo was born on 12 August 2019.",
+            "Work is busy but I live in Porto now.",
+            "btw I don't drink coffee",
+        ] {
+            assert!(describes_self(yes), "{yes}");
+        }
+        for no in [
+            "Traffic on the A1 was terrible this morning, 40 minutes late.",
+            "Lunch with Sarah at 1pm again, the usual salad.",
+            "Nice to know!",
+            "Did I mention it?",
+        ] {
+            assert!(!describes_self(no), "{no}");
+        }
     }
 
     #[test]

@@ -21,6 +21,7 @@ pub async fn run_all(store: &dyn UserMemoryStore) {
     check_paraphrase_reinforces(store).await;
     check_cjk_and_emoji_search(store).await;
     check_pending_contradiction(store).await;
+    check_pending_contradictions_are_capped(store).await;
     check_confirmation_answers_a_contradiction(store).await;
     check_restore(store).await;
 }
@@ -474,6 +475,34 @@ pub async fn check_pending_contradiction(store: &dyn UserMemoryStore) {
     let list = store.list(&u).await.expect("list");
     assert_eq!(list.len(), 1);
     assert_eq!(list[0].id, new.id);
+}
+
+/// A fact keeps at most [`MAX_PENDING`](crate::facts::MAX_PENDING) pending
+/// contradictions, the newest, and stays current through all of them.
+pub async fn check_pending_contradictions_are_capped(store: &dyn UserMemoryStore) {
+    let u = user("contest-cap");
+    let ana = add(store, &u, name("Ana", 0.95)).await;
+    let said = crate::facts::MAX_PENDING + 3;
+    for i in 0..said {
+        let change = store
+            .upsert(&u, name(&format!("Guess{i}"), 0.4))
+            .await
+            .expect("upsert");
+        assert_eq!(change.kind(), "contested", "{change:?}");
+    }
+    let stored = store.get(&u, &ana.id).await.expect("get").expect("kept");
+    assert!(stored.is_current());
+    let values: Vec<_> = stored
+        .pending_contradictions
+        .iter()
+        .map(|p| p.value.clone().unwrap_or_default())
+        .collect();
+    let newest: Vec<_> = (said - crate::facts::MAX_PENDING..said)
+        .map(|i| format!("Guess{i}"))
+        .collect();
+    assert_eq!(values, newest, "the newest are kept, oldest first");
+    let list = store.list(&u).await.expect("list");
+    assert_eq!(list.len(), 1, "no contradiction was stored as a fact");
 }
 
 /// Stating the fact again answers a pending contradiction: it is cleared, and the next

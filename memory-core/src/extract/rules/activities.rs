@@ -2,6 +2,7 @@
 //! what they own.
 
 use super::families::Predicate;
+use super::lexicon::listed;
 use super::pattern::{first_match, Found, Rule};
 use super::value::{clean, split_list, Kind};
 
@@ -58,11 +59,7 @@ pub(crate) fn learning(p: &Predicate) -> Vec<Found> {
     };
     if rule.template.ends_with("lessons") {
         // "taking guitar lessons": the subject is before the lesson word.
-        let Some(at) = rest
-            .iter()
-            .take(5)
-            .position(|w| LESSONS.contains(&w.lower.as_str()))
-        else {
+        let Some(at) = rest.iter().take(5).position(|w| listed(LESSONS, w.lower())) else {
             return Vec::new();
         };
         let rest = match rest[..at].iter().position(|w| w.lower == "in") {
@@ -74,7 +71,7 @@ pub(crate) fn learning(p: &Predicate) -> Vec<Found> {
             .map(|v| vec![learn.found(v)])
             .unwrap_or_default();
     }
-    let rest = match rest.first().map(|w| w.lower.as_str()) {
+    let rest = match rest.first().map(|w| w.lower()) {
         Some("how" | "to") => {
             &rest[rest
                 .iter()
@@ -144,13 +141,8 @@ pub(crate) fn took_up(p: &Predicate) -> Vec<Found> {
     if p.negated {
         return Vec::new();
     }
-    let Some(n) =
-        super::pattern::match_prefix(&p.words, "started|began|took|have|am up?").filter(|_| {
-            matches!(
-                p.words[0].lower.as_str(),
-                "started" | "began" | "took" | "have"
-            )
-        })
+    let Some(n) = super::pattern::match_prefix(&p.words, "started|began|took|have|am up?")
+        .filter(|_| matches!(p.words[0].lower(), "started" | "began" | "took" | "have"))
     else {
         return Vec::new();
     };
@@ -164,7 +156,7 @@ pub(crate) fn took_up(p: &Predicate) -> Vec<Found> {
     if !activity
         || rest.first().is_some_and(|w| {
             matches!(
-                w.lower.as_str(),
+                w.lower(),
                 "thinking" | "wondering" | "feeling" | "getting" | "going" | "trying" | "looking"
             )
         })
@@ -185,7 +177,7 @@ pub(crate) fn plays(p: &Predicate) -> Vec<Found> {
     let rest = &p.words[1..];
     if rest.first().is_some_and(|w| {
         matches!(
-            w.lower.as_str(),
+            w.lower(),
             "with" | "around" | "along" | "it" | "a" | "an" | "dumb" | "dead" | "by"
         )
     }) {
@@ -245,7 +237,7 @@ pub(crate) fn routine(p: &Predicate) -> Vec<Found> {
     if !super::notes::is_activity_verb(&verb.lower) || p.words.len() < 2 {
         return Vec::new();
     }
-    let words: Vec<&str> = p.words.iter().map(|w| w.text.as_str()).collect();
+    let words: Vec<&str> = p.words.iter().map(|w| w.text()).collect();
     let value = words.join(" ");
     let value = value
         .trim_matches(|c: char| !c.is_alphanumeric())

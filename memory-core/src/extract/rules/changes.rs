@@ -4,6 +4,7 @@
 //! A fact that stopped holding comes out with the opposite polarity and a "no longer"
 //! text, so reconciliation supersedes the positive fact and keeps it as history.
 
+use super::lexicon::listed;
 use crate::facts::Polarity;
 
 use super::clause::Word;
@@ -106,9 +107,9 @@ pub(crate) fn state_change(p: &Predicate) -> Vec<Found> {
         let by_job = w.len() - rest.len() >= 3;
         let habit = rest.first().is_some_and(|x| {
             x.lower.ends_with("ing")
-                || DIET_ITEMS.contains(&x.lower.as_str())
+                || listed(DIET_ITEMS, x.lower())
                 || matches!(
-                    x.lower.as_str(),
+                    x.lower(),
                     "my" | "the"
                         | "a"
                         | "it"
@@ -130,7 +131,7 @@ pub(crate) fn state_change(p: &Predicate) -> Vec<Found> {
         }
     }
     if let Some(n) = match_prefix(w, "got|am|have|became|become") {
-        if let Some(s) = w.get(n).map(|x| x.lower.as_str()) {
+        if let Some(s) = w.get(n).map(|x| x.lower()) {
             let status = match s {
                 "married" | "hitched" => Some("married"),
                 "engaged" => Some("engaged"),
@@ -154,7 +155,7 @@ pub(crate) fn state_change(p: &Predicate) -> Vec<Found> {
         let mut rest = &w[n..];
         let eating = rest
             .first()
-            .is_some_and(|x| matches!(x.lower.as_str(), "eating" | "drinking"));
+            .is_some_and(|x| matches!(x.lower(), "eating" | "drinking"));
         if eating {
             rest = &rest[1..];
         }
@@ -167,7 +168,7 @@ pub(crate) fn state_change(p: &Predicate) -> Vec<Found> {
             })
             .map(|v| {
                 let lower = v.to_lowercase();
-                if eating || DIET_ITEMS.contains(&lower.as_str()) {
+                if eating || listed(DIET_ITEMS, lower.as_str()) {
                     Rule::neg("", "diet", 0.85, "does not eat {}", Kind::Thing).found(lower)
                 } else {
                     Rule::neg("", "likes", 0.75, "gave up {}", Kind::Thing).found(v)
@@ -189,7 +190,7 @@ pub(crate) fn state_change(p: &Predicate) -> Vec<Found> {
         let foods: Vec<Found> = split_list(&w[n..])
             .into_iter()
             .filter_map(|item| clean(item, Kind::Activity))
-            .filter(|v| ANIMAL_FOODS.contains(&v.to_lowercase().as_str()))
+            .filter(|v| listed(ANIMAL_FOODS, v.to_lowercase().as_str()))
             .map(|v| Rule::pos("", "diet", 0.8, "eats {}", Kind::Thing).found(v.to_lowercase()))
             .collect();
         if !foods.is_empty() {
@@ -203,17 +204,14 @@ pub(crate) fn state_change(p: &Predicate) -> Vec<Found> {
         } else {
             n
         };
-        let n = if w
-            .get(n)
-            .is_some_and(|x| matches!(x.lower.as_str(), "a" | "an"))
-        {
+        let n = if w.get(n).is_some_and(|x| matches!(x.lower(), "a" | "an")) {
             n + 1
         } else {
             n
         };
-        if let Some(d) = w.get(n).filter(|x| DIETS.contains(&x.lower.as_str())) {
+        if let Some(d) = w.get(n).filter(|x| listed(DIETS, x.lower())) {
             let rule = Rule::pos("", "diet", 0.85, "is {}", Kind::Thing);
-            return vec![rule.found(d.lower.clone())];
+            return vec![rule.found(d.lower.to_string())];
         }
     }
     Vec::new()
@@ -233,7 +231,7 @@ pub(crate) fn correction(words: &[Word]) -> Vec<Found> {
     let rest = &words[n..];
     let end = rest
         .iter()
-        .position(|w| matches!(w.lower.as_str(), "not" | "instead" | "sorry" | "my" | "lol"))
+        .position(|w| matches!(w.lower(), "not" | "instead" | "sorry" | "my" | "lol"))
         .unwrap_or(rest.len());
     let Some(value) = clean(&rest[..end], Kind::Thing) else {
         return Vec::new();

@@ -3,24 +3,71 @@
 //! Contractions are expanded (`I'm` → `I am`, `don't` → `do not`) so the pattern tables
 //! only ever see full forms; each word keeps its written form for values.
 
-/// One word: as written (used for values) and lowercased (used for matching).
+use super::lexicon::listed;
+use std::borrow::Cow;
+
+/// One word: as written (used for values) and lowercased (used for matching). Both
+/// borrow from the message where they can: a lowercase word costs no allocation.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct Word {
-    pub(crate) text: String,
-    pub(crate) lower: String,
+pub(crate) struct Word<'a> {
+    pub(crate) text: Cow<'a, str>,
+    pub(crate) lower: Cow<'a, str>,
 }
 
-impl Word {
-    pub(crate) fn new(text: &str) -> Self {
+impl<'a> Word<'a> {
+    pub(crate) fn new(text: &'a str) -> Self {
         Self {
-            text: text.to_owned(),
-            lower: text.to_lowercase(),
+            text: Cow::Borrowed(text),
+            lower: lowercase(Cow::Borrowed(text)),
         }
+    }
+
+    /// A word whose written form is its lowercase form (a word the rules put in).
+    fn plain(text: &'static str) -> Self {
+        Self {
+            text: Cow::Borrowed(text),
+            lower: Cow::Borrowed(text),
+        }
+    }
+
+    /// The lowercase form.
+    pub(crate) fn lower(&self) -> &str {
+        &self.lower
+    }
+
+    /// The written form.
+    pub(crate) fn text(&self) -> &str {
+        &self.text
     }
 
     /// Whether the written form starts with an uppercase letter.
     pub(crate) fn is_capitalised(&self) -> bool {
         self.text.chars().next().is_some_and(char::is_uppercase)
+    }
+}
+
+/// `text` lowercased, borrowed when it already is.
+fn lowercase(text: Cow<'_, str>) -> Cow<'_, str> {
+    if text.is_ascii() {
+        if text.bytes().any(|b| b.is_ascii_uppercase()) {
+            return Cow::Owned(text.to_ascii_lowercase());
+        }
+        return text;
+    }
+    // Outside ASCII, titlecase letters ("ǅ") lowercase too: compare with the real thing.
+    let lower = text.to_lowercase();
+    if lower == *text {
+        text
+    } else {
+        Cow::Owned(lower)
+    }
+}
+
+/// The part `range` of `token`, borrowed from the message when `token` is.
+fn part<'a>(token: &Cow<'a, str>, range: std::ops::Range<usize>) -> Cow<'a, str> {
+    match token {
+        Cow::Borrowed(t) => Cow::Borrowed(&t[range]),
+        Cow::Owned(t) => Cow::Owned(t[range].to_owned()),
     }
 }
 
@@ -116,36 +163,45 @@ const CONTRACTIONS: &[(&str, &[&str])] = &[
     ("you're", &["you", "are"]),
 ];
 
+/// The byte length of the first `chars` characters of `token`.
+fn char_prefix_len(token: &str, chars: usize) -> usize {
+    token
+        .char_indices()
+        .nth(chars)
+        .map_or(token.len(), |(i, _)| i)
+}
+
 /// Expands one token into its words; the first keeps its written case.
-fn expand(token: &str, out: &mut Vec<Word>) {
-    let lower = token.to_lowercase();
-    if let Some((_, parts)) = CONTRACTIONS.iter().find(|(c, _)| *c == lower) {
-        for (k, part) in parts.iter().enumerate() {
-            let text = if k == 0 && *part == "i" {
-                "I".to_owned()
+#[allow(clippy::ptr_arg)] // the `Cow`s say whether the words can borrow from the message
+fn expand<'a>(token: &Cow<'a, str>, lower: &Cow<'a, str>, out: &mut Vec<Word<'a>>) {
+    if let Some(parts) = contraction(lower) {
+        for (k, p) in parts.iter().enumerate() {
+            let text = if k == 0 && *p == "i" {
+                Cow::Borrowed("I")
             } else if k == 0 {
-                token.chars().take(part.len()).collect()
+                part(token, 0..char_prefix_len(token, p.len()))
             } else {
-                (*part).to_owned()
+                Cow::Borrowed(*p)
             };
             out.push(Word {
                 text,
-                lower: (*part).to_owned(),
+                lower: Cow::Borrowed(*p),
             });
         }
         return;
     }
     if let Some(stem) = lower.strip_suffix("n't") {
+        let stem_len = stem.len();
         out.push(Word {
-            text: token.chars().take(stem.chars().count()).collect(),
-            lower: stem.to_owned(),
+            text: part(token, 0..char_prefix_len(token, stem.chars().count())),
+            lower: part(lower, 0..stem_len),
         });
-        out.push(Word::new("not"));
+        out.push(Word::plain("not"));
         return;
     }
     out.push(Word {
-        text: token.to_owned(),
-        lower,
+        text: token.clone(),
+        lower: lower.clone(),
     });
 }
 
@@ -237,31 +293,40 @@ const LEAD_ADVERBS: &[&str] = &[
 /// Splits a sentence into clauses: at commas, at "but/because/...", and at "and/so/..."
 /// followed by a new subject. A clause that continues an `I` clause with a bare predicate
 /// ("... and allergic to soy") gets the subject back.
-pub(crate) fn clauses(sentence: &str) -> Vec<Vec<Word>> {
-    let mut raw: Vec<(String, bool)> = Vec::new();
+pub(crate) fn clauses(sentence: &str) -> Vec<Vec<Word<'_>>> {
+    // Each token as written (curly apostrophes made straight), lowercased once, and
+    // whether a comma (or colon, bracket, dash) follows it.
+    let mut raw: Vec<(Cow<'_, str>, Cow<'_, str>, bool)> = Vec::new();
     for token in sentence.split_whitespace() {
-        let token = token.replace(['\u{2019}', '\u{2018}', '`'], "'");
         if token
             .chars()
             .all(|c| matches!(c, '-' | '–' | '—' | ',' | ':'))
         {
             if let Some(last) = raw.last_mut() {
-                last.1 = true;
+                last.2 = true;
             }
             continue;
         }
         let comma_after = token.ends_with([',', ':', ')', '(']);
-        let trimmed = token.trim_matches(|c: char| !(c.is_alphanumeric() || c == '\''));
-        let trimmed = trimmed.trim_matches('\'');
+        let keep =
+            |c: char| c.is_alphanumeric() || matches!(c, '\'' | '\u{2019}' | '\u{2018}' | '`');
+        let trimmed = token.trim_matches(|c: char| !keep(c));
+        let trimmed = trimmed.trim_matches(['\'', '\u{2019}', '\u{2018}', '`']);
         if trimmed.is_empty() {
             if comma_after {
                 if let Some(last) = raw.last_mut() {
-                    last.1 = true;
+                    last.2 = true;
                 }
             }
             continue;
         }
-        raw.push((trimmed.to_owned(), comma_after));
+        let text = if trimmed.contains(['\u{2019}', '\u{2018}', '`']) {
+            Cow::Owned(trimmed.replace(['\u{2019}', '\u{2018}', '`'], "'"))
+        } else {
+            Cow::Borrowed(trimmed)
+        };
+        let lower = lowercase(text.clone());
+        raw.push((text, lower, comma_after));
     }
 
     let mut out: Vec<Vec<Word>> = Vec::new();
@@ -272,30 +337,26 @@ pub(crate) fn clauses(sentence: &str) -> Vec<Vec<Word>> {
     // continues it: "I'm 29, live in Leeds").
     let mut last_was_i = false;
     while i < raw.len() {
-        let (token, comma_after) = &raw[i];
-        let lower = token.to_lowercase();
+        let (token, lower, comma_after) = &raw[i];
+        let lower_str: &str = lower;
         let next = raw[i + 1..]
             .iter()
-            .map(|(t, _)| t.to_lowercase())
-            .find(|t| !LEAD_ADVERBS.contains(&t.as_str()));
-        let is_hard = HARD_CONJUNCTIONS.contains(&lower.as_str());
-        let is_soft = SOFT_CONJUNCTIONS.contains(&lower.as_str());
-        let starts_clause = |w: &str| SUBJECTS.contains(&w) || starts_with_i(w);
+            .map(|(_, t, _)| -> &str { t })
+            .find(|t| !LEAD_ADVERBS.contains(t));
+        let is_hard = listed(HARD_CONJUNCTIONS, lower_str);
+        let is_soft = listed(SOFT_CONJUNCTIONS, lower_str);
+        let starts_clause = |w: &str| listed(SUBJECTS, w) || starts_with_i(w);
         let inherit = next
-            .as_deref()
             .filter(|_| is_hard || is_soft)
             .and_then(|n| inherited_subject(n, &current, last_was_i));
-        let split_here = is_hard
-            || (is_soft && (next.as_deref().is_some_and(starts_clause) || inherit.is_some()));
+        let split_here =
+            is_hard || (is_soft && (next.is_some_and(starts_clause) || inherit.is_some()));
         if split_here {
             last_was_i =
                 inherit.is_some() || is_i_clause(&current) || (current.is_empty() && last_was_i);
             flush(&mut out, &mut current);
             if let Some(prefix) = inherit {
-                for w in prefix {
-                    current.push(Word::new(w));
-                }
-                current[0].text = "I".to_owned();
+                push_subject(&mut current, prefix);
             }
             break_before = *comma_after;
             i += 1;
@@ -307,18 +368,15 @@ pub(crate) fn clauses(sentence: &str) -> Vec<Vec<Word>> {
             }
             flush(&mut out, &mut current);
             let bare = LEAD_ADVERBS
-                .contains(&lower.as_str())
-                .then_some(next.as_deref())
+                .contains(&lower_str)
+                .then_some(next)
                 .flatten()
-                .unwrap_or(&lower);
+                .unwrap_or(lower_str);
             if let Some(prefix) = inherited_subject(bare, &[], last_was_i) {
-                for w in prefix {
-                    current.push(Word::new(w));
-                }
-                current[0].text = "I".to_owned();
+                push_subject(&mut current, prefix);
             }
         }
-        expand(token, &mut current);
+        expand(token, lower, &mut current);
         break_before = *comma_after;
         i += 1;
     }
@@ -326,10 +384,24 @@ pub(crate) fn clauses(sentence: &str) -> Vec<Vec<Word>> {
     out
 }
 
+/// Gives a bare predicate its inherited subject ("I", "I am").
+fn push_subject(current: &mut Vec<Word<'_>>, prefix: &'static [&'static str]) {
+    for w in prefix {
+        current.push(Word::plain(w));
+    }
+    current[0].text = Cow::Borrowed("I");
+}
+
 fn starts_with_i(word: &str) -> bool {
+    word.starts_with('i') && contraction(word).is_some_and(|parts| parts.first() == Some(&"i"))
+}
+
+/// The words a contraction stands for ("i'm" → "i am"); `None` for any other word.
+fn contraction(lower: &str) -> Option<&'static [&'static str]> {
     CONTRACTIONS
         .iter()
-        .any(|(c, parts)| *c == word && parts.first() == Some(&"i"))
+        .find(|(c, _)| super::lexicon::same(c, lower))
+        .map(|(_, parts)| *parts)
 }
 
 /// The subject words a bare predicate after "and" inherits, if the clause so far is an
@@ -343,9 +415,9 @@ fn inherited_subject(
     if !first_is_i {
         return None;
     }
-    if INHERIT_I_AM.contains(&next) {
+    if listed(INHERIT_I_AM, next) {
         Some(&["i", "am"])
-    } else if INHERIT_I.contains(&next) {
+    } else if listed(INHERIT_I, next) {
         Some(&["i"])
     } else {
         None
@@ -356,12 +428,12 @@ fn inherited_subject(
 fn is_i_clause(clause: &[Word]) -> bool {
     clause
         .iter()
-        .map(|w| w.lower.as_str())
+        .map(|w| w.lower())
         .find(|w| !crate::extract::rules::lexicon::FILLERS.contains(w))
         == Some("i")
 }
 
-fn flush(out: &mut Vec<Vec<Word>>, current: &mut Vec<Word>) {
+fn flush<'a>(out: &mut Vec<Vec<Word<'a>>>, current: &mut Vec<Word<'a>>) {
     if !current.is_empty() {
         out.push(std::mem::take(current));
     }
@@ -374,7 +446,7 @@ mod tests {
     fn lowers(clause: &[Word]) -> String {
         clause
             .iter()
-            .map(|w| w.lower.as_str())
+            .map(|w| w.lower())
             .collect::<Vec<_>>()
             .join(" ")
     }
@@ -409,6 +481,17 @@ mod tests {
         let c = clauses("I'm vegan and allergic to soy");
         let c: Vec<_> = c.iter().map(|c| lowers(c)).collect();
         assert_eq!(c, vec!["i am vegan", "i am allergic to soy"]);
+    }
+
+    #[test]
+    fn words_borrow_unless_lowercasing_changes_them() {
+        let c = clauses("i live in Zürich, ǅemal said");
+        let words: Vec<&Word> = c.iter().flatten().collect();
+        assert!(matches!(words[0].lower, Cow::Borrowed("i")));
+        assert_eq!(words[3].lower, "zürich");
+        assert_eq!(words[3].text, "Zürich");
+        assert_eq!(words[4].lower, "ǆemal");
+        assert!(matches!(words[1].text, Cow::Borrowed(_)));
     }
 
     #[test]

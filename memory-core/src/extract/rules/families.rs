@@ -1,6 +1,7 @@
 //! One function per attribute family. Each reads a normalised predicate (the words after
 //! the subject, adverbs dropped, negation lifted into a flag) and returns what it found.
 
+use super::lexicon::listed;
 use crate::facts::Polarity;
 
 use super::clause::Word;
@@ -13,9 +14,9 @@ use super::value::{clean, fold_activity, split_list, Kind};
 
 /// A first-person predicate: "I [don't] <words>".
 #[derive(Debug, Clone, Default)]
-pub(crate) struct Predicate {
+pub(crate) struct Predicate<'a> {
     /// The words after the subject, adverbs and negation removed.
-    pub(crate) words: Vec<Word>,
+    pub(crate) words: Vec<Word<'a>>,
     /// Whether the verb was negated ("don't", "never", "no longer").
     pub(crate) negated: bool,
     /// Whether the verb was in the present perfect ("I've always loved").
@@ -124,7 +125,7 @@ pub(crate) fn likes(p: &Predicate) -> Vec<Found> {
 fn is_about_assistant(words: &[Word]) -> bool {
     words.iter().any(|w| {
         matches!(
-            w.lower.as_str(),
+            w.lower(),
             "you" | "your" | "yours" | "u" | "ur" | "chatgpt" | "assistant" | "bot"
         )
     })
@@ -181,7 +182,7 @@ pub(crate) fn allergy(p: &Predicate) -> Vec<Found> {
             Some(i) if i > 1 => {
                 let start = w[1..i]
                     .iter()
-                    .position(|x| !matches!(x.lower.as_str(), "a" | "an" | "from" | "severe"))
+                    .position(|x| !matches!(x.lower(), "a" | "an" | "from" | "severe"))
                     .map(|k| k + 1)
                     .unwrap_or(i);
                 Some(&w[start..i])
@@ -204,7 +205,7 @@ pub(crate) fn allergy(p: &Predicate) -> Vec<Found> {
         .filter(|v| {
             !v.to_lowercase()
                 .split(' ')
-                .any(|w| IMPLAUSIBLE_ALLERGENS.contains(&w))
+                .any(|w| listed(IMPLAUSIBLE_ALLERGENS, w))
         })
         .map(|v| rule.found(v))
         .collect()
@@ -215,12 +216,12 @@ pub(crate) fn allergy(p: &Predicate) -> Vec<Found> {
 pub(crate) fn diet(p: &Predicate) -> Vec<Found> {
     let w = &p.words;
     if let Some(n) = match_prefix(w, "am a|an?") {
-        if let Some(d) = w.get(n).filter(|x| DIETS.contains(&x.lower.as_str())) {
+        if let Some(d) = w.get(n).filter(|x| listed(DIETS, x.lower())) {
             if p.negated {
                 return Vec::new();
             }
             let rule = Rule::pos("", "diet", 0.9, "is {}", Kind::Thing);
-            return vec![rule.found(d.lower.clone())];
+            return vec![rule.found(d.lower.to_string())];
         }
     }
     if p.negated {
@@ -229,15 +230,15 @@ pub(crate) fn diet(p: &Predicate) -> Vec<Found> {
     if let Some(n) = match_prefix(w, "am") {
         if w.get(n + 1).is_some_and(|x| x.lower == "intolerant") {
             let rule = Rule::neg("", "diet", 0.9, "is {} intolerant", Kind::Thing);
-            return vec![rule.found(w[n].lower.clone())];
+            return vec![rule.found(w[n].lower.to_string())];
         }
     }
     // "I'm gluten free and dairy free", "I'm gluten-free".
     if let Some(n) = match_prefix(w, "am") {
         let items: Vec<String> = w[n..]
-            .split(|x| matches!(x.lower.as_str(), "and" | "&"))
+            .split(|x| matches!(x.lower(), "and" | "&"))
             .filter_map(|part| match part {
-                [item, free] if free.lower == "free" => Some(item.lower.clone()),
+                [item, free] if free.lower == "free" => Some(item.lower.to_string()),
                 [item] => item.lower.strip_suffix("-free").map(str::to_owned),
                 _ => None,
             })
@@ -364,7 +365,7 @@ pub(crate) fn places(p: &Predicate, we: bool) -> Vec<Found> {
     }
     if rule.template == "was born in {}" && rest.first().is_some_and(|w| is_year(&w.lower)) {
         let birthday = Rule::pos("", "birthday", 0.8, "was born in {}", Kind::Date);
-        return vec![birthday.found(rest[0].text.clone())];
+        return vec![birthday.found(rest[0].text.to_string())];
     }
     let Some(value) = value_of(rule, rest) else {
         return Vec::new();
@@ -377,7 +378,7 @@ pub(crate) fn places(p: &Predicate, we: bool) -> Vec<Found> {
 }
 
 /// "live with my girlfriend in Melbourne" → "live in Melbourne".
-fn live_with_in(words: &[Word]) -> Option<Vec<Word>> {
+fn live_with_in<'a>(words: &[Word<'a>]) -> Option<Vec<Word<'a>>> {
     let n = match_prefix(words, "live|am|are living? with")?;
     let at = words[n..].iter().take(5).position(|w| w.lower == "in")?;
     let mut out = vec![Word::new("live")];
@@ -438,7 +439,7 @@ pub(crate) fn work(p: &Predicate) -> Vec<Found> {
         let subject = &p.words[n..];
         let plausible = subject.first().is_some_and(|w| {
             !matches!(
-                w.lower.as_str(),
+                w.lower(),
                 "my" | "myself"
                     | "them"
                     | "him"
@@ -467,11 +468,7 @@ pub(crate) fn work(p: &Predicate) -> Vec<Found> {
     if let Some(n) = match_prefix(&p.words, "work in") {
         let field = &p.words[n..];
         if field.first().is_some_and(|w| {
-            !w.is_capitalised()
-                && !matches!(
-                    w.lower.as_str(),
-                    "a" | "an" | "the" | "my" | "this" | "that"
-                )
+            !w.is_capitalised() && !matches!(w.lower(), "a" | "an" | "the" | "my" | "this" | "that")
         }) && field.len() <= 3
         {
             let rule = Rule::pos("", "job", 0.7, "works in {}", Kind::Job);
@@ -487,7 +484,7 @@ pub(crate) fn work(p: &Predicate) -> Vec<Found> {
     let rest = &p.words[n..];
     let plausible = rest
         .first()
-        .is_some_and(|w| !NOT_JOBS.contains(&w.lower.as_str()) && !w.is_capitalised());
+        .is_some_and(|w| !listed(NOT_JOBS, w.lower()) && !w.is_capitalised());
     if !plausible {
         return Vec::new();
     }
@@ -504,7 +501,7 @@ pub(crate) fn work(p: &Predicate) -> Vec<Found> {
         let tail = &rest[at + 1..];
         let named = tail.first().is_some_and(|w| {
             !matches!(
-                w.lower.as_str(),
+                w.lower(),
                 "home"
                     | "night"
                     | "the"
@@ -568,7 +565,7 @@ pub(crate) fn age_birthday(p: &Predicate) -> Vec<Found> {
     let Some(age) = w.get(n).and_then(|x| x.lower.parse::<u32>().ok()) else {
         return Vec::new();
     };
-    let after = w.get(n + 1).map(|x| x.lower.as_str());
+    let after = w.get(n + 1).map(|x| x.lower());
     let years = matches!(after, Some("years" | "year" | "yrs" | "yo" | "y/o"));
     if !(1..=119).contains(&age) || !(after.is_none() || years || after == Some("and")) {
         return Vec::new();
@@ -608,7 +605,7 @@ pub(crate) fn language(p: &Predicate) -> Vec<Found> {
         .iter()
         .take_while(|w| {
             matches!(
-                w.lower.as_str(),
+                w.lower(),
                 "fluent" | "some" | "basic" | "a" | "little" | "bit" | "of"
             )
         })
@@ -616,7 +613,7 @@ pub(crate) fn language(p: &Predicate) -> Vec<Found> {
     let rest = &rest[skip..];
     if rest.first().is_none_or(|w| {
         matches!(
-            w.lower.as_str(),
+            w.lower(),
             "to" | "with" | "about" | "up" | "for" | "out" | "on"
         )
     }) {
@@ -684,7 +681,7 @@ pub(crate) fn my_goal(words: &[Word]) -> Vec<Found> {
     // "my goal this year is to ...": the time phrase goes.
     let skip_time: Vec<Word>;
     let words = if words.len() > 3
-        && matches!(words[1].lower.as_str(), "this" | "next" | "for")
+        && matches!(words[1].lower(), "this" | "next" | "for")
         && words[3].lower == "is"
     {
         skip_time = std::iter::once(words[0].clone())
@@ -717,7 +714,7 @@ fn goal_value(rule: &Rule, rest: &[Word], negated: bool) -> Vec<Found> {
     let request = rule.pattern.starts_with("want")
         && rest
             .first()
-            .is_some_and(|w| REQUEST_VERBS.contains(&w.lower.as_str()));
+            .is_some_and(|w| listed(REQUEST_VERBS, w.lower()));
     if negated || request {
         return Vec::new();
     }
@@ -747,7 +744,7 @@ pub(crate) fn family_pet(p: &Predicate) -> Vec<Found> {
     let Some(n) = match_prefix(w, "have|has got?") else {
         return Vec::new();
     };
-    let Some(count) = w.get(n).filter(|x| COUNTS.contains(&x.lower.as_str())) else {
+    let Some(count) = w.get(n).filter(|x| listed(COUNTS, x.lower())) else {
         return Vec::new();
     };
     // Up to two describing words: "a little sister", "two rescue cats".
@@ -756,7 +753,7 @@ pub(crate) fn family_pet(p: &Predicate) -> Vec<Found> {
         return Vec::new();
     };
     let noun = &w[i];
-    let next = w.get(i + 1).map(|x| x.lower.as_str());
+    let next = w.get(i + 1).map(|x| x.lower());
     if !matches!(
         next,
         None | Some(
@@ -779,16 +776,16 @@ pub(crate) fn family_pet(p: &Predicate) -> Vec<Found> {
         return Vec::new();
     }
     let attribute = kin_or_pet(&noun.lower);
-    let single = matches!(count.lower.as_str(), "a" | "an" | "one");
+    let single = matches!(count.lower(), "a" | "an" | "one");
     // A pet keeps its describing words ("golden retriever"); a relative does not.
     let kind = if attribute == "pet" {
         w[n + 1..=i]
             .iter()
-            .map(|x| x.lower.as_str())
+            .map(|x| x.lower())
             .collect::<Vec<_>>()
             .join(" ")
     } else {
-        noun.lower.clone()
+        noun.lower.to_string()
     };
     let names = match next {
         Some("named" | "called") => names_at(&w[i + 2..]),
@@ -861,7 +858,7 @@ fn names_at(words: &[Word]) -> Vec<String> {
         }
         if words
             .get(i)
-            .is_some_and(|w| matches!(w.lower.as_str(), "and" | "&"))
+            .is_some_and(|w| matches!(w.lower(), "and" | "&"))
         {
             i += 1;
         } else {
@@ -883,14 +880,14 @@ pub(crate) fn my_kin_or_pet(words: &[Word]) -> Vec<Found> {
         },
         _ if is_kin_or_pet(&first.lower) => {
             if let Some(n) = match_prefix(&words[1..], "is called|named") {
-                (first.lower.clone(), &words[1 + n..])
+                (first.lower.to_string(), &words[1 + n..])
             } else if let Some(n) = match_prefix(&words[1..], "is") {
                 // "my wife is Sarah", but not "my wife is vegetarian": a capitalised name.
                 let rest = &words[1 + n..];
                 if rest.len() != 1 || !rest[0].is_capitalised() {
                     return Vec::new();
                 }
-                (first.lower.clone(), rest)
+                (first.lower.to_string(), rest)
             } else {
                 return Vec::new();
             }
@@ -914,7 +911,7 @@ pub(crate) fn my_kin_or_pet(words: &[Word]) -> Vec<Found> {
 pub(crate) fn appositions(words: &[Word]) -> Vec<Found> {
     words
         .windows(3)
-        .filter(|w| matches!(w[0].lower.as_str(), "my" | "our") && is_kin_or_pet(&w[1].lower))
+        .filter(|w| matches!(w[0].lower(), "my" | "our") && is_kin_or_pet(&w[1].lower))
         .filter(|w| is_name(&w[2]))
         .map(|w| Found {
             attribute: kin_or_pet(&w[1].lower),
@@ -927,11 +924,11 @@ pub(crate) fn appositions(words: &[Word]) -> Vec<Found> {
 }
 
 fn is_kin_or_pet(word: &str) -> bool {
-    RELATIONS.contains(&word) || PETS.contains(&word)
+    listed(RELATIONS, word) || listed(PETS, word)
 }
 
 fn kin_or_pet(word: &str) -> &'static str {
-    if PETS.contains(&word) {
+    if listed(PETS, word) {
         "pet"
     } else {
         "family"
@@ -948,7 +945,7 @@ pub(crate) fn my_name(words: &[Word]) -> Vec<Found> {
             while rest.len() > 1
                 && rest.last().is_some_and(|w| {
                     matches!(
-                        w.lower.as_str(),
+                        w.lower(),
                         "haha" | "btw" | "tbh" | "here" | "lol" | "though"
                     )
                 })
@@ -1008,10 +1005,10 @@ fn is_adjective_like(word: &str) -> bool {
         "ish", "ese", "ic", "ive", "ous", "ful", "less", "able", "ible", "ian", "ist", "ed", "ing",
         "est", "er", "ary",
     ];
-    NATIONALITIES.contains(&word)
+    listed(NATIONALITIES, word)
         || (word.len() > 4
             && SUFFIXES.iter().any(|s| word.ends_with(s))
-            && !KNOWN_NAMES_WITH_SUFFIX.contains(&word))
+            && !listed(KNOWN_NAMES_WITH_SUFFIX, word))
 }
 
 /// Common first names that end like adjectives or professions: still names.
@@ -1112,16 +1109,16 @@ fn name_at(words: &[Word]) -> Option<String> {
         .iter()
         .take(3)
         .take_while(|w| is_name(w))
-        .map(|w| w.text.as_str())
+        .map(|w| w.text())
         .collect();
     if !run.is_empty() {
         return Some(run.join(" "));
     }
     let only = words.first().filter(|_| words.len() == 1)?;
     let plausible = only.lower.chars().all(char::is_alphabetic)
-        && !NOT_NAMES.contains(&only.lower.as_str())
-        && !EMPTY_VALUES.contains(&only.lower.as_str());
-    plausible.then(|| only.text.clone())
+        && !listed(NOT_NAMES, only.lower())
+        && !listed(EMPTY_VALUES, only.lower());
+    plausible.then(|| only.text.to_string())
 }
 
 fn is_name(word: &Word) -> bool {
@@ -1131,5 +1128,5 @@ fn is_name(word: &Word) -> bool {
             .text
             .chars()
             .all(|c| c.is_alphabetic() || c == '-' || c == '\'')
-        && !NOT_NAMES.contains(&word.lower.as_str())
+        && !listed(NOT_NAMES, word.lower())
 }

@@ -1,59 +1,67 @@
 //! What is never a fact about the user: instructions to the assistant ("Translate: I
 //! love cheese"), quoted text, jokes and retractions ("lol", "just kidding"), song lines
 //! and set phrases ("call me maybe").
+//!
+//! Every check reads one [`Lowered`] view of the sentence, built once: its words,
+//! lowercased, joined by single spaces.
 
+use super::lexicon::listed;
 use std::borrow::Cow;
 
 use super::tables::{INSTRUCTION_VERBS, JOKE_EMOJI, JOKE_MARKERS, RETRACTIONS, SET_PHRASES};
 
-/// The message's lowercase words (letters, digits, apostrophes and slashes kept).
-fn words(text: &str) -> impl Iterator<Item = String> + '_ {
-    text.split(|c: char| {
-        c.is_whitespace() || matches!(c, ',' | '.' | '!' | '?' | ':' | ';' | '"' | '(' | ')')
-    })
-    .filter(|w| !w.is_empty())
-    .map(|w| {
-        let mut w = w.to_lowercase();
-        if w.contains(['\u{2019}', '\u{2018}']) {
-            w = w.replace(['\u{2019}', '\u{2018}'], "'");
-        }
-        w
-    })
-}
-
-/// A sentence's lowercase words, split once for every junk check.
-#[derive(Debug)]
+/// A sentence's words, lowercased once (letters, digits, apostrophes and slashes kept;
+/// curly apostrophes made straight), joined by single spaces.
+#[derive(Debug, Clone, Default)]
 pub(crate) struct Lowered {
-    words: Vec<String>,
+    joined: String,
+    /// Whether the sentence carries an emoji that marks a joke.
+    joke_emoji: bool,
 }
 
 impl Lowered {
-    pub(crate) fn of(sentence: &str) -> Self {
-        Self {
-            words: words(sentence).collect(),
+    /// The view of `sentence`.
+    pub(crate) fn new(sentence: &str) -> Self {
+        let mut joined = String::with_capacity(sentence.len());
+        let mut joke_emoji = false;
+        for c in sentence.chars() {
+            let separator = c.is_whitespace()
+                || matches!(c, ',' | '.' | '!' | '?' | ':' | ';' | '"' | '(' | ')');
+            if separator {
+                if !joined.is_empty() && !joined.ends_with(' ') {
+                    joined.push(' ');
+                }
+            } else if c.is_ascii() {
+                joined.push(c.to_ascii_lowercase());
+            } else if matches!(c, '\u{2019}' | '\u{2018}') {
+                joined.push('\'');
+            } else {
+                joke_emoji |= JOKE_EMOJI.contains(&c);
+                joined.extend(c.to_lowercase());
+            }
         }
+        if joined.ends_with(' ') {
+            joined.pop();
+        }
+        Self { joined, joke_emoji }
+    }
+
+    /// The words, in order.
+    fn words(&self) -> impl Iterator<Item = &str> + Clone {
+        self.joined.split(' ').filter(|w| !w.is_empty())
     }
 }
 
 /// Whether the message opens as an instruction to the assistant: an imperative verb
 /// first ("Translate: …", "Write a poem where I …", "pls summarise"), or "can/could you".
-#[cfg(test)]
-pub(crate) fn is_instruction(text: &str) -> bool {
-    is_instruction_in(text, &Lowered::of(text))
-}
-
-/// [`is_instruction`] over the sentence's words split already.
-pub(crate) fn is_instruction_in(text: &str, lowered: &Lowered) -> bool {
-    let mut w = lowered.words.iter().skip_while(|w| {
-        matches!(
-            w.as_str(),
-            "ok" | "okay" | "hey" | "hi" | "now" | "so" | "and"
-        )
-    });
+pub(crate) fn is_instruction(text: &str, lowered: &Lowered) -> bool {
+    let mut w = lowered
+        .words()
+        .skip_while(|w| matches!(*w, "ok" | "okay" | "hey" | "hi" | "now" | "so" | "and"));
     let Some(first) = w.next() else {
         return false;
     };
-    if !INSTRUCTION_VERBS.contains(&first.as_str()) {
+    if !listed(INSTRUCTION_VERBS, first) {
         return false;
     }
     // "Translate: I love cheese": a verb and a colon is always an instruction.
@@ -64,7 +72,7 @@ pub(crate) fn is_instruction_in(text: &str, lowered: &Lowered) -> bool {
     // "Remember, I'm vegan", "please call me Sam", "look, I live in Rome": statements.
     let second = w.next();
     colon
-        || !second.map(String::as_str).is_some_and(|s| {
+        || !second.is_some_and(|s| {
             matches!(
                 s,
                 "i" | "that" | "i'm" | "im" | "my" | "call" | "i've" | "ive"
@@ -104,55 +112,55 @@ pub(crate) fn without_quotes(text: &str) -> Cow<'_, str> {
 }
 
 /// Whether the sentence takes back what was said ("just kidding", "jk", "not really").
-#[cfg(test)]
-pub(crate) fn retracts(sentence: &str) -> bool {
-    retracts_in(&Lowered::of(sentence))
-}
-
-/// [`retracts`] over the sentence's words split already.
-pub(crate) fn retracts_in(lowered: &Lowered) -> bool {
-    let w = &lowered.words;
+pub(crate) fn retracts(lowered: &Lowered) -> bool {
+    let w: Vec<&str> = lowered.words().collect();
     RETRACTIONS.iter().any(|r| {
-        w.windows(r.len())
-            .any(|win| win.iter().zip(r.iter()).all(|(a, b)| a == b))
-            && (w.len() <= r.len() + 2 || r.len() >= 2 && r[0] != "not")
+        (w.len() <= r.len() + 2 || r.len() >= 2 && r[0] != "not")
+            && w.windows(r.len())
+                .any(|win| win.iter().zip(r.iter()).all(|(a, b)| a == b))
     })
 }
 
 /// Whether the sentence is a joke ("I'm allergic to Mondays lol") or a set phrase / song
 /// line ("call me maybe").
-#[cfg(test)]
-pub(crate) fn is_joke_or_set_phrase(sentence: &str) -> bool {
-    is_joke_or_set_phrase_in(sentence, &Lowered::of(sentence))
-}
-
-/// [`is_joke_or_set_phrase`] over the sentence's words split already.
-pub(crate) fn is_joke_or_set_phrase_in(sentence: &str, lowered: &Lowered) -> bool {
-    if sentence.chars().any(|c| JOKE_EMOJI.contains(&c)) {
+pub(crate) fn is_joke_or_set_phrase(lowered: &Lowered) -> bool {
+    if lowered.joke_emoji || lowered.words().any(|x| listed(JOKE_MARKERS, x)) {
         return true;
     }
-    let w = &lowered.words;
-    if w.iter().any(|x| JOKE_MARKERS.contains(&x.as_str())) {
-        return true;
-    }
-    let mut joined = w.join(" ");
-    if joined.contains("im") {
-        joined = joined.replace("i'm", "i am").replace("im ", "i am ");
-    }
-    let joined_words: Vec<&str> = joined.split(' ').collect();
-    SET_PHRASES.iter().any(|p| {
-        if joined.starts_with(p) && matches!(joined.as_bytes().get(p.len()), None | Some(b' ')) {
+    // Every set phrase opens with "i" or "call"; only those words can start one.
+    let joined = lowered.joined.as_str();
+    let starts = std::iter::once(0).chain(joined.match_indices(' ').map(|(i, _)| i + 1));
+    for start in starts {
+        let tail = &joined[start..];
+        let word = tail.split(' ').next().unwrap_or_default();
+        let found = match word {
+            "i" | "call" => SET_PHRASES
+                .iter()
+                .any(|p| set_phrase_at(tail, p, start == 0)),
+            "i'm" | "im" => {
+                // "i'm a believer": the phrases spell "i am".
+                let tail = format!("i am{}", &tail[word.len()..]);
+                SET_PHRASES
+                    .iter()
+                    .any(|p| set_phrase_at(&tail, p, start == 0))
+            }
+            _ => false,
+        };
+        if found {
             return true;
         }
-        // Inside the sentence only phrases of three words or more count; their middle
-        // words must be whole words of it (after the same "i am" rewriting), which rules
-        // most phrases out before any substring search.
-        let mut parts = p.split(' ');
-        let (Some(_), Some(middle), Some(_)) = (parts.next(), parts.next(), parts.next()) else {
-            return false;
-        };
-        joined_words.contains(&middle) && joined.contains(p)
-    })
+    }
+    false
+}
+
+/// Whether `tail` (the sentence from a word on) opens with the set phrase `p`: the whole
+/// sentence, its start, or (for phrases of three words or more) anywhere.
+fn set_phrase_at(tail: &str, p: &str, at_start: bool) -> bool {
+    if !tail.starts_with(p) {
+        return false;
+    }
+    let whole = tail.len() == p.len() || tail.as_bytes()[p.len()] == b' ';
+    (at_start && whole) || p.bytes().filter(|&b| b == b' ').count() >= 2
 }
 
 #[cfg(test)]
@@ -161,16 +169,21 @@ mod tests {
 
     #[test]
     fn instructions_quotes_and_jokes() {
-        assert!(is_instruction("Translate: I love cheese"));
-        assert!(is_instruction("write me a poem about how I live in Paris"));
-        assert!(!is_instruction("Remember, I'm vegan"));
-        assert!(!is_instruction("I live in Paris"));
+        let instruction = |s: &str| is_instruction(s, &Lowered::new(s));
+        assert!(instruction("Translate: I love cheese"));
+        assert!(instruction("write me a poem about how I live in Paris"));
+        assert!(!instruction("Remember, I'm vegan"));
+        assert!(!instruction("I live in Paris"));
         assert_eq!(without_quotes("say 'I love you' now"), "say  now");
         assert_eq!(without_quotes("I'm here"), "I'm here");
-        assert!(retracts("just kidding"));
-        assert!(retracts("jk"));
-        assert!(is_joke_or_set_phrase("I'm allergic to Mondays lol"));
-        assert!(is_joke_or_set_phrase("call me maybe"));
-        assert!(!is_joke_or_set_phrase("call me Sam"));
+        assert!(retracts(&Lowered::new("just kidding")));
+        assert!(retracts(&Lowered::new("jk")));
+        let joke = |s: &str| is_joke_or_set_phrase(&Lowered::new(s));
+        assert!(joke("I'm allergic to Mondays lol"));
+        assert!(joke("call me maybe"));
+        assert!(joke("I’m a believer"));
+        assert!(joke("honestly I will always love you"));
+        assert!(!joke("call me Sam"));
+        assert!(!joke("I swim blue water"));
     }
 }

@@ -638,3 +638,15 @@ pub(crate) const TRAILING_FILLERS: &[&str] = &[
     "recently",
     "anyway",
 ];
+
+/// Whether `word` is in `list`: lengths first, then bytes, compared inline (the lists are
+/// short and consulted for nearly every word, so this beats hashing).
+pub(crate) fn listed(list: &[&str], word: &str) -> bool {
+    list.iter().any(|x| same(x, word))
+}
+
+/// `a == b`, compared inline: lengths first, then bytes (the words are short, and a
+/// library `memcmp` call costs more than the comparison).
+pub(crate) fn same(a: &str, b: &str) -> bool {
+    a.len() == b.len() && a.bytes().zip(b.bytes()).all(|(x, y)| x == y)
+}

@@ -30,7 +30,8 @@ use crate::facts::{FactCandidate, FactSource, Polarity};
 use clause::Word;
 use families::Predicate;
 use lexicon::{
-    ADVERBS, AUXILIARIES, FILLERS, FILLER_PHRASES, NON_ASSERTIVE_OPENERS, NON_FACTUAL_HEADS,
+    listed, same, ADVERBS, AUXILIARIES, FILLERS, FILLER_PHRASES, NON_ASSERTIVE_OPENERS,
+    NON_FACTUAL_HEADS,
 };
 use pattern::{match_prefix, Found};
 use tables::FREQUENCY;
@@ -67,15 +68,15 @@ impl RuleExtractor {
         let text = junk::without_quotes(text);
         let mut found: Vec<Found> = Vec::new();
         for sentence in clause::sentences(&text) {
-            let lowered = junk::Lowered::of(sentence.text);
-            if junk::retracts_in(&lowered) {
+            let lowered = junk::Lowered::new(sentence.text);
+            if junk::retracts(&lowered) {
                 // "I'm vegetarian, just kidding": nothing said so far stands.
                 found.clear();
                 continue;
             }
             if sentence.question
-                || junk::is_instruction_in(sentence.text, &lowered)
-                || junk::is_joke_or_set_phrase_in(sentence.text, &lowered)
+                || junk::is_instruction(sentence.text, &lowered)
+                || junk::is_joke_or_set_phrase(&lowered)
             {
                 continue;
             }
@@ -83,8 +84,8 @@ impl RuleExtractor {
             let opener = clauses
                 .first()
                 .and_then(|c| strip_fillers(c).first())
-                .map(|w| w.lower.as_str());
-            if opener.is_some_and(|o| NON_ASSERTIVE_OPENERS.contains(&o)) {
+                .map(|w| w.lower());
+            if opener.is_some_and(|o| listed(NON_ASSERTIVE_OPENERS, o)) {
                 continue;
             }
             let mut after_opener = false;
@@ -131,7 +132,7 @@ const CORRECTION_OPENERS: &[&[&str]] = &[
 fn correction_len(words: &[Word]) -> usize {
     CORRECTION_OPENERS
         .iter()
-        .filter(|o| o.len() <= words.len() && o.iter().zip(words).all(|(p, w)| *p == w.lower))
+        .filter(|o| o.len() <= words.len() && o.iter().zip(words).all(|(p, w)| same(p, w.lower())))
         .map(|o| o.len())
         .max()
         .unwrap_or(0)
@@ -144,7 +145,7 @@ fn is_correction(words: &[Word]) -> bool {
 
 /// The clause after its correction opener; "I meant" keeps its words for the
 /// correction reader.
-fn strip_correction(words: &[Word]) -> &[Word] {
+fn strip_correction<'w, 'a>(words: &'w [Word<'a>]) -> &'w [Word<'a>] {
     let n = correction_len(words);
     if words.first().is_some_and(|w| w.lower == "i") {
         return words;
@@ -169,17 +170,17 @@ impl FactExtractor for RuleExtractor {
 }
 
 /// The clause without its leading fillers ("hi", "btw", "by the way", ...).
-fn strip_fillers(mut words: &[Word]) -> &[Word] {
+fn strip_fillers<'w, 'a>(mut words: &'w [Word<'a>]) -> &'w [Word<'a>] {
     loop {
         if let Some(first) = words.first() {
-            if FILLERS.contains(&first.lower.as_str()) {
+            if listed(FILLERS, first.lower()) {
                 words = &words[1..];
                 continue;
             }
         }
-        let phrase = FILLER_PHRASES
-            .iter()
-            .find(|p| p.len() <= words.len() && p.iter().zip(words).all(|(p, w)| *p == w.lower));
+        let phrase = FILLER_PHRASES.iter().find(|p| {
+            p.len() <= words.len() && p.iter().zip(words).all(|(p, w)| same(p, w.lower()))
+        });
         match phrase {
             Some(p) => words = &words[p.len()..],
             None => return words,
@@ -195,7 +196,7 @@ fn analyse_clause(words: &[Word]) -> Vec<Found> {
     // "my husband Tom is a chef", "she met our dog Biscuit": the relation is the user's.
     let mut found = families::appositions(words);
     let rest = &words[1..];
-    match first.lower.as_str() {
+    match first.lower() {
         "i" => {
             if let Some(p) = predicate(rest) {
                 found.extend(first_person(&p));
@@ -280,13 +281,13 @@ fn first_person(p: &Predicate) -> Vec<Found> {
 }
 
 /// "stopped being X" → "am X", ceased; "quit working at X" → "work at X", ceased.
-fn stopped_state(p: &Predicate) -> Option<Predicate> {
+fn stopped_state<'a>(p: &Predicate<'a>) -> Option<Predicate<'a>> {
     if p.negated || p.ceased {
         return None;
     }
     let w = &p.words;
     let n = match_prefix(w, "stopped|quit")?;
-    let base = match w.get(n)?.lower.as_str() {
+    let base = match w.get(n)?.lower() {
         "being" => "am",
         "working" => "work",
         "living" => "live",
@@ -372,7 +373,7 @@ fn possessive(words: &[Word]) -> Vec<Found> {
 /// into a flag, auxiliaries resolved ("have been" → "am", "have got" → "have",
 /// "can't stand" → "hate"). `None` for modal, past or otherwise non-factual statements
 /// ("I would like", "I used to", "I wish").
-fn predicate(rest: &[Word]) -> Option<Predicate> {
+fn predicate<'a>(rest: &[Word<'a>]) -> Option<Predicate<'a>> {
     let mut head: Vec<&Word> = Vec::new();
     let mut content: Vec<Word> = Vec::new();
     let mut negated = false;
@@ -380,16 +381,16 @@ fn predicate(rest: &[Word]) -> Option<Predicate> {
     let mut frequent = false;
     let mut i = 0;
     while i < rest.len() {
-        let w = rest[i].lower.as_str();
-        let next = rest.get(i + 1).map(|x| x.lower.as_str());
+        let w = rest[i].lower();
+        let next = rest.get(i + 1).map(|x| x.lower());
         if w == "can" && next == Some("not") && rest.get(i + 2).is_some_and(|x| x.lower == "stand")
         {
             content.push(Word::new("hate"));
             i += 3;
             break;
         }
-        if ADVERBS.contains(&w) {
-            frequent |= FREQUENCY.contains(&w);
+        if listed(ADVERBS, w) {
+            frequent |= listed(FREQUENCY, w);
             i += 1;
         } else if w == "not" || w == "never" {
             negated = true;
@@ -398,7 +399,7 @@ fn predicate(rest: &[Word]) -> Option<Predicate> {
             negated = true;
             ceased = true;
             i += 2;
-        } else if AUXILIARIES.contains(&w) || w == "are" {
+        } else if listed(AUXILIARIES, w) || w == "are" {
             head.push(&rest[i]);
             i += 1;
         } else {
@@ -409,10 +410,7 @@ fn predicate(rest: &[Word]) -> Option<Predicate> {
     if i < rest.len() {
         content.push(rest[i].clone());
         i += 1;
-        if rest
-            .get(i)
-            .is_some_and(|w| ADVERBS.contains(&w.lower.as_str()))
-        {
+        if rest.get(i).is_some_and(|w| listed(ADVERBS, w.lower())) {
             i += 1;
         }
     }
@@ -437,24 +435,27 @@ fn predicate(rest: &[Word]) -> Option<Predicate> {
             .any(|w| w[0].lower == "any" && w[1].lower == "more");
     ceased |= negated && anymore;
     frequent |= rest.iter().enumerate().any(|(k, w)| {
-        FREQUENCY.contains(&w.lower.as_str())
+        listed(FREQUENCY, w.lower())
             || (k > 0 && rest[k - 1].lower == "on" && is_plural_day(&w.lower))
     });
     let again = rest
         .iter()
-        .any(|w| matches!(w.lower.as_str(), "again" | "now" | "nowadays"))
+        .any(|w| matches!(w.lower(), "again" | "now" | "nowadays"))
         || rest
             .windows(2)
             .any(|w| w[0].lower == "these" && w[1].lower == "days");
 
-    let verb = content.first().map(|w| w.lower.clone()).unwrap_or_default();
-    if NON_FACTUAL_HEADS.contains(&verb.as_str()) {
+    let verb = content
+        .first()
+        .map(|w| w.lower.to_string())
+        .unwrap_or_default();
+    if listed(NON_FACTUAL_HEADS, verb.as_str()) {
         return None;
     }
     let mut perfect = false;
     let mut kept: Vec<Word> = Vec::new();
     for (k, aux) in head.iter().enumerate() {
-        match aux.lower.as_str() {
+        match aux.lower() {
             "would" | "could" | "should" | "might" | "may" | "will" | "must" | "had" => {
                 return None
             }
@@ -462,7 +463,7 @@ fn predicate(rest: &[Word]) -> Option<Predicate> {
             "was" => return None,
             "do" | "does" | "did" | "can" => {}
             "have" | "has" => {
-                let following = head.get(k + 1).map(|w| w.lower.as_str()).unwrap_or(&verb);
+                let following = head.get(k + 1).map(|w| w.lower()).unwrap_or(&verb);
                 if following == "been" {
                     continue;
                 }
@@ -527,7 +528,7 @@ fn dedupe(found: Vec<Found>) -> Vec<Found> {
 const ENTITY_ATTRIBUTES: &[&str] = &["name", "location", "origin", "employer", "language"];
 
 fn candidate(f: Found) -> FactCandidate {
-    let entities = if ENTITY_ATTRIBUTES.contains(&f.attribute) {
+    let entities = if listed(ENTITY_ATTRIBUTES, f.attribute) {
         vec![f.value.clone()]
     } else {
         Vec::new()

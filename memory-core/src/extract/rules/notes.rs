@@ -4,6 +4,7 @@
 
 use super::clause::Word;
 use super::families::Predicate;
+use super::lexicon::listed;
 use super::pattern::Found;
 use super::tables::{NOT_NOTE_VERBS, THIRD_PERSON};
 
@@ -15,7 +16,7 @@ const NOTE_CONFIDENCE: f32 = 0.5;
 pub(crate) fn is_activity_verb(verb: &str) -> bool {
     verb.len() > 1
         && verb.chars().all(|c| c.is_ascii_alphabetic())
-        && !NOT_NOTE_VERBS.contains(&verb)
+        && !listed(NOT_NOTE_VERBS, verb)
         && !verb.ends_with("ed")
         && !verb.ends_with("ing")
         && !verb.ends_with("ly")
@@ -29,13 +30,13 @@ pub(crate) fn third_person(words: &[Word]) -> String {
         let t = if i == 0 {
             verb_s(&w.lower)
         } else {
-            match w.lower.as_str() {
+            match w.lower() {
                 "my" => "their".to_owned(),
                 "me" => "them".to_owned(),
                 "myself" => "themselves".to_owned(),
                 "mine" => "theirs".to_owned(),
                 "i" => "they".to_owned(),
-                _ => w.text.clone(),
+                _ => w.text.to_string(),
             }
         };
         out.push(t);
@@ -77,7 +78,7 @@ pub(crate) fn note(p: &Predicate) -> Vec<Found> {
     let about_assistant = p
         .words
         .iter()
-        .any(|w| matches!(w.lower.as_str(), "you" | "your" | "yours" | "u" | "ur"));
+        .any(|w| matches!(w.lower(), "you" | "your" | "yours" | "u" | "ur"));
     if p.negated
         || p.ceased
         || p.words.len() < 3

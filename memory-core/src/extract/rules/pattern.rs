@@ -10,58 +10,55 @@ use super::value::{self, Kind};
 
 /// The number of words of `words` that `pattern` matches at its start, if it matches.
 pub(crate) fn match_prefix(words: &[Word], pattern: &str) -> Option<usize> {
-    match_parts(words, Parts(Some(pattern)))
+    match_from(words, pattern.as_bytes(), 0)
 }
 
-/// The space-separated parts of a pattern, split on bytes (patterns are ASCII-spaced;
-/// `str::split` with a char pattern cost more than the matching itself).
-#[derive(Clone, Copy)]
-struct Parts<'p>(Option<&'p str>);
-
-impl<'p> Iterator for Parts<'p> {
-    type Item = &'p str;
-
-    // As `str::split(' ')`: an empty pattern is one empty part.
-    fn next(&mut self) -> Option<&'p str> {
-        let rest = self.0?;
-        match rest.bytes().position(|b| b == b' ') {
-            Some(i) => {
-                self.0 = Some(&rest[i + 1..]);
-                Some(&rest[..i])
+/// Matches the space-separated parts of `pattern` against `words`, counting the
+/// `matched` words so far. Reads the pattern's bytes once, in place (the extractor calls
+/// this a few thousand times a message): no splitting, no allocation, no library calls.
+fn match_from(words: &[Word], pattern: &[u8], matched: usize) -> Option<usize> {
+    let word = words.first().map_or(&[][..], |w| w.lower.as_bytes());
+    // One pass over the first part: does `word` equal one of its alternatives?
+    let mut hit = false;
+    let mut optional = false;
+    let mut i = 0;
+    let mut j = 0; // bytes of `word` matched in the current alternative, or usize::MAX
+    loop {
+        let b = pattern.get(i).copied();
+        match b {
+            None | Some(b' ' | b'|' | b'?') => {
+                hit |= j == word.len() && !word.is_empty();
+                j = 0;
+                match b {
+                    Some(b'|') => {}
+                    Some(b'?') => optional = true,
+                    _ => break,
+                }
             }
-            None => {
-                self.0 = None;
-                Some(rest)
+            Some(b) => {
+                j = if word.get(j) == Some(&b) {
+                    j + 1
+                } else {
+                    usize::MAX - 1
+                };
             }
         }
+        i += 1;
     }
-}
-
-/// Whether `word` is one of the `|`-separated `alternatives`.
-fn is_alternative(alternatives: &str, word: &str) -> bool {
-    let (a, w) = (alternatives.as_bytes(), word.as_bytes());
-    if w.len() > a.len() {
-        return false;
+    let rest = pattern.get(i + 1..);
+    let next = |words: &[Word], matched: usize| match rest {
+        Some(rest) => match_from(words, rest, matched),
+        None => Some(matched),
+    };
+    if hit {
+        if let Some(n) = next(&words[1..], matched + 1) {
+            return Some(n);
+        }
     }
-    a.split(|b| *b == b'|').any(|alt| alt == w)
-}
-
-fn match_parts(words: &[Word], mut parts: Parts<'_>) -> Option<usize> {
-    let Some(part) = parts.next() else {
-        return Some(0);
-    };
-    let (alternatives, optional) = match part.strip_suffix('?') {
-        Some(p) => (p, true),
-        None => (part, false),
-    };
-    let here = words
-        .first()
-        .filter(|w| is_alternative(alternatives, &w.lower))
-        .and_then(|_| match_parts(&words[1..], parts).map(|n| n + 1));
-    match here {
-        Some(n) => Some(n),
-        None if optional => match_parts(words, parts),
-        None => None,
+    if optional {
+        next(words, matched)
+    } else {
+        None
     }
 }
 
@@ -128,10 +125,10 @@ impl Rule {
 }
 
 /// The first rule of `table` whose pattern opens `words`, and the words after it.
-pub(crate) fn first_match<'r, 'w>(
+pub(crate) fn first_match<'r, 'w, 'a>(
     table: &'r [Rule],
-    words: &'w [Word],
-) -> Option<(&'r Rule, &'w [Word])> {
+    words: &'w [Word<'a>],
+) -> Option<(&'r Rule, &'w [Word<'a>])> {
     table
         .iter()
         .find_map(|rule| match_prefix(words, rule.pattern).map(|n| (rule, &words[n..])))
@@ -156,7 +153,7 @@ pub(crate) struct Found {
 mod tests {
     use super::*;
 
-    fn words(s: &str) -> Vec<Word> {
+    fn words(s: &str) -> Vec<Word<'_>> {
         s.split_whitespace().map(Word::new).collect()
     }
 

@@ -1,6 +1,7 @@
 //! Who the user is beyond a name: relationship status, nationality, what the people
 //! close to them do, and their favourites.
 
+use super::lexicon::listed;
 use crate::facts::Polarity;
 
 use super::clause::Word;
@@ -26,18 +27,18 @@ pub(crate) fn relationship(p: &Predicate) -> Vec<Found> {
     match w.get(n) {
         // "I'm married to Sam" is a family fact (read elsewhere); "I'm married" is a status.
         Some(x)
-            if STATUSES.contains(&x.lower.as_str())
+            if listed(STATUSES, x.lower())
                 && w[n + 1..].iter().all(|y| {
                     matches!(
-                        y.lower.as_str(),
+                        y.lower(),
                         "rn" | "now" | "atm" | "haha" | "btw" | "tbh" | "currently" | "again"
                     )
                 }) =>
         {
-            vec![rule.found(x.lower.clone())]
+            vec![rule.found(x.lower.to_string())]
         }
-        Some(x) if STATUSES.contains(&x.lower.as_str()) && x.lower == "married" => {
-            vec![rule.found(x.lower.clone())]
+        Some(x) if listed(STATUSES, x.lower()) && x.lower == "married" => {
+            vec![rule.found(x.lower.to_string())]
         }
         _ => Vec::new(),
     }
@@ -55,14 +56,14 @@ pub(crate) fn nationality(p: &Predicate) -> Vec<Found> {
     let Some(x) = w.get(n) else {
         return Vec::new();
     };
-    if !NATIONALITIES.contains(&x.lower.as_str()) {
+    if !listed(NATIONALITIES, x.lower()) {
         return Vec::new();
     }
     // "I'm Italian" but not "I'm Italian food obsessed": the word ends the clause or a
     // connective follows.
     let ends = w.get(n + 1).is_none_or(|y| {
         !matches!(
-            y.lower.as_str(),
+            y.lower(),
             "food"
                 | "cuisine"
                 | "guy"
@@ -93,7 +94,7 @@ pub(crate) fn nationality(p: &Predicate) -> Vec<Found> {
     if !ends {
         return Vec::new();
     }
-    let mut value = x.lower.clone();
+    let mut value = x.lower.to_string();
     if let Some(first) = value.get_mut(0..1) {
         first.make_ascii_uppercase();
     }
@@ -107,7 +108,7 @@ pub(crate) fn relation_is(words: &[Word]) -> Vec<Found> {
     let Some(first) = words.first() else {
         return Vec::new();
     };
-    if !RELATIONS.contains(&first.lower.as_str()) || PETS.contains(&first.lower.as_str()) {
+    if !listed(RELATIONS, first.lower()) || listed(PETS, first.lower()) {
         return Vec::new();
     }
     // Skip an apposed name: "partner Alex is".
@@ -123,7 +124,7 @@ pub(crate) fn relation_is(words: &[Word]) -> Vec<Found> {
     let rest = &words[i + n..];
     if rest
         .first()
-        .is_none_or(|w| matches!(w.lower.as_str(), "bit" | "little" | "lot" | "big" | "huge"))
+        .is_none_or(|w| matches!(w.lower(), "bit" | "little" | "lot" | "big" | "huge"))
     {
         return Vec::new();
     }
@@ -175,7 +176,7 @@ const FAVOURITES: &[(&[&str], &str)] = &[
 
 /// The attribute for a favourite of `category` (the words after "favourite").
 fn favourite_attribute(category: &[Word]) -> &'static str {
-    let head = category.first().map(|w| w.lower.as_str()).unwrap_or("");
+    let head = category.first().map(|w| w.lower()).unwrap_or("");
     FAVOURITES
         .iter()
         .find(|(words, _)| words.contains(&head))
@@ -216,7 +217,7 @@ pub(crate) fn favourite(words: &[Word]) -> Vec<Found> {
 pub(crate) fn favourite_inverted(words: &[Word]) -> Vec<Found> {
     let Some(at) = words
         .windows(2)
-        .position(|w| matches!(w[0].lower.as_str(), "is" | "are") && w[1].lower == "my")
+        .position(|w| matches!(w[0].lower(), "is" | "are") && w[1].lower == "my")
     else {
         return Vec::new();
     };

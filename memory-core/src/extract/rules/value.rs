@@ -1,6 +1,7 @@
 //! Turning the words after a pattern into a clean value.
 
 use super::clause::Word;
+use super::lexicon::listed;
 use super::lexicon::{EMPTY_VALUES, TRAILING_FILLERS};
 use super::tables::{PLACE_HEADS, TIME_NOUNS, TIME_TAILS};
 
@@ -87,7 +88,7 @@ pub(crate) fn clean(words: &[Word], kind: Kind) -> Option<String> {
     let end = words
         .iter()
         .enumerate()
-        .position(|(i, w)| i > 0 && stops.contains(&w.lower.as_str()))
+        .position(|(i, w)| i > 0 && listed(stops, w.lower()))
         .unwrap_or(words.len());
     let mut words: Vec<&Word> = words[..end].iter().collect();
     strip_trailing_fillers(&mut words);
@@ -105,14 +106,10 @@ pub(crate) fn clean(words: &[Word], kind: Kind) -> Option<String> {
         }
     }
     let first = words.first()?;
-    if EMPTY_VALUES.contains(&first.lower.as_str()) || words.len() > kind.max_words() {
+    if listed(EMPTY_VALUES, first.lower()) || words.len() > kind.max_words() {
         return None;
     }
-    let text = words
-        .iter()
-        .map(|w| w.text.as_str())
-        .collect::<Vec<_>>()
-        .join(" ");
+    let text = words.iter().map(|w| w.text()).collect::<Vec<_>>().join(" ");
     let text = text.trim_matches(|c: char| !c.is_alphanumeric());
     (!text.is_empty()).then(|| text.to_owned())
 }
@@ -122,13 +119,13 @@ fn skip_place_head(words: &mut Vec<&Word>) {
     let head = words
         .iter()
         .take(4)
-        .position(|w| PLACE_HEADS.contains(&w.lower.as_str()));
+        .position(|w| listed(PLACE_HEADS, w.lower()));
     let Some(h) = head else {
         return;
     };
     let prep = words[h + 1..]
         .iter()
-        .position(|w| matches!(w.lower.as_str(), "in" | "of" | "near" | "outside" | "on"));
+        .position(|w| matches!(w.lower(), "in" | "of" | "near" | "outside" | "on"));
     if let Some(p) = prep {
         let from = h + 1 + p + 1;
         if from < words.len() {
@@ -147,7 +144,7 @@ fn time_tail_len(words: &[&Word]) -> Option<usize> {
                 .zip(tail.iter())
                 .all(|(w, p)| {
                     if *p == "*" {
-                        TIME_NOUNS.contains(&w.lower.as_str())
+                        listed(TIME_NOUNS, w.lower())
                     } else {
                         w.lower == *p
                     }
@@ -163,6 +160,14 @@ fn strip_trailing_fillers(words: &mut Vec<&Word>) {
             words.truncate(words.len() - n);
         }
         for filler in TRAILING_FILLERS {
+            // Most fillers fail on the last word: test that before counting words.
+            let last = words.last().map_or("", |w| w.lower());
+            let ends = filler
+                .strip_suffix(last)
+                .is_some_and(|head| !last.is_empty() && (head.is_empty() || head.ends_with(' ')));
+            if !ends {
+                continue;
+            }
             let n = filler.split(' ').count();
             if words.len() > n
                 && words[words.len() - n..]
@@ -194,19 +199,19 @@ pub(crate) fn fold_activity(value: &str) -> String {
 }
 
 /// Splits a list value ("shellfish and penicillin") into its items.
-pub(crate) fn split_list(words: &[Word]) -> Vec<&[Word]> {
+pub(crate) fn split_list<'w, 'a>(words: &'w [Word<'a>]) -> Vec<&'w [Word<'a>]> {
     let mut kept: Vec<&Word> = words.iter().collect();
     strip_trailing_fillers(&mut kept);
     let words = &words[..kept.len()];
     words
-        .split(|w| matches!(w.lower.as_str(), "and" | "or" | "&" | "nor"))
+        .split(|w| matches!(w.lower(), "and" | "or" | "&" | "nor"))
         .map(strip_quantity)
         .filter(|part| !part.is_empty())
         .collect()
 }
 
 /// "a bit of Italian" → "Italian", "some French" → "French".
-fn strip_quantity(part: &[Word]) -> &[Word] {
+fn strip_quantity<'w, 'a>(part: &'w [Word<'a>]) -> &'w [Word<'a>] {
     const LEADS: &[&[&str]] = &[
         &["a", "bit", "of"],
         &["a", "little", "bit", "of"],
@@ -228,7 +233,7 @@ fn strip_quantity(part: &[Word]) -> &[Word] {
 mod tests {
     use super::*;
 
-    fn words(s: &str) -> Vec<Word> {
+    fn words(s: &str) -> Vec<Word<'_>> {
         s.split_whitespace().map(Word::new).collect()
     }
 
