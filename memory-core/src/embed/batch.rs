@@ -1,7 +1,7 @@
-//! From texts to pooled, normalised vectors: tokenise, group by length, pad each group to
-//! its longest sequence, run the network, mean-pool over the real tokens.
+//! From texts to pooled, normalised vectors: tokenise, group by length, run each group
+//! through the network (packed, without padding), mean-pool over its tokens.
 
-use candle_core::{DType, Device, Tensor, D};
+use gemm::Parallelism;
 use rayon::prelude::*;
 use tokenizers::TruncationDirection;
 
@@ -24,22 +24,40 @@ pub(crate) fn embed(model: &LoadedModel, texts: &[&str], plan: Plan) -> Result<V
         .map(|text| token_ids(model, text, plan.max_length))
         .collect::<Result<Vec<_>>>()?;
 
-    // Longest first, so each batch holds sequences of about the same length and padding
-    // (computed, then thrown away) stays small.
+    // Longest first, so the groups are of similar length and the longest start first,
+    // which keeps the threads evenly busy to the end.
     let mut order: Vec<usize> = (0..sequences.len()).collect();
     order.sort_by_key(|&i| std::cmp::Reverse(sequences[i].len()));
 
-    // Batches run side by side, one per pool thread: coarse tasks that need no
-    // synchronisation inside a forward pass. candle's matrix products still split
-    // themselves, so a lone batch (a single query) uses every thread too.
+    // With at least as many groups as threads, groups run side by side, each on one
+    // thread: coarse tasks that need no synchronisation inside a forward pass. Fewer
+    // groups (a single query) split each pass instead: matrix products by rows and
+    // columns, attention by head.
     let groups: Vec<&[usize]> = order.chunks(plan.batch_size.max(1)).collect();
-    let pooled = groups
-        .par_iter()
-        .map(|group| {
-            let batch: Vec<&[u32]> = group.iter().map(|&i| sequences[i].as_slice()).collect();
-            forward(model, &batch)
-        })
-        .collect::<Result<Vec<_>>>()?;
+    let threads = rayon::current_num_threads();
+    let run = |group: &&[usize], parallelism| {
+        let batch: Vec<&[u32]> = group.iter().map(|&i| sequences[i].as_slice()).collect();
+        model
+            .bert
+            .embed(&batch, parallelism)
+            .map_err(|e| model.error(format!("inference failed: {e}")))
+    };
+    let pooled = if threads > 1 && groups.len() >= threads {
+        groups
+            .par_iter()
+            .map(|group| run(group, Parallelism::None))
+            .collect::<Result<Vec<_>>>()?
+    } else {
+        let parallelism = if threads > 1 {
+            Parallelism::Rayon(threads)
+        } else {
+            Parallelism::None
+        };
+        groups
+            .iter()
+            .map(|group| run(group, parallelism))
+            .collect::<Result<Vec<_>>>()?
+    };
 
     let mut vectors = vec![Vec::new(); texts.len()];
     for (group, pooled) in groups.iter().zip(pooled) {
@@ -65,36 +83,4 @@ fn token_ids(model: &LoadedModel, text: &str, max_length: usize) -> Result<Vec<u
         .post_process(encoding, None, true)
         .map_err(|e| model.error(format!("cannot tokenize: {e}")))?;
     Ok(encoding.get_ids().to_vec())
-}
-
-/// Mean-pooled, L2-normalised embeddings of one batch, padded to its longest sequence.
-fn forward(model: &LoadedModel, batch: &[&[u32]]) -> Result<Vec<Vec<f32>>> {
-    let run = || -> candle_core::Result<Vec<Vec<f32>>> {
-        let rows = batch.len();
-        let width = batch.iter().map(|s| s.len()).max().unwrap_or(0).max(1);
-        let mut ids = vec![0u32; rows * width];
-        let mut mask = vec![0u32; rows * width];
-        for (row, sequence) in batch.iter().enumerate() {
-            let start = row * width;
-            ids[start..start + sequence.len()].copy_from_slice(sequence);
-            mask[start..start + sequence.len()].fill(1);
-        }
-        let device = Device::Cpu;
-        let ids = Tensor::from_vec(ids, (rows, width), &device)?;
-        let mask = Tensor::from_vec(mask, (rows, width), &device)?;
-        let token_types = ids.zeros_like()?;
-
-        let hidden = model.bert.forward(&ids, &token_types, Some(&mask))?; // (rows, width, dim)
-        let mask = mask.to_dtype(DType::F32)?.unsqueeze(2)?; // (rows, width, 1)
-        let summed = hidden.broadcast_mul(&mask)?.sum(1)?; // (rows, dim)
-        let counts = mask.sum(1)?; // (rows, 1)
-        let mean = summed.broadcast_div(&counts)?;
-        let norms = mean
-            .sqr()?
-            .sum_keepdim(D::Minus1)?
-            .sqrt()?
-            .clamp(1e-12f32, f32::MAX)?;
-        mean.broadcast_div(&norms)?.to_vec2::<f32>()
-    };
-    run().map_err(|e| model.error(format!("inference failed: {e}")))
 }

@@ -49,17 +49,18 @@ impl LocalEmbedderBuilder {
     /// Threads inference may use (default: every core this process may run on).
     ///
     /// Inference runs inside a dedicated rayon pool of this many threads, shared by every
-    /// embedder with the same count, never on the async runtime's workers. candle splits
-    /// each matrix product into as many tasks as `RAYON_NUM_THREADS` (or
-    /// `CANDLE_NUM_THREADS`) says, by default one per physical core; those tasks run on this
-    /// pool, so the parallelism used is the smaller of the two numbers.
+    /// embedder with the same count, never on the async runtime's workers. Batches run
+    /// side by side on it, one per thread; a call with fewer batches than threads (a single
+    /// query) splits its matrix products and attention heads over the pool instead.
+    /// `RAYON_NUM_THREADS` plays no part: only this count does.
     pub fn threads(mut self, threads: usize) -> Self {
         self.threads = Some(threads);
         self
     }
 
-    /// Texts per forward pass (default 32). Texts are sorted by length first, so a
-    /// batch pads little; larger batches raise throughput up to about 64.
+    /// Texts per forward pass (default 32). A pass runs its texts packed, without
+    /// padding; larger batches make larger matrix products, which raises throughput a
+    /// little up to about 64, while more batches than threads keeps every thread busy.
     pub fn batch_size(mut self, batch_size: usize) -> Self {
         self.batch_size = batch_size;
         self

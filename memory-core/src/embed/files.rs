@@ -5,12 +5,10 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
 
-use candle_core::{DType, Device};
-use candle_nn::VarBuilder;
-use candle_transformers::models::bert::{BertModel, Config};
 use parking_lot::Mutex;
 use tokenizers::Tokenizer;
 
+use super::bert::{Bert, Config};
 use crate::error::{MemoryError, Result};
 
 /// The weights file of a model directory.
@@ -27,9 +25,9 @@ const FETCH_HINT: &str = "fetch the model with scripts/fetch-model";
 pub(crate) struct LoadedModel {
     /// The canonical directory it was loaded from.
     pub(crate) dir: PathBuf,
-    pub(crate) bert: BertModel,
-    /// Without truncation or padding: each embedder truncates to its own length and the
-    /// batcher pads.
+    pub(crate) bert: Bert,
+    /// Without truncation or padding: each embedder truncates to its own length, and the
+    /// network runs sequences packed, unpadded.
     pub(crate) tokenizer: Tokenizer,
     /// How many special tokens ([CLS], [SEP]) one sequence gets.
     pub(crate) special_tokens: usize,
@@ -106,14 +104,8 @@ fn load(dir: PathBuf) -> Result<LoadedModel> {
         std::fs::read_to_string(dir.join(CONFIG)).map_err(|e| file_error(CONFIG, e.to_string()))?;
     let config: Config = serde_json::from_str(&config_text)
         .map_err(|e| file_error(CONFIG, format!("not a BERT configuration: {e}")))?;
-    if config.hidden_size == 0 || config.max_position_embeddings < 3 {
-        return Err(file_error(
-            CONFIG,
-            format!(
-                "hidden_size {} and max_position_embeddings {} cannot make embeddings",
-                config.hidden_size, config.max_position_embeddings
-            ),
-        ));
+    if let Some(why) = config.unsupported() {
+        return Err(file_error(CONFIG, why));
     }
 
     let mut tokenizer = Tokenizer::from_file(dir.join(TOKENIZER))
@@ -128,14 +120,7 @@ fn load(dir: PathBuf) -> Result<LoadedModel> {
 
     let weights =
         std::fs::read(dir.join(WEIGHTS)).map_err(|e| file_error(WEIGHTS, e.to_string()))?;
-    let vars = VarBuilder::from_buffered_safetensors(weights, DType::F32, &Device::Cpu)
-        .map_err(|e| file_error(WEIGHTS, format!("not a safetensors file: {e}")))?;
-    let bert = BertModel::load(vars, &config).map_err(|e| {
-        file_error(
-            WEIGHTS,
-            format!("does not hold the BERT that {CONFIG} describes: {e}"),
-        )
-    })?;
+    let bert = Bert::load(&config, &weights).map_err(|e| file_error(WEIGHTS, e))?;
 
     Ok(LoadedModel {
         dir,

@@ -19,8 +19,8 @@ use crate::vector::Embedder;
 ///
 /// Texts are tokenised with the model's own `tokenizer.json`, truncated to
 /// [`max_length`](LocalEmbedderBuilder::max_length) tokens, sorted by length and run in
-/// padded batches; each vector is the mean of the last hidden states over the text's real
-/// tokens, scaled to unit length, as sentence-transformers computes it. The async
+/// batches, packed without padding; each vector is the mean of the last hidden states over
+/// the text's tokens, scaled to unit length, as sentence-transformers computes it. The async
 /// [`Embedder::embed`] moves the work to tokio's blocking threads; inference itself runs in
 /// a dedicated rayon pool of [`threads`](LocalEmbedderBuilder::threads) threads.
 ///

@@ -3,8 +3,8 @@
 //!
 //! [`LocalEmbedder`] (cargo feature `local-embed`) runs
 //! [all-MiniLM-L6-v2](https://www.sbert.net/docs/sentence_transformer/pretrained_models.html)
-//! (a 6-layer BERT, 384 dimensions, mean pooling, L2-normalised) on the CPU with
-//! [candle](https://docs.rs/candle-core). It loads `model.safetensors`, `config.json` and
+//! (a 6-layer BERT, 384 dimensions, mean pooling, L2-normalised) on the CPU, with its own
+//! forward pass over [`gemm`](https://docs.rs/gemm) matrix products. It loads `model.safetensors`, `config.json` and
 //! `tokenizer.json` from a directory and never downloads anything: `scripts/fetch-model`
 //! puts the files in a cache directory and prints its path.
 //!
@@ -27,9 +27,13 @@
 #[cfg(feature = "local-embed")]
 mod batch;
 #[cfg(feature = "local-embed")]
+mod bert;
+#[cfg(feature = "local-embed")]
 mod builder;
 #[cfg(feature = "local-embed")]
 mod files;
+#[cfg(feature = "local-embed")]
+mod kernels;
 #[cfg(feature = "local-embed")]
 mod local;
 #[cfg(feature = "local-embed")]

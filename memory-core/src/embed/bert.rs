@@ -1,0 +1,530 @@
+//! The BERT encoder behind all-MiniLM-L6-v2, written out over plain `f32` buffers.
+//!
+//! A batch runs packed: the token rows of all its sequences are stacked with no padding,
+//! so every dense layer is one matrix product over exactly the real tokens, and attention
+//! runs per sequence and head. Query, key and value projections are fused into one
+//! product; weights are stored transposed (input-major) so the products stream them
+//! without repacking; the buffers of a forward pass are kept per thread and reused.
+
+use std::cell::RefCell;
+
+use gemm::Parallelism;
+use rayon::prelude::*;
+use safetensors::{Dtype, SafeTensors};
+use serde::Deserialize;
+
+use super::kernels::{self, matmul, View, Write};
+
+/// The parts of a BERT `config.json` the encoder reads.
+#[derive(Debug, Clone, Deserialize)]
+pub(crate) struct Config {
+    pub(crate) vocab_size: usize,
+    pub(crate) hidden_size: usize,
+    pub(crate) num_hidden_layers: usize,
+    pub(crate) num_attention_heads: usize,
+    pub(crate) intermediate_size: usize,
+    pub(crate) max_position_embeddings: usize,
+    #[serde(default = "default_type_vocab_size")]
+    pub(crate) type_vocab_size: usize,
+    #[serde(default = "default_layer_norm_eps")]
+    pub(crate) layer_norm_eps: f64,
+    #[serde(default = "default_hidden_act")]
+    pub(crate) hidden_act: String,
+    #[serde(default = "default_position_embedding_type")]
+    pub(crate) position_embedding_type: String,
+}
+
+fn default_type_vocab_size() -> usize {
+    2
+}
+fn default_layer_norm_eps() -> f64 {
+    1e-12
+}
+fn default_hidden_act() -> String {
+    "gelu".into()
+}
+fn default_position_embedding_type() -> String {
+    "absolute".into()
+}
+
+impl Config {
+    /// Why this encoder cannot run the network the configuration describes, if it cannot.
+    pub(crate) fn unsupported(&self) -> Option<String> {
+        if self.hidden_size == 0
+            || self.num_attention_heads == 0
+            || self.intermediate_size == 0
+            || self.type_vocab_size == 0
+            || self.max_position_embeddings < 3
+        {
+            return Some(format!(
+                "hidden_size {}, num_attention_heads {}, intermediate_size {}, \
+                 type_vocab_size {} and max_position_embeddings {} cannot make embeddings",
+                self.hidden_size,
+                self.num_attention_heads,
+                self.intermediate_size,
+                self.type_vocab_size,
+                self.max_position_embeddings
+            ));
+        }
+        if !self.hidden_size.is_multiple_of(self.num_attention_heads) {
+            return Some(format!(
+                "hidden_size {} is not a multiple of num_attention_heads {}",
+                self.hidden_size, self.num_attention_heads
+            ));
+        }
+        if self.hidden_act != "gelu" {
+            return Some(format!(
+                "hidden_act {:?} is not supported (only \"gelu\")",
+                self.hidden_act
+            ));
+        }
+        if self.position_embedding_type != "absolute" {
+            return Some(format!(
+                "position_embedding_type {:?} is not supported (only \"absolute\")",
+                self.position_embedding_type
+            ));
+        }
+        None
+    }
+}
+
+/// One encoder layer's weights; matrices are input-major (`[in][out]`).
+struct Layer {
+    /// Query, key and value side by side: `[hidden][3 · hidden]`.
+    qkv_w: Vec<f32>,
+    qkv_b: Vec<f32>,
+    attn_out_w: Vec<f32>,
+    attn_out_b: Vec<f32>,
+    attn_norm_w: Vec<f32>,
+    attn_norm_b: Vec<f32>,
+    /// `[hidden][intermediate]`.
+    up_w: Vec<f32>,
+    up_b: Vec<f32>,
+    /// `[intermediate][hidden]`.
+    down_w: Vec<f32>,
+    down_b: Vec<f32>,
+    out_norm_w: Vec<f32>,
+    out_norm_b: Vec<f32>,
+}
+
+/// The encoder: embeddings and layers, immutable once loaded.
+pub(crate) struct Bert {
+    hidden: usize,
+    heads: usize,
+    intermediate: usize,
+    vocab: usize,
+    max_positions: usize,
+    eps: f32,
+    word: Vec<f32>,
+    position: Vec<f32>,
+    /// Token type 0's embedding: single sentences never use another.
+    token_type: Vec<f32>,
+    embed_norm_w: Vec<f32>,
+    embed_norm_b: Vec<f32>,
+    layers: Vec<Layer>,
+}
+
+/// The tensors of a safetensors file, by name, with or without a `bert.` prefix.
+struct Tensors<'a> {
+    file: SafeTensors<'a>,
+    prefix: &'static str,
+}
+
+impl Tensors<'_> {
+    /// The `f32` values of tensor `name`, checked to have `shape`.
+    fn get(&self, name: &str, shape: &[usize]) -> Result<Vec<f32>, String> {
+        let full = format!("{}{name}", self.prefix);
+        let view = self
+            .file
+            .tensor(&full)
+            .map_err(|_| format!("has no tensor {full}"))?;
+        if view.shape() != shape {
+            return Err(format!(
+                "tensor {full} has shape {:?}, the configuration needs {shape:?}",
+                view.shape()
+            ));
+        }
+        if view.dtype() != Dtype::F32 {
+            return Err(format!(
+                "tensor {full} is {:?}, only F32 is supported",
+                view.dtype()
+            ));
+        }
+        Ok(view
+            .data()
+            .chunks_exact(4)
+            .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+            .collect())
+    }
+
+    /// A linear layer's weight `[out][in]`, transposed to `[in][out]`, and its bias.
+    fn linear(&self, name: &str, inputs: usize, outputs: usize) -> Result<Linear, String> {
+        let w = self.get(&format!("{name}.weight"), &[outputs, inputs])?;
+        let b = self.get(&format!("{name}.bias"), &[outputs])?;
+        Ok(Linear {
+            w: transpose(&w, outputs, inputs),
+            b,
+        })
+    }
+
+    fn norm(&self, name: &str, width: usize) -> Result<(Vec<f32>, Vec<f32>), String> {
+        Ok((
+            self.get(&format!("{name}.weight"), &[width])?,
+            self.get(&format!("{name}.bias"), &[width])?,
+        ))
+    }
+}
+
+struct Linear {
+    w: Vec<f32>,
+    b: Vec<f32>,
+}
+
+/// `m` (`rows × cols`, row-major) transposed.
+fn transpose(m: &[f32], rows: usize, cols: usize) -> Vec<f32> {
+    let mut t = vec![0.0; m.len()];
+    for r in 0..rows {
+        for c in 0..cols {
+            t[c * rows + r] = m[r * cols + c];
+        }
+    }
+    t
+}
+
+impl Bert {
+    /// The encoder `config` describes, with its weights from the bytes of a safetensors
+    /// file. The error says what is wrong with the file.
+    pub(crate) fn load(config: &Config, safetensors: &[u8]) -> Result<Self, String> {
+        if let Some(why) = config.unsupported() {
+            return Err(why);
+        }
+        let file = SafeTensors::deserialize(safetensors)
+            .map_err(|e| format!("is not a safetensors file: {e}"))?;
+        // Checkpoints saved from BertForX name every tensor "bert.…".
+        let prefix = if file.names().iter().any(|n| n.starts_with("embeddings.")) {
+            ""
+        } else {
+            "bert."
+        };
+        let t = Tensors { file, prefix };
+        let h = config.hidden_size;
+        let i = config.intermediate_size;
+
+        let token_types = t.get(
+            "embeddings.token_type_embeddings.weight",
+            &[config.type_vocab_size, h],
+        )?;
+        let (embed_norm_w, embed_norm_b) = t.norm("embeddings.LayerNorm", h)?;
+        let mut layers = Vec::with_capacity(config.num_hidden_layers);
+        for n in 0..config.num_hidden_layers {
+            let at = |part: &str| format!("encoder.layer.{n}.{part}");
+            let q = t.get(&at("attention.self.query.weight"), &[h, h])?;
+            let k = t.get(&at("attention.self.key.weight"), &[h, h])?;
+            let v = t.get(&at("attention.self.value.weight"), &[h, h])?;
+            let qkv: Vec<f32> = [q, k, v].concat(); // [3h][h]
+            let mut qkv_b = t.get(&at("attention.self.query.bias"), &[h])?;
+            qkv_b.extend(t.get(&at("attention.self.key.bias"), &[h])?);
+            qkv_b.extend(t.get(&at("attention.self.value.bias"), &[h])?);
+            let attn_out = t.linear(&at("attention.output.dense"), h, h)?;
+            let (attn_norm_w, attn_norm_b) = t.norm(&at("attention.output.LayerNorm"), h)?;
+            let up = t.linear(&at("intermediate.dense"), h, i)?;
+            let down = t.linear(&at("output.dense"), i, h)?;
+            let (out_norm_w, out_norm_b) = t.norm(&at("output.LayerNorm"), h)?;
+            layers.push(Layer {
+                qkv_w: transpose(&qkv, 3 * h, h),
+                qkv_b,
+                attn_out_w: attn_out.w,
+                attn_out_b: attn_out.b,
+                attn_norm_w,
+                attn_norm_b,
+                up_w: up.w,
+                up_b: up.b,
+                down_w: down.w,
+                down_b: down.b,
+                out_norm_w,
+                out_norm_b,
+            });
+        }
+        Ok(Self {
+            hidden: h,
+            heads: config.num_attention_heads,
+            intermediate: i,
+            vocab: config.vocab_size,
+            max_positions: config.max_position_embeddings,
+            eps: config.layer_norm_eps as f32,
+            word: t.get("embeddings.word_embeddings.weight", &[config.vocab_size, h])?,
+            position: t.get(
+                "embeddings.position_embeddings.weight",
+                &[config.max_position_embeddings, h],
+            )?,
+            token_type: token_types[..h].to_vec(),
+            embed_norm_w,
+            embed_norm_b,
+            layers,
+        })
+    }
+
+    /// The mean-pooled, L2-normalised last hidden states of each sequence of token ids.
+    ///
+    /// `parallelism` splits the work inside this one call (matrix products, attention
+    /// heads); pass [`Parallelism::None`] when calls already run side by side.
+    pub(crate) fn embed(
+        &self,
+        sequences: &[&[u32]],
+        parallelism: Parallelism,
+    ) -> Result<Vec<Vec<f32>>, String> {
+        for sequence in sequences {
+            if sequence.len() > self.max_positions {
+                return Err(format!(
+                    "{} tokens, more than the {} positions the model has",
+                    sequence.len(),
+                    self.max_positions
+                ));
+            }
+            if let Some(id) = sequence.iter().find(|&&id| id as usize >= self.vocab) {
+                return Err(format!(
+                    "token id {id} is outside the model's vocabulary of {}",
+                    self.vocab
+                ));
+            }
+        }
+        SCRATCH.with(|scratch| match scratch.try_borrow_mut() {
+            Ok(mut scratch) => {
+                let out = self.run(&mut scratch, sequences, parallelism);
+                scratch.trim();
+                Ok(out)
+            }
+            // This thread is already inside a pass (it picked up this call while waiting
+            // on its own parallel work): use fresh buffers.
+            Err(_) => Ok(self.run(&mut Scratch::default(), sequences, parallelism)),
+        })
+    }
+
+    fn run(
+        &self,
+        s: &mut Scratch,
+        sequences: &[&[u32]],
+        parallelism: Parallelism,
+    ) -> Vec<Vec<f32>> {
+        let h = self.hidden;
+        let tokens: usize = sequences.iter().map(|s| s.len()).sum();
+        let mut spans = Vec::with_capacity(sequences.len());
+        let mut start = 0;
+        for sequence in sequences {
+            spans.push((start, sequence.len()));
+            start += sequence.len();
+        }
+
+        let hidden = grow(&mut s.hidden, tokens * h);
+        let mut rows = hidden.chunks_exact_mut(h);
+        for sequence in sequences {
+            for (position, &id) in sequence.iter().enumerate() {
+                let row = rows.next().expect("one row per token");
+                let id = id as usize;
+                row.copy_from_slice(&self.word[id * h..(id + 1) * h]);
+                kernels::add_assign(row, &self.position[position * h..(position + 1) * h]);
+                kernels::add_assign(row, &self.token_type);
+            }
+        }
+        kernels::layer_norm(hidden, &self.embed_norm_w, &self.embed_norm_b, self.eps);
+
+        for layer in &self.layers {
+            self.layer(layer, s, tokens, &spans, parallelism);
+        }
+
+        let hidden = &s.hidden[..tokens * h];
+        spans
+            .iter()
+            .map(|&(start, len)| {
+                let mut out = vec![0.0; h];
+                kernels::mean_pool_normalised(&hidden[start * h..(start + len) * h], &mut out);
+                out
+            })
+            .collect()
+    }
+
+    fn layer(
+        &self,
+        layer: &Layer,
+        s: &mut Scratch,
+        tokens: usize,
+        spans: &[(usize, usize)],
+        parallelism: Parallelism,
+    ) {
+        let h = self.hidden;
+        let i = self.intermediate;
+        let hidden = &mut s.hidden[..tokens * h];
+
+        // Self-attention.
+        let qkv = grow(&mut s.qkv, tokens * 3 * h);
+        linear(hidden, qkv, &layer.qkv_w, &layer.qkv_b, tokens, parallelism);
+        let context = grow(&mut s.context, tokens * h);
+        self.attention(qkv, context, spans, parallelism);
+        let projected = grow(&mut s.projected, tokens * h);
+        linear(
+            context,
+            projected,
+            &layer.attn_out_w,
+            &layer.attn_out_b,
+            tokens,
+            parallelism,
+        );
+        kernels::add_assign(hidden, projected);
+        kernels::layer_norm(hidden, &layer.attn_norm_w, &layer.attn_norm_b, self.eps);
+
+        // Feed-forward.
+        let up = grow(&mut s.up, tokens * i);
+        linear(hidden, up, &layer.up_w, &layer.up_b, tokens, parallelism);
+        kernels::gelu(up);
+        linear(
+            up,
+            projected,
+            &layer.down_w,
+            &layer.down_b,
+            tokens,
+            parallelism,
+        );
+        kernels::add_assign(hidden, projected);
+        kernels::layer_norm(hidden, &layer.out_norm_w, &layer.out_norm_b, self.eps);
+    }
+
+    /// Scaled dot-product attention of every sequence and head, from the fused
+    /// query/key/value rows into `context`.
+    fn attention(
+        &self,
+        qkv: &[f32],
+        context: &mut [f32],
+        spans: &[(usize, usize)],
+        parallelism: Parallelism,
+    ) {
+        let h = self.hidden;
+        let heads = self.heads;
+        let d = h / heads;
+        let scale = 1.0 / (d as f32).sqrt();
+        let out = SharedRows(context.as_mut_ptr(), context.len());
+        let one = |(span, head): (usize, usize)| {
+            let (start, len) = spans[span];
+            let rows = &qkv[start * 3 * h..(start + len) * 3 * h];
+            SCORES.with(|scores| {
+                let mut scores = scores.borrow_mut();
+                let scores = grow(&mut scores, len * len);
+                let at = View::dense(3 * h).shifted(head * d);
+                // scores = scale · Q_h K_hᵀ
+                matmul(
+                    (len, len, d),
+                    (scores, View::dense(len)),
+                    (rows, at),
+                    (rows, at.shifted(h)),
+                    true,
+                    Write::Set,
+                    scale,
+                    Parallelism::None,
+                );
+                kernels::softmax_rows(scores, len);
+                // SAFETY: the tasks write disjoint parts of `context`: sequence `span`'s
+                // rows, head `head`'s columns; `context` outlives every task.
+                let context = unsafe { out.rows(start * h, len * h) };
+                matmul(
+                    (len, d, len),
+                    (context, View::dense(h).shifted(head * d)),
+                    (scores, View::dense(len)),
+                    (rows, at.shifted(2 * h)),
+                    false,
+                    Write::Set,
+                    1.0,
+                    Parallelism::None,
+                );
+            });
+        };
+        let tasks = (0..spans.len()).flat_map(|s| (0..heads).map(move |head| (s, head)));
+        match parallelism {
+            Parallelism::None => tasks.for_each(one),
+            _ => tasks.collect::<Vec<_>>().into_par_iter().for_each(one),
+        }
+    }
+}
+
+/// `out = x · w + b` over `rows` rows, `w` input-major.
+fn linear(x: &[f32], out: &mut [f32], w: &[f32], b: &[f32], rows: usize, par: Parallelism) {
+    let outputs = b.len();
+    let inputs = w.len() / outputs;
+    kernels::fill_rows(out, b);
+    matmul(
+        (rows, outputs, inputs),
+        (out, View::dense(outputs)),
+        (x, View::dense(inputs)),
+        (w, View::dense(outputs)),
+        false,
+        Write::Add,
+        1.0,
+        par,
+    );
+}
+
+/// A mutable buffer handed to tasks that each write their own part of it.
+#[derive(Clone, Copy)]
+struct SharedRows(*mut f32, usize);
+
+// SAFETY: only used to give parallel tasks disjoint parts of one buffer (see `rows`).
+unsafe impl Send for SharedRows {}
+unsafe impl Sync for SharedRows {}
+
+impl SharedRows {
+    /// Values `start..start + len` of the buffer.
+    ///
+    /// # Safety
+    ///
+    /// No other live reference may touch the elements the caller reads or writes through
+    /// the slice, and the buffer must outlive it.
+    #[allow(clippy::mut_from_ref)]
+    unsafe fn rows(&self, start: usize, len: usize) -> &mut [f32] {
+        assert!(start + len <= self.1, "rows past the buffer's end");
+        // SAFETY: in bounds (checked); exclusivity is the caller's promise.
+        unsafe { std::slice::from_raw_parts_mut(self.0.add(start), len) }
+    }
+}
+
+/// The buffers of one forward pass, kept by each thread between passes.
+#[derive(Default)]
+struct Scratch {
+    hidden: Vec<f32>,
+    qkv: Vec<f32>,
+    context: Vec<f32>,
+    projected: Vec<f32>,
+    up: Vec<f32>,
+}
+
+/// What a thread keeps between passes, in values (16 MB in all): enough for batches of
+/// everyday sentences; a pass over longer texts frees what it needed beyond this.
+const KEEP: usize = 4 << 20;
+
+impl Scratch {
+    fn trim(&mut self) {
+        let kept: usize = [
+            &self.hidden,
+            &self.qkv,
+            &self.context,
+            &self.projected,
+            &self.up,
+        ]
+        .iter()
+        .map(|v| v.capacity())
+        .sum();
+        if kept > KEEP {
+            *self = Self::default();
+        }
+    }
+}
+
+thread_local! {
+    static SCRATCH: RefCell<Scratch> = RefCell::default();
+    static SCORES: RefCell<Vec<f32>> = const { RefCell::new(Vec::new()) };
+}
+
+/// The first `len` values of `buffer`, grown (never shrunk) to hold them.
+fn grow(buffer: &mut Vec<f32>, len: usize) -> &mut [f32] {
+    if buffer.len() < len {
+        buffer.resize(len, 0.0);
+    }
+    &mut buffer[..len]
+}

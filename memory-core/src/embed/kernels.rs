@@ -1,0 +1,359 @@
+//! The numeric building blocks of the forward pass, over plain `f32` slices: matrix
+//! products (the `gemm` crate), layer norm, GELU, softmax and mean pooling.
+//!
+//! The element-wise loops are written so the compiler vectorises them: no calls into libm
+//! in the hot ones, and reductions spread over several accumulators.
+
+use gemm::Parallelism;
+
+/// Lanes a reduction is spread over, so it vectorises (floating-point addition is not
+/// associative, so the compiler never reorders a single running sum by itself).
+const LANES: usize = 16;
+
+/// The sum of `x`, computed over [`LANES`] partial sums.
+#[inline]
+pub(crate) fn sum(x: &[f32]) -> f32 {
+    let mut acc = [0f32; LANES];
+    let chunks = x.chunks_exact(LANES);
+    let tail: f32 = chunks.remainder().iter().sum();
+    for chunk in chunks {
+        for (a, v) in acc.iter_mut().zip(chunk) {
+            *a += v;
+        }
+    }
+    acc.iter().sum::<f32>() + tail
+}
+
+/// The sum of squares of `x - shift`, computed over [`LANES`] partial sums.
+#[inline]
+fn sum_sq_dev(x: &[f32], shift: f32) -> f32 {
+    let mut acc = [0f32; LANES];
+    let chunks = x.chunks_exact(LANES);
+    let tail: f32 = chunks
+        .remainder()
+        .iter()
+        .map(|v| (v - shift) * (v - shift))
+        .sum();
+    for chunk in chunks {
+        for (a, v) in acc.iter_mut().zip(chunk) {
+            let d = v - shift;
+            *a += d * d;
+        }
+    }
+    acc.iter().sum::<f32>() + tail
+}
+
+/// A row-major matrix in a slice: `rows` rows, each `stride` values apart, of which the
+/// product uses `cols` starting at `offset`.
+#[derive(Clone, Copy)]
+pub(crate) struct View {
+    pub(crate) offset: usize,
+    pub(crate) stride: usize,
+}
+
+impl View {
+    /// A dense row-major matrix with `stride` columns, starting at the slice's start.
+    pub(crate) fn dense(stride: usize) -> Self {
+        Self { offset: 0, stride }
+    }
+
+    /// The same rows, `by` columns further right.
+    pub(crate) fn shifted(self, by: usize) -> Self {
+        Self {
+            offset: self.offset + by,
+            ..self
+        }
+    }
+
+    /// Whether `rows × cols` values from this view fit in `len` values.
+    fn fits(self, rows: usize, cols: usize, len: usize) -> bool {
+        rows == 0 || cols == 0 || self.offset + (rows - 1) * self.stride + cols <= len
+    }
+}
+
+/// How a product's result lands in its destination.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Write {
+    /// `dst = scale × a·b`.
+    Set,
+    /// `dst += scale × a·b`.
+    Add,
+}
+
+/// The `m × n` product `scale × a·b` of `a` (`m × k`) and `b` (`k × n`), written or added
+/// to `dst` (`m × n`), all row-major views into their slices; `transpose_b` reads `b` as
+/// the transpose of the `n × k` matrix it views.
+///
+/// # Panics
+///
+/// When a view runs past the end of its slice (a bug in the caller, never bad input).
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn matmul(
+    (m, n, k): (usize, usize, usize),
+    dst: (&mut [f32], View),
+    a: (&[f32], View),
+    b: (&[f32], View),
+    transpose_b: bool,
+    write: Write,
+    scale: f32,
+    parallelism: Parallelism,
+) {
+    let (dst, dv) = dst;
+    let (a, av) = a;
+    let (b, bv) = b;
+    assert!(dv.fits(m, n, dst.len()), "matmul: destination too small");
+    assert!(av.fits(m, k, a.len()), "matmul: left operand too small");
+    let b_fits = if transpose_b {
+        bv.fits(n, k, b.len())
+    } else {
+        bv.fits(k, n, b.len())
+    };
+    assert!(b_fits, "matmul: right operand too small");
+    if m == 0 || n == 0 {
+        return;
+    }
+    if k == 0 {
+        if write == Write::Set {
+            for row in 0..m {
+                let start = dv.offset + row * dv.stride;
+                dst[start..start + n].fill(0.0);
+            }
+        }
+        return;
+    }
+    // Element (r, c) of b: row-major b at r * stride + c; transposed at c * stride + r.
+    let (b_rs, b_cs) = if transpose_b {
+        (1, bv.stride as isize)
+    } else {
+        (bv.stride as isize, 1)
+    };
+    // SAFETY: every element the product reads or writes lies inside its slice (checked
+    // above), `dst` is borrowed mutably so it aliases neither operand, and the strides
+    // describe exactly the views checked.
+    unsafe {
+        gemm::gemm(
+            m,
+            n,
+            k,
+            dst.as_mut_ptr().add(dv.offset),
+            1,
+            dv.stride as isize,
+            write == Write::Add,
+            a.as_ptr().add(av.offset),
+            1,
+            av.stride as isize,
+            b.as_ptr().add(bv.offset),
+            b_cs,
+            b_rs,
+            1.0,
+            scale,
+            false,
+            false,
+            false,
+            parallelism,
+        );
+    }
+}
+
+/// Each row of `x` (rows of `w.len()` values) normalised to zero mean and unit variance,
+/// then scaled by `w` and shifted by `b`.
+pub(crate) fn layer_norm(x: &mut [f32], w: &[f32], b: &[f32], eps: f32) {
+    let width = w.len();
+    for row in x.chunks_exact_mut(width) {
+        let mean = sum(row) / width as f32;
+        let var = sum_sq_dev(row, mean) / width as f32;
+        let inv = 1.0 / (var + eps).sqrt();
+        for ((v, w), b) in row.iter_mut().zip(w).zip(b) {
+            *v = (*v - mean) * inv * w + b;
+        }
+    }
+}
+
+/// `x += y` element-wise.
+pub(crate) fn add_assign(x: &mut [f32], y: &[f32]) {
+    for (a, b) in x.iter_mut().zip(y) {
+        *a += b;
+    }
+}
+
+/// Every row of `x` (rows of `bias.len()` values) set to `bias`.
+pub(crate) fn fill_rows(x: &mut [f32], bias: &[f32]) {
+    for row in x.chunks_exact_mut(bias.len()) {
+        row.copy_from_slice(bias);
+    }
+}
+
+/// The error function, to about 1e-7 absolute: a rational approximation on [-4, 4] (past
+/// which erf is ±1 in `f32`), the one XLA and Eigen use for `f32`. Only multiplications,
+/// additions and one division, so loops over it vectorise.
+#[inline(always)]
+pub(crate) fn erf(x: f32) -> f32 {
+    let x = x.clamp(-4.0, 4.0);
+    let x2 = x * x;
+    let mut p = x2 * -2.726_142_3e-10 + 2.770_681_4e-8;
+    p = x2 * p - 2.101_024e-6;
+    p = x2 * p - 5.692_506_4e-5;
+    p = x2 * p - 7.349_906_3e-4;
+    p = x2 * p - 2.954_6e-3;
+    p = x2 * p - 1.609_603_3e-2;
+    p *= x;
+    let mut q = x2 * -1.456_607_2e-5 - 2.133_740_6e-4;
+    q = x2 * q - 1.682_827e-3;
+    q = x2 * q - 7.373_329e-3;
+    q = x2 * q - 1.426_474e-2;
+    p / q
+}
+
+/// The exact GELU BERT uses, `x·Φ(x) = x/2·(1 + erf(x/√2))` (not the tanh approximation),
+/// in place.
+pub(crate) fn gelu(x: &mut [f32]) {
+    for v in x {
+        *v = 0.5 * *v * (1.0 + erf(*v * std::f32::consts::FRAC_1_SQRT_2));
+    }
+}
+
+/// Each row of `x` (rows of `width` values) replaced by its softmax.
+pub(crate) fn softmax_rows(x: &mut [f32], width: usize) {
+    for row in x.chunks_exact_mut(width) {
+        let max = row.iter().copied().fold(f32::NEG_INFINITY, f32::max);
+        for v in row.iter_mut() {
+            *v = (*v - max).exp();
+        }
+        let inv = 1.0 / sum(row);
+        for v in row.iter_mut() {
+            *v *= inv;
+        }
+    }
+}
+
+/// The mean of the rows of `x` (rows of `out.len()` values), scaled to unit length (a
+/// zero mean stays zero), into `out`.
+pub(crate) fn mean_pool_normalised(x: &[f32], out: &mut [f32]) {
+    let width = out.len();
+    out.fill(0.0);
+    let rows = x.len() / width;
+    for row in x.chunks_exact(width) {
+        add_assign(out, row);
+    }
+    let inv_rows = 1.0 / rows.max(1) as f32;
+    let squares: f32 = out.iter().map(|v| (v * inv_rows) * (v * inv_rows)).sum();
+    let inv_norm = inv_rows / squares.sqrt().max(1e-12);
+    for v in out.iter_mut() {
+        *v *= inv_norm;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// erf to 1e-15 by its Taylor series (|x| < 3) or continued fraction, for the test.
+    fn erf_reference(x: f64) -> f64 {
+        if x.abs() > 3.0 {
+            // erfc by Lentz's continued fraction, good far out.
+            let z = x.abs();
+            let mut f = z;
+            let mut c = z;
+            let mut d = 0.0;
+            for n in 1..200 {
+                let an = n as f64 / 2.0;
+                d = 1.0 / (z + an * d);
+                c = z + an / c;
+                let delta = c * d;
+                f *= delta;
+                if (delta - 1.0).abs() < 1e-16 {
+                    break;
+                }
+            }
+            let erfc = (-z * z).exp() / (f * std::f64::consts::PI.sqrt());
+            return x.signum() * (1.0 - erfc);
+        }
+        let mut term = x;
+        let mut total = x;
+        for n in 1..200 {
+            term *= -x * x / n as f64;
+            let add = term / (2 * n + 1) as f64;
+            total += add;
+            if add.abs() < 1e-17 {
+                break;
+            }
+        }
+        total * 2.0 / std::f64::consts::PI.sqrt()
+    }
+
+    #[test]
+    fn erf_matches_the_series_everywhere() {
+        let mut worst = 0f64;
+        for i in -6000..=6000 {
+            let x = i as f64 / 1000.0;
+            let err = (f64::from(erf(x as f32)) - erf_reference(x)).abs();
+            worst = worst.max(err);
+        }
+        assert!(worst < 1e-6, "worst erf error {worst:e}");
+        assert_eq!(erf(f32::INFINITY), erf(4.0));
+    }
+
+    #[test]
+    fn layer_norm_and_pooling_by_hand() {
+        let mut x = vec![1.0, 2.0, 3.0, 4.0];
+        layer_norm(&mut x, &[1.0, 1.0], &[0.0, 10.0], 0.0);
+        assert_eq!(x, vec![-1.0, 11.0, -1.0, 11.0]);
+
+        let mut out = [0.0; 2];
+        mean_pool_normalised(&[3.0, 0.0, 3.0, 8.0], &mut out);
+        assert!((out[0] - 0.6).abs() < 1e-6 && (out[1] - 0.8).abs() < 1e-6);
+        mean_pool_normalised(&[0.0, 0.0], &mut out);
+        assert_eq!(out, [0.0, 0.0]);
+    }
+
+    #[test]
+    fn softmax_rows_sum_to_one() {
+        let mut x = vec![0.0, 0.0, 1000.0, 0.0];
+        softmax_rows(&mut x, 2);
+        assert_eq!(x, vec![0.5, 0.5, 1.0, 0.0]);
+    }
+
+    #[test]
+    fn matmul_plain_transposed_and_strided() {
+        // a = [[1, 2], [3, 4]], b = [[5, 6], [7, 8]].
+        let a = [1.0, 2.0, 3.0, 4.0];
+        let b = [5.0, 6.0, 7.0, 8.0];
+        let mut dst = [1.0; 4];
+        let none = Parallelism::None;
+        matmul(
+            (2, 2, 2),
+            (&mut dst, View::dense(2)),
+            (&a, View::dense(2)),
+            (&b, View::dense(2)),
+            false,
+            Write::Add,
+            1.0,
+            none,
+        );
+        assert_eq!(dst, [20.0, 23.0, 44.0, 51.0]);
+        matmul(
+            (2, 2, 2),
+            (&mut dst, View::dense(2)),
+            (&a, View::dense(2)),
+            (&b, View::dense(2)),
+            true,
+            Write::Set,
+            0.5,
+            none,
+        );
+        assert_eq!(dst, [8.5, 11.5, 19.5, 26.5]);
+        // Column 1 of a (2 × 1) times row 0 of b (1 × 2), into the right half of a 2 × 3.
+        let mut wide = [0.0; 6];
+        matmul(
+            (2, 2, 1),
+            (&mut wide, View::dense(3).shifted(1)),
+            (&a, View::dense(2).shifted(1)),
+            (&b, View::dense(2)),
+            false,
+            Write::Set,
+            1.0,
+            none,
+        );
+        assert_eq!(wide, [0.0, 10.0, 12.0, 0.0, 20.0, 24.0]);
+    }
+}
