@@ -15,7 +15,8 @@ pub const DEFAULT_STORE: &str = "sqlite://agentmem.db";
 (bad arguments, unknown store URL, refused confirmation).\n\n\
 Example:\n  agentmem --store sqlite://memory.db facts list --user alice")]
 pub struct Cli {
-    /// Where memory lives: memory://, sqlite://PATH or file://DIR.
+    /// Where memory lives: memory://, sqlite://PATH, file://DIR, redis://HOST:PORT/DB or
+    /// postgres://USER@HOST/DB (the last two need the `redis` / `postgres` features).
     #[arg(
         long,
         global = true,
@@ -25,6 +26,11 @@ pub struct Cli {
         value_name = "URL"
     )]
     pub store: String,
+
+    /// Log more on stderr: -v info, -vv debug, -vvv trace (overrides RUST_LOG and
+    /// AGENTMEM_LOG, which take tracing filter directives such as `agentmemory_stores=debug`).
+    #[arg(short, long, global = true, action = clap::ArgAction::Count)]
+    pub verbose: u8,
 
     /// The command.
     #[command(subcommand)]
@@ -72,11 +78,20 @@ Example:\n  agentmem chat --user alice --agent-prompt \"You are a travel agent.\
     Mcp(crate::serve::McpArgs),
 }
 
+/// Accepts a value unless it is empty or only whitespace (a usage error, exit 2).
+pub fn non_blank(value: &str) -> Result<String, String> {
+    if value.trim().is_empty() {
+        Err("must not be empty".to_owned())
+    } else {
+        Ok(value.to_owned())
+    }
+}
+
 /// `--user`, required by every facts command.
 #[derive(Debug, Args)]
 pub struct UserArg {
     /// The user id.
-    #[arg(long, short = 'u')]
+    #[arg(long, short = 'u', value_parser = non_blank)]
     pub user: String,
 }
 
@@ -166,7 +181,7 @@ Example:\n  agentmem facts import alice.json --user alice2"
         /// The export file; stdin when absent.
         file: Option<PathBuf>,
         /// Import for this user instead of the one in the document.
-        #[arg(long, short = 'u')]
+        #[arg(long, short = 'u', value_parser = non_blank)]
         user: Option<String>,
         #[command(flatten)]
         json: JsonArg,
@@ -177,7 +192,7 @@ Example:\n  agentmem facts import alice.json --user alice2"
 #[derive(Debug, Args)]
 pub struct NamespaceArg {
     /// The vector namespace.
-    #[arg(long, short = 'n')]
+    #[arg(long, short = 'n', value_parser = non_blank)]
     pub namespace: String,
 }
 
@@ -248,7 +263,7 @@ pub enum SessionsCommand {
     #[command(after_help = "Example:\n  agentmem sessions list --user alice")]
     List {
         /// Only this user's conversations.
-        #[arg(long, short = 'u')]
+        #[arg(long, short = 'u', value_parser = non_blank)]
         user: Option<String>,
         #[command(flatten)]
         json: JsonArg,
@@ -288,7 +303,7 @@ pub enum SessionsCommand {
 #[derive(Debug, Args)]
 pub struct ChatArgs {
     /// The user id.
-    #[arg(long, short = 'u')]
+    #[arg(long, short = 'u', value_parser = non_blank)]
     pub user: String,
     /// The agent's system prompt.
     #[arg(long, default_value = "You are a helpful assistant.")]

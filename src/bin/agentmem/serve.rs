@@ -49,22 +49,12 @@ pub struct McpArgs {
     pub user: Option<String>,
 }
 
-fn init_tracing() {
-    use tracing_subscriber::EnvFilter;
-    let filter = EnvFilter::try_from_env("AGENTMEM_LOG").unwrap_or_else(|_| EnvFilter::new("info"));
-    let _ = tracing_subscriber::fmt()
-        .with_env_filter(filter)
-        .with_writer(std::io::stderr)
-        .try_init();
-}
-
 fn service(stores: &Stores) -> Result<MemoryService, CliError> {
     MemoryService::from_container(stores.container()).map_err(CliError::from)
 }
 
 /// Runs the REST server until Ctrl-C or SIGTERM.
 pub async fn serve(stores: &Stores, args: ServeArgs) -> Result<(), CliError> {
-    init_tracing();
     let auth = match (&args.auth_token, args.no_auth) {
         (Some(token), _) if token.trim().is_empty() => {
             return Err(CliError::Usage("--auth-token is empty".into()))
@@ -99,7 +89,6 @@ pub async fn serve(stores: &Stores, args: ServeArgs) -> Result<(), CliError> {
 /// Serves the MCP tools on stdin/stdout.
 #[cfg(feature = "mcp")]
 pub async fn mcp(stores: &Stores, args: McpArgs) -> Result<(), CliError> {
-    init_tracing();
     server::mcp::serve_stdio(service(stores)?, args.user)
         .await
         .map_err(|e| CliError::runtime("mcp", e))

@@ -2,8 +2,10 @@
 
 use std::sync::Arc;
 
-use agentmemory::stores::StoreUrl;
-use agentmemory::{Container, ConversationStore, KvStore, UserMemoryStore, VectorStore};
+use agentmemory::stores::{StoreKind, StoreUrl};
+use agentmemory::{
+    Container, ConversationStore, KvStore, MemoryError, UserMemoryStore, VectorStore,
+};
 
 use crate::error::CliError;
 
@@ -14,17 +16,26 @@ pub struct Stores {
 }
 
 impl Stores {
-    /// Parses and opens `url`. An unparsable or unsupported URL is a usage error (exit 2);
-    /// a store that cannot be opened is a runtime error (exit 1). Both name the URL.
+    /// Parses and opens `url`. An unparsable URL, or one that cannot keep every kind of
+    /// record durably (or whose backend this build lacks), is a usage error (exit 2) naming
+    /// what it cannot do, reported before anything is written; a store that cannot be
+    /// opened is a runtime error (exit 1). Both name the URL.
     pub async fn open(url: &str) -> Result<Self, CliError> {
         let parsed: StoreUrl = url
             .parse()
             .map_err(|e| CliError::Usage(format!("--store `{url}`: {e}")))?;
+        // Every command may touch any kind of record (chat writes conversations and facts):
+        // refuse a URL that would keep one of them only in memory.
+        parsed
+            .require(&StoreKind::ALL)
+            .map_err(|e| CliError::Usage(format!("--store: {e}")))?;
         let container = parsed.open().await.map_err(|e| match e {
             // A misconfigured AGENTMEM_EMBED_MODEL is a usage error naming the directory.
-            agentmemory::MemoryError::ModelFiles { .. } => CliError::Usage(e.to_string()),
-            e => CliError::Runtime(format!("cannot open store `{url}`: {e}")),
+            MemoryError::ModelFiles { .. } => CliError::Usage(e.to_string()),
+            MemoryError::Unsupported { .. } => CliError::Usage(format!("--store: {e}")),
+            e => CliError::Runtime(format!("cannot open store `{parsed}`: {e}")),
         })?;
+        tracing::info!(store = %parsed, "store opened");
         Ok(Self {
             url: url.to_owned(),
             container,
