@@ -4,6 +4,26 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand};
 
+/// What `agentmem --help` says after the options: exit codes, logging, an example.
+pub const EXIT_CODES_HELP: &str = "\
+Exit codes:
+  0  success (also when the reader of stdout goes away, as with `| head`)
+  1  the operation failed: a store could not be opened or refused a write, an input
+     line or document is malformed, an id is unknown
+  2  usage error: bad or blank arguments, an unknown store URL, a store URL whose
+     backend this build lacks, a misconfigured AGENTMEM_EMBED_MODEL, a refused
+     confirmation
+
+Logging goes to stderr: -v info, -vv debug, -vvv trace, or RUST_LOG / AGENTMEM_LOG
+with tracing filter directives (for example `agentmemory_stores=debug`).
+
+Example:
+  agentmem --store sqlite://memory.db facts list --user alice";
+
+/// The line every subcommand's help ends with.
+pub const EXIT_CODES_SHORT: &str =
+    "Exit codes: 0 success, 1 the operation failed, 2 usage error (see `agentmem --help`).";
+
 /// The store URL used when neither `--store` nor `AGENTMEM_STORE_URL` names one.
 pub const DEFAULT_STORE: &str = "sqlite://agentmem.db";
 
@@ -11,9 +31,7 @@ pub const DEFAULT_STORE: &str = "sqlite://agentmem.db";
 /// search vectors, look at conversations, and chat with a remembering agent.
 #[derive(Debug, Parser)]
 #[command(name = "agentmem", version, propagate_version = true)]
-#[command(after_help = "Exit codes: 0 success, 1 runtime error, 2 usage error \
-(bad arguments, unknown store URL, refused confirmation).\n\n\
-Example:\n  agentmem --store sqlite://memory.db facts list --user alice")]
+#[command(after_help = EXIT_CODES_HELP)]
 pub struct Cli {
     /// Where memory lives: memory://, sqlite://PATH, file://DIR, redis://HOST:PORT/DB or
     /// postgres://USER@HOST/DB (the last two need the `redis` / `postgres` features).
@@ -317,4 +335,17 @@ pub struct ChatArgs {
     /// Token budget of the whole prompt (system prompt, memory, summary and window).
     #[arg(long, value_parser = clap::value_parser!(u32).range(64..))]
     pub max_tokens: Option<u32>,
+}
+
+/// The command line's grammar, with the exit codes line appended to the help of every
+/// subcommand (and theirs).
+pub fn command() -> clap::Command {
+    fn append(command: clap::Command) -> clap::Command {
+        let help = match command.get_after_help() {
+            Some(text) => format!("{text}\n\n{EXIT_CODES_SHORT}"),
+            None => EXIT_CODES_SHORT.to_owned(),
+        };
+        command.after_help(help).mut_subcommands(append)
+    }
+    <Cli as clap::CommandFactory>::command().mut_subcommands(append)
 }

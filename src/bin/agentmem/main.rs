@@ -8,7 +8,7 @@ use std::process::ExitCode;
 
 use clap::error::ErrorKind;
 use clap::parser::ValueSource;
-use clap::{CommandFactory, FromArgMatches};
+use clap::FromArgMatches;
 
 mod chat;
 mod cli;
@@ -29,14 +29,14 @@ use error::CliError;
 
 fn main() -> ExitCode {
     // clap prints usage errors itself and exits with 2
-    let matches = Cli::command().get_matches();
+    let matches = cli::command().get_matches();
     let mut cli = match Cli::from_arg_matches(&matches) {
         Ok(cli) => cli,
         Err(e) => e.exit(),
     };
     if cli.store.trim().is_empty() {
         if matches.value_source("store") == Some(ValueSource::CommandLine) {
-            Cli::command()
+            cli::command()
                 .error(
                     ErrorKind::InvalidValue,
                     "invalid value '' for '--store <URL>': must not be empty",
