@@ -8,6 +8,7 @@ use std::sync::mpsc;
 use std::time::Duration;
 
 use serde_json::Value;
+use unicode_width::UnicodeWidthStr;
 
 /// A fresh store in a temporary directory and a way to run the binary against it.
 struct Cli {
@@ -499,34 +500,6 @@ fn a_store_that_cannot_be_opened_is_a_runtime_error() {
     );
 }
 
-/// `file://` keeps conversations and key/value entries on disk; a command that needs
-/// facts or vectors from it is refused (exit 2, naming what is missing) instead of
-/// working on a memory that forgets when the process ends. Conversations still work.
-#[test]
-#[cfg(feature = "file")]
-fn a_file_store_refuses_what_it_cannot_persist() {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let url = format!("file://{}", dir.path().display());
-    for args in [
-        &["facts", "add", "-u", "ana", "I live in Porto"][..],
-        &["facts", "list", "-u", "ana"][..],
-        &["vectors", "stats", "-n", "docs"][..],
-    ] {
-        let mut command = binary();
-        command.args(["--store", &url]).args(args);
-        let run = run_with(command, "");
-        assert_eq!(run.code, 2, "{args:?}: {}", run.stderr);
-        assert!(run.error().contains("no persistent"), "{}", run.stderr);
-        assert!(run.error().contains("sqlite://"), "{}", run.stderr);
-    }
-    let mut command = binary();
-    command.args(["--store", &url, "sessions", "list"]);
-    let run = run_with(command, "");
-    assert_eq!(run.code, 0, "{}", run.stderr);
-}
-
-/// `-v` turns on info logs on stderr (here: the schema migrations of a new SQLite file);
-/// without it only warnings are logged, and stdout stays clean either way.
 #[test]
 fn verbose_flags_log_to_stderr() {
     for (flags, logged) in [(&[][..], false), (&["-v"][..], true)] {
@@ -579,6 +552,22 @@ fn every_command_has_an_example_in_its_help() {
         let run = run_with(command, "").ok();
         assert!(run.stdout.contains("Example"), "{args:?}:\n{}", run.stdout);
         assert!(run.stdout.contains("agentmem "), "{args:?}");
+        assert!(
+            run.stdout.contains("Exit codes"),
+            "{args:?}:\n{}",
+            run.stdout
+        );
+    }
+    let mut top = binary();
+    top.arg("--help");
+    let help = run_with(top, "").ok().stdout;
+    for line in [
+        "0  success",
+        "1  the operation failed",
+        "2  usage error",
+        "-vv",
+    ] {
+        assert!(help.contains(line), "{line}:\n{help}");
     }
     let mut chat = binary();
     chat.args(["chat", "--help"]);
@@ -721,6 +710,96 @@ fn vectors_upsert_search_delete_stats() {
         .ok()
         .json();
     assert_eq!(stats["documents"], 2_498);
+}
+
+#[test]
+fn upsert_counts_distinct_ids() {
+    let cli = Cli::new();
+    let lines = concat!(
+        r#"{"id": "a", "content": "first version"}"#,
+        "\n",
+        r#"{"id": "b", "content": "another"}"#,
+        "\n",
+        r#"{"id": "a", "content": "second version"}"#,
+        "\n",
+    );
+    // batches of one: the repeated id is in a later batch
+    let run = cli
+        .run_in(
+            &["vectors", "upsert", "-n", "docs", "--batch-size", "1"],
+            lines,
+        )
+        .ok();
+    assert!(
+        run.stderr
+            .contains("upserted 2 documents into namespace `docs` from 3 lines (1 repeated"),
+        "{}",
+        run.stderr
+    );
+    let stats = cli.run(&["vectors", "stats", "-n", "docs", "--json"]).ok();
+    assert_eq!(stats.json()["documents"], 2);
+}
+
+/// The display column where `needle` starts in `line` (by terminal width).
+fn column_of(line: &str, needle: &str) -> usize {
+    let at = line
+        .find(needle)
+        .unwrap_or_else(|| panic!("{needle} not in {line}"));
+    line[..at].width()
+}
+
+#[test]
+fn tables_align_cjk_and_emoji_and_cut_wide_values() {
+    let cli = Cli::new();
+    let long = format!("shared {}", "長い文章 with words ".repeat(40));
+    let docs = [
+        ("東京", "shared 東京の天気 weather"),
+        ("🦀", "shared 🦀 crab emoji 🎉"),
+        ("plain", "shared plain ascii"),
+        ("long", long.as_str()),
+    ]
+    .iter()
+    .map(|(id, content)| serde_json::json!({"id": id, "content": content}).to_string() + "\n")
+    .collect::<String>();
+    cli.run_in(&["vectors", "upsert", "-n", "docs"], &docs).ok();
+    let mut search = cli.command(&["vectors", "search", "-n", "docs", "-k", "10", "shared"]);
+    search.env("COLUMNS", "100");
+    let run = run_with(search, "").ok();
+    let lines: Vec<&str> = run.stdout.lines().collect();
+    assert_eq!(lines.len(), 5, "{}", run.stdout);
+    let content_at = column_of(lines[0], "CONTENT");
+    let id_at = column_of(lines[0], "ID");
+    for line in &lines[1..] {
+        let content = line
+            .split("  ")
+            .filter(|c| !c.is_empty())
+            .last()
+            .unwrap_or("");
+        assert_eq!(
+            column_of(line, content.trim()),
+            content_at,
+            "{}",
+            run.stdout
+        );
+        let id = line[..].split_whitespace().nth(1).unwrap_or("");
+        assert_eq!(column_of(line, id), id_at, "{}", run.stdout);
+        assert!(line.width() <= 100, "{} columns: {line}", line.width());
+    }
+    let cut = lines
+        .iter()
+        .find(|l| l.contains("長い"))
+        .expect("the long document");
+    assert!(cut.ends_with('…'), "{cut}");
+    // JSON keeps the whole value
+    let json = cli
+        .run(&["vectors", "search", "-n", "docs", "--json", "shared"])
+        .ok()
+        .json();
+    let whole = json
+        .as_array()
+        .and_then(|hits| hits.iter().find(|h| h["id"] == "long"))
+        .expect("long hit");
+    assert_eq!(whole["content"], long.as_str());
 }
 
 #[test]

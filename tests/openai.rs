@@ -221,7 +221,9 @@ async fn a_broken_extractor_answer_is_reported_and_stores_nothing() {
     assert!(store.list("bob").await.unwrap().is_empty());
 }
 
-/// The command line uses the configured server when `OPENAI_BASE_URL` is set.
+/// The command line uses the configured server when `OPENAI_BASE_URL` is set (the binary
+/// is built only with the `cli` feature).
+#[cfg(feature = "cli")]
 #[tokio::test]
 async fn the_cli_extracts_through_the_configured_server() {
     let server = MockServer::start().await;

@@ -137,6 +137,19 @@ pub enum MemoryError {
         reason: String,
     },
 
+    /// A store (or this build of agentmem) cannot do what was asked, for example keep a
+    /// kind of record durably, or open a backend whose cargo feature is not compiled in.
+    /// Reported before anything is written, so nothing is silently kept in memory instead.
+    #[error("`{store}` cannot {what}: {reason}")]
+    Unsupported {
+        /// The store, usually its URL.
+        store: String,
+        /// What it cannot do (`"persist vector documents"`, `"be opened by this build"`).
+        what: String,
+        /// Why, and what to use instead.
+        reason: String,
+    },
+
     /// A fact extractor produced output that could not be used.
     #[error("fact extraction failed: {0}")]
     Extraction(String),
@@ -169,6 +182,19 @@ impl MemoryError {
             store: store.into(),
             operation: operation.into(),
             source: source.into(),
+        }
+    }
+
+    /// A [`MemoryError::Unsupported`].
+    pub fn unsupported(
+        store: impl Into<String>,
+        what: impl Into<String>,
+        reason: impl Into<String>,
+    ) -> Self {
+        Self::Unsupported {
+            store: store.into(),
+            what: what.into(),
+            reason: reason.into(),
         }
     }
 

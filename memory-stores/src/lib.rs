@@ -6,17 +6,26 @@
 //!   [`ConversationStore`](agentmemory_core::ConversationStore), [`KvStore`](agentmemory_core::KvStore),
 //!   [`VectorStore`](agentmemory_core::VectorStore) and
 //!   [`UserMemoryStore`](agentmemory_core::UserMemoryStore);
-//! - `file`: [`FileStore`], a directory of JSON files implementing
-//!   [`ConversationStore`](agentmemory_core::ConversationStore) and [`KvStore`](agentmemory_core::KvStore);
-//! - `redis`: [`RedisStore`], conversations, KV entries and user facts in Redis;
+//! - `file`: [`FileStore`], a directory of JSON files implementing all four traits;
+//! - `redis`: [`RedisStore`], every store trait in Redis;
 //! - `postgres`: [`PostgresStore`], every store trait in PostgreSQL (pgvector when available).
 #![warn(missing_docs)]
 
 #[cfg(any(feature = "sqlite", feature = "postgres"))]
 mod dense;
-#[cfg(any(feature = "sqlite", feature = "redis", feature = "postgres"))]
+#[cfg(any(
+    feature = "sqlite",
+    feature = "redis",
+    feature = "postgres",
+    feature = "file"
+))]
 mod fact_cache;
-#[cfg(any(feature = "sqlite", feature = "redis", feature = "postgres"))]
+#[cfg(any(
+    feature = "sqlite",
+    feature = "redis",
+    feature = "postgres",
+    feature = "file"
+))]
 mod fact_rows;
 #[cfg(feature = "file")]
 mod file;
@@ -38,4 +47,4 @@ pub use postgres::{PostgresOptions, PostgresStore};
 pub use redis::{RedisOptions, RedisStore};
 #[cfg(feature = "sqlite")]
 pub use sqlite::SqliteStore;
-pub use url::{StoreUrl, STORE_URL_ENV};
+pub use url::{StoreKind, StoreUrl, STORE_URL_ENV};

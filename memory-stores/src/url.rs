@@ -13,6 +13,46 @@ use agentmemory_core::{
 /// The environment variable that names the stores.
 pub const STORE_URL_ENV: &str = "AGENTMEM_STORE_URL";
 
+/// The four kinds of record a store URL serves, one per store trait.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum StoreKind {
+    /// Conversation logs ([`ConversationStore`](agentmemory_core::ConversationStore)).
+    Conversations,
+    /// Key/value entries ([`KvStore`](agentmemory_core::KvStore)).
+    KeyValue,
+    /// Facts about users ([`UserMemoryStore`](agentmemory_core::UserMemoryStore)).
+    UserFacts,
+    /// Documents searched by words or meaning ([`VectorStore`](agentmemory_core::VectorStore)).
+    Vectors,
+}
+
+impl StoreKind {
+    /// Every kind.
+    pub const ALL: [StoreKind; 4] = [
+        StoreKind::Conversations,
+        StoreKind::KeyValue,
+        StoreKind::UserFacts,
+        StoreKind::Vectors,
+    ];
+
+    /// What records of this kind are called in messages (`"user facts"`, ...).
+    pub fn describe(self) -> &'static str {
+        match self {
+            StoreKind::Conversations => "conversations",
+            StoreKind::KeyValue => "key/value entries",
+            StoreKind::UserFacts => "user facts",
+            StoreKind::Vectors => "vector documents",
+        }
+    }
+}
+
+impl std::fmt::Display for StoreKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.describe())
+    }
+}
+
 /// Where an application's memory lives.
 ///
 /// ```
@@ -40,13 +80,11 @@ pub enum StoreUrl {
     Memory,
     /// `sqlite://PATH`: one SQLite file for every store (`sqlite:///abs/path` for an absolute path).
     Sqlite(PathBuf),
-    /// `file://DIR`: conversations and key/value entries as JSON files in a directory.
-    /// No user-fact or vector store is registered: asking for one is an error
-    /// ([`MemoryError::NoProvider`]), never a store that forgets on exit.
+    /// `file://DIR`: every store as JSON files in a directory
+    /// ([`FileStore`](crate::FileStore)).
     File(PathBuf),
-    /// `redis://HOST:PORT/DB` (the whole URL): conversations, key/value entries and user
-    /// facts in Redis. No vector store is registered (asking for one is
-    /// [`MemoryError::NoProvider`]).
+    /// `redis://HOST:PORT/DB` (the whole URL): every store in Redis (vector documents are
+    /// kept in Redis and searched through an in-process index rebuilt when they change).
     Redis(String),
     /// `postgres://USER@HOST:PORT/DB` or `postgresql://...` (the whole URL): every store in
     /// PostgreSQL.
@@ -88,6 +126,62 @@ impl FromStr for StoreUrl {
 }
 
 impl StoreUrl {
+    /// The kinds of record this URL keeps: durably for every URL but `memory://`, which
+    /// keeps them all in process memory on purpose. [`open`](Self::open) registers a store
+    /// for each of these kinds and no other, so nothing is ever silently kept in memory
+    /// in place of a durable store.
+    pub fn kinds(&self) -> &'static [StoreKind] {
+        &StoreKind::ALL
+    }
+
+    /// Fails with [`MemoryError::Unsupported`] naming the first of `needed` this URL cannot
+    /// keep, or whose backend this build lacks (its cargo feature is not compiled in).
+    /// Call it at start, before anything is written.
+    ///
+    /// ```
+    /// use agentmemory_stores::{StoreKind, StoreUrl};
+    ///
+    /// let url: StoreUrl = "memory://".parse().unwrap();
+    /// assert!(url.require(&StoreKind::ALL).is_ok());
+    /// ```
+    pub fn require(&self, needed: &[StoreKind]) -> Result<()> {
+        self.check_compiled()?;
+        match needed.iter().find(|kind| !self.kinds().contains(kind)) {
+            Some(kind) => Err(MemoryError::unsupported(
+                self.to_string(),
+                format!("persist {kind}"),
+                "this backend does not store them; use sqlite://, file:// or postgres:// instead",
+            )),
+            None => Ok(()),
+        }
+    }
+
+    /// The cargo feature that opens this URL, when one is needed.
+    fn feature(&self) -> Option<&'static str> {
+        match self {
+            StoreUrl::Memory => None,
+            StoreUrl::Sqlite(_) => Some("sqlite"),
+            StoreUrl::File(_) => Some("file"),
+            StoreUrl::Redis(_) => Some("redis"),
+            StoreUrl::Postgres(_) => Some("postgres"),
+        }
+    }
+
+    /// Fails with [`MemoryError::Unsupported`] when this build lacks the URL's backend.
+    fn check_compiled(&self) -> Result<()> {
+        let compiled = match self {
+            StoreUrl::Memory => true,
+            StoreUrl::Sqlite(_) => cfg!(feature = "sqlite"),
+            StoreUrl::File(_) => cfg!(feature = "file"),
+            StoreUrl::Redis(_) => cfg!(feature = "redis"),
+            StoreUrl::Postgres(_) => cfg!(feature = "postgres"),
+        };
+        match self.feature() {
+            Some(feature) if !compiled => Err(not_compiled(self.to_string(), feature)),
+            _ => Ok(()),
+        }
+    }
+
     /// The URL in `AGENTMEM_STORE_URL`, or `default` when it is unset or empty.
     pub fn from_env_or(default: &str) -> Result<Self> {
         match std::env::var(STORE_URL_ENV) {
@@ -126,6 +220,7 @@ impl StoreUrl {
     }
 
     async fn open_plain(&self) -> Result<Container> {
+        self.check_compiled()?;
         let container = Container::new();
         match self {
             StoreUrl::Memory => {
@@ -150,8 +245,55 @@ impl StoreUrl {
     }
 }
 
+/// The URL as given, with a password in it (`redis://:secret@host`, `postgres://me:secret@db`)
+/// replaced by `***`, so it can be shown in messages and logs.
+impl std::fmt::Display for StoreUrl {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            StoreUrl::Memory => f.write_str("memory://"),
+            StoreUrl::Sqlite(path) => write!(f, "sqlite://{}", path.display()),
+            StoreUrl::File(dir) => write!(f, "file://{}", dir.display()),
+            StoreUrl::Redis(url) | StoreUrl::Postgres(url) => f.write_str(&redact(url)),
+        }
+    }
+}
+
+/// `url` with the password of its user info, if any, replaced by `***`.
+fn redact(url: &str) -> String {
+    let Some((scheme, rest)) = url.split_once("://") else {
+        return url.to_owned();
+    };
+    let authority_end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
+    let (authority, tail) = rest.split_at(authority_end);
+    match authority.rsplit_once('@') {
+        Some((userinfo, host)) => match userinfo.split_once(':') {
+            Some((user, _password)) => format!("{scheme}://{user}:***@{host}{tail}"),
+            None => url.to_owned(),
+        },
+        None => url.to_owned(),
+    }
+}
+
+/// The error for a URL whose backend's cargo feature this build lacks.
+fn not_compiled(store: String, feature: &str) -> MemoryError {
+    MemoryError::unsupported(
+        store,
+        "be opened by this build",
+        format!(
+            "it was compiled without the `{feature}` feature; rebuild with \
+             `--features {feature}` (the command line: \
+             `cargo install agentmemory --locked --features cli,{feature}`)"
+        ),
+    )
+}
+
 /// Registers one store that implements all four traits under every default token.
-#[cfg(any(feature = "sqlite", feature = "postgres"))]
+#[cfg(any(
+    feature = "sqlite",
+    feature = "postgres",
+    feature = "file",
+    feature = "redis"
+))]
 fn register_all<S>(container: &Container, store: Arc<S>)
 where
     S: agentmemory_core::UserMemoryStore
@@ -175,56 +317,32 @@ async fn open_sqlite(container: &Container, path: &std::path::Path) -> Result<()
 
 #[cfg(not(feature = "sqlite"))]
 async fn open_sqlite(_: &Container, path: &std::path::Path) -> Result<()> {
-    Err(MemoryError::invalid(
-        "store URL",
-        format!(
-            "sqlite://{} needs memory-stores built with the `sqlite` feature",
-            path.display()
-        ),
+    Err(not_compiled(
+        format!("sqlite://{}", path.display()),
+        "sqlite",
     ))
 }
 
 #[cfg(feature = "file")]
 async fn open_file(container: &Container, dir: &std::path::Path) -> Result<()> {
-    // Files hold conversations and key/value entries. Nothing else is registered, so a
-    // caller that needs user facts or vector documents from a `file://` URL is refused
-    // (no provider) instead of silently getting a memory that forgets on exit.
-    let store = Arc::new(crate::FileStore::open(dir).await?);
-    container
-        .register_conversations(tokens::CONVERSATIONS, store.clone())
-        .register_kv(tokens::KV, store);
+    register_all(container, Arc::new(crate::FileStore::open(dir).await?));
     Ok(())
 }
 
 #[cfg(not(feature = "file"))]
 async fn open_file(_: &Container, dir: &std::path::Path) -> Result<()> {
-    Err(MemoryError::invalid(
-        "store URL",
-        format!(
-            "file://{} needs memory-stores built with the `file` feature",
-            dir.display()
-        ),
-    ))
+    Err(not_compiled(format!("file://{}", dir.display()), "file"))
 }
 
 #[cfg(feature = "redis")]
 async fn open_redis(container: &Container, url: &str) -> Result<()> {
-    // Redis holds conversations, key/value entries and user facts; vector documents are
-    // not registered (refused, not kept in memory where they would be lost).
-    let store = Arc::new(crate::RedisStore::connect(url).await?);
-    container
-        .register_conversations(tokens::CONVERSATIONS, store.clone())
-        .register_kv(tokens::KV, store.clone())
-        .register_user_memory(tokens::USER_MEMORY, store);
+    register_all(container, Arc::new(crate::RedisStore::connect(url).await?));
     Ok(())
 }
 
 #[cfg(not(feature = "redis"))]
 async fn open_redis(_: &Container, url: &str) -> Result<()> {
-    Err(MemoryError::invalid(
-        "store URL",
-        format!("`{url}` needs memory-stores built with the `redis` feature"),
-    ))
+    Err(not_compiled(redact(url), "redis"))
 }
 
 #[cfg(feature = "postgres")]
@@ -238,8 +356,69 @@ async fn open_postgres(container: &Container, url: &str) -> Result<()> {
 
 #[cfg(not(feature = "postgres"))]
 async fn open_postgres(_: &Container, url: &str) -> Result<()> {
-    Err(MemoryError::invalid(
-        "store URL",
-        format!("`{url}` needs memory-stores built with the `postgres` feature"),
-    ))
+    Err(not_compiled(redact(url), "postgres"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn passwords_never_show() {
+        for (url, shown) in [
+            ("redis://:secret@h:6379/0", "redis://:***@h:6379/0"),
+            (
+                "postgres://me:pw@db/app?x=1",
+                "postgres://me:***@db/app?x=1",
+            ),
+            ("postgresql://me@db/app", "postgresql://me@db/app"),
+            ("redis://h/0", "redis://h/0"),
+            ("redis://u:p@w@h/0", "redis://u:***@h/0"),
+        ] {
+            let parsed: StoreUrl = url.parse().expect("parse");
+            assert_eq!(parsed.to_string(), shown);
+        }
+    }
+
+    #[test]
+    fn every_url_keeps_every_kind_or_says_which_feature_is_missing() {
+        for url in [
+            "memory://",
+            "sqlite://a.db",
+            "file://dir",
+            "redis://h/0",
+            "postgres://db/x",
+        ] {
+            let parsed: StoreUrl = url.parse().expect("parse");
+            assert_eq!(parsed.kinds(), &StoreKind::ALL, "{url}");
+            match parsed.require(&StoreKind::ALL) {
+                Ok(()) => assert!(parsed
+                    .feature()
+                    .is_none_or(|_| parsed.check_compiled().is_ok())),
+                Err(MemoryError::Unsupported {
+                    store,
+                    what,
+                    reason,
+                }) => {
+                    assert_eq!(store, url);
+                    assert_eq!(what, "be opened by this build");
+                    let feature = parsed.feature().expect("a feature");
+                    assert!(
+                        reason.contains(&format!("--features {feature}")),
+                        "{reason}"
+                    );
+                }
+                Err(e) => panic!("{url}: {e}"),
+            }
+        }
+    }
+
+    #[cfg(not(feature = "file"))]
+    #[tokio::test]
+    async fn a_backend_not_compiled_in_is_unsupported_not_a_fallback() {
+        let url: StoreUrl = "file:///tmp/agentmem-never".parse().expect("parse");
+        let err = url.open().await.expect_err("no file feature");
+        assert!(matches!(err, MemoryError::Unsupported { .. }), "{err}");
+        assert!(err.to_string().contains("`file` feature"), "{err}");
+    }
 }

@@ -79,7 +79,7 @@ async fn a_custom_prefix_separates_stores() {
         .expect("put");
     assert!(KvStore::get(&b, &ns, "k").await.expect("get").is_none());
     assert!(KvStore::list(&b, &ns).await.expect("list").is_empty());
-    assert_eq!(a.clear(&ns).await.expect("clear"), 1);
+    assert_eq!(KvStore::clear(&a, &ns).await.expect("clear"), 1);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]

@@ -1,6 +1,8 @@
-//! [`FileStore`]: KV namespaces and conversations as JSON files in a directory.
+//! [`FileStore`]: KV namespaces, conversations, user facts and vector documents as JSON
+//! files in a directory.
 //!
-//! Layout: `<dir>/kv/<namespace>.json` and `<dir>/conversations/<id>.json`, names
+//! Layout: `<dir>/kv/<namespace>.json`, `<dir>/conversations/<id>.json`,
+//! `<dir>/facts/<user>.json` and `<dir>/vectors/<namespace>.json`, names
 //! derived from ids by a safe, injective encoding (see `encode`). Each file is a
 //! versioned JSON document rewritten atomically on every change (temporary file,
 //! `fsync`, rename, directory `fsync`), so a crash never leaves a partial file. Writers
@@ -13,21 +15,29 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use agentmemory_core::{MemoryError, Result};
+use agentmemory_core::{FactPolicy, MemoryError, Result};
 use dashmap::DashMap;
 use tokio::sync::{Mutex, OwnedMutexGuard};
 
 mod atomic;
 mod conversation;
 mod encode;
+mod facts;
 mod kv;
+mod vectors;
 
 const KV_DIR: &str = "kv";
 const CONVERSATIONS_DIR: &str = "conversations";
+const FACTS_DIR: &str = "facts";
+const VECTORS_DIR: &str = "vectors";
 
-/// A directory of JSON files implementing [`KvStore`](agentmemory_core::KvStore) and
-/// [`ConversationStore`](agentmemory_core::ConversationStore). Cloning is cheap and shares
-/// the locks.
+/// A directory of JSON files implementing all four store traits:
+/// [`KvStore`](agentmemory_core::KvStore),
+/// [`ConversationStore`](agentmemory_core::ConversationStore),
+/// [`UserMemoryStore`](agentmemory_core::UserMemoryStore) (one file per user, history
+/// included) and [`VectorStore`](agentmemory_core::VectorStore) (one file per namespace,
+/// searched through an in-memory index rebuilt when the file changes). Cloning is cheap and
+/// shares the locks.
 ///
 /// ```
 /// use agentmemory_core::{KvStore, MemoryEntry, MemoryScope};
@@ -45,12 +55,15 @@ const CONVERSATIONS_DIR: &str = "conversations";
 #[derive(Clone, Debug)]
 pub struct FileStore {
     inner: Arc<Inner>,
+    policy: FactPolicy,
 }
 
 #[derive(Debug)]
 struct Inner {
     root: PathBuf,
     locks: DashMap<PathBuf, Arc<Mutex<()>>>,
+    /// Search indexes of vector namespaces, by namespace.
+    indexes: DashMap<String, vectors::CachedIndex>,
 }
 
 /// A held per-file lock; on release, the lock's map entry is dropped when nobody else
@@ -78,7 +91,7 @@ impl FileStore {
         let root = dir.as_ref().to_path_buf();
         let make = root.clone();
         tokio::task::spawn_blocking(move || {
-            for sub in [KV_DIR, CONVERSATIONS_DIR] {
+            for sub in [KV_DIR, CONVERSATIONS_DIR, FACTS_DIR, VECTORS_DIR] {
                 let path = make.join(sub);
                 std::fs::create_dir_all(&path).map_err(|e| {
                     MemoryError::store(
@@ -96,8 +109,17 @@ impl FileStore {
             inner: Arc::new(Inner {
                 root,
                 locks: DashMap::new(),
+                indexes: DashMap::new(),
             }),
+            policy: FactPolicy::default(),
         })
+    }
+
+    /// Sets how fact confidence decays and what is too weak to return (the default
+    /// otherwise).
+    pub fn with_policy(mut self, policy: FactPolicy) -> Self {
+        self.policy = policy;
+        self
     }
 
     /// The directory the store lives in.

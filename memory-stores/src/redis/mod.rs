@@ -1,4 +1,4 @@
-//! [`RedisStore`]: conversations, key/value entries and user facts in Redis.
+//! [`RedisStore`]: conversations, key/value entries, user facts and vector documents in Redis.
 //!
 //! Every key lives under a configurable prefix (default `agentmem:`), and every id that
 //! goes into a key (conversation, namespace, entry key, user) is hex-encoded first, so no
@@ -15,6 +15,8 @@
 //! | KV namespace index | `P kvidx:{hex ns}` and `P kvns` | sets |
 //! | user facts | `P facts:{hex user}` | hash fact id → JSON |
 //! | user facts version | `P factsver:{hex user}` | string, bumped by every write |
+//! | vector documents | `P docs:{hex ns}` | hash document id → JSON |
+//! | their version and dimension | `P docsver:{hex ns}`, `P docsdim:{hex ns}` | strings |
 //!
 //! Appends run as one Lua script (the seq counter and the events move together, atomically
 //! across processes); fact writes read the user's facts and version, reconcile in Rust with
@@ -33,6 +35,7 @@ use redis::aio::{ConnectionManager, ConnectionManagerConfig};
 mod conversation;
 mod facts;
 mod kv;
+mod vectors;
 
 /// The prefix of every key unless configured otherwise.
 pub const DEFAULT_PREFIX: &str = "agentmem:";
@@ -64,11 +67,9 @@ impl Default for RedisOptions {
 }
 
 /// Redis implementing [`ConversationStore`](agentmemory_core::ConversationStore),
-/// [`KvStore`](agentmemory_core::KvStore) and [`UserMemoryStore`](agentmemory_core::UserMemoryStore).
-///
-/// Redis has no vector search here; pair it with another
-/// [`VectorStore`](agentmemory_core::VectorStore) (`redis://` URLs register an
-/// [`InMemoryVectorStore`](agentmemory_core::InMemoryVectorStore)).
+/// [`KvStore`](agentmemory_core::KvStore), [`UserMemoryStore`](agentmemory_core::UserMemoryStore)
+/// and [`VectorStore`](agentmemory_core::VectorStore) (documents kept in Redis, searched
+/// through an in-process index rebuilt when another writer changed them).
 ///
 /// Cloning is cheap and shares the connection.
 ///
@@ -91,6 +92,9 @@ pub struct RedisStore {
     policy: FactPolicy,
     /// Each recently searched user's facts, indexed (see `fact_cache`).
     fact_cache: std::sync::Arc<crate::fact_cache::FactCache>,
+    /// Search indexes of vector namespaces, by namespace (shared by clones).
+    indexes:
+        std::sync::Arc<std::sync::Mutex<std::collections::HashMap<String, vectors::CachedIndex>>>,
 }
 
 impl std::fmt::Debug for RedisStore {
@@ -128,6 +132,7 @@ impl RedisStore {
             timeout: options.response_timeout + options.connect_timeout,
             policy: options.fact_policy,
             fact_cache: Default::default(),
+            indexes: Default::default(),
         })
     }
 

@@ -4,6 +4,26 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand};
 
+/// What `agentmem --help` says after the options: exit codes, logging, an example.
+pub const EXIT_CODES_HELP: &str = "\
+Exit codes:
+  0  success (also when the reader of stdout goes away, as with `| head`)
+  1  the operation failed: a store could not be opened or refused a write, an input
+     line or document is malformed, an id is unknown
+  2  usage error: bad or blank arguments, an unknown store URL, a store URL whose
+     backend this build lacks, a misconfigured AGENTMEM_EMBED_MODEL, a refused
+     confirmation
+
+Logging goes to stderr: -v info, -vv debug, -vvv trace, or RUST_LOG / AGENTMEM_LOG
+with tracing filter directives (for example `agentmemory_stores=debug`).
+
+Example:
+  agentmem --store sqlite://memory.db facts list --user alice";
+
+/// The line every subcommand's help ends with.
+pub const EXIT_CODES_SHORT: &str =
+    "Exit codes: 0 success, 1 the operation failed, 2 usage error (see `agentmem --help`).";
+
 /// The store URL used when neither `--store` nor `AGENTMEM_STORE_URL` names one.
 pub const DEFAULT_STORE: &str = "sqlite://agentmem.db";
 
@@ -11,11 +31,10 @@ pub const DEFAULT_STORE: &str = "sqlite://agentmem.db";
 /// search vectors, look at conversations, and chat with a remembering agent.
 #[derive(Debug, Parser)]
 #[command(name = "agentmem", version, propagate_version = true)]
-#[command(after_help = "Exit codes: 0 success, 1 runtime error, 2 usage error \
-(bad arguments, unknown store URL, refused confirmation).\n\n\
-Example:\n  agentmem --store sqlite://memory.db facts list --user alice")]
+#[command(after_help = EXIT_CODES_HELP)]
 pub struct Cli {
-    /// Where memory lives: memory://, sqlite://PATH or file://DIR.
+    /// Where memory lives: memory://, sqlite://PATH, file://DIR, redis://HOST:PORT/DB or
+    /// postgres://USER@HOST/DB (the last two need the `redis` / `postgres` features).
     #[arg(
         long,
         global = true,
@@ -26,8 +45,8 @@ pub struct Cli {
     )]
     pub store: String,
 
-    /// Log more on stderr: -v info, -vv debug, -vvv trace. `RUST_LOG` (or `AGENTMEM_LOG`)
-    /// sets the filter instead, e.g. `RUST_LOG=agentmemory_stores=debug`.
+    /// Log more on stderr: -v info, -vv debug, -vvv trace (overrides RUST_LOG and
+    /// AGENTMEM_LOG, which take tracing filter directives such as `agentmemory_stores=debug`).
     #[arg(short, long, global = true, action = clap::ArgAction::Count)]
     pub verbose: u8,
 
@@ -77,11 +96,20 @@ Example:\n  agentmem chat --user alice --agent-prompt \"You are a travel agent.\
     Mcp(crate::serve::McpArgs),
 }
 
+/// Accepts a value unless it is empty or only whitespace (a usage error, exit 2).
+pub fn non_blank(value: &str) -> Result<String, String> {
+    if value.trim().is_empty() {
+        Err("must not be empty".to_owned())
+    } else {
+        Ok(value.to_owned())
+    }
+}
+
 /// `--user`, required by every facts command.
 #[derive(Debug, Args)]
 pub struct UserArg {
     /// The user id.
-    #[arg(long, short = 'u')]
+    #[arg(long, short = 'u', value_parser = non_blank)]
     pub user: String,
 }
 
@@ -172,7 +200,7 @@ Example:\n  agentmem facts import alice.json --user alice2"
         /// The export file; stdin when absent.
         file: Option<PathBuf>,
         /// Import for this user instead of the one in the document.
-        #[arg(long, short = 'u')]
+        #[arg(long, short = 'u', value_parser = non_blank)]
         user: Option<String>,
         #[command(flatten)]
         json: JsonArg,
@@ -183,7 +211,7 @@ Example:\n  agentmem facts import alice.json --user alice2"
 #[derive(Debug, Args)]
 pub struct NamespaceArg {
     /// The vector namespace.
-    #[arg(long, short = 'n')]
+    #[arg(long, short = 'n', value_parser = non_blank)]
     pub namespace: String,
 }
 
@@ -254,7 +282,7 @@ pub enum SessionsCommand {
     #[command(after_help = "Example:\n  agentmem sessions list --user alice")]
     List {
         /// Only this user's conversations.
-        #[arg(long, short = 'u')]
+        #[arg(long, short = 'u', value_parser = non_blank)]
         user: Option<String>,
         #[command(flatten)]
         json: JsonArg,
@@ -294,7 +322,7 @@ pub enum SessionsCommand {
 #[derive(Debug, Args)]
 pub struct ChatArgs {
     /// The user id.
-    #[arg(long, short = 'u')]
+    #[arg(long, short = 'u', value_parser = non_blank)]
     pub user: String,
     /// The agent's system prompt.
     #[arg(long, default_value = "You are a helpful assistant.")]
@@ -308,4 +336,17 @@ pub struct ChatArgs {
     /// Token budget of the whole prompt (system prompt, memory, summary and window).
     #[arg(long, value_parser = clap::value_parser!(u32).range(64..))]
     pub max_tokens: Option<u32>,
+}
+
+/// The command line's grammar, with the exit codes line appended to the help of every
+/// subcommand (and theirs).
+pub fn command() -> clap::Command {
+    fn append(command: clap::Command) -> clap::Command {
+        let help = match command.get_after_help() {
+            Some(text) => format!("{text}\n\n{EXIT_CODES_SHORT}"),
+            None => EXIT_CODES_SHORT.to_owned(),
+        };
+        command.after_help(help).mut_subcommands(append)
+    }
+    <Cli as clap::CommandFactory>::command().mut_subcommands(append)
 }

@@ -6,13 +6,16 @@
 
 use std::process::ExitCode;
 
-use clap::Parser;
+use clap::error::ErrorKind;
+use clap::parser::ValueSource;
+use clap::FromArgMatches;
 
 mod chat;
 mod cli;
 mod error;
 mod extract;
 mod facts;
+mod logging;
 mod models;
 mod output;
 #[cfg(feature = "server")]
@@ -26,8 +29,32 @@ use error::CliError;
 
 fn main() -> ExitCode {
     // clap prints usage errors itself and exits with 2
-    let cli = Cli::parse();
-    init_tracing(cli.verbose, is_server(&cli.command));
+    let matches = cli::command().get_matches();
+    let mut cli = match Cli::from_arg_matches(&matches) {
+        Ok(cli) => cli,
+        Err(e) => e.exit(),
+    };
+    if cli.store.trim().is_empty() {
+        if matches.value_source("store") == Some(ValueSource::CommandLine) {
+            cli::command()
+                .error(
+                    ErrorKind::InvalidValue,
+                    "invalid value '' for '--store <URL>': must not be empty",
+                )
+                .exit();
+        }
+        // an empty AGENTMEM_STORE_URL means "unset", as in `StoreUrl::from_env_or`
+        cli.store = cli::DEFAULT_STORE.to_owned();
+    }
+    // the servers say what they do by default; the one-shot commands only warn
+    logging::init(
+        cli.verbose,
+        if is_server(&cli.command) {
+            "info"
+        } else {
+            "warn"
+        },
+    );
     // the server answers many connections at once: one worker per core
     #[cfg(feature = "server")]
     let mut builder = if matches!(cli.command, Command::Serve(_)) {
@@ -49,35 +76,17 @@ fn main() -> ExitCode {
     }
 }
 
-/// Logs to stderr: warnings by default (the server: its info lines too), more with each
-/// `-v`; `AGENTMEM_LOG` or `RUST_LOG` set the filter themselves.
-fn init_tracing(verbose: u8, server: bool) {
-    use tracing_subscriber::EnvFilter;
-    let from_env = ["AGENTMEM_LOG", "RUST_LOG"]
-        .into_iter()
-        .find_map(|var| EnvFilter::try_from_env(var).ok());
-    let filter = from_env.unwrap_or_else(|| {
-        EnvFilter::new(match (verbose, server) {
-            (0, false) => "warn",
-            (0, true) | (1, _) => "info",
-            (2, _) => "debug",
-            _ => "trace",
-        })
-    });
-    let _ = tracing_subscriber::fmt()
-        .with_env_filter(filter)
-        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
-        .with_writer(std::io::stderr)
-        .try_init();
-}
-
-#[cfg(feature = "server")]
+/// Whether `command` serves requests until stopped (its log says more by default).
 fn is_server(command: &Command) -> bool {
-    matches!(command, Command::Serve(_))
-}
-
-#[cfg(not(feature = "server"))]
-fn is_server(_: &Command) -> bool {
+    #[cfg(feature = "server")]
+    if matches!(command, Command::Serve(_)) {
+        return true;
+    }
+    #[cfg(feature = "mcp")]
+    if matches!(command, Command::Mcp(_)) {
+        return true;
+    }
+    let _ = command;
     false
 }
 
@@ -86,12 +95,7 @@ async fn run(cli: Cli) -> Result<(), CliError> {
         // no store needed
         return extract::run().await;
     }
-    // an empty AGENTMEM_STORE_URL means "unset", as in `StoreUrl::from_env_or`
-    let url = match cli.store.trim() {
-        "" => cli::DEFAULT_STORE,
-        url => url,
-    };
-    let stores = store::Stores::open(url).await?;
+    let stores = store::Stores::open(cli.store.trim()).await?;
     if matches!(
         cli.command,
         Command::Facts(_) | Command::Vectors(_) | Command::Chat(_)

@@ -2,8 +2,10 @@
 
 use std::sync::Arc;
 
-use agentmemory::stores::StoreUrl;
-use agentmemory::{Container, ConversationStore, KvStore, UserMemoryStore, VectorStore};
+use agentmemory::stores::{StoreKind, StoreUrl};
+use agentmemory::{
+    Container, ConversationStore, KvStore, MemoryError, UserMemoryStore, VectorStore,
+};
 
 use crate::error::CliError;
 
@@ -14,34 +16,40 @@ pub struct Stores {
 }
 
 impl Stores {
-    /// Parses and opens `url`. An unparsable or unsupported URL is a usage error (exit 2);
-    /// a store that cannot be opened is a runtime error (exit 1). Both name the URL.
+    /// Parses and opens `url`. An unparsable URL, or one that cannot keep every kind of
+    /// record durably (or whose backend this build lacks), is a usage error (exit 2) naming
+    /// what it cannot do, reported before anything is written; a store that cannot be
+    /// opened is a runtime error (exit 1). Both name the URL.
     pub async fn open(url: &str) -> Result<Self, CliError> {
         let parsed: StoreUrl = url
             .parse()
             .map_err(|e| CliError::Usage(format!("--store `{url}`: {e}")))?;
+        // Every command may touch any kind of record (chat writes conversations and facts):
+        // refuse a URL that would keep one of them only in memory.
+        parsed
+            .require(&StoreKind::ALL)
+            .map_err(|e| CliError::Usage(format!("--store: {e}")))?;
         let container = parsed.open().await.map_err(|e| match e {
             // A misconfigured AGENTMEM_EMBED_MODEL is a usage error naming the directory.
-            agentmemory::MemoryError::ModelFiles { .. } => CliError::Usage(e.to_string()),
-            e => CliError::Runtime(format!("cannot open store `{url}`: {e}")),
+            MemoryError::ModelFiles { .. } => CliError::Usage(e.to_string()),
+            MemoryError::Unsupported { .. } => CliError::Usage(format!("--store: {e}")),
+            e => CliError::Runtime(format!("cannot open store `{parsed}`: {e}")),
         })?;
+        tracing::info!(store = %parsed, "store opened");
         Ok(Self {
             url: url.to_owned(),
             container,
         })
     }
 
-    /// Says once, on stderr, that recall is by words only when no embedding model is
-    /// configured, and how to turn semantic recall on.
+    /// Says once, on stderr, when recall is by words only: no embedding model is
+    /// configured (and how to configure one), or one is but this build lacks the
+    /// `local-embed` feature that loads it.
     pub fn note_semantic_recall(&self) {
         let configured = std::env::var_os(agentmemory::embed::AGENTMEM_EMBED_MODEL)
             .is_some_and(|v| !v.is_empty());
-        if !configured {
-            eprintln!(
-                "note: semantic recall is off (search matches words only); to turn it on: \
-                 export {}=\"$(scripts/fetch-model)\"",
-                agentmemory::embed::AGENTMEM_EMBED_MODEL
-            );
+        if let Some(note) = semantic_recall_note(configured, cfg!(feature = "local-embed")) {
+            eprintln!("note: {note}");
         }
     }
 
@@ -79,5 +87,48 @@ impl Stores {
             )),
             e => CliError::Runtime(format!("store `{}`: {e}", self.url)),
         })
+    }
+}
+
+/// The note on semantic recall for a model `configured` (AGENTMEM_EMBED_MODEL set) in a
+/// build that has, or lacks, the local embedder; `None` when recall is semantic.
+fn semantic_recall_note(configured: bool, local_embed: bool) -> Option<String> {
+    let var = agentmemory::embed::AGENTMEM_EMBED_MODEL;
+    match (configured, local_embed) {
+        (true, true) => None,
+        (true, false) => Some(format!(
+            "{var} is set but this build of agentmem lacks the `local-embed` feature, so \
+             search matches words only; for semantic recall install with \
+             `cargo install agentmemory --locked --features cli,local-embed`"
+        )),
+        (false, true) => Some(format!(
+            "semantic recall is off (search matches words only); to turn it on: \
+             export {var}=\"$(scripts/fetch-model)\""
+        )),
+        (false, false) => Some(format!(
+            "semantic recall is off (search matches words only); it needs a build with the \
+             `local-embed` feature (`cargo install agentmemory --locked --features \
+             cli,local-embed`) and {var} naming the model"
+        )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::semantic_recall_note;
+
+    #[test]
+    fn the_note_says_what_is_missing() {
+        assert_eq!(semantic_recall_note(true, true), None);
+        let lacking = semantic_recall_note(true, false).expect("a note");
+        assert!(
+            lacking.contains("lacks the `local-embed` feature"),
+            "{lacking}"
+        );
+        assert!(lacking.contains("--features cli,local-embed"), "{lacking}");
+        let unset = semantic_recall_note(false, true).expect("a note");
+        assert!(unset.contains("export AGENTMEM_EMBED_MODEL="), "{unset}");
+        let neither = semantic_recall_note(false, false).expect("a note");
+        assert!(neither.contains("local-embed"), "{neither}");
     }
 }

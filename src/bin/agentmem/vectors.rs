@@ -1,6 +1,6 @@
 //! `agentmem vectors`: bulk upsert, search (one query or JSONL), delete, stats.
 
-use std::collections::VecDeque;
+use std::collections::{HashSet, VecDeque};
 use std::fs::File;
 use std::io::{self, BufRead, BufReader, IsTerminal};
 use std::path::Path;
@@ -145,7 +145,9 @@ async fn upsert(
     let source = file.map_or_else(|| "stdin".to_owned(), |p| p.display().to_string());
     let bar = progress(total);
     let started = Instant::now();
+    // lines written, and the distinct ids they carried (a repeated id replaces the document)
     let mut written = 0usize;
+    let mut distinct: HashSet<String> = HashSet::new();
     let mut batch: Vec<Document> = Vec::with_capacity(batch_size);
     let mut batch_start = 1usize;
     let mut bytes = 0u64;
@@ -168,36 +170,49 @@ async fn upsert(
         })?;
         batch.push(document);
         if batch.len() >= batch_size {
-            written += write_batch(store, namespace, &mut batch)
+            written += write_batch(store, namespace, &mut batch, &mut distinct)
                 .await
                 .inspect_err(|_| bar.finish_and_clear())?;
             bar.set_position(bytes);
-            bar.set_message(format!("{written} documents"));
+            bar.set_message(format!("{} documents", distinct.len()));
         }
     }
-    written += write_batch(store, namespace, &mut batch)
+    written += write_batch(store, namespace, &mut batch, &mut distinct)
         .await
         .inspect_err(|_| bar.finish_and_clear())?;
     bar.finish_and_clear();
     let secs = started.elapsed().as_secs_f64();
+    let documents = distinct.len();
+    let repeated = written - documents;
+    let from = if repeated > 0 {
+        format!(
+            " from {written} lines ({repeated} repeated an earlier line's id and replaced its document)"
+        )
+    } else {
+        String::new()
+    };
     eprintln!(
-        "upserted {written} documents into namespace `{namespace}` in {secs:.2}s ({:.0} documents/s)",
+        "upserted {documents} documents into namespace `{namespace}`{from} in {secs:.2}s ({:.0} lines/s)",
         written as f64 / secs.max(1e-9)
     );
     Ok(())
 }
 
+/// Writes `batch` (emptying it); how many documents it held. Their ids join `distinct`.
 async fn write_batch(
     store: &dyn VectorStore,
     namespace: &str,
     batch: &mut Vec<Document>,
+    distinct: &mut HashSet<String>,
 ) -> Result<usize, CliError> {
     if batch.is_empty() {
         return Ok(0);
     }
     let documents = std::mem::take(batch);
     let ids = store.upsert_batch(namespace, documents).await?;
-    Ok(ids.len())
+    let n = ids.len();
+    distinct.extend(ids);
+    Ok(n)
 }
 
 #[derive(Serialize)]
@@ -230,13 +245,7 @@ async fn search_one(
     }
     let rows: Vec<Vec<String>> = hits
         .iter()
-        .map(|h| {
-            vec![
-                output::score(h.score),
-                h.id.clone(),
-                output::clip(&h.content, 72),
-            ]
-        })
+        .map(|h| vec![output::score(h.score), h.id.clone(), h.content.clone()])
         .collect();
     output::table(&["SCORE", "ID", "CONTENT"], &rows)
 }
