@@ -11,9 +11,8 @@ use parking_lot::RwLock;
 
 use super::strength::{Decay, Needed, Strength};
 use super::{
-    fact_relevance, prepare_candidate, rank_score, reconcile_by_meaning_keyed, FactCandidate,
-    FactChange, FactKey, FactPolicy, FactQuery, MemoryFact, Reconciliation, ScoredFact,
-    UserMemoryStore,
+    prepare_candidate, rank_score, reconcile_by_meaning_keyed, FactCandidate, FactChange, FactKey,
+    FactPolicy, FactQuery, MemoryFact, Reconciliation, ScoredFact, UserMemoryStore,
 };
 use crate::error::{MemoryError, Result};
 use crate::vector::sparse::SparseIndex;
@@ -122,56 +121,24 @@ impl UserFacts {
     }
 
     /// The best `top_k` current facts for `query` and its normalised `embedding`, scored
-    /// as [`rank_facts`](super::rank_facts) scores them.
+    /// as [`rank_facts`](super::rank_facts) scores them (the same scan).
     fn hybrid(
         &self,
         query: &str,
-        embedding: &[f32],
+        embedding: Vec<f32>,
         top_k: usize,
         policy: FactPolicy,
     ) -> Vec<ScoredFact> {
-        let mut sparse = vec![0.0f32; self.current.len()];
-        self.index.score(query, |slot, cos| {
-            if let Some(s) = sparse.get_mut(slot as usize) {
-                *s = cos;
-            }
-        });
-        let now = Utc::now();
-        let decay = Decay::at(now, policy.half_life);
-        let mut top: TopK<&str, (usize, f32, f32)> = TopK::new(top_k);
-        // Relevance is at most 1, so a fact whose confidence alone cannot reach the
-        // threshold needs no cosine.
-        let needed = |top: &TopK<_, _>| Needed::new(top.threshold().max(policy.min_confidence));
-        let (mut threshold, mut need) = (top.threshold(), needed(&top));
-        for (pos, fact) in self.current.iter().enumerate() {
-            if top.threshold() != threshold {
-                threshold = top.threshold();
-                need = needed(&top);
-            }
-            if !decay.may_reach(self.strength[pos], need) {
-                continue;
-            }
-            let relevance = fact_relevance(sparse[pos], Some(embedding), fact.embedding.as_deref());
-            let effective = decay.effective(self.strength[pos]);
-            if effective >= policy.min_confidence {
-                top.push(
-                    rank_score(relevance, effective),
-                    fact.id.as_str(),
-                    (pos, relevance, effective),
-                );
-            }
-        }
-        top.into_sorted()
-            .into_iter()
-            .map(
-                |(score, _, (pos, relevance, effective_confidence))| ScoredFact {
-                    fact: self.current[pos].clone(),
-                    relevance,
-                    effective_confidence,
-                    score,
-                },
-            )
-            .collect()
+        super::ranked::rank_scan(
+            super::ranked::Indexed {
+                facts: &self.current,
+                strength: &self.strength,
+                index: &self.index,
+            },
+            &FactQuery::new(query, top_k).with_embedding(embedding),
+            policy,
+            Utc::now(),
+        )
     }
 
     fn get(&self, id: &str) -> Option<&MemoryFact> {
@@ -351,7 +318,7 @@ impl UserMemoryStore for InMemoryUserMemoryStore {
         };
         let user = user.read();
         if let Some(embedding) = embedding {
-            return Ok(user.hybrid(query, &embedding, top_k, self.policy));
+            return Ok(user.hybrid(query, embedding, top_k, self.policy));
         }
         let mut relevant: Vec<(usize, f32)> = Vec::new();
         user.index.score(query, |slot, cos| {

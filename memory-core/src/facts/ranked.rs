@@ -70,47 +70,79 @@ impl RankedFacts {
         if query.top_k == 0 {
             return Vec::new();
         }
-        let mut sparse = vec![0.0f32; self.facts.len()];
-        self.index.score(&query.text, |slot, cos| {
-            if let Some(s) = sparse.get_mut(slot as usize) {
-                *s = cos;
-            }
-        });
-        let q = query.embedding.as_deref();
-        let decay = Decay::at(now, policy.half_life);
-        let mut top: TopK<&str, (usize, f32, f32)> = TopK::new(query.top_k);
-        // Relevance is at most 1: a fact whose decayed confidence cannot reach the
-        // threshold is skipped before its cosine and its exact decay.
-        let needed = |top: &TopK<_, _>| Needed::new(top.threshold().max(policy.min_confidence));
-        let (mut threshold, mut need) = (top.threshold(), needed(&top));
-        for (pos, fact) in self.facts.iter().enumerate() {
-            if top.threshold() != threshold {
-                threshold = top.threshold();
-                need = needed(&top);
-            }
-            if !decay.may_reach(self.strength[pos], need) {
-                continue;
-            }
-            let relevance = fact_relevance(sparse[pos], q, fact.embedding.as_deref());
-            let effective = decay.effective(self.strength[pos]);
-            if effective >= policy.min_confidence {
-                top.push(
-                    rank_score(relevance, effective),
-                    fact.id.as_str(),
-                    (pos, relevance, effective),
-                );
-            }
-        }
-        top.into_sorted()
-            .into_iter()
-            .map(
-                |(score, _, (pos, relevance, effective_confidence))| ScoredFact {
-                    fact: self.facts[pos].clone(),
-                    relevance,
-                    effective_confidence,
-                    score,
-                },
-            )
-            .collect()
+        rank_scan(
+            Indexed {
+                facts: &self.facts,
+                strength: &self.strength,
+                index: &self.index,
+            },
+            query,
+            policy,
+            now,
+        )
     }
+}
+
+/// A user's current facts with their strengths and word index, in the same order.
+pub(super) struct Indexed<'a> {
+    pub(super) facts: &'a [MemoryFact],
+    pub(super) strength: &'a [Strength],
+    pub(super) index: &'a SparseIndex,
+}
+
+/// The one ranking scan every fact search ends in: the best `query.top_k` of `facts` by
+/// [`rank_score`] over [`fact_relevance`], ties by id. Relevance is at most 1, so a fact
+/// whose decayed confidence cannot reach the threshold is skipped before its cosine and
+/// its exact decay.
+pub(super) fn rank_scan(
+    facts: Indexed<'_>,
+    query: &FactQuery,
+    policy: FactPolicy,
+    now: DateTime<Utc>,
+) -> Vec<ScoredFact> {
+    let Indexed {
+        facts,
+        strength,
+        index,
+    } = facts;
+    let mut sparse = vec![0.0f32; facts.len()];
+    index.score(&query.text, |slot, cos| {
+        if let Some(s) = sparse.get_mut(slot as usize) {
+            *s = cos;
+        }
+    });
+    let q = query.embedding.as_deref();
+    let decay = Decay::at(now, policy.half_life);
+    let mut top: TopK<&str, (usize, f32, f32)> = TopK::new(query.top_k);
+    let needed = |top: &TopK<_, _>| Needed::new(top.threshold().max(policy.min_confidence));
+    let (mut threshold, mut need) = (top.threshold(), needed(&top));
+    for (pos, fact) in facts.iter().enumerate() {
+        if top.threshold() != threshold {
+            threshold = top.threshold();
+            need = needed(&top);
+        }
+        if !decay.may_reach(strength[pos], need) {
+            continue;
+        }
+        let relevance = fact_relevance(sparse[pos], q, fact.embedding.as_deref());
+        let effective = decay.effective(strength[pos]);
+        if effective >= policy.min_confidence {
+            top.push(
+                rank_score(relevance, effective),
+                fact.id.as_str(),
+                (pos, relevance, effective),
+            );
+        }
+    }
+    top.into_sorted()
+        .into_iter()
+        .map(
+            |(score, _, (pos, relevance, effective_confidence))| ScoredFact {
+                fact: facts[pos].clone(),
+                relevance,
+                effective_confidence,
+                score,
+            },
+        )
+        .collect()
 }
