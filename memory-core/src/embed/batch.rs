@@ -20,7 +20,7 @@ pub(crate) struct Plan {
 /// One embedding per text, in order. Runs on the rayon pool it is installed in.
 pub(crate) fn embed(model: &LoadedModel, texts: &[&str], plan: Plan) -> Result<Vec<Vec<f32>>> {
     let sequences = texts
-        .iter()
+        .par_iter()
         .map(|text| token_ids(model, text, plan.max_length))
         .collect::<Result<Vec<_>>>()?;
 

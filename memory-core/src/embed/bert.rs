@@ -506,9 +506,10 @@ struct Scratch {
     up: Vec<f32>,
 }
 
-/// What a thread keeps between passes, in values (16 MB in all): enough for batches of
-/// everyday sentences; a pass over longer texts frees what it needed beyond this.
-const KEEP: usize = 4 << 20;
+/// What a thread keeps between passes, in values (32 MB in all): for MiniLM, about 2,000
+/// tokens, a batch of 64 everyday sentences; a pass over more frees its buffers after
+/// it, so long texts do not pin their memory for the life of the pool.
+const KEEP: usize = 8 << 20;
 
 impl Scratch {
     fn trim(&mut self) {
