@@ -282,16 +282,51 @@ multiversion! {
     }
 }
 
-/// Each row of `x` (rows of `width` values) replaced by its softmax.
-pub(crate) fn softmax_rows(x: &mut [f32], width: usize) {
-    for row in x.chunks_exact_mut(width) {
-        let max = row.iter().copied().fold(f32::NEG_INFINITY, f32::max);
-        for v in row.iter_mut() {
-            *v = (*v - max).exp();
+/// `e^x` for `x ≤ 0`, to about 1 ulp, 0 below -87 (where `f32` runs out of normal
+/// numbers; a softmax loses nothing there): `x = n·ln 2 + r` with `|r| ≤ ln 2 / 2`, Cephes' degree-6 polynomial for
+/// `e^r`, and `2^n` built from its bits. No libm call, so loops over it vectorise.
+#[inline(always)]
+pub(crate) fn exp_nonpositive(x: f32) -> f32 {
+    let underflows = x < -87.0;
+    let x = x.max(-87.0);
+    let n = (x * std::f32::consts::LOG2_E + 0.5).floor();
+    // ln 2 in two parts, so n·ln 2 is subtracted without rounding error.
+    let r = x - n * 0.693_359_4 + n * 2.121_944_4e-4;
+    let mut p = 1.987_569_1e-4;
+    p = p * r + 1.398_199_9e-3;
+    p = p * r + 8.333_452e-3;
+    p = p * r + 4.166_579_6e-2;
+    p = p * r + 0.166_666_65;
+    p = p * r + 0.5;
+    let e_r = p * r * r + r + 1.0;
+    // n is within -126..=0 here: 2^n is a normal float.
+    let e = e_r * f32::from_bits(((n as i32 + 127) as u32) << 23);
+    if underflows {
+        0.0
+    } else {
+        e
+    }
+}
+
+multiversion! {
+    /// Each row of `x` (rows of `width` values) replaced by its softmax.
+    pub(crate) fn softmax_rows(x: &mut [f32], width: usize) {
+        // Rows are short (a sentence's length): shift them all first, then take the
+        // exponentials in one long pass, which fills the vector registers.
+        for row in x.chunks_exact_mut(width) {
+            let max = row.iter().copied().fold(f32::NEG_INFINITY, f32::max);
+            for v in row.iter_mut() {
+                *v -= max;
+            }
         }
-        let inv = 1.0 / sum(row);
-        for v in row.iter_mut() {
-            *v *= inv;
+        for v in x.iter_mut() {
+            *v = exp_nonpositive(*v);
+        }
+        for row in x.chunks_exact_mut(width) {
+            let inv = 1.0 / sum(row);
+            for v in row.iter_mut() {
+                *v *= inv;
+            }
         }
     }
 }
@@ -396,6 +431,27 @@ mod tests {
         for (f, p) in fused.iter().zip(&plain) {
             assert!((f - p).abs() < 1e-6, "{fused:?} vs {plain:?}");
         }
+    }
+
+    #[test]
+    fn exp_matches_libm_on_the_softmax_range() {
+        let mut worst = 0f64;
+        for i in 0..=100_000 {
+            let x = -90.0 * i as f32 / 100_000.0;
+            let exact = f64::from(x).exp();
+            let got = f64::from(exp_nonpositive(x));
+            if exact > 1e-37 {
+                worst = worst.max((got - exact).abs() / exact);
+            } else {
+                assert!(got < 1e-37, "exp({x}) = {got}");
+            }
+            if x < -87.0 {
+                assert_eq!(got, 0.0, "exp({x})");
+            }
+        }
+        assert!(worst < 5e-7, "worst relative error {worst:e}");
+        assert_eq!(exp_nonpositive(0.0), 1.0);
+        assert_eq!(exp_nonpositive(f32::NEG_INFINITY), 0.0);
     }
 
     #[test]
