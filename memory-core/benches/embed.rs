@@ -192,6 +192,28 @@ fn report_cpu_time(dir: &str, threads: usize, batch_size: usize, texts: &[String
     }
 }
 
+/// A call with a few texts (a handful of facts or documents at once): fewer than a full
+/// batch per thread.
+fn few(c: &mut Criterion) {
+    let Some((dir, threads)) = model() else {
+        return;
+    };
+    let embedder = LocalEmbedder::builder(&dir)
+        .threads(threads)
+        .build()
+        .expect("the model loads");
+    let texts = sentences(40);
+    let mut group = c.benchmark_group("embed_few");
+    group.measurement_time(Duration::from_secs(10));
+    for n in [8, 40] {
+        group.throughput(Throughput::Elements(n as u64));
+        group.bench_with_input(BenchmarkId::new("sentences", n), &texts[..n], |b, texts| {
+            b.iter(|| black_box(embedder.embed_blocking(texts).unwrap()))
+        });
+    }
+    group.finish();
+}
+
 fn single_query(c: &mut Criterion) {
     let Some((dir, threads)) = model() else {
         return;
@@ -225,5 +247,5 @@ fn single_query(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, batched, single_query);
+criterion_group!(benches, batched, few, single_query);
 criterion_main!(benches);
