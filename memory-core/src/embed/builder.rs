@@ -67,7 +67,7 @@ impl LocalEmbedderBuilder {
         self
     }
 
-    /// Tokens kept per text, the [CLS] and [SEP] markers included (default 256, at most
+    /// Tokens kept per text, the `[CLS]` and `[SEP]` markers included (default 256, at most
     /// the model's `max_position_embeddings`, 512 for MiniLM); the rest is cut off.
     pub fn max_length(mut self, max_length: usize) -> Self {
         self.max_length = max_length;
