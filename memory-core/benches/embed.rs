@@ -132,7 +132,9 @@ fn batched(c: &mut Criterion) {
         "{SENTENCES} sentences, {:.1} words on average, {threads} threads",
         words as f64 / SENTENCES as f64
     );
-    report_cpu_time(&dir, threads, &texts);
+    for batch_size in [32, 64] {
+        report_cpu_time(&dir, threads, batch_size, &texts);
+    }
     let mut group = c.benchmark_group("embed_batched");
     group
         .sample_size(10)
@@ -166,10 +168,10 @@ fn cpu_seconds() -> Option<f64> {
 /// Wall and CPU time of one batched pass. On a machine shared with other work the wall
 /// figure drops; sentences per CPU-second times the thread count is what the same code
 /// reaches with the cores to itself.
-fn report_cpu_time(dir: &str, threads: usize, texts: &[String]) {
+fn report_cpu_time(dir: &str, threads: usize, batch_size: usize, texts: &[String]) {
     let embedder = LocalEmbedder::builder(dir)
         .threads(threads)
-        .batch_size(32)
+        .batch_size(batch_size)
         .build()
         .expect("the model loads");
     embedder.embed_blocking(texts).unwrap(); // warm-up
@@ -181,13 +183,35 @@ fn report_cpu_time(dir: &str, threads: usize, texts: &[String]) {
     let n = (3 * texts.len()) as f64;
     match cpu.zip(cpu_seconds()) {
         Some((before, after)) => eprintln!(
-            "batch 32: {:.0} sentences/s wall, {:.0} sentences per CPU-second ({:.2} cores busy)",
+            "batch {batch_size}: {:.0} sentences/s wall, {:.0} sentences per CPU-second ({:.2} cores busy)",
             n / wall,
             n / (after - before),
             (after - before) / wall
         ),
-        None => eprintln!("batch 32: {:.0} sentences/s wall", n / wall),
+        None => eprintln!("batch {batch_size}: {:.0} sentences/s wall", n / wall),
     }
+}
+
+/// A call with a few texts (a handful of facts or documents at once): fewer than a full
+/// batch per thread.
+fn few(c: &mut Criterion) {
+    let Some((dir, threads)) = model() else {
+        return;
+    };
+    let embedder = LocalEmbedder::builder(&dir)
+        .threads(threads)
+        .build()
+        .expect("the model loads");
+    let texts = sentences(40);
+    let mut group = c.benchmark_group("embed_few");
+    group.measurement_time(Duration::from_secs(10));
+    for n in [8, 40] {
+        group.throughput(Throughput::Elements(n as u64));
+        group.bench_with_input(BenchmarkId::new("sentences", n), &texts[..n], |b, texts| {
+            b.iter(|| black_box(embedder.embed_blocking(texts).unwrap()))
+        });
+    }
+    group.finish();
 }
 
 fn single_query(c: &mut Criterion) {
@@ -223,5 +247,5 @@ fn single_query(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, batched, single_query);
+criterion_group!(benches, batched, few, single_query);
 criterion_main!(benches);

@@ -20,7 +20,7 @@ pub(crate) struct Plan {
 /// One embedding per text, in order. Runs on the rayon pool it is installed in.
 pub(crate) fn embed(model: &LoadedModel, texts: &[&str], plan: Plan) -> Result<Vec<Vec<f32>>> {
     let sequences = texts
-        .iter()
+        .par_iter()
         .map(|text| token_ids(model, text, plan.max_length))
         .collect::<Result<Vec<_>>>()?;
 
@@ -30,11 +30,16 @@ pub(crate) fn embed(model: &LoadedModel, texts: &[&str], plan: Plan) -> Result<V
     order.sort_by_key(|&i| std::cmp::Reverse(sequences[i].len()));
 
     // With at least as many groups as threads, groups run side by side, each on one
-    // thread: coarse tasks that need no synchronisation inside a forward pass. Fewer
-    // groups (a single query) split each pass instead: matrix products by rows and
-    // columns, attention by head.
-    let groups: Vec<&[usize]> = order.chunks(plan.batch_size.max(1)).collect();
+    // thread: coarse tasks that need no synchronisation inside a forward pass. Too few
+    // texts to fill every thread with a full batch are cut into one group per thread
+    // instead (40 texts on 2 threads: 20 and 20, not 32 and 8). A single text splits its
+    // pass instead: matrix products by rows and columns, attention by head.
     let threads = rayon::current_num_threads();
+    let group_size = plan
+        .batch_size
+        .min(sequences.len().div_ceil(threads.max(1)))
+        .max(1);
+    let groups: Vec<&[usize]> = order.chunks(group_size).collect();
     let run = |group: &&[usize], parallelism| {
         let batch: Vec<&[u32]> = group.iter().map(|&i| sequences[i].as_slice()).collect();
         model

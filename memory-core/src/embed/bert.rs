@@ -357,35 +357,48 @@ impl Bert {
 
         // Self-attention.
         let qkv = grow(&mut s.qkv, tokens * 3 * h);
-        linear(hidden, qkv, &layer.qkv_w, &layer.qkv_b, tokens, parallelism);
+        kernels::fill_rows(qkv, &layer.qkv_b);
+        product(hidden, qkv, &layer.qkv_w, Write::Add, tokens, parallelism);
         let context = grow(&mut s.context, tokens * h);
         self.attention(qkv, context, spans, parallelism);
         let projected = grow(&mut s.projected, tokens * h);
-        linear(
+        product(
             context,
             projected,
             &layer.attn_out_w,
-            &layer.attn_out_b,
+            Write::Set,
             tokens,
             parallelism,
         );
-        kernels::add_assign(hidden, projected);
-        kernels::layer_norm(hidden, &layer.attn_norm_w, &layer.attn_norm_b, self.eps);
+        kernels::add_bias_norm(
+            hidden,
+            projected,
+            &layer.attn_out_b,
+            &layer.attn_norm_w,
+            &layer.attn_norm_b,
+            self.eps,
+        );
 
         // Feed-forward.
         let up = grow(&mut s.up, tokens * i);
-        linear(hidden, up, &layer.up_w, &layer.up_b, tokens, parallelism);
-        kernels::gelu(up);
-        linear(
+        product(hidden, up, &layer.up_w, Write::Set, tokens, parallelism);
+        kernels::bias_gelu(up, &layer.up_b);
+        product(
             up,
             projected,
             &layer.down_w,
-            &layer.down_b,
+            Write::Set,
             tokens,
             parallelism,
         );
-        kernels::add_assign(hidden, projected);
-        kernels::layer_norm(hidden, &layer.out_norm_w, &layer.out_norm_b, self.eps);
+        kernels::add_bias_norm(
+            hidden,
+            projected,
+            &layer.down_b,
+            &layer.out_norm_w,
+            &layer.out_norm_b,
+            self.eps,
+        );
     }
 
     /// Scaled dot-product attention of every sequence and head, from the fused
@@ -444,18 +457,17 @@ impl Bert {
     }
 }
 
-/// `out = x · w + b` over `rows` rows, `w` input-major.
-fn linear(x: &[f32], out: &mut [f32], w: &[f32], b: &[f32], rows: usize, par: Parallelism) {
-    let outputs = b.len();
-    let inputs = w.len() / outputs;
-    kernels::fill_rows(out, b);
+/// `out = x · w` (or `out += x · w`) over `rows` rows, `w` input-major.
+fn product(x: &[f32], out: &mut [f32], w: &[f32], write: Write, rows: usize, par: Parallelism) {
+    let inputs = x.len() / rows.max(1);
+    let outputs = w.len() / inputs.max(1);
     matmul(
         (rows, outputs, inputs),
         (out, View::dense(outputs)),
         (x, View::dense(inputs)),
         (w, View::dense(outputs)),
         false,
-        Write::Add,
+        write,
         1.0,
         par,
     );
@@ -494,9 +506,10 @@ struct Scratch {
     up: Vec<f32>,
 }
 
-/// What a thread keeps between passes, in values (16 MB in all): enough for batches of
-/// everyday sentences; a pass over longer texts frees what it needed beyond this.
-const KEEP: usize = 4 << 20;
+/// What a thread keeps between passes, in values (32 MB in all): for MiniLM, about 2,000
+/// tokens, a batch of 64 everyday sentences; a pass over more frees its buffers after
+/// it, so long texts do not pin their memory for the life of the pool.
+const KEEP: usize = 8 << 20;
 
 impl Scratch {
     fn trim(&mut self) {

@@ -58,7 +58,8 @@ impl LocalEmbedderBuilder {
         self
     }
 
-    /// Texts per forward pass (default 32). A pass runs its texts packed, without
+    /// Texts per forward pass at most (default 32; fewer when a call has too few texts
+    /// to give every thread a full batch). A pass runs its texts packed, without
     /// padding; larger batches make larger matrix products, which raises throughput a
     /// little up to about 64, while more batches than threads keeps every thread busy.
     pub fn batch_size(mut self, batch_size: usize) -> Self {
@@ -66,7 +67,7 @@ impl LocalEmbedderBuilder {
         self
     }
 
-    /// Tokens kept per text, the [CLS] and [SEP] markers included (default 256, at most
+    /// Tokens kept per text, the `[CLS]` and `[SEP]` markers included (default 256, at most
     /// the model's `max_position_embeddings`, 512 for MiniLM); the rest is cut off.
     pub fn max_length(mut self, max_length: usize) -> Self {
         self.max_length = max_length;

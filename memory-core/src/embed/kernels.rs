@@ -6,12 +6,46 @@
 
 use gemm::Parallelism;
 
+/// Defines `fn $name` three times over the same body: compiled for AVX-512, for AVX2 with
+/// FMA, and for the baseline, and picks the best the CPU running it has (the check is a
+/// cached load). The loops inside vectorise to the widest registers available.
+macro_rules! multiversion {
+    ($(#[$meta:meta])* $vis:vis fn $name:ident($($arg:ident: $ty:ty),* $(,)?) $body:block) => {
+        $(#[$meta])*
+        $vis fn $name($($arg: $ty),*) {
+            #[inline(always)]
+            fn generic($($arg: $ty),*) $body
+
+            #[cfg(target_arch = "x86_64")]
+            {
+                #[target_feature(enable = "avx512f")]
+                fn avx512($($arg: $ty),*) {
+                    generic($($arg),*)
+                }
+                #[target_feature(enable = "avx2,fma")]
+                fn avx2($($arg: $ty),*) {
+                    generic($($arg),*)
+                }
+                if std::is_x86_feature_detected!("avx512f") {
+                    // SAFETY: the CPU has the features `avx512` is compiled for.
+                    return unsafe { avx512($($arg),*) };
+                }
+                if std::is_x86_feature_detected!("avx2") && std::is_x86_feature_detected!("fma") {
+                    // SAFETY: the CPU has the features `avx2` is compiled for.
+                    return unsafe { avx2($($arg),*) };
+                }
+            }
+            generic($($arg),*)
+        }
+    };
+}
+
 /// Lanes a reduction is spread over, so it vectorises (floating-point addition is not
 /// associative, so the compiler never reorders a single running sum by itself).
 const LANES: usize = 16;
 
 /// The sum of `x`, computed over [`LANES`] partial sums.
-#[inline]
+#[inline(always)]
 pub(crate) fn sum(x: &[f32]) -> f32 {
     let mut acc = [0f32; LANES];
     let chunks = x.chunks_exact(LANES);
@@ -25,7 +59,7 @@ pub(crate) fn sum(x: &[f32]) -> f32 {
 }
 
 /// The sum of squares of `x - shift`, computed over [`LANES`] partial sums.
-#[inline]
+#[inline(always)]
 fn sum_sq_dev(x: &[f32], shift: f32) -> f32 {
     let mut acc = [0f32; LANES];
     let chunks = x.chunks_exact(LANES);
@@ -155,16 +189,47 @@ pub(crate) fn matmul(
     }
 }
 
-/// Each row of `x` (rows of `w.len()` values) normalised to zero mean and unit variance,
-/// then scaled by `w` and shifted by `b`.
-pub(crate) fn layer_norm(x: &mut [f32], w: &[f32], b: &[f32], eps: f32) {
+/// One row normalised to zero mean and unit variance, then scaled by `w` and shifted by
+/// `b`.
+#[inline(always)]
+fn norm_row(row: &mut [f32], w: &[f32], b: &[f32], eps: f32) {
     let width = w.len();
-    for row in x.chunks_exact_mut(width) {
-        let mean = sum(row) / width as f32;
-        let var = sum_sq_dev(row, mean) / width as f32;
-        let inv = 1.0 / (var + eps).sqrt();
-        for ((v, w), b) in row.iter_mut().zip(w).zip(b) {
-            *v = (*v - mean) * inv * w + b;
+    let mean = sum(row) / width as f32;
+    let var = sum_sq_dev(row, mean) / width as f32;
+    let inv = 1.0 / (var + eps).sqrt();
+    for ((v, w), b) in row.iter_mut().zip(w).zip(b) {
+        *v = (*v - mean) * inv * w + b;
+    }
+}
+
+multiversion! {
+    /// Each row of `x` (rows of `w.len()` values) normalised to zero mean and unit
+    /// variance, then scaled by `w` and shifted by `b`.
+    pub(crate) fn layer_norm(x: &mut [f32], w: &[f32], b: &[f32], eps: f32) {
+        for row in x.chunks_exact_mut(w.len()) {
+            norm_row(row, w, b, eps);
+        }
+    }
+}
+
+multiversion! {
+    /// The residual step after a projection: each row of `x` becomes
+    /// `layer_norm(x + y + bias)` (rows of `bias.len()` values), with `w` and `b` the
+    /// norm's scale and shift.
+    pub(crate) fn add_bias_norm(
+        x: &mut [f32],
+        y: &[f32],
+        bias: &[f32],
+        w: &[f32],
+        b: &[f32],
+        eps: f32,
+    ) {
+        let width = bias.len();
+        for (row, add) in x.chunks_exact_mut(width).zip(y.chunks_exact(width)) {
+            for ((v, a), c) in row.iter_mut().zip(add).zip(bias) {
+                *v += a + c;
+            }
+            norm_row(row, w, b, eps);
         }
     }
 }
@@ -204,24 +269,64 @@ pub(crate) fn erf(x: f32) -> f32 {
     p / q
 }
 
-/// The exact GELU BERT uses, `x·Φ(x) = x/2·(1 + erf(x/√2))` (not the tanh approximation),
-/// in place.
-pub(crate) fn gelu(x: &mut [f32]) {
-    for v in x {
-        *v = 0.5 * *v * (1.0 + erf(*v * std::f32::consts::FRAC_1_SQRT_2));
+multiversion! {
+    /// `x + bias` through the exact GELU BERT uses, `x·Φ(x) = x/2·(1 + erf(x/√2))` (not
+    /// the tanh approximation), in place, over rows of `bias.len()` values.
+    pub(crate) fn bias_gelu(x: &mut [f32], bias: &[f32]) {
+        for row in x.chunks_exact_mut(bias.len()) {
+            for (v, b) in row.iter_mut().zip(bias) {
+                let z = *v + b;
+                *v = 0.5 * z * (1.0 + erf(z * std::f32::consts::FRAC_1_SQRT_2));
+            }
+        }
     }
 }
 
-/// Each row of `x` (rows of `width` values) replaced by its softmax.
-pub(crate) fn softmax_rows(x: &mut [f32], width: usize) {
-    for row in x.chunks_exact_mut(width) {
-        let max = row.iter().copied().fold(f32::NEG_INFINITY, f32::max);
-        for v in row.iter_mut() {
-            *v = (*v - max).exp();
+/// `e^x` for `x ≤ 0`, to about 1 ulp, 0 below -87 (where `f32` runs out of normal
+/// numbers; a softmax loses nothing there): `x = n·ln 2 + r` with `|r| ≤ ln 2 / 2`, Cephes' degree-6 polynomial for
+/// `e^r`, and `2^n` built from its bits. No libm call, so loops over it vectorise.
+#[inline(always)]
+pub(crate) fn exp_nonpositive(x: f32) -> f32 {
+    let underflows = x < -87.0;
+    let x = x.max(-87.0);
+    let n = (x * std::f32::consts::LOG2_E + 0.5).floor();
+    // ln 2 in two parts, so n·ln 2 is subtracted without rounding error.
+    let r = x - n * 0.693_359_4 + n * 2.121_944_4e-4;
+    let mut p = 1.987_569_1e-4;
+    p = p * r + 1.398_199_9e-3;
+    p = p * r + 8.333_452e-3;
+    p = p * r + 4.166_579_6e-2;
+    p = p * r + 0.166_666_65;
+    p = p * r + 0.5;
+    let e_r = p * r * r + r + 1.0;
+    // n is within -126..=0 here: 2^n is a normal float.
+    let e = e_r * f32::from_bits(((n as i32 + 127) as u32) << 23);
+    if underflows {
+        0.0
+    } else {
+        e
+    }
+}
+
+multiversion! {
+    /// Each row of `x` (rows of `width` values) replaced by its softmax.
+    pub(crate) fn softmax_rows(x: &mut [f32], width: usize) {
+        // Rows are short (a sentence's length): shift them all first, then take the
+        // exponentials in one long pass, which fills the vector registers.
+        for row in x.chunks_exact_mut(width) {
+            let max = row.iter().copied().fold(f32::NEG_INFINITY, f32::max);
+            for v in row.iter_mut() {
+                *v -= max;
+            }
         }
-        let inv = 1.0 / sum(row);
-        for v in row.iter_mut() {
-            *v *= inv;
+        for v in x.iter_mut() {
+            *v = exp_nonpositive(*v);
+        }
+        for row in x.chunks_exact_mut(width) {
+            let inv = 1.0 / sum(row);
+            for v in row.iter_mut() {
+                *v *= inv;
+            }
         }
     }
 }
@@ -304,6 +409,49 @@ mod tests {
         assert!((out[0] - 0.6).abs() < 1e-6 && (out[1] - 0.8).abs() < 1e-6);
         mean_pool_normalised(&[0.0, 0.0], &mut out);
         assert_eq!(out, [0.0, 0.0]);
+    }
+
+    #[test]
+    fn fused_kernels_match_their_parts() {
+        let mut x = vec![-3.0, -0.5, 0.0, 0.7, 2.0, 5.0];
+        bias_gelu(&mut x, &[0.0, 0.5, 1.0]);
+        let exact = |z: f64| 0.5 * z * (1.0 + erf_reference(z / std::f64::consts::SQRT_2));
+        for (got, z) in x.iter().zip([-3.0, 0.0, 1.0, 0.7, 2.5, 6.0]) {
+            assert!(
+                (f64::from(*got) - exact(z)).abs() < 1e-6,
+                "gelu({z}) = {got}"
+            );
+        }
+
+        let mut fused = vec![1.0, 2.0, 3.0, 4.0, 5.0, 6.0];
+        let (w, b) = ([1.0, 2.0, 0.5], [0.0, 1.0, -1.0]);
+        add_bias_norm(&mut fused, &[1.0; 6], &[0.0, 1.0, 2.0], &w, &b, 1e-12);
+        let mut plain = vec![2.0, 4.0, 6.0, 5.0, 7.0, 9.0];
+        layer_norm(&mut plain, &w, &b, 1e-12);
+        for (f, p) in fused.iter().zip(&plain) {
+            assert!((f - p).abs() < 1e-6, "{fused:?} vs {plain:?}");
+        }
+    }
+
+    #[test]
+    fn exp_matches_libm_on_the_softmax_range() {
+        let mut worst = 0f64;
+        for i in 0..=100_000 {
+            let x = -90.0 * i as f32 / 100_000.0;
+            let exact = f64::from(x).exp();
+            let got = f64::from(exp_nonpositive(x));
+            if exact > 1e-37 {
+                worst = worst.max((got - exact).abs() / exact);
+            } else {
+                assert!(got < 1e-37, "exp({x}) = {got}");
+            }
+            if x < -87.0 {
+                assert_eq!(got, 0.0, "exp({x})");
+            }
+        }
+        assert!(worst < 5e-7, "worst relative error {worst:e}");
+        assert_eq!(exp_nonpositive(0.0), 1.0);
+        assert_eq!(exp_nonpositive(f32::NEG_INFINITY), 0.0);
     }
 
     #[test]
