@@ -33,9 +33,7 @@ struct Part {
 
 thread_local! {
     /// Parsed patterns, by address and length of the pattern text (patterns are static).
-    static COMPILED: std::cell::RefCell<
-        std::collections::HashMap<(usize, usize), Vec<Part>, BuildAddressHasher>,
-    > = Default::default();
+    static COMPILED: std::cell::RefCell<ByAddress<Vec<Part>>> = Default::default();
 }
 
 fn compile(pattern: &'static str) -> Vec<Part> {
@@ -68,6 +66,9 @@ fn match_parts(words: &[Word], parts: &[Part]) -> Option<usize> {
         None => None,
     }
 }
+
+/// Parsed static data, by the (address, length) of its source.
+type ByAddress<T> = std::collections::HashMap<(usize, usize), T, BuildAddressHasher>;
 
 /// Hashes the (address, length) of a static pattern: one multiply, no SipHash.
 #[derive(Default, Clone, Copy)]
@@ -163,14 +164,27 @@ impl Rule {
     }
 }
 
-/// The first rule of `table` whose pattern opens `words`, and the words after it.
-pub(crate) fn first_match<'r, 'w, 'a>(
-    table: &'r [Rule],
+/// The first rule of `table` whose pattern opens `words`, and the words after it. The
+/// table's patterns are parsed once per thread, and found with one probe per call.
+pub(crate) fn first_match<'w, 'a>(
+    table: &'static [Rule],
     words: &'w [Word<'a>],
-) -> Option<(&'r Rule, &'w [Word<'a>])> {
-    table
-        .iter()
-        .find_map(|rule| match_prefix(words, rule.pattern).map(|n| (rule, &words[n..])))
+) -> Option<(&'static Rule, &'w [Word<'a>])> {
+    COMPILED_TABLES.with(|cache| {
+        let mut cache = cache.borrow_mut();
+        let compiled = cache
+            .entry((table.as_ptr() as usize, table.len()))
+            .or_insert_with(|| table.iter().map(|rule| compile(rule.pattern)).collect());
+        compiled
+            .iter()
+            .zip(table)
+            .find_map(|(parts, rule)| match_parts(words, parts).map(|n| (rule, &words[n..])))
+    })
+}
+
+thread_local! {
+    /// Parsed rule tables, by address and length of the table (tables are static).
+    static COMPILED_TABLES: std::cell::RefCell<ByAddress<Vec<Vec<Part>>>> = Default::default();
 }
 
 /// The clean value after a matched rule (see [`value::clean`]).
