@@ -92,3 +92,79 @@ pub(super) fn escalate(
         None => (decision, candidate),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use chrono::Duration;
+
+    use super::*;
+
+    fn name(value: &str, confidence: f32) -> FactCandidate {
+        FactCandidate::new(format!("name is {value}"), confidence).with_attribute("name", value)
+    }
+
+    #[test]
+    fn the_oldest_pending_contradictions_go_first() {
+        let now = Utc::now();
+        let mut fact = MemoryFact::from_candidate("u", name("Maria", 0.95), now);
+        for i in 0..MAX_PENDING + 3 {
+            fact.contest(&name(&format!("N{i}"), 0.4), now);
+        }
+        assert_eq!(fact.pending_contradictions.len(), MAX_PENDING);
+        assert_eq!(fact.pending_contradictions[0].value.as_deref(), Some("N3"));
+    }
+
+    #[test]
+    fn only_doubt_since_the_last_confirmation_counts() {
+        let now = Utc::now();
+        let mut fact = MemoryFact::from_candidate("u", name("Maria", 0.95), now);
+        fact.contest(&name("Mara", 0.4), now);
+        assert!(fact.pending_like(&name("mara", 0.4)).is_some());
+        assert!(fact.pending_like(&name("Marta", 0.4)).is_none());
+        fact.last_reinforced_at = now + Duration::seconds(1);
+        assert!(fact.pending_like(&name("Mara", 0.4)).is_none());
+    }
+
+    #[test]
+    fn a_repeated_contest_escalates_with_combined_confidence() {
+        let now = Utc::now();
+        let mut fact = MemoryFact::from_candidate("u", name("Maria", 0.95), now);
+        let id = fact.id.clone();
+        let (first, _) = escalate(
+            std::slice::from_ref(&fact),
+            Reconciliation::Contest(id.clone()),
+            name("Mara", 0.4),
+        );
+        assert_eq!(first, Reconciliation::Contest(id.clone()));
+        fact.contest(&name("Mara", 0.4), now);
+        let (second, candidate) = escalate(
+            std::slice::from_ref(&fact),
+            Reconciliation::Contest(id.clone()),
+            name("Mara", 0.5),
+        );
+        assert_eq!(second, Reconciliation::Supersede(id));
+        assert!((candidate.confidence - 0.7).abs() < 1e-6, "1 - 0.6 * 0.5");
+    }
+
+    #[test]
+    fn facts_written_before_pending_contradictions_still_load() {
+        let now = Utc::now();
+        let fact = MemoryFact::from_candidate("u", name("Maria", 0.95), now);
+        let json = serde_json::to_string(&fact).expect("serialize");
+        assert!(!json.contains("pending_contradictions"), "{json}");
+        let old = r#"{"id":"01J0000000000000000000000A","user_id":"u","text":"name is Maria",
+            "attribute":"name","value":"Maria","polarity":"positive","confidence":0.95,
+            "created_at":"2025-01-01T00:00:00Z","last_reinforced_at":"2025-01-01T00:00:00Z",
+            "reinforcement_count":0}"#;
+        let back: MemoryFact = serde_json::from_str(old).expect("an old fact loads");
+        assert!(back.pending_contradictions.is_empty());
+        let mut contested = fact.clone();
+        contested.contest(&name("Mara", 0.4), now);
+        let json = serde_json::to_string(&contested).expect("serialize");
+        let back: MemoryFact = serde_json::from_str(&json).expect("deserialize");
+        assert_eq!(
+            back.pending_contradictions,
+            contested.pending_contradictions
+        );
+    }
+}

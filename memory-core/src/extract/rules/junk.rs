@@ -5,9 +5,9 @@
 //! Every check reads one [`Lowered`] view of the sentence, built once: its words,
 //! lowercased, joined by single spaces.
 
-use super::lexicon::listed;
 use std::borrow::Cow;
 
+use super::lexicon::{listed, same};
 use super::tables::{INSTRUCTION_VERBS, JOKE_EMOJI, JOKE_MARKERS, RETRACTIONS, SET_PHRASES};
 
 /// A sentence's words, lowercased once (letters, digits, apostrophes and slashes kept;
@@ -49,6 +49,12 @@ impl Lowered {
     /// The words, in order.
     fn words(&self) -> impl Iterator<Item = &str> + Clone {
         self.joined.split(' ').filter(|w| !w.is_empty())
+    }
+
+    /// The byte offsets in `joined` where words start.
+    fn word_starts(&self) -> impl Iterator<Item = usize> + '_ {
+        let bytes = self.joined.as_bytes();
+        (0..bytes.len()).filter(move |&i| bytes[i] != b' ' && (i == 0 || bytes[i - 1] == b' '))
     }
 }
 
@@ -117,7 +123,7 @@ pub(crate) fn retracts(lowered: &Lowered) -> bool {
     RETRACTIONS.iter().any(|r| {
         (w.len() <= r.len() + 2 || r.len() >= 2 && r[0] != "not")
             && w.windows(r.len())
-                .any(|win| win.iter().zip(r.iter()).all(|(a, b)| a == b))
+                .any(|win| win.iter().zip(r.iter()).all(|(a, b)| same(a, b)))
     })
 }
 
@@ -129,21 +135,18 @@ pub(crate) fn is_joke_or_set_phrase(lowered: &Lowered) -> bool {
     }
     // Every set phrase opens with "i" or "call"; only those words can start one.
     let joined = lowered.joined.as_str();
-    let starts = std::iter::once(0).chain(joined.match_indices(' ').map(|(i, _)| i + 1));
-    for start in starts {
+    for start in lowered.word_starts() {
         let tail = &joined[start..];
-        let word = tail.split(' ').next().unwrap_or_default();
+        let word = &tail[..tail.bytes().position(|b| b == b' ').unwrap_or(tail.len())];
         let found = match word {
             "i" | "call" => SET_PHRASES
                 .iter()
-                .any(|p| set_phrase_at(tail, p, start == 0)),
-            "i'm" | "im" => {
-                // "i'm a believer": the phrases spell "i am".
-                let tail = format!("i am{}", &tail[word.len()..]);
-                SET_PHRASES
-                    .iter()
-                    .any(|p| set_phrase_at(&tail, p, start == 0))
-            }
+                .any(|p| set_phrase_at(tail, p, p, start == 0)),
+            // "i'm a believer": the phrases spell "i am".
+            "i'm" | "im" => SET_PHRASES.iter().any(|p| {
+                p.strip_prefix("i am")
+                    .is_some_and(|rest| set_phrase_at(&tail[word.len()..], rest, p, start == 0))
+            }),
             _ => false,
         };
         if found {
@@ -153,14 +156,17 @@ pub(crate) fn is_joke_or_set_phrase(lowered: &Lowered) -> bool {
     false
 }
 
-/// Whether `tail` (the sentence from a word on) opens with the set phrase `p`: the whole
-/// sentence, its start, or (for phrases of three words or more) anywhere.
-fn set_phrase_at(tail: &str, p: &str, at_start: bool) -> bool {
-    if !tail.starts_with(p) {
+/// Whether `tail` (the sentence from a word on) opens with `rest`, the part of the set
+/// phrase `phrase` still to match: the whole sentence, its start, or (for phrases of three
+/// words or more) anywhere.
+fn set_phrase_at(tail: &str, rest: &str, phrase: &str, at_start: bool) -> bool {
+    // Inline, byte by byte: most phrases differ from the tail within a few bytes.
+    let opens = tail.len() >= rest.len() && tail.bytes().zip(rest.bytes()).all(|(a, b)| a == b);
+    if !opens {
         return false;
     }
-    let whole = tail.len() == p.len() || tail.as_bytes()[p.len()] == b' ';
-    (at_start && whole) || p.bytes().filter(|&b| b == b' ').count() >= 2
+    let whole = tail.len() == rest.len() || tail.as_bytes()[rest.len()] == b' ';
+    (at_start && whole) || phrase.bytes().filter(|&b| b == b' ').count() >= 2
 }
 
 #[cfg(test)]

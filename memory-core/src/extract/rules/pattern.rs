@@ -6,59 +6,99 @@
 use crate::facts::Polarity;
 
 use super::clause::Word;
+use super::lexicon::same;
 use super::value::{self, Kind};
 
 /// The number of words of `words` that `pattern` matches at its start, if it matches.
-pub(crate) fn match_prefix(words: &[Word], pattern: &str) -> Option<usize> {
-    match_from(words, pattern.as_bytes(), 0)
+///
+/// Each pattern is parsed once per thread into its parts (a few thousand calls a message
+/// then cost a table probe and length-first comparisons, not a scan of the pattern).
+pub(crate) fn match_prefix(words: &[Word], pattern: &'static str) -> Option<usize> {
+    COMPILED.with(|cache| {
+        let mut cache = cache.borrow_mut();
+        let parts = cache
+            .entry((pattern.as_ptr() as usize, pattern.len()))
+            .or_insert_with(|| compile(pattern));
+        match_parts(words, parts)
+    })
 }
 
-/// Matches the space-separated parts of `pattern` against `words`, counting the
-/// `matched` words so far. Reads the pattern's bytes once, in place (the extractor calls
-/// this a few thousand times a message): no splitting, no allocation, no library calls.
-fn match_from(words: &[Word], pattern: &[u8], matched: usize) -> Option<usize> {
-    let word = words.first().map_or(&[][..], |w| w.lower.as_bytes());
-    // One pass over the first part: does `word` equal one of its alternatives?
-    let mut hit = false;
-    let mut optional = false;
-    let mut i = 0;
-    let mut j = 0; // bytes of `word` matched in the current alternative, or usize::MAX
-    loop {
-        let b = pattern.get(i).copied();
-        match b {
-            None | Some(b' ' | b'|' | b'?') => {
-                hit |= j == word.len() && !word.is_empty();
-                j = 0;
-                match b {
-                    Some(b'|') => {}
-                    Some(b'?') => optional = true,
-                    _ => break,
-                }
+/// One space-separated part of a pattern: its `|` alternatives, and whether `?` made it
+/// optional.
+#[derive(Debug)]
+struct Part {
+    alternatives: Vec<&'static str>,
+    optional: bool,
+}
+
+thread_local! {
+    /// Parsed patterns, by address and length of the pattern text (patterns are static).
+    static COMPILED: std::cell::RefCell<ByAddress<Vec<Part>>> = Default::default();
+}
+
+fn compile(pattern: &'static str) -> Vec<Part> {
+    pattern
+        .split(' ')
+        .map(|part| {
+            let (alternatives, optional) = match part.strip_suffix('?') {
+                Some(p) => (p, true),
+                None => (part, false),
+            };
+            Part {
+                alternatives: alternatives.split('|').collect(),
+                optional,
             }
-            Some(b) => {
-                j = if word.get(j) == Some(&b) {
-                    j + 1
-                } else {
-                    usize::MAX - 1
-                };
-            }
-        }
-        i += 1;
-    }
-    let rest = pattern.get(i + 1..);
-    let next = |words: &[Word], matched: usize| match rest {
-        Some(rest) => match_from(words, rest, matched),
-        None => Some(matched),
+        })
+        .collect()
+}
+
+fn match_parts(words: &[Word], parts: &[Part]) -> Option<usize> {
+    let Some((part, rest)) = parts.split_first() else {
+        return Some(0);
     };
-    if hit {
-        if let Some(n) = next(&words[1..], matched + 1) {
-            return Some(n);
+    let here = words
+        .first()
+        .filter(|w| part.alternatives.iter().any(|a| same(a, w.lower())))
+        .and_then(|_| match_parts(&words[1..], rest).map(|n| n + 1));
+    match here {
+        Some(n) => Some(n),
+        None if part.optional => match_parts(words, rest),
+        None => None,
+    }
+}
+
+/// Parsed static data, by the (address, length) of its source.
+type ByAddress<T> = std::collections::HashMap<(usize, usize), T, BuildAddressHasher>;
+
+/// Hashes the (address, length) of a static pattern: one multiply, no SipHash.
+#[derive(Default, Clone, Copy)]
+struct BuildAddressHasher;
+
+impl std::hash::BuildHasher for BuildAddressHasher {
+    type Hasher = AddressHasher;
+    fn build_hasher(&self) -> AddressHasher {
+        AddressHasher(0)
+    }
+}
+
+/// See [`BuildAddressHasher`].
+#[derive(Default, Clone, Copy)]
+struct AddressHasher(u64);
+
+impl std::hash::Hasher for AddressHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for b in bytes {
+            self.write_u64(u64::from(*b));
         }
     }
-    if optional {
-        next(words, matched)
-    } else {
-        None
+    fn write_usize(&mut self, n: usize) {
+        self.write_u64(n as u64);
+    }
+    fn write_u64(&mut self, n: u64) {
+        self.0 = (self.0.rotate_left(5) ^ n).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
     }
 }
 
@@ -124,14 +164,27 @@ impl Rule {
     }
 }
 
-/// The first rule of `table` whose pattern opens `words`, and the words after it.
-pub(crate) fn first_match<'r, 'w, 'a>(
-    table: &'r [Rule],
+/// The first rule of `table` whose pattern opens `words`, and the words after it. The
+/// table's patterns are parsed once per thread, and found with one probe per call.
+pub(crate) fn first_match<'w, 'a>(
+    table: &'static [Rule],
     words: &'w [Word<'a>],
-) -> Option<(&'r Rule, &'w [Word<'a>])> {
-    table
-        .iter()
-        .find_map(|rule| match_prefix(words, rule.pattern).map(|n| (rule, &words[n..])))
+) -> Option<(&'static Rule, &'w [Word<'a>])> {
+    COMPILED_TABLES.with(|cache| {
+        let mut cache = cache.borrow_mut();
+        let compiled = cache
+            .entry((table.as_ptr() as usize, table.len()))
+            .or_insert_with(|| table.iter().map(|rule| compile(rule.pattern)).collect());
+        compiled
+            .iter()
+            .zip(table)
+            .find_map(|(parts, rule)| match_parts(words, parts).map(|n| (rule, &words[n..])))
+    })
+}
+
+thread_local! {
+    /// Parsed rule tables, by address and length of the table (tables are static).
+    static COMPILED_TABLES: std::cell::RefCell<ByAddress<Vec<Vec<Part>>>> = Default::default();
 }
 
 /// The clean value after a matched rule (see [`value::clean`]).
