@@ -26,20 +26,8 @@ impl CliError {
 
 impl From<MemoryError> for CliError {
     fn from(error: MemoryError) -> Self {
-        match error {
-            // The store URL cannot serve what the command needs: refused at start.
-            MemoryError::NoProvider { type_name } => CliError::Usage(not_persisted(type_name)),
-            other => CliError::Runtime(other.to_string()),
-        }
+        CliError::Runtime(error.to_string())
     }
-}
-
-/// The refusal for a store URL that does not persist `type_name`.
-pub fn not_persisted(type_name: &str) -> String {
-    format!(
-        "this store URL has no persistent {type_name} (file:// keeps conversations and key/value \
-         entries, redis:// also user facts); use sqlite://PATH or postgres:// for everything"
-    )
 }
 
 impl From<io::Error> for CliError {

@@ -79,14 +79,9 @@ impl Stores {
     }
 
     fn resolve<T: ?Sized + Send + Sync + 'static>(&self) -> Result<Arc<T>, CliError> {
-        self.container.resolve::<T>(None).map_err(|e| match e {
-            agentmemory::MemoryError::NoProvider { type_name } => CliError::Usage(format!(
-                "store `{}`: {}",
-                self.url,
-                crate::error::not_persisted(type_name)
-            )),
-            e => CliError::Runtime(format!("store `{}`: {e}", self.url)),
-        })
+        self.container
+            .resolve::<T>(None)
+            .map_err(|e| CliError::Runtime(format!("store `{}`: {e}", self.url)))
     }
 }
 
