@@ -8,7 +8,7 @@
 //! entities come back as they were; ids and timestamps are new, and confidences are the
 //! ones reconciliation computes again.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
@@ -111,8 +111,7 @@ impl FactsExport {
             }
         }
         // Every chain of versions must end: no fact superseded by two, no cycle.
-        let mut successor_of: std::collections::HashMap<&str, &str> =
-            std::collections::HashMap::new();
+        let mut successor_of: HashMap<&str, &str> = HashMap::new();
         for fact in &self.facts {
             if let Some(next) = fact.superseded_by.as_deref() {
                 if let Some(first) = successor_of.insert(next, fact.id.as_str()) {
@@ -123,7 +122,7 @@ impl FactsExport {
                 }
             }
         }
-        let next_of: std::collections::HashMap<&str, &str> = self
+        let next_of: HashMap<&str, &str> = self
             .facts
             .iter()
             .filter_map(|f| f.superseded_by.as_deref().map(|n| (f.id.as_str(), n)))
@@ -279,10 +278,22 @@ pub async fn restore_facts(
     }
     let mut records = export.facts.clone();
     if user != export.user_id {
+        // Each id is derived once, from its own fact, and links follow the same map (an
+        // id that is not a ULID takes its time from the fact it names).
+        let new_ids: HashMap<String, String> = records
+            .iter()
+            .map(|f| (f.id.clone(), derived_id(user, &f.id, f.created_at)))
+            .collect();
+        // (validated above: every link names a fact of the export)
+        let renamed = |id: &mut String| {
+            if let Some(new) = new_ids.get(id.as_str()) {
+                id.clone_from(new);
+            }
+        };
         for fact in &mut records {
-            fact.id = derived_id(user, &fact.id, fact.created_at);
+            renamed(&mut fact.id);
             if let Some(next) = &mut fact.superseded_by {
-                *next = derived_id(user, next, fact.created_at);
+                renamed(next);
             }
         }
     }
@@ -421,6 +432,35 @@ mod tests {
         let target = InMemoryUserMemoryStore::new();
         assert!(restore_facts(&target, &cyclic, None).await.is_err());
         assert!(target.list("alice").await.unwrap().is_empty());
+    }
+
+    #[tokio::test]
+    async fn ids_that_are_not_ulids_keep_their_links_under_another_user() {
+        let mut export = moved_twice().await;
+        let names: Vec<String> = export.facts.iter().map(|f| f.id.clone()).collect();
+        let rename = |id: &str| format!("fact-{}", names.iter().position(|n| n == id).unwrap());
+        for fact in &mut export.facts {
+            fact.id = rename(&fact.id);
+            fact.superseded_by = fact.superseded_by.as_deref().map(rename);
+        }
+        // versions days apart, so each id's time differs from its predecessor's
+        for (i, fact) in export.facts.iter_mut().enumerate() {
+            fact.created_at -= chrono::Duration::days(10 - i as i64);
+        }
+        let target = InMemoryUserMemoryStore::new();
+        assert_eq!(
+            restore_facts(&target, &export, Some("bob")).await.unwrap(),
+            3
+        );
+        let current = target.list("bob").await.unwrap();
+        assert_eq!(current.len(), 1);
+        assert_eq!(current[0].text, "lives in Oslo");
+        let history = target.history("bob", &current[0].id).await.unwrap();
+        assert_eq!(
+            history.len(),
+            3,
+            "links follow the renamed ids: {history:?}"
+        );
     }
 
     #[tokio::test]
