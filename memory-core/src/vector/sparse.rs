@@ -45,6 +45,23 @@ struct Posting {
 struct Term {
     text: Box<str>,
     postings: Vec<Posting>,
+    /// Block maxima of a long posting list, for [`SparseIndex::score_top`]; valid for
+    /// one epoch, computed when a search first needs them.
+    bounds: Mutex<Option<Arc<BlockBounds>>>,
+}
+
+/// Number of postings summarised by one block bound.
+const BLOCK: usize = 128;
+/// Lists at least this long get block bounds; shorter ones are cheaper to scan whole.
+const BOUNDED_MIN: usize = 8 * BLOCK;
+
+/// Upper bounds on a term's document-side factor `(1 + ln tf) / |d|` per block of
+/// [`BLOCK`] postings (in posting-list order), and over the whole list, at one epoch.
+#[derive(Debug)]
+struct BlockBounds {
+    epoch: u64,
+    blocks: Vec<f32>,
+    max: f32,
 }
 
 /// A document's term, with the position of its posting in that term's list.
@@ -178,6 +195,7 @@ impl SparseIndex {
         let term = Term {
             text: text.clone(),
             postings: Vec::new(),
+            bounds: Mutex::new(None),
         };
         let id = match self.free_terms.pop() {
             Some(id) => {
@@ -270,9 +288,9 @@ impl SparseIndex {
         inv
     }
 
-    /// Accumulates `dot(query, doc)` for every document sharing a term with `query`.
-    /// `None` when no query term is known.
-    fn accumulate(&self, query: &str) -> Option<Accumulated> {
+    /// The known terms of `query` with their weights `(1 + ln count) × idf`, and
+    /// `1 / |query|`. `None` when no query term is known.
+    fn query_terms(&self, query: &str) -> Option<QueryTerms> {
         // Known query terms with their counts, looked up without allocating a term.
         let mut known: Vec<(u32, f32)> = Vec::new();
         text::for_each_term(query, |t| {
@@ -284,7 +302,7 @@ impl SparseIndex {
             }
         });
         let table = self.idf_table();
-        let mut terms: Vec<(u32, f32)> = known
+        let terms: Vec<(u32, f32)> = known
             .into_iter()
             .map(|(id, count)| (id, (1.0 + count.ln()) * table.idf[id as usize]))
             .collect();
@@ -292,17 +310,7 @@ impl SparseIndex {
         if terms.is_empty() || q_norm_sq <= 0.0 {
             return None;
         }
-        let mut acc = vec![0.0f32; self.docs.len()];
-        for &(term, q_weight) in &terms {
-            let factor = q_weight * table.idf[term as usize];
-            for p in &self.terms[term as usize].postings {
-                acc[p.slot as usize] += p.tf_weight * factor;
-            }
-        }
-        // Heaviest query terms first, for `score_top`'s early stop.
-        terms.sort_by(|a, b| b.1.total_cmp(&a.1));
-        Some(Accumulated {
-            acc,
+        Some(QueryTerms {
             terms,
             inv_q: 1.0 / q_norm_sq.sqrt(),
             table,
@@ -314,43 +322,22 @@ impl SparseIndex {
     ///
     /// Costs O(postings of the query terms) plus a zeroed buffer of one `f32` per slot.
     pub(crate) fn score(&self, query: &str, mut f: impl FnMut(u32, f32)) {
-        self.score_top(query, |slot, cos| {
-            f(slot, cos);
-            f32::NEG_INFINITY
-        });
-    }
-
-    /// Like [`score`](Self::score) for a top-k search: `f(slot, cosine)` returns the
-    /// score a candidate now needs to be kept (`NEG_INFINITY` while everything is), and
-    /// candidates that provably cannot reach it are never computed.
-    ///
-    /// Query terms are visited heaviest first and each document is scored once, when
-    /// first met, from its complete dot product. A term's share of any cosine is at most
-    /// `q_t / |q|` (the document side of the cosine is a unit vector), so once the shares
-    /// of the terms not yet visited sum below the threshold, no unvisited document can
-    /// enter and the search stops: a query mixing a rare term with a very common one
-    /// scores the rare term's documents and skips most of the common one's.
-    pub(crate) fn score_top(&self, query: &str, mut f: impl FnMut(u32, f32) -> f32) {
-        let Some(Accumulated {
-            mut acc,
+        let Some(QueryTerms {
             terms,
             inv_q,
             table,
-        }) = self.accumulate(query)
+        }) = self.query_terms(query)
         else {
             return;
         };
-        // remaining[i] = bound on the cosine of a document containing only terms i.. .
-        let mut remaining: Vec<f32> = terms.iter().map(|(_, w)| w * inv_q).collect();
-        for i in (0..remaining.len().saturating_sub(1)).rev() {
-            remaining[i] += remaining[i + 1];
-        }
-        let mut threshold = f32::NEG_INFINITY;
-        for (i, &(term, _)) in terms.iter().enumerate() {
-            // Margin for float rounding: never stop on a bound that is merely close.
-            if remaining[i] * (1.0 + 1e-3) + 1e-6 < threshold {
-                break;
+        let mut acc = vec![0.0f32; self.docs.len()];
+        for &(term, q_weight) in &terms {
+            let factor = q_weight * table.idf[term as usize];
+            for p in &self.terms[term as usize].postings {
+                acc[p.slot as usize] += p.tf_weight * factor;
             }
+        }
+        for &(term, _) in &terms {
             for p in &self.terms[term as usize].postings {
                 let slot = p.slot as usize;
                 let dot = acc[slot];
@@ -360,22 +347,168 @@ impl SparseIndex {
                 acc[slot] = 0.0;
                 let inv_d = self.inv_norm(slot, &table);
                 if inv_d > 0.0 {
-                    threshold = f(p.slot, (dot * inv_d * inv_q).clamp(0.0, 1.0));
+                    f(p.slot, (dot * inv_d * inv_q).clamp(0.0, 1.0));
+                }
+            }
+        }
+    }
+
+    /// The block bounds of `term`'s posting list at the current epoch (computed now
+    /// when the cached ones are older): one pass over the list, which also refreshes
+    /// the norms it reads, so later searches reuse both until the next write.
+    fn block_bounds(&self, term: u32, table: &IdfTable) -> Arc<BlockBounds> {
+        let t = &self.terms[term as usize];
+        let mut cached = t.bounds.lock();
+        if let Some(bounds) = cached.as_ref().filter(|b| b.epoch == self.epoch) {
+            return Arc::clone(bounds);
+        }
+        let blocks: Vec<f32> = t
+            .postings
+            .chunks(BLOCK)
+            .map(|block| {
+                block.iter().fold(0.0f32, |m, p| {
+                    m.max(p.tf_weight * self.inv_norm(p.slot as usize, table))
+                })
+            })
+            .collect();
+        let max = blocks.iter().copied().fold(0.0f32, f32::max);
+        let bounds = Arc::new(BlockBounds {
+            epoch: self.epoch,
+            blocks,
+            max,
+        });
+        *cached = Some(Arc::clone(&bounds));
+        bounds
+    }
+
+    /// `Σ (1 + ln tf) × weight` over the query terms the document in `slot` contains,
+    /// read from its own term list (`weights` sorted by term id).
+    fn dot(&self, slot: usize, weights: &[(u32, f32)]) -> f32 {
+        let Some(Some(doc)) = self.docs.get(slot) else {
+            return 0.0;
+        };
+        doc.terms
+            .iter()
+            .filter_map(|t| {
+                weights
+                    .binary_search_by_key(&t.term, |&(id, _)| id)
+                    .ok()
+                    .map(|i| t.tf_weight * weights[i].1)
+            })
+            .sum()
+    }
+
+    /// Like [`score`](Self::score) for a top-k search: `f(slot, cosine)` returns the
+    /// score a candidate now needs to be kept (`NEG_INFINITY` while everything is), and
+    /// candidates that provably cannot reach it are never computed.
+    ///
+    /// A term's share of a document's cosine is `q_t × idf_t × (1 + ln tf) / |d| / |q|`.
+    /// Its document-side factor `(1 + ln tf) / |d|` is at most `1 / idf_t`, and long
+    /// posting lists keep its maximum per block of 128 postings (computed once per index
+    /// epoch, see [`BlockBounds`]). Query terms are visited in decreasing order of their
+    /// largest possible share; each document is decided once, when first met, from its
+    /// complete dot product read off its own term list. Whole blocks whose bound plus
+    /// the shares of the terms not yet visited is below the threshold are skipped, and
+    /// once the unvisited terms' shares alone are, the search stops. So a query for a
+    /// word in most documents reads the few blocks holding its strongest documents, and
+    /// a rare word mixed with common ones scores the rare word's documents and little
+    /// else. Scores are exact; only documents that cannot enter the top-k are skipped.
+    pub(crate) fn score_top(&self, query: &str, mut f: impl FnMut(u32, f32) -> f32) {
+        let Some(QueryTerms {
+            terms,
+            inv_q,
+            table,
+        }) = self.query_terms(query)
+        else {
+            return;
+        };
+        // Per term: weight × idf (its factor in the dot product) and its bound.
+        let mut plan: Vec<Planned> = terms
+            .iter()
+            .map(|&(term, w)| {
+                let weight = w * table.idf[term as usize];
+                let long = self.terms[term as usize].postings.len() >= BOUNDED_MIN;
+                let bounds = long.then(|| self.block_bounds(term, &table));
+                let share = match &bounds {
+                    Some(b) => weight * b.max * inv_q,
+                    None => w * inv_q,
+                };
+                Planned {
+                    term,
+                    weight,
+                    share,
+                    bounds,
+                }
+            })
+            .collect();
+        plan.sort_by(|a, b| b.share.total_cmp(&a.share));
+        // rest[i] = bound on the cosine of a document containing only terms i.. .
+        let mut rest = vec![0.0f32; plan.len() + 1];
+        for i in (0..plan.len()).rev() {
+            rest[i] = rest[i + 1] + plan[i].share;
+        }
+        let mut weights: Vec<(u32, f32)> = plan.iter().map(|p| (p.term, p.weight)).collect();
+        weights.sort_unstable_by_key(|&(id, _)| id);
+        // Margin for float rounding: never skip on a bound that is merely close.
+        let below = |bound: f32, threshold: f32| bound * (1.0 + 1e-3) + 1e-6 < threshold;
+        let mut decided = vec![0u64; self.docs.len().div_ceil(64)];
+        let mut threshold = f32::NEG_INFINITY;
+        for (i, p) in plan.iter().enumerate() {
+            if below(rest[i], threshold) {
+                break;
+            }
+            let postings = &self.terms[p.term as usize].postings;
+            for (b, block) in postings.chunks(BLOCK).enumerate() {
+                if let Some(bounds) = &p.bounds {
+                    let block_share = p.weight * bounds.blocks[b] * inv_q;
+                    if below(block_share + rest[i + 1], threshold) {
+                        continue;
+                    }
+                }
+                for posting in block {
+                    let slot = posting.slot as usize;
+                    let (word, bit) = (slot / 64, 1u64 << (slot % 64));
+                    if decided[word] & bit != 0 {
+                        continue;
+                    }
+                    decided[word] |= bit;
+                    let inv_d = self.inv_norm(slot, &table);
+                    if inv_d <= 0.0 {
+                        continue;
+                    }
+                    let own = p.weight * posting.tf_weight * inv_d * inv_q;
+                    if below(own + rest[i + 1], threshold) {
+                        continue;
+                    }
+                    let dot = if plan.len() == 1 {
+                        posting.tf_weight * p.weight
+                    } else {
+                        self.dot(slot, &weights)
+                    };
+                    threshold = f(posting.slot, (dot * inv_d * inv_q).clamp(0.0, 1.0));
                 }
             }
         }
     }
 }
 
-/// The result of [`SparseIndex::accumulate`].
-struct Accumulated {
-    /// Dot product per slot (0 for documents sharing no term).
-    acc: Vec<f32>,
-    /// Known query terms and their weights, heaviest first.
+/// The known terms of a query, from [`SparseIndex::query_terms`].
+struct QueryTerms {
+    /// Term ids and weights `(1 + ln count) × idf`, in query order.
     terms: Vec<(u32, f32)>,
     /// `1 / |query|`.
     inv_q: f32,
     table: Arc<IdfTable>,
+}
+
+/// One query term in [`SparseIndex::score_top`]'s plan.
+struct Planned {
+    term: u32,
+    /// Query weight × idf: the term's factor in the dot product.
+    weight: f32,
+    /// Upper bound on the term's share of any document's cosine.
+    share: f32,
+    bounds: Option<Arc<BlockBounds>>,
 }
 
 #[cfg(test)]
@@ -506,6 +639,110 @@ mod tests {
         let mut ranked: Vec<(u32, f32)> = want.into_iter().collect();
         ranked.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
         assert_eq!(got, [ranked[0].0, ranked[1].0]);
+    }
+
+    /// A corpus large enough for block bounds: word `i` of `WORDS.len()` appears with
+    /// Zipf-like frequency, documents are 3 to 12 words long.
+    fn zipf_corpus(seed: u64, docs: u32) -> BTreeMap<u32, String> {
+        let mut state = seed | 1;
+        let mut next = move || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        let weights: Vec<f64> = (1..=WORDS.len()).map(|r| 1.0 / r as f64).collect();
+        let total: f64 = weights.iter().sum();
+        let mut draw = move || {
+            let mut x = (next() % 1_000_000) as f64 / 1_000_000.0 * total;
+            for (i, w) in weights.iter().enumerate() {
+                if x < *w {
+                    return WORDS[i];
+                }
+                x -= w;
+            }
+            WORDS[WORDS.len() - 1]
+        };
+        (0..docs)
+            .map(|slot| {
+                let len = 3 + (slot as usize * 7919) % 10;
+                let words: Vec<&str> = (0..len).map(|_| draw()).collect();
+                (slot, words.join(" "))
+            })
+            .collect()
+    }
+
+    fn top_k(index: &SparseIndex, query: &str, k: usize) -> (Vec<(f32, u32)>, usize) {
+        let mut calls = 0;
+        let mut top = TopK::new(k);
+        index.score_top(query, |slot, cos| {
+            calls += 1;
+            top.push(cos, slot, ());
+            top.threshold()
+        });
+        let got = top
+            .into_sorted()
+            .into_iter()
+            .map(|(c, s, _)| (c, s))
+            .collect();
+        (got, calls)
+    }
+
+    fn assert_top_matches(got: &[(f32, u32)], want: &BTreeMap<u32, f32>, k: usize) {
+        let mut ranked: Vec<f32> = want.values().copied().collect();
+        ranked.sort_by(|a, b| b.total_cmp(a));
+        assert_eq!(got.len(), ranked.len().min(k));
+        for ((g, slot), w) in got.iter().zip(&ranked) {
+            assert!((g - w).abs() < 1e-4, "slot {slot}: {g} vs {w}");
+            assert!((want[slot] - g).abs() < 1e-4, "slot {slot} scored {g}");
+        }
+    }
+
+    #[test]
+    fn a_word_in_most_documents_reads_few_of_them() {
+        let mut idx = SparseIndex::new();
+        let corpus = zipf_corpus(11, 5_000);
+        for (slot, text) in &corpus {
+            idx.insert(*slot, text);
+        }
+        let df = corpus
+            .values()
+            .filter(|t| t.split(' ').any(|w| w == "red"))
+            .count();
+        assert!(df > 2_000, "red is in {df} documents");
+        // Two words in most documents leave more candidates (each one's bound counts
+        // the other word's largest share), still well under all of them.
+        for (query, most) in [("red", df / 20), ("owl red", df / 8), ("red green", df / 2)] {
+            let want = brute_force(&corpus, query);
+            let (got, calls) = top_k(&idx, query, 10);
+            assert_top_matches(&got, &want, 10);
+            assert!(calls < most, "{query}: scored {calls} of {df} documents");
+        }
+    }
+
+    #[test]
+    fn block_bounds_follow_writes() {
+        let mut idx = SparseIndex::new();
+        let mut corpus = zipf_corpus(5, 3_000);
+        for (slot, text) in &corpus {
+            idx.insert(*slot, text);
+        }
+        for round in 0..6u32 {
+            for query in ["red", "blue red", "rain", "moon sun red"] {
+                let want = brute_force(&corpus, query);
+                assert_top_matches(&top_k(&idx, query, 5).0, &want, 5);
+            }
+            // Move the strongest "red" documents around: replace, remove, add short ones.
+            let slot = round * 97;
+            idx.insert(slot, "red red red");
+            corpus.insert(slot, "red red red".into());
+            let gone = round * 131 + 1;
+            idx.remove(gone);
+            corpus.remove(&gone);
+            let new = 3_000 + round;
+            idx.insert(new, "red moon");
+            corpus.insert(new, "red moon".into());
+        }
     }
 
     #[derive(Debug, Clone)]
