@@ -37,6 +37,8 @@ mod redis;
 mod sqlite;
 #[cfg(feature = "postgres")]
 mod text;
+#[cfg(any(feature = "redis", feature = "postgres"))]
+mod tls;
 mod url;
 
 #[cfg(feature = "file")]
@@ -47,4 +49,6 @@ pub use postgres::{PostgresOptions, PostgresStore};
 pub use redis::{RedisOptions, RedisStore};
 #[cfg(feature = "sqlite")]
 pub use sqlite::SqliteStore;
+#[cfg(any(feature = "redis", feature = "postgres"))]
+pub use tls::TlsError;
 pub use url::{StoreKind, StoreUrl, STORE_URL_ENV};
