@@ -9,6 +9,9 @@
 //! - `file`: [`FileStore`], a directory of JSON files implementing all four traits;
 //! - `redis`: [`RedisStore`], every store trait in Redis;
 //! - `postgres`: [`PostgresStore`], every store trait in PostgreSQL (pgvector when available).
+//!
+//! Both server stores speak TLS through rustls (`rediss://`, and libpq's `sslmode` for
+//! PostgreSQL); see "TLS" on [`RedisStore`] and [`PostgresStore`], and [`TlsError`].
 #![warn(missing_docs)]
 
 #[cfg(any(feature = "sqlite", feature = "postgres"))]

@@ -8,32 +8,6 @@
 //! - Connections come from a `deadpool-postgres` pool; connecting and every operation are
 //!   bounded by timeouts, so an unreachable or vanished server gives
 //!   [`MemoryError::Store`] with `store: "postgres"`, never a hang.
-//!
-//! # TLS
-//!
-//! The URL's libpq-style `sslmode` decides (rustls, `ring` provider):
-//!
-//! | `sslmode` | TLS | certificate checks |
-//! | --- | --- | --- |
-//! | `disable` | never | none |
-//! | `prefer` (the default, as in libpq) | when the server offers it, else plain | as `require` |
-//! | `require` | always; a server without TLS is refused | **none** without `sslrootcert` (encrypted, not authenticated, as libpq); with it, as `verify-ca` |
-//! | `verify-ca` | always | the chain must lead to a trusted root; the host name is not checked |
-//! | `verify-full` | always | the chain and the host name (DNS name or IP address in the URL) |
-//!
-//! Trusted roots come from `sslrootcert=PATH` (a PEM file) or, without it or with
-//! `sslrootcert=system`, from the platform's store (`/etc/ssl/certs`, ...); libpq's
-//! `~/.postgresql/root.crt` is not read. Both parameters are taken off the URL before
-//! tokio-postgres parses the rest. A `key=value` connection string (not a URL) gets only
-//! tokio-postgres's `disable`/`prefer`/`require`, unverified.
-//!
-//! A server that refuses TLS under `require`/`verify-*`, or a certificate that fails the
-//! checks, gives [`MemoryError::Store`] whose operation names the URL (password shown as
-//! `***`) and whose source is a [`TlsError`](crate::TlsError) saying why.
-//!
-//! ```text
-//! postgres://me@db.internal:5432/app?sslmode=verify-full&sslrootcert=/etc/agentmem/ca.pem
-//! ```
 
 use std::str::FromStr;
 use std::time::Duration;
@@ -101,6 +75,32 @@ impl Default for PostgresOptions {
 ///     .await?;
 /// # Ok(()) }
 /// ```
+///
+/// # TLS
+///
+/// The URL's libpq-style `sslmode` decides (rustls, `ring` provider):
+///
+/// | `sslmode` | TLS | certificate checks |
+/// | --- | --- | --- |
+/// | `disable` | never | none |
+/// | `prefer` (the default, as in libpq) | when the server offers it, else plain | as `require` |
+/// | `require` | always; a server without TLS is refused | **none** without `sslrootcert` (encrypted, not authenticated, as libpq); with it, as `verify-ca` |
+/// | `verify-ca` | always | the chain must lead to a trusted root; the host name is not checked |
+/// | `verify-full` | always | the chain and the host name (DNS name or IP address in the URL) |
+///
+/// Trusted roots come from `sslrootcert=PATH` (a PEM file) or, without it or with
+/// `sslrootcert=system`, from the platform's store (`/etc/ssl/certs`, ...); libpq's
+/// `~/.postgresql/root.crt` is not read. Both parameters are taken off the URL before
+/// tokio-postgres parses the rest. A `key=value` connection string (not a URL) gets only
+/// tokio-postgres's `disable`/`prefer`/`require`, unverified.
+///
+/// A server that refuses TLS under `require`/`verify-*`, or a certificate that fails the
+/// checks, gives [`MemoryError::Store`] whose operation names the URL (password shown as
+/// `***`) and whose source is a [`TlsError`](crate::TlsError) saying why.
+///
+/// ```text
+/// postgres://me@db.internal:5432/app?sslmode=verify-full&sslrootcert=/etc/agentmem/ca.pem
+/// ```
 #[derive(Clone)]
 pub struct PostgresStore {
     pool: Pool,
@@ -131,7 +131,7 @@ impl PostgresStore {
     pub const SCHEMA_VERSION: u32 = schema::SCHEMA_VERSION;
 
     /// Connects to `url` (`postgres://user@host:port/db`, optionally with `?sslmode=...` and
-    /// `sslrootcert=PATH`: see the [module docs](self#tls)) with default [`PostgresOptions`]
+    /// `sslrootcert=PATH`: see the [TLS](Self#tls)) with default [`PostgresOptions`]
     /// and brings the schema up to date.
     pub async fn connect(url: &str) -> Result<Self> {
         Self::connect_with(url, PostgresOptions::default()).await

@@ -26,24 +26,6 @@
 //! Connections go through redis-rs's [`ConnectionManager`], which reconnects after the
 //! server comes back. Connecting and every response are bounded by timeouts, so an
 //! unreachable server gives [`MemoryError::Store`] with `store: "redis"` instead of a hang.
-//!
-//! # TLS
-//!
-//! `rediss://HOST:PORT/DB` connects over TLS (rustls, `ring` provider) and always checks the
-//! server's certificate chain and host name. Trusted roots: the PEM file named by the
-//! URL parameter `sslrootcert=PATH` (the same name as for PostgreSQL; taken off the URL
-//! before the redis crate sees it), otherwise the platform's store (`/etc/ssl/certs`, ...).
-//! `rediss://HOST:PORT/DB#insecure` skips every certificate check: for tests only.
-//! A certificate that fails the checks gives [`MemoryError::Store`] whose operation names
-//! the URL (password shown as `***`) and whose source is a [`TlsError`](crate::TlsError).
-//!
-//! If the application has not installed a process-wide rustls `CryptoProvider`, connecting
-//! to a `rediss://` URL installs `ring`'s (the redis crate builds its TLS configuration
-//! from the process default).
-//!
-//! ```text
-//! rediss://:secret@cache.internal:6380/0?sslrootcert=/etc/agentmem/ca.pem
-//! ```
 
 use std::time::Duration;
 
@@ -102,6 +84,24 @@ impl Default for RedisOptions {
 ///     .await?;
 /// # Ok(()) }
 /// ```
+///
+/// # TLS
+///
+/// `rediss://HOST:PORT/DB` connects over TLS (rustls, `ring` provider) and always checks the
+/// server's certificate chain and host name. Trusted roots: the PEM file named by the
+/// URL parameter `sslrootcert=PATH` (the same name as for PostgreSQL; taken off the URL
+/// before the redis crate sees it), otherwise the platform's store (`/etc/ssl/certs`, ...).
+/// `rediss://HOST:PORT/DB#insecure` skips every certificate check: for tests only.
+/// A certificate that fails the checks gives [`MemoryError::Store`] whose operation names
+/// the URL (password shown as `***`) and whose source is a [`TlsError`](crate::TlsError).
+///
+/// If the application has not installed a process-wide rustls `CryptoProvider`, connecting
+/// to a `rediss://` URL installs `ring`'s (the redis crate builds its TLS configuration
+/// from the process default).
+///
+/// ```text
+/// rediss://:secret@cache.internal:6380/0?sslrootcert=/etc/agentmem/ca.pem
+/// ```
 #[derive(Clone)]
 pub struct RedisStore {
     conn: ConnectionManager,
@@ -125,7 +125,7 @@ impl std::fmt::Debug for RedisStore {
 
 impl RedisStore {
     /// Connects to `url` (`redis://host:port/db`, or `rediss://...` over TLS: see the
-    /// [module docs](self#tls)) with default [`RedisOptions`].
+    /// [TLS](Self#tls)) with default [`RedisOptions`].
     pub async fn connect(url: &str) -> Result<Self> {
         Self::connect_with(url, RedisOptions::default()).await
     }
