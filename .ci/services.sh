@@ -180,7 +180,7 @@ agentmem_tls_services() {
 
     # PostgreSQL with ssl=on, accepting only TLS connections.
     local pg_bin
-    pg_bin=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1)
+    pg_bin=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1 || true)
     if [ -z "$pg_bin" ] || [ ! -x "$pg_bin/postgres" ]; then
         echo "services: installing Debian's postgresql (for a server built with OpenSSL)"
         DEBIAN_FRONTEND=noninteractive apt-get update -qq

@@ -120,7 +120,7 @@ impl FromStr for StoreUrl {
             "postgres" | "postgresql" => Ok(StoreUrl::Postgres(url.to_owned())),
             other => Err(MemoryError::invalid(
                 "store URL",
-                format!("unsupported scheme `{other}` in `{url}`; supported: memory://, sqlite://PATH, file://DIR, redis://, postgres://"),
+                format!("unsupported scheme `{other}` in `{url}`; supported: memory://, sqlite://PATH, file://DIR, redis:// (rediss:// over TLS), postgres://"),
             )),
         }
     }
@@ -374,6 +374,10 @@ mod tests {
             ),
             ("postgresql://me@db/app", "postgresql://me@db/app"),
             ("redis://h/0", "redis://h/0"),
+            (
+                "rediss://:secret@h:6380/0?sslrootcert=/ca.pem",
+                "rediss://:***@h:6380/0?sslrootcert=/ca.pem",
+            ),
             ("redis://u:p@w@h/0", "redis://u:***@h/0"),
         ] {
             let parsed: StoreUrl = url.parse().expect("parse");
