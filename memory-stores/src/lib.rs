@@ -9,6 +9,9 @@
 //! - `file`: [`FileStore`], a directory of JSON files implementing all four traits;
 //! - `redis`: [`RedisStore`], every store trait in Redis;
 //! - `postgres`: [`PostgresStore`], every store trait in PostgreSQL (pgvector when available).
+//!
+//! Both server stores speak TLS through rustls (`rediss://`, and libpq's `sslmode` for
+//! PostgreSQL); see "TLS" on [`RedisStore`] and [`PostgresStore`], and [`TlsError`].
 #![warn(missing_docs)]
 
 #[cfg(any(feature = "sqlite", feature = "postgres"))]
@@ -37,6 +40,8 @@ mod redis;
 mod sqlite;
 #[cfg(feature = "postgres")]
 mod text;
+#[cfg(any(feature = "redis", feature = "postgres"))]
+mod tls;
 mod url;
 
 #[cfg(feature = "file")]
@@ -47,4 +52,6 @@ pub use postgres::{PostgresOptions, PostgresStore};
 pub use redis::{RedisOptions, RedisStore};
 #[cfg(feature = "sqlite")]
 pub use sqlite::SqliteStore;
+#[cfg(any(feature = "redis", feature = "postgres"))]
+pub use tls::TlsError;
 pub use url::{StoreKind, StoreUrl, STORE_URL_ENV};

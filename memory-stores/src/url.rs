@@ -83,8 +83,9 @@ pub enum StoreUrl {
     /// `file://DIR`: every store as JSON files in a directory
     /// ([`FileStore`](crate::FileStore)).
     File(PathBuf),
-    /// `redis://HOST:PORT/DB` (the whole URL): every store in Redis (vector documents are
-    /// kept in Redis and searched through an in-process index rebuilt when they change).
+    /// `redis://HOST:PORT/DB` or, over TLS, `rediss://...` (the whole URL): every store in
+    /// Redis (vector documents are kept in Redis and searched through an in-process index
+    /// rebuilt when they change).
     Redis(String),
     /// `postgres://USER@HOST:PORT/DB` or `postgresql://...` (the whole URL): every store in
     /// PostgreSQL.
@@ -115,11 +116,11 @@ impl FromStr for StoreUrl {
             "memory" => Ok(StoreUrl::Memory),
             "sqlite" => path("database file").map(StoreUrl::Sqlite),
             "file" => path("directory").map(StoreUrl::File),
-            "redis" => Ok(StoreUrl::Redis(url.to_owned())),
+            "redis" | "rediss" => Ok(StoreUrl::Redis(url.to_owned())),
             "postgres" | "postgresql" => Ok(StoreUrl::Postgres(url.to_owned())),
             other => Err(MemoryError::invalid(
                 "store URL",
-                format!("unsupported scheme `{other}` in `{url}`; supported: memory://, sqlite://PATH, file://DIR, redis://, postgres://"),
+                format!("unsupported scheme `{other}` in `{url}`; supported: memory://, sqlite://PATH, file://DIR, redis:// (rediss:// over TLS), postgres://"),
             )),
         }
     }
@@ -259,7 +260,7 @@ impl std::fmt::Display for StoreUrl {
 }
 
 /// `url` with the password of its user info, if any, replaced by `***`.
-fn redact(url: &str) -> String {
+pub(crate) fn redact(url: &str) -> String {
     let Some((scheme, rest)) = url.split_once("://") else {
         return url.to_owned();
     };
@@ -373,6 +374,10 @@ mod tests {
             ),
             ("postgresql://me@db/app", "postgresql://me@db/app"),
             ("redis://h/0", "redis://h/0"),
+            (
+                "rediss://:secret@h:6380/0?sslrootcert=/ca.pem",
+                "rediss://:***@h:6380/0?sslrootcert=/ca.pem",
+            ),
             ("redis://u:p@w@h/0", "redis://u:***@h/0"),
         ] {
             let parsed: StoreUrl = url.parse().expect("parse");

@@ -13,13 +13,15 @@ use std::str::FromStr;
 use std::time::Duration;
 
 use agentmemory_core::{FactPolicy, MemoryError, Result};
-use deadpool_postgres::{Manager, ManagerConfig, Object, Pool, RecyclingMethod, Runtime};
-use tokio_postgres::NoTls;
+use deadpool_postgres::{
+    Manager, ManagerConfig, Object, Pool, PoolError, RecyclingMethod, Runtime,
+};
 
 mod conversation;
 mod facts;
 mod kv;
 mod schema;
+mod tls;
 mod vector;
 
 /// The store name used in [`MemoryError::Store`].
@@ -73,6 +75,32 @@ impl Default for PostgresOptions {
 ///     .await?;
 /// # Ok(()) }
 /// ```
+///
+/// # TLS
+///
+/// The URL's libpq-style `sslmode` decides (rustls, `ring` provider):
+///
+/// | `sslmode` | TLS | certificate checks |
+/// | --- | --- | --- |
+/// | `disable` | never | none |
+/// | `prefer` (the default, as in libpq) | when the server offers it, else plain | as `require` |
+/// | `require` | always; a server without TLS is refused | **none** without `sslrootcert` (encrypted, not authenticated, as libpq); with it, as `verify-ca` |
+/// | `verify-ca` | always | the chain must lead to a trusted root; the host name is not checked |
+/// | `verify-full` | always | the chain and the host name (DNS name or IP address in the URL) |
+///
+/// Trusted roots come from `sslrootcert=PATH` (a PEM file) or, without it or with
+/// `sslrootcert=system`, from the platform's store (`/etc/ssl/certs`, ...); libpq's
+/// `~/.postgresql/root.crt` is not read. Both parameters are taken off the URL before
+/// tokio-postgres parses the rest. A `key=value` connection string (not a URL) gets only
+/// tokio-postgres's `disable`/`prefer`/`require`, unverified.
+///
+/// A server that refuses TLS under `require`/`verify-*`, or a certificate that fails the
+/// checks, gives [`MemoryError::Store`] whose operation names the URL (password shown as
+/// `***`) and whose source is a [`TlsError`](crate::TlsError) saying why.
+///
+/// ```text
+/// postgres://me@db.internal:5432/app?sslmode=verify-full&sslrootcert=/etc/agentmem/ca.pem
+/// ```
 #[derive(Clone)]
 pub struct PostgresStore {
     pool: Pool,
@@ -83,6 +111,10 @@ pub struct PostgresStore {
     policy: FactPolicy,
     /// Each recently searched user's facts, indexed (see `fact_cache`).
     fact_cache: std::sync::Arc<crate::fact_cache::FactCache>,
+    /// The URL with its password hidden, for connection errors.
+    shown_url: std::sync::Arc<str>,
+    /// The `sslmode` in force.
+    ssl_mode: tls::SslMode,
 }
 
 impl std::fmt::Debug for PostgresStore {
@@ -98,7 +130,8 @@ impl PostgresStore {
     /// The schema version this build creates and reads.
     pub const SCHEMA_VERSION: u32 = schema::SCHEMA_VERSION;
 
-    /// Connects to `url` (`postgres://user@host:port/db`) with default [`PostgresOptions`]
+    /// Connects to `url` (`postgres://user@host:port/db`, optionally with `?sslmode=...` and
+    /// `sslrootcert=PATH`: see the [TLS](Self#tls)) with default [`PostgresOptions`]
     /// and brings the schema up to date.
     pub async fn connect(url: &str) -> Result<Self> {
         Self::connect_with(url, PostgresOptions::default()).await
@@ -107,12 +140,34 @@ impl PostgresStore {
     /// Connects to `url` with `options` and brings the schema up to date.
     pub async fn connect_with(url: &str, options: PostgresOptions) -> Result<Self> {
         let schema = schema::quoted(&options.schema)?;
-        let mut config = tokio_postgres::Config::from_str(url)
+        let shown_url: std::sync::Arc<str> = crate::url::redact(url).into();
+        let (driver_url, settings) = tls::TlsSettings::from_url(url)
+            .map_err(|reason| MemoryError::invalid("postgres URL", reason))?;
+        let mut config = tokio_postgres::Config::from_str(&driver_url)
             .map_err(|e| MemoryError::invalid("postgres URL", e.to_string()))?;
         config.connect_timeout(options.connect_timeout);
+        let settings = settings.unwrap_or_else(|| tls::TlsSettings {
+            mode: match config.get_ssl_mode() {
+                tokio_postgres::config::SslMode::Disable => tls::SslMode::Disable,
+                tokio_postgres::config::SslMode::Require => tls::SslMode::Require,
+                _ => tls::SslMode::Prefer,
+            },
+            root_cert: None,
+        });
+        config.ssl_mode(settings.driver_mode());
+        let tls_config = settings.client_config().map_err(|e| {
+            MemoryError::store(
+                STORE,
+                format!(
+                    "set up TLS for {shown_url} (sslmode={})",
+                    settings.mode.name()
+                ),
+                e,
+            )
+        })?;
         let manager = Manager::from_config(
             config,
-            NoTls,
+            tls::RustlsConnect(std::sync::Arc::new(tls_config)),
             ManagerConfig {
                 recycling_method: RecyclingMethod::Fast,
             },
@@ -132,6 +187,8 @@ impl PostgresStore {
             timeout: options.operation_timeout,
             policy: options.fact_policy,
             fact_cache: Default::default(),
+            shown_url,
+            ssl_mode: settings.mode,
         };
         store
             .bounded("migrate the schema", async {
@@ -166,10 +223,21 @@ impl PostgresStore {
 
     /// A pooled connection.
     async fn client(&self, operation: &'static str) -> Result<Object> {
-        self.pool
-            .get()
-            .await
-            .map_err(|e| MemoryError::store(STORE, operation, e))
+        self.pool.get().await.map_err(|e| match e {
+            PoolError::Backend(e) => match tls::tls_failure(&e, self.ssl_mode) {
+                Some(tls) => MemoryError::store(
+                    STORE,
+                    format!(
+                        "connect over TLS to {} (sslmode={})",
+                        self.shown_url,
+                        self.ssl_mode.name()
+                    ),
+                    tls,
+                ),
+                None => MemoryError::store(STORE, operation, e),
+            },
+            e => MemoryError::store(STORE, operation, e),
+        })
     }
 
     /// Runs `fut` within the operation timeout.

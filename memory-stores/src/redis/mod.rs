@@ -84,6 +84,24 @@ impl Default for RedisOptions {
 ///     .await?;
 /// # Ok(()) }
 /// ```
+///
+/// # TLS
+///
+/// `rediss://HOST:PORT/DB` connects over TLS (rustls, `ring` provider) and always checks the
+/// server's certificate chain and host name. Trusted roots: the PEM file named by the
+/// URL parameter `sslrootcert=PATH` (the same name as for PostgreSQL; taken off the URL
+/// before the redis crate sees it), otherwise the platform's store (`/etc/ssl/certs`, ...).
+/// `rediss://HOST:PORT/DB#insecure` skips every certificate check: for tests only.
+/// A certificate that fails the checks gives [`MemoryError::Store`] whose operation names
+/// the URL (password shown as `***`) and whose source is a [`TlsError`](crate::TlsError).
+///
+/// If the application has not installed a process-wide rustls `CryptoProvider`, connecting
+/// to a `rediss://` URL installs `ring`'s (the redis crate builds its TLS configuration
+/// from the process default).
+///
+/// ```text
+/// rediss://:secret@cache.internal:6380/0?sslrootcert=/etc/agentmem/ca.pem
+/// ```
 #[derive(Clone)]
 pub struct RedisStore {
     conn: ConnectionManager,
@@ -106,7 +124,8 @@ impl std::fmt::Debug for RedisStore {
 }
 
 impl RedisStore {
-    /// Connects to `url` (`redis://host:port/db`) with default [`RedisOptions`].
+    /// Connects to `url` (`redis://host:port/db`, or `rediss://...` over TLS: see the
+    /// [TLS](Self#tls)) with default [`RedisOptions`].
     pub async fn connect(url: &str) -> Result<Self> {
         Self::connect_with(url, RedisOptions::default()).await
     }
@@ -114,8 +133,33 @@ impl RedisStore {
     /// Connects to `url` with `options`. An unreachable server gives
     /// [`MemoryError::Store`] within about `options.connect_timeout`.
     pub async fn connect_with(url: &str, options: RedisOptions) -> Result<Self> {
-        let client = redis::Client::open(url)
-            .map_err(|e| MemoryError::invalid("redis URL", e.to_string()))?;
+        let shown_url = crate::url::redact(url);
+        let (url, params) = crate::tls::take_params(url, &["sslrootcert"]);
+        let tls = url.starts_with("rediss://") || url.starts_with("valkeys://");
+        let root_cert = params.into_iter().next_back().map(|(_, path)| path);
+        let client = match root_cert {
+            Some(_) if !tls => {
+                return Err(MemoryError::invalid(
+                    "redis URL",
+                    format!("`{shown_url}` names sslrootcert but is not a rediss:// URL"),
+                ))
+            }
+            Some(path) => {
+                let pem = crate::tls::read_pem(std::path::Path::new(&path)).map_err(|e| {
+                    MemoryError::store(STORE, format!("set up TLS for {shown_url}"), e)
+                })?;
+                let certs = redis::TlsCertificates {
+                    client_tls: None,
+                    root_cert: Some(pem),
+                };
+                redis::Client::build_with_tls(url.as_str(), certs)
+            }
+            None => redis::Client::open(url.as_str()),
+        }
+        .map_err(|e| MemoryError::invalid("redis URL", e.to_string()))?;
+        if tls {
+            crate::tls::install_default_provider();
+        }
         let config = ConnectionManagerConfig::new()
             .set_connection_timeout(Some(options.connect_timeout))
             .set_response_timeout(Some(options.response_timeout))
@@ -125,7 +169,12 @@ impl RedisStore {
         let conn = tokio::time::timeout(bound, ConnectionManager::new_with_config(client, config))
             .await
             .map_err(|_| MemoryError::store(STORE, "connect", "timed out"))?
-            .map_err(|e| MemoryError::store(STORE, "connect", e))?;
+            .map_err(|e| match crate::tls::classify(&e).filter(|_| tls) {
+                Some(tls) => {
+                    MemoryError::store(STORE, format!("connect over TLS to {shown_url}"), tls)
+                }
+                None => MemoryError::store(STORE, "connect", e),
+            })?;
         Ok(Self {
             conn,
             prefix: options.prefix,
