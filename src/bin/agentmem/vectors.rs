@@ -270,6 +270,9 @@ struct QueryHit {
 struct QueryResult {
     id: serde_json::Value,
     hits: Vec<QueryHit>,
+    /// How long the search took (not printed with the hits).
+    #[serde(skip)]
+    took: Duration,
 }
 
 type Pending = tokio::task::JoinHandle<agentmemory::Result<QueryResult>>;
@@ -286,7 +289,7 @@ async fn search_jsonl(
     let stdin = io::stdin().lock();
     let mut out = io::stdout().lock();
     let started = Instant::now();
-    let mut answered = 0usize;
+    let mut took: Vec<Duration> = Vec::new();
     let mut pending: VecDeque<Pending> = VecDeque::with_capacity(concurrency);
     let mut failure = None;
     for (n, line) in stdin.lines().enumerate() {
@@ -310,16 +313,17 @@ async fn search_jsonl(
         };
         if pending.len() >= concurrency {
             if let Some(oldest) = pending.pop_front() {
-                write_result(&mut out, oldest).await?;
-                answered += 1;
+                took.push(write_result(&mut out, oldest).await?);
             }
         }
         let store = Arc::clone(&store);
         let namespace = namespace.to_owned();
         pending.push_back(tokio::spawn(async move {
             let search = SearchQuery::new(query.query, query.k.unwrap_or(k));
+            let began = Instant::now();
             let hits = store.search(&namespace, &search).await?;
             Ok(QueryResult {
+                took: began.elapsed(),
                 id: query.id,
                 hits: hits
                     .into_iter()
@@ -333,23 +337,44 @@ async fn search_jsonl(
     }
     // the queries read before a bad line are still answered
     while let Some(oldest) = pending.pop_front() {
-        write_result(&mut out, oldest).await?;
-        answered += 1;
+        took.push(write_result(&mut out, oldest).await?);
     }
     if let Some(failure) = failure {
         return Err(failure);
     }
     let secs = started.elapsed().as_secs_f64();
+    let answered = took.len();
     eprintln!(
-        "answered {answered} queries from namespace `{namespace}` in {secs:.2}s ({:.0} queries/s)",
-        answered as f64 / secs.max(1e-9)
+        "answered {answered} queries from namespace `{namespace}` in {secs:.2}s ({:.0} queries/s){}",
+        answered as f64 / secs.max(1e-9),
+        latency_summary(&took)
     );
     Ok(())
 }
 
-async fn write_result(out: &mut impl io::Write, pending: Pending) -> Result<(), CliError> {
+/// `; per query p50 …, p95 …; the first …`: the first search of a process also loads
+/// the store's index, so it is reported on its own.
+fn latency_summary(took: &[Duration]) -> String {
+    let Some(first) = took.first() else {
+        return String::new();
+    };
+    let mut sorted = took.to_vec();
+    sorted.sort_unstable();
+    let at = |q: usize| sorted[(sorted.len() * q / 100).min(sorted.len() - 1)];
+    let ms = |d: Duration| d.as_secs_f64() * 1e3;
+    format!(
+        "; per query p50 {:.3} ms, p95 {:.3} ms; the first (opens the index) {:.1} ms",
+        ms(at(50)),
+        ms(at(95)),
+        ms(*first)
+    )
+}
+
+/// Writes one result line; how long its search took.
+async fn write_result(out: &mut impl io::Write, pending: Pending) -> Result<Duration, CliError> {
     let result = pending
         .await
         .map_err(|e| CliError::runtime("search task", e))??;
-    output::json_line(out, &result)
+    output::json_line(out, &result)?;
+    Ok(result.took)
 }
