@@ -83,6 +83,8 @@ pub struct PostgresStore {
     policy: FactPolicy,
     /// Each recently searched user's facts, indexed (see `fact_cache`).
     fact_cache: std::sync::Arc<crate::fact_cache::FactCache>,
+    /// The HNSW indexes of dense search (see `vector`).
+    dense: std::sync::Arc<vector::DenseIndexes>,
 }
 
 impl std::fmt::Debug for PostgresStore {
@@ -132,6 +134,7 @@ impl PostgresStore {
             timeout: options.operation_timeout,
             policy: options.fact_policy,
             fact_cache: Default::default(),
+            dense: Default::default(),
         };
         store
             .bounded("migrate the schema", async {
@@ -145,7 +148,9 @@ impl PostgresStore {
         } else {
             false
         };
-        if !store.pgvector {
+        if store.pgvector {
+            store.ensure_dense_indexes().await?;
+        } else {
             tracing::warn!(
                 schema = %store.schema,
                 "postgres store without pgvector: dense search ranks every embedding of a namespace in the client"
