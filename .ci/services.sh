@@ -19,6 +19,49 @@
 # /opt/agentmem-pgserver (readable by the unprivileged user PostgreSQL must run as).
 set -euo pipefail
 
+# ------------------------------------------------ Redis Cluster node (scale)
+# A single Redis Cluster node owning all 16,384 slots, on port 6396, exported as
+#   AGENTMEM_REDIS_CLUSTER_URL   redis://127.0.0.1:6396/
+# It needs no cluster client, but refuses any command, MULTI or script whose keys hash to
+# different slots (CROSSSLOT), so memory-stores/tests/redis_cluster.rs proves the Redis
+# store's multi-key operations each stay within one slot. Idempotent like the rest.
+agentmem_redis_cluster() {
+    local port=6396 dir=/tmp/agentmem-services/redis-cluster
+    if ! command -v redis-server >/dev/null 2>&1; then
+        echo "services: installing redis-server"
+        DEBIAN_FRONTEND=noninteractive apt-get update -qq
+        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq redis-server >/dev/null
+    fi
+    mkdir -p "$dir"
+    if redis-cli -p "$port" ping 2>/dev/null | grep -q PONG; then
+        echo "services: redis cluster node already answers on port $port"
+    else
+        redis-server --port "$port" --bind 127.0.0.1 --daemonize yes --dir "$dir" \
+            --pidfile "$dir/redis.pid" --logfile "$dir/redis.log" --save '' --appendonly no \
+            --cluster-enabled yes --cluster-config-file "$dir/nodes.conf"
+        for _ in $(seq 1 100); do
+            redis-cli -p "$port" ping 2>/dev/null | grep -q PONG && break
+            sleep 0.1
+        done
+        echo "services: redis cluster node started on port $port"
+    fi
+    if redis-cli -p "$port" cluster info | grep -q '^cluster_slots_assigned:0'; then
+        redis-cli -p "$port" cluster addslotsrange 0 16383 >/dev/null
+    fi
+    for _ in $(seq 1 100); do
+        redis-cli -p "$port" cluster info | grep -q '^cluster_state:ok' && break
+        sleep 0.1
+    done
+    redis-cli -p "$port" cluster info | grep -q '^cluster_state:ok' || {
+        echo "redis cluster node on port $port is not ok" >&2
+        return 1
+    }
+    export AGENTMEM_REDIS_CLUSTER_URL="redis://127.0.0.1:$port/"
+}
+agentmem_redis_cluster
+unset -f agentmem_redis_cluster
+# ------------------------------------------------ end of Redis Cluster node (scale)
+
 agentmem_services() {
     local state=/tmp/agentmem-services
     local redis_port=6390 pg_port=5440 pg_user=agentmem-pg pg_db=agentmem

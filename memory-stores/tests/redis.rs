@@ -11,7 +11,8 @@ use std::time::{Duration, Instant};
 
 use agentmemory_core::di::tokens;
 use agentmemory_core::{
-    testkit, ConversationStore, KvStore, MemoryEntry, MemoryScope, UserMemoryStore, VectorStore,
+    testkit, ConversationStore, KvStore, MemoryEntry, MemoryError, MemoryScope, UserMemoryStore,
+    VectorStore,
 };
 use agentmemory_stores::{RedisOptions, RedisStore, StoreUrl};
 use common::*;
@@ -170,4 +171,211 @@ async fn an_unreachable_server_is_a_typed_error_in_bounded_time() {
         assert_store_error(&err, "redis");
     }
     assert!(RedisStore::connect("not a url").await.is_err());
+}
+
+/// A raw connection to the server, for writing keys as an older agentmem laid them out.
+async fn raw(url: &str) -> redis::aio::MultiplexedConnection {
+    redis::Client::open(url)
+        .expect("url")
+        .get_multiplexed_async_connection()
+        .await
+        .expect("connect")
+}
+
+fn hex(s: &str) -> String {
+    s.bytes().map(|b| format!("{b:02x}")).collect()
+}
+
+/// Every key under `prefix`.
+async fn keys_under(conn: &mut redis::aio::MultiplexedConnection, prefix: &str) -> Vec<String> {
+    let mut keys: Vec<String> = redis::cmd("KEYS")
+        .arg(format!("{prefix}*"))
+        .query_async(conn)
+        .await
+        .expect("KEYS");
+    keys.sort();
+    keys
+}
+
+/// A store written with the layout before hash tags (layout 1) is moved to the tagged one
+/// on connect: every conversation, KV entry, fact and document is still there, no key
+/// keeps its old name, and writes carry on from where the old data left off.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn keys_of_the_untagged_layout_move_on_connect() {
+    use agentmemory_core::vector::{Document, SearchQuery};
+    use agentmemory_core::{FactCandidate, MemoryFact};
+    let Some(url) = server_url(URL_ENV) else {
+        return;
+    };
+    let p = format!("agentmem-layout1-{}:", ulid::Ulid::new());
+    let mut conn = raw(&url).await;
+    let (conv, ns, user, docs) = ("c:1", "ns 1", "u{1}", "d*1");
+    let (hc, hn, hu, hd) = (hex(conv), hex(ns), hex(user), hex(docs));
+    let event = serde_json::to_string(&msg("hello from layout 1")).expect("json");
+    let entry = MemoryEntry::new(MemoryScope::Working, "k", "v1".into());
+    let fact = MemoryFact::from_candidate(
+        user,
+        FactCandidate::new("likes jazz", 0.9),
+        chrono::Utc::now(),
+    );
+    let doc = Document::new("old document about sailing")
+        .with_id("doc-1")
+        .with_embedding(vec![1.0, 0.0, 0.0]);
+    let mut pipe = redis::pipe();
+    pipe.cmd("SET")
+        .arg(format!("{p}conv:{hc}:seq"))
+        .arg(1)
+        .cmd("ZADD")
+        .arg(format!("{p}conv:{hc}:events"))
+        .arg(1)
+        .arg(format!("1:1700000000000000:{event}"))
+        .cmd("SADD")
+        .arg(format!("{p}conversations"))
+        .arg(conv)
+        .cmd("SET")
+        .arg(format!("{p}kv:{hn}:{}", hex("k")))
+        .arg(serde_json::to_string(&entry).expect("json"))
+        .cmd("SADD")
+        .arg(format!("{p}kvidx:{hn}"))
+        .arg("k")
+        .cmd("SADD")
+        .arg(format!("{p}kvns"))
+        .arg(ns)
+        .cmd("HSET")
+        .arg(format!("{p}facts:{hu}"))
+        .arg(&fact.id)
+        .arg(serde_json::to_string(&fact).expect("json"))
+        .cmd("SET")
+        .arg(format!("{p}factsver:{hu}"))
+        .arg(1)
+        .cmd("HSET")
+        .arg(format!("{p}docs:{hd}"))
+        .arg("doc-1")
+        .arg(serde_json::to_string(&doc).expect("json"))
+        .cmd("SET")
+        .arg(format!("{p}docsver:{hd}"))
+        .arg(1)
+        .cmd("SET")
+        .arg(format!("{p}docsdim:{hd}"))
+        .arg(3);
+    pipe.query_async::<()>(&mut conn).await.expect("layout 1");
+    assert_eq!(keys_under(&mut conn, &p).await.len(), 11);
+
+    let options = || RedisOptions {
+        prefix: p.clone(),
+        ..RedisOptions::default()
+    };
+    let store = RedisStore::connect_with(&url, options())
+        .await
+        .expect("connect");
+    let keys = keys_under(&mut conn, &p).await;
+    assert_eq!(keys.len(), 12, "11 moved, plus the layout key: {keys:?}");
+    assert!(
+        keys.iter().all(|k| k[p.len()..].starts_with('{')),
+        "{keys:?}"
+    );
+    let events = store.load(conv).await.expect("load");
+    assert_eq!(events.len(), 1);
+    assert_eq!(text_of(&events[0].event), "hello from layout 1");
+    assert!(store
+        .list_conversations()
+        .await
+        .expect("list")
+        .contains(&conv.to_owned()));
+    assert_eq!(
+        store.append(conv, vec![msg("next")]).await.expect("append"),
+        2
+    );
+    let got = KvStore::get(&store, ns, "k")
+        .await
+        .expect("get")
+        .expect("kept");
+    assert_eq!(got.content, entry.content);
+    assert_eq!(KvStore::list(&store, ns).await.expect("list").len(), 1);
+    let facts = UserMemoryStore::list(&store, user).await.expect("facts");
+    assert_eq!(facts.len(), 1);
+    assert_eq!(facts[0].id, fact.id);
+    let hits = VectorStore::search(
+        &store,
+        docs,
+        &SearchQuery::new("", 1).with_embedding(vec![1.0, 0.0, 0.0]),
+    )
+    .await
+    .expect("search");
+    assert_eq!(hits[0].id, "doc-1");
+    let err = VectorStore::upsert(
+        &store,
+        docs,
+        Document::new("x").with_embedding(vec![1.0, 0.0]),
+    )
+    .await
+    .expect_err("the old dimension still holds");
+    assert!(
+        matches!(err, MemoryError::DimensionMismatch { expected: 3, .. }),
+        "{err}"
+    );
+
+    // Connecting again moves nothing and loses nothing.
+    let again = RedisStore::connect_with(&url, options())
+        .await
+        .expect("connect again");
+    assert_eq!(again.load(conv).await.expect("load").len(), 2);
+
+    // An old key whose new name is taken: refused, naming both, nothing overwritten.
+    redis::cmd("SET")
+        .arg(format!("{p}kvns"))
+        .arg("x")
+        .query_async::<()>(&mut conn)
+        .await
+        .expect("set");
+    redis::cmd("DEL")
+        .arg(format!("{p}{{index}}:layout"))
+        .query_async::<()>(&mut conn)
+        .await
+        .expect("del");
+    let err = RedisStore::connect_with(&url, options())
+        .await
+        .expect_err("conflict");
+    let text = err.to_string();
+    assert!(matches!(err, MemoryError::Corrupt { .. }), "{text}");
+    assert!(
+        text.contains(&format!("{p}kvns")) && text.contains(&format!("{p}{{index}}:kvns")),
+        "{text}"
+    );
+
+    // A layout from a newer agentmem: refused.
+    redis::cmd("SET")
+        .arg(format!("{p}{{index}}:layout"))
+        .arg(3)
+        .query_async::<()>(&mut conn)
+        .await
+        .expect("set");
+    let err = RedisStore::connect_with(&url, options())
+        .await
+        .expect_err("newer layout");
+    assert!(
+        matches!(err, MemoryError::UnsupportedVersion { found: 3, .. }),
+        "{err}"
+    );
+
+    let keys = keys_under(&mut conn, &p).await;
+    redis::cmd("DEL")
+        .arg(keys)
+        .query_async::<()>(&mut conn)
+        .await
+        .expect("cleanup");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_prefix_with_braces_is_refused() {
+    let err = RedisStore::connect_with(
+        "redis://127.0.0.1:1/",
+        RedisOptions {
+            prefix: "app{1}:".to_owned(),
+            ..RedisOptions::default()
+        },
+    )
+    .await
+    .expect_err("braces would change the hash tags");
+    assert!(matches!(err, MemoryError::InvalidArgument { .. }), "{err}");
 }

@@ -115,6 +115,8 @@ pub struct PostgresStore {
     shown_url: std::sync::Arc<str>,
     /// The `sslmode` in force.
     ssl_mode: tls::SslMode,
+    /// The HNSW indexes of dense search (see `vector`).
+    dense: std::sync::Arc<vector::DenseIndexes>,
 }
 
 impl std::fmt::Debug for PostgresStore {
@@ -189,6 +191,7 @@ impl PostgresStore {
             fact_cache: Default::default(),
             shown_url,
             ssl_mode: settings.mode,
+            dense: Default::default(),
         };
         store
             .bounded("migrate the schema", async {
@@ -202,7 +205,9 @@ impl PostgresStore {
         } else {
             false
         };
-        if !store.pgvector {
+        if store.pgvector {
+            store.ensure_dense_indexes().await?;
+        } else {
             tracing::warn!(
                 schema = %store.schema,
                 "postgres store without pgvector: dense search ranks every embedding of a namespace in the client"

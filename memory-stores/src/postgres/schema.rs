@@ -9,7 +9,7 @@ use super::{on, STORE};
 pub(crate) const SCHEMA_VERSION: u32 = MIGRATIONS.len() as u32;
 
 /// A constant key for the advisory lock that serialises migrations across processes.
-const MIGRATION_LOCK: i64 = 0x6167_656e_746d_656d; // "agentmem"
+pub(crate) const MIGRATION_LOCK: i64 = 0x6167_656e_746d_656d; // "agentmem"
 
 /// The SQL of each version, in order; `{s}` is the quoted schema.
 const MIGRATIONS: &[&str] = &[

@@ -1,6 +1,12 @@
 //! [`ConversationStore`] on Redis: a sorted set of events per conversation (score = seq,
 //! member = `seq:at_us:json`), a seq counter, and an index set of conversation ids.
-//! An append is one Lua script, so seqs are contiguous and unique across processes.
+//! An append is one Lua script over the conversation's keys (one hash slot), so seqs are
+//! contiguous and unique across processes.
+//!
+//! The index set is store-wide, so in another slot than any conversation: an append adds
+//! the id before and after its script (in one pipeline), a delete removes it before its
+//! script, and listing skips ids whose seq counter does not exist. Whatever interleaving
+//! or crash happens, a conversation that exists is listed.
 
 use std::sync::LazyLock;
 
@@ -11,16 +17,14 @@ use redis::Script;
 
 use super::{decode, encode, hex, RedisStore};
 
-/// KEYS: seq counter, events, index, message ids. ARGV: id, at_us, then per event its
-/// message id (empty for other events) and its body. A message whose id the set already
-/// holds is skipped (idempotent appends).
-static APPEND: LazyLock<Script> = LazyLock::new(|| {
-    Script::new(
-        r"
+/// KEYS: seq counter, events, message ids. ARGV: id, at_us, then per event its message
+/// id (empty for other events) and its body. A message whose id the set already holds is
+/// skipped (idempotent appends). Run with `EVAL` inside a pipeline.
+const APPEND: &str = r"
 local keep = {}
 for i = 3, #ARGV, 2 do
   local mid = ARGV[i]
-  if mid == '' or redis.call('SADD', KEYS[4], mid) == 1 then
+  if mid == '' or redis.call('SADD', KEYS[3], mid) == 1 then
     keep[#keep + 1] = ARGV[i + 1]
   end
 end
@@ -32,33 +36,34 @@ for i = 1, n do
   local seq = first + i - 1
   redis.call('ZADD', KEYS[2], seq, seq .. ':' .. ARGV[2] .. ':' .. keep[i])
 end
-redis.call('SADD', KEYS[3], ARGV[1])
 return last
-",
-    )
-});
+";
 
-/// KEYS: seq counter, events, index, message ids. ARGV: id. Returns whether the
-/// conversation existed.
+/// KEYS: seq counter, events, message ids. Returns whether the conversation existed.
 static DELETE: LazyLock<Script> = LazyLock::new(|| {
     Script::new(
         r"
-local existed = redis.call('SREM', KEYS[3], ARGV[1])
-redis.call('DEL', KEYS[1], KEYS[2], KEYS[4])
+local existed = redis.call('EXISTS', KEYS[1])
+redis.call('DEL', KEYS[1], KEYS[2], KEYS[3])
 return existed
 ",
     )
 });
 
 impl RedisStore {
-    fn conv_keys(&self, id: &str) -> [String; 4] {
+    /// Seq counter, events and message ids of a conversation (one hash slot).
+    fn conv_keys(&self, id: &str) -> [String; 3] {
         let h = hex(id);
         [
-            self.key(&["conv", &h, "seq"]),
-            self.key(&["conv", &h, "events"]),
-            self.key(&["conversations"]),
-            self.key(&["conv", &h, "message_ids"]),
+            self.tagged("conv", &h, "seq"),
+            self.tagged("conv", &h, "events"),
+            self.tagged("conv", &h, "message_ids"),
         ]
+    }
+
+    /// The store-wide set of conversation ids.
+    fn conv_index(&self) -> String {
+        self.global("conversations")
     }
 }
 
@@ -92,21 +97,35 @@ impl ConversationStore for RedisStore {
             .iter()
             .map(|e| encode(e, "conversation event"))
             .collect::<Result<Vec<_>>>()?;
-        let [seq, ev, idx, mids] = self.conv_keys(conversation_id);
-        let mut inv = APPEND.prepare_invoke();
-        inv.key(seq).key(ev).key(idx).key(mids);
-        inv.arg(conversation_id).arg(Utc::now().timestamp_micros());
+        let [seq, ev, mids] = self.conv_keys(conversation_id);
+        let idx = self.conv_index();
+        let mut eval = redis::cmd("EVAL");
+        eval.arg(APPEND).arg(3).arg(seq).arg(ev).arg(mids);
+        eval.arg(conversation_id).arg(Utc::now().timestamp_micros());
         for (id, b) in ids.iter().zip(&bodies) {
-            inv.arg(id.map(|i| i.to_string()).unwrap_or_default())
+            eval.arg(id.map(|i| i.to_string()).unwrap_or_default())
                 .arg(b);
         }
+        // One round trip, run in order: index, script, index again (see the module docs).
+        let mut pipe = redis::pipe();
+        pipe.cmd("SADD")
+            .arg(&idx)
+            .arg(conversation_id)
+            .ignore()
+            .add_command(eval)
+            .cmd("SADD")
+            .arg(&idx)
+            .arg(conversation_id)
+            .ignore();
         let mut conn = self.conn.clone();
-        self.run("append events", inv.invoke_async::<u64>(&mut conn))
-            .await
+        let (last,): (u64,) = self
+            .run("append events", pipe.query_async(&mut conn))
+            .await?;
+        Ok(last)
     }
 
     async fn load_since(&self, conversation_id: &str, after: u64) -> Result<Vec<StoredEvent>> {
-        let [_, ev, _, _] = self.conv_keys(conversation_id);
+        let [_, ev, _] = self.conv_keys(conversation_id);
         let mut conn = self.conn.clone();
         let members: Vec<String> = self
             .run(
@@ -125,31 +144,52 @@ impl ConversationStore for RedisStore {
     }
 
     async fn list_conversations(&self) -> Result<Vec<String>> {
-        let [_, _, idx, _] = self.conv_keys("");
+        let op = "list conversations";
         let mut conn = self.conn.clone();
         let mut ids: Vec<String> = self
             .run(
-                "list conversations",
-                redis::cmd("SMEMBERS").arg(idx).query_async(&mut conn),
+                op,
+                redis::cmd("SMEMBERS")
+                    .arg(self.conv_index())
+                    .query_async(&mut conn),
             )
             .await?;
+        if ids.is_empty() {
+            return Ok(ids);
+        }
+        let mut pipe = redis::pipe();
+        for id in &ids {
+            let [seq, _, _] = self.conv_keys(id);
+            pipe.cmd("EXISTS").arg(seq);
+        }
+        let exists: Vec<bool> = self.run(op, pipe.query_async(&mut conn)).await?;
+        let mut exists = exists.into_iter();
+        ids.retain(|_| exists.next().unwrap_or(false));
         ids.sort();
         Ok(ids)
     }
 
     async fn delete(&self, conversation_id: &str) -> Result<bool> {
-        let [seq, ev, idx, mids] = self.conv_keys(conversation_id);
-        let mut inv = DELETE.prepare_invoke();
-        inv.key(seq).key(ev).key(idx).key(mids).arg(conversation_id);
+        let op = "delete a conversation";
+        let [seq, ev, mids] = self.conv_keys(conversation_id);
         let mut conn = self.conn.clone();
-        let n: i64 = self
-            .run("delete a conversation", inv.invoke_async(&mut conn))
-            .await?;
+        // Unlisted first: an append racing with this delete lists the id again.
+        self.run::<(), _>(
+            op,
+            redis::cmd("SREM")
+                .arg(self.conv_index())
+                .arg(conversation_id)
+                .query_async(&mut conn),
+        )
+        .await?;
+        let mut inv = DELETE.prepare_invoke();
+        inv.key(seq).key(ev).key(mids);
+        let n: i64 = self.run(op, inv.invoke_async(&mut conn)).await?;
         Ok(n > 0)
     }
 
     async fn compact(&self, conversation_id: &str, before_seq: u64) -> Result<usize> {
-        let [_, ev, _, _] = self.conv_keys(conversation_id);
+        let [_, ev, _] = self.conv_keys(conversation_id);
         let mut conn = self.conn.clone();
         self.run(
             "compact a conversation",

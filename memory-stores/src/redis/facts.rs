@@ -66,9 +66,13 @@ fn set(fact: &MemoryFact) -> Result<Write> {
 }
 
 impl RedisStore {
+    /// Version and facts hash of a user (one hash slot).
     fn fact_keys(&self, user: &str) -> (String, String) {
         let h = hex(user);
-        (self.key(&["factsver", &h]), self.key(&["facts", &h]))
+        (
+            self.tagged("facts", &h, "version"),
+            self.tagged("facts", &h, "facts"),
+        )
     }
 
     /// Every fact of `user` (oldest first) and the version they were read at.

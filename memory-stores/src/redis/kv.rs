@@ -2,24 +2,31 @@
 //! of keys per namespace, and a set of namespaces (for [`KvStore::cleanup_expired`]).
 //! Redis drops expired entries itself; `cleanup_expired` removes the index members whose
 //! entry is gone and returns how many.
+//!
+//! A namespace's entries and index share one hash slot; the set of namespaces is
+//! store-wide (another slot), so it is written outside the namespace's `MULTI`: a put adds
+//! the namespace first (same pipeline), a clear removes it after. A put racing with a
+//! clear of the same namespace can leave the namespace out of the set until its next put;
+//! its entries still expire (Redis drops them) and reads skip index members without an
+//! entry; only `cleanup_expired` does not visit it meanwhile.
 
-use agentmemory_core::{KvStore, MemoryEntry, Result};
+use agentmemory_core::{KvStore, MemoryEntry, MemoryError, Result};
 use async_trait::async_trait;
 use chrono::Utc;
 
-use super::{decode, encode, hex, RedisStore};
+use super::{decode, encode, hex, RedisStore, STORE};
 
 impl RedisStore {
     fn kv_key(&self, ns: &str, key: &str) -> String {
-        self.key(&["kv", &hex(ns), &hex(key)])
+        self.tagged("kv", &hex(ns), &format!("e:{}", hex(key)))
     }
 
     fn kv_index(&self, ns: &str) -> String {
-        self.key(&["kvidx", &hex(ns)])
+        self.tagged("kv", &hex(ns), "index")
     }
 
     fn kv_namespaces(&self) -> String {
-        self.key(&["kvns"])
+        self.global("kvns")
     }
 
     /// The index members of `ns` and whether each one's entry still exists.
@@ -56,21 +63,34 @@ impl KvStore for RedisStore {
             // An expiry in the past makes Redis drop the key at once.
             set.arg("PXAT").arg(at.timestamp_millis().max(1));
         }
+        // One round trip, run in order: the namespace set, then the namespace's MULTI.
         let mut pipe = redis::pipe();
-        pipe.atomic()
+        pipe.cmd("SADD")
+            .arg(self.kv_namespaces())
+            .arg(namespace)
+            .ignore()
+            .cmd("MULTI")
+            .ignore()
             .add_command(set)
             .ignore()
             .cmd("SADD")
             .arg(self.kv_index(namespace))
             .arg(&entry.key)
             .ignore()
-            .cmd("SADD")
-            .arg(self.kv_namespaces())
-            .arg(namespace)
-            .ignore();
+            .cmd("EXEC");
+        let op = "put a KV entry";
         let mut conn = self.conn.clone();
-        self.run("put a KV entry", pipe.query_async::<()>(&mut conn))
-            .await
+        let (exec,): (redis::Value,) = self.run(op, pipe.query_async(&mut conn)).await?;
+        // A command that failed inside EXEC is an element of its reply, not an error.
+        if let redis::Value::Array(replies) = &exec {
+            if let Some(redis::Value::ServerError(e)) = replies
+                .iter()
+                .find(|r| matches!(r, redis::Value::ServerError(_)))
+            {
+                return Err(MemoryError::store(STORE, op, format!("{e:?}")));
+            }
+        }
+        Ok(())
     }
 
     async fn get(&self, namespace: &str, key: &str) -> Result<Option<MemoryEntry>> {
@@ -144,13 +164,12 @@ impl KvStore for RedisStore {
     async fn clear(&self, namespace: &str) -> Result<usize> {
         let op = "clear a KV namespace";
         let members = self.kv_members(namespace, op).await?;
-        let mut pipe = redis::pipe();
-        pipe.atomic();
         let mut del = redis::cmd("DEL");
         del.arg(self.kv_index(namespace));
         for (k, _) in &members {
             del.arg(self.kv_key(namespace, k));
         }
+        let mut pipe = redis::pipe();
         pipe.add_command(del)
             .cmd("SREM")
             .arg(self.kv_namespaces())

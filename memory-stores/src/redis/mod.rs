@@ -8,15 +8,21 @@
 //!
 //! | data | key | type |
 //! | --- | --- | --- |
-//! | conversation events | `P conv:{hex id}:events` | sorted set, score = seq |
-//! | conversation seq counter | `P conv:{hex id}:seq` | string (`INCRBY`) |
-//! | conversation index | `P conversations` | set of ids |
-//! | KV entry | `P kv:{hex ns}:{hex key}` | string (JSON), native `PXAT` expiry |
-//! | KV namespace index | `P kvidx:{hex ns}` and `P kvns` | sets |
-//! | user facts | `P facts:{hex user}` | hash fact id → JSON |
-//! | user facts version | `P factsver:{hex user}` | string, bumped by every write |
-//! | vector documents | `P docs:{hex ns}` | hash document id → JSON |
-//! | their version and dimension | `P docsver:{hex ns}`, `P docsdim:{hex ns}` | strings |
+//! | conversation events | `P{conv:HEX id}:events` | sorted set, score = seq |
+//! | conversation seq counter | `P{conv:HEX id}:seq` | string (`INCRBY`) |
+//! | conversation message ids | `P{conv:HEX id}:message_ids` | set |
+//! | conversation index | `P{index}:conversations` | set of ids |
+//! | KV entry | `P{kv:HEX ns}:e:HEX key` | string (JSON), native `PXAT` expiry |
+//! | KV namespace index | `P{kv:HEX ns}:index` and `P{index}:kvns` | sets |
+//! | user facts | `P{facts:HEX user}:facts` | hash fact id → JSON |
+//! | user facts version | `P{facts:HEX user}:version` | string, bumped by every write |
+//! | vector documents | `P{docs:HEX ns}:docs` | hash document id → JSON |
+//! | their version and dimension | `P{docs:HEX ns}:version`, `P{docs:HEX ns}:dim` | strings |
+//! | key layout version | `P{index}:layout` | string (`2`) |
+//!
+//! The `{...}` part is the Redis Cluster hash tag: every key one command, `MULTI` or
+//! script touches shares it, so each runs on a cluster (see `layout` for the tags, and
+//! for the move of keys written by agentmem versions before the tags, done on connect).
 //!
 //! Appends run as one Lua script (the seq counter and the events move together, atomically
 //! across processes); fact writes read the user's facts and version, reconcile in Rust with
@@ -35,6 +41,7 @@ use redis::aio::{ConnectionManager, ConnectionManagerConfig};
 mod conversation;
 mod facts;
 mod kv;
+mod layout;
 mod vectors;
 
 /// The prefix of every key unless configured otherwise.
@@ -45,7 +52,7 @@ const STORE: &str = "redis";
 /// How a [`RedisStore`] connects.
 #[derive(Debug, Clone)]
 pub struct RedisOptions {
-    /// Prefix of every key (default [`DEFAULT_PREFIX`]).
+    /// Prefix of every key (default [`DEFAULT_PREFIX`]); must not contain `{` or `}`.
     pub prefix: String,
     /// Time allowed to open a connection (default 2 s).
     pub connect_timeout: Duration,
@@ -132,7 +139,10 @@ impl RedisStore {
 
     /// Connects to `url` with `options`. An unreachable server gives
     /// [`MemoryError::Store`] within about `options.connect_timeout`.
+    /// Keys written by an agentmem before hash-tagged keys are moved to their new names
+    /// on the first connect (a typed error when that cannot be done without overwriting).
     pub async fn connect_with(url: &str, options: RedisOptions) -> Result<Self> {
+        layout::check_prefix(&options.prefix)?;
         let shown_url = crate::url::redact(url);
         let (url, params) = crate::tls::take_params(url, &["sslrootcert"]);
         let tls = url.starts_with("rediss://") || url.starts_with("valkeys://");
@@ -175,26 +185,21 @@ impl RedisStore {
                 }
                 None => MemoryError::store(STORE, "connect", e),
             })?;
-        Ok(Self {
+        let store = Self {
             conn,
             prefix: options.prefix,
             timeout: options.response_timeout + options.connect_timeout,
             policy: options.fact_policy,
             fact_cache: Default::default(),
             indexes: Default::default(),
-        })
+        };
+        store.migrate_layout().await?;
+        Ok(store)
     }
 
     /// The prefix of every key of this store.
     pub fn prefix(&self) -> &str {
         &self.prefix
-    }
-
-    /// `prefix + parts` joined with `:` (parts are already encoded).
-    fn key(&self, parts: &[&str]) -> String {
-        let mut k = self.prefix.clone();
-        k.push_str(&parts.join(":"));
-        k
     }
 
     /// Runs one command or pipeline with the store's overall time bound.

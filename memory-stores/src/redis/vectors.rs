@@ -94,12 +94,13 @@ fn prepare(documents: Vec<Document>) -> Result<(Vec<Document>, Option<usize>)> {
 }
 
 impl RedisStore {
+    /// Version, documents hash and dimension of a namespace (one hash slot).
     fn document_keys(&self, namespace: &str) -> (String, String, String) {
         let h = hex(namespace);
         (
-            self.key(&["docsver", &h]),
-            self.key(&["docs", &h]),
-            self.key(&["docsdim", &h]),
+            self.tagged("docs", &h, "version"),
+            self.tagged("docs", &h, "docs"),
+            self.tagged("docs", &h, "dim"),
         )
     }
 
