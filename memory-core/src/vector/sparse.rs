@@ -381,23 +381,6 @@ impl SparseIndex {
         bounds
     }
 
-    /// `Σ (1 + ln tf) × weight` over the query terms the document in `slot` contains,
-    /// read from its own term list (`weights` sorted by term id).
-    fn dot(&self, slot: usize, weights: &[(u32, f32)]) -> f32 {
-        let Some(Some(doc)) = self.docs.get(slot) else {
-            return 0.0;
-        };
-        doc.terms
-            .iter()
-            .filter_map(|t| {
-                weights
-                    .binary_search_by_key(&t.term, |&(id, _)| id)
-                    .ok()
-                    .map(|i| t.tf_weight * weights[i].1)
-            })
-            .sum()
-    }
-
     /// Like [`score`](Self::score) for a top-k search: `f(slot, cosine)` returns the
     /// score a candidate now needs to be kept (`NEG_INFINITY` while everything is), and
     /// candidates that provably cannot reach it are never computed.
@@ -405,14 +388,15 @@ impl SparseIndex {
     /// A term's share of a document's cosine is `q_t × idf_t × (1 + ln tf) / |d| / |q|`.
     /// Its document-side factor `(1 + ln tf) / |d|` is at most `1 / idf_t`, and long
     /// posting lists keep its maximum per block of 128 postings (computed once per index
-    /// epoch, see [`BlockBounds`]). Query terms are visited in decreasing order of their
-    /// largest possible share; each document is decided once, when first met, from its
-    /// complete dot product read off its own term list. Whole blocks whose bound plus
-    /// the shares of the terms not yet visited is below the threshold are skipped, and
-    /// once the unvisited terms' shares alone are, the search stops. So a query for a
-    /// word in most documents reads the few blocks holding its strongest documents, and
-    /// a rare word mixed with common ones scores the rare word's documents and little
-    /// else. Scores are exact; only documents that cannot enter the top-k are skipped.
+    /// epoch, see [`BlockBounds`]). Complete dot products are summed in one pass over
+    /// the postings (cheap: no norms, no calls); then query terms are visited in
+    /// decreasing order of their largest possible share, each document is decided once,
+    /// when first met, and whole blocks whose bound plus the shares of the terms not yet
+    /// visited is below the threshold are skipped; once the unvisited terms' shares
+    /// alone are, the search stops. So a query for a word in most documents scores the
+    /// few blocks holding its strongest documents, and a rare word mixed with common
+    /// ones scores the rare word's documents and little else. Scores are exact; only
+    /// documents that cannot enter the top-k are skipped.
     pub(crate) fn score_top(&self, query: &str, mut f: impl FnMut(u32, f32) -> f32) {
         let Some(QueryTerms {
             terms,
@@ -447,11 +431,22 @@ impl SparseIndex {
         for i in (0..plan.len()).rev() {
             rest[i] = rest[i + 1] + plan[i].share;
         }
-        let mut weights: Vec<(u32, f32)> = plan.iter().map(|p| (p.term, p.weight)).collect();
-        weights.sort_unstable_by_key(|&(id, _)| id);
         // Margin for float rounding: never skip on a bound that is merely close.
         let below = |bound: f32, threshold: f32| bound * (1.0 + 1e-3) + 1e-6 < threshold;
-        let mut decided = vec![0u64; self.docs.len().div_ceil(64)];
+        // Complete dot products, one cheap pass over the postings; a document scored
+        // already has its entry zeroed. A single term needs none: a list holds each
+        // document once, and its dot product is its posting's.
+        let mut acc = if plan.len() > 1 {
+            let mut acc = vec![0.0f32; self.docs.len()];
+            for p in &plan {
+                for posting in &self.terms[p.term as usize].postings {
+                    acc[posting.slot as usize] += posting.tf_weight * p.weight;
+                }
+            }
+            Some(acc)
+        } else {
+            None
+        };
         let mut threshold = f32::NEG_INFINITY;
         for (i, p) in plan.iter().enumerate() {
             if below(rest[i], threshold) {
@@ -467,25 +462,18 @@ impl SparseIndex {
                 }
                 for posting in block {
                     let slot = posting.slot as usize;
-                    let (word, bit) = (slot / 64, 1u64 << (slot % 64));
-                    if decided[word] & bit != 0 {
-                        continue;
-                    }
-                    decided[word] |= bit;
-                    let inv_d = self.inv_norm(slot, &table);
-                    if inv_d <= 0.0 {
-                        continue;
-                    }
-                    let own = p.weight * posting.tf_weight * inv_d * inv_q;
-                    if below(own + rest[i + 1], threshold) {
-                        continue;
-                    }
-                    let dot = if plan.len() == 1 {
-                        posting.tf_weight * p.weight
-                    } else {
-                        self.dot(slot, &weights)
+                    let dot = match acc.as_mut() {
+                        Some(acc) => std::mem::take(&mut acc[slot]),
+                        None => posting.tf_weight * p.weight,
                     };
-                    threshold = f(posting.slot, (dot * inv_d * inv_q).clamp(0.0, 1.0));
+                    if dot <= 0.0 {
+                        continue; // scored already
+                    }
+                    let inv_d = self.inv_norm(slot, &table);
+                    let cos = (dot * inv_d * inv_q).clamp(0.0, 1.0);
+                    if inv_d > 0.0 && !below(cos, threshold) {
+                        threshold = f(posting.slot, cos);
+                    }
                 }
             }
         }
