@@ -290,6 +290,7 @@ async fn search_jsonl(
     let mut out = io::stdout().lock();
     let started = Instant::now();
     let mut took: Vec<Duration> = Vec::new();
+    let mut first_done: Option<Instant> = None;
     let mut pending: VecDeque<Pending> = VecDeque::with_capacity(concurrency);
     let mut failure = None;
     for (n, line) in stdin.lines().enumerate() {
@@ -314,6 +315,7 @@ async fn search_jsonl(
         if pending.len() >= concurrency {
             if let Some(oldest) = pending.pop_front() {
                 took.push(write_result(&mut out, oldest).await?);
+                first_done.get_or_insert_with(Instant::now);
             }
         }
         let store = Arc::clone(&store);
@@ -338,6 +340,7 @@ async fn search_jsonl(
     // the queries read before a bad line are still answered
     while let Some(oldest) = pending.pop_front() {
         took.push(write_result(&mut out, oldest).await?);
+        first_done.get_or_insert_with(Instant::now);
     }
     if let Some(failure) = failure {
         return Err(failure);
@@ -347,23 +350,30 @@ async fn search_jsonl(
     eprintln!(
         "answered {answered} queries from namespace `{namespace}` in {secs:.2}s ({:.0} queries/s){}",
         answered as f64 / secs.max(1e-9),
-        latency_summary(&took)
+        latency_summary(&took, first_done)
     );
     Ok(())
 }
 
 /// `; per query p50 …, p95 …; the first …`: the first search of a process also loads
 /// the store's index, so it is reported on its own.
-fn latency_summary(took: &[Duration]) -> String {
+fn latency_summary(took: &[Duration], first_done: Option<Instant>) -> String {
     let Some(first) = took.first() else {
         return String::new();
     };
+    // Throughput once the index is open: the answers after the first, over the time
+    // since the first was written.
+    let after_first = first_done
+        .map(|at| at.elapsed().as_secs_f64())
+        .filter(|secs| *secs > 0.0 && took.len() > 1)
+        .map(|secs| format!(", {:.0} queries/s after it", (took.len() - 1) as f64 / secs))
+        .unwrap_or_default();
     let mut sorted = took.to_vec();
     sorted.sort_unstable();
     let at = |q: usize| sorted[(sorted.len() * q / 100).min(sorted.len() - 1)];
     let ms = |d: Duration| d.as_secs_f64() * 1e3;
     format!(
-        "; per query p50 {:.3} ms, p95 {:.3} ms; the first (opens the index) {:.1} ms",
+        "; per query p50 {:.3} ms, p95 {:.3} ms; the first (opens the index) {:.1} ms{after_first}",
         ms(at(50)),
         ms(at(95)),
         ms(*first)
