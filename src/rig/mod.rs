@@ -3,7 +3,7 @@
 //! rig 0.44 keeps conversation history behind three traits of `rig-core` — a
 //! [`ConversationMemory`](rig_core::memory::ConversationMemory) that loads and appends a
 //! thread, a [`Compactor`](rig_core::memory::Compactor) that folds evicted messages into a
-//! summary, a [`DemotionHook`](rig_core::memory::DemotionHook) that receives what leaves the
+//! summary, a [`DemotionHook`] that receives what leaves the
 //! window — and runs agents in `rig-agent`, whose [`AgentHook`](rig_agent::AgentHook)s see
 //! every model call. rig has no long-term memory of the user; this module adds it:
 //!

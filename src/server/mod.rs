@@ -9,7 +9,7 @@
 //!   `mcp` feature, MCP over streamable HTTP at `/mcp`.
 //! - Working memory is one JSON document per session in the [`KvStore`](crate::KvStore)
 //!   of the store URL, so several instances on one Redis or PostgreSQL serve the same
-//!   sessions. Long-term memory maps to facts and documents: see [`long_term`].
+//!   sessions. Long-term memory maps to facts and documents (the `long_term` module).
 //! - Production basics: bearer-token auth (constant-time comparison), a request body
 //!   limit (413), a per-request timeout (408), graceful shutdown that lets in-flight
 //!   requests finish, a tracing span per request, Prometheus metrics, CORS off unless

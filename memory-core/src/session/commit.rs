@@ -156,7 +156,7 @@ impl<A: Agent> Session<A> {
     ///
     /// Fails only when the log cannot take the reply (nothing is then remembered, and
     /// the turn can be committed again), or when `turn` is not this session's latest
-    /// prepared turn. Extraction failures are reported in the [`TurnReport`].
+    /// prepared turn. Extraction failures are reported in the [`TurnReport`](super::TurnReport).
     pub async fn commit(
         &mut self,
         turn: PreparedTurn,

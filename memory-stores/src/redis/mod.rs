@@ -52,7 +52,7 @@ const STORE: &str = "redis";
 /// How a [`RedisStore`] connects.
 #[derive(Debug, Clone)]
 pub struct RedisOptions {
-    /// Prefix of every key (default [`DEFAULT_PREFIX`]); must not contain `{` or `}`.
+    /// Prefix of every key (default `"agentmem:"`); must not contain `{` or `}`.
     pub prefix: String,
     /// Time allowed to open a connection (default 2 s).
     pub connect_timeout: Duration,
