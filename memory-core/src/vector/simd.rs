@@ -171,10 +171,22 @@ pub(crate) fn available() -> Vec<&'static Kernels> {
     all
 }
 
-/// The kernels picked for this CPU: the best of [`available`].
+/// Names a kernel set to use instead of the best one (for measurements and tests of the
+/// other paths); ignored unless it names one of [`available`].
+const KERNEL_ENV: &str = "AGENTMEM_DENSE_KERNEL";
+
+/// The kernels picked for this CPU: the best of [`available`], or the one named by
+/// `AGENTMEM_DENSE_KERNEL` when the CPU has it.
 pub(crate) fn kernels() -> &'static Kernels {
     static CHOSEN: OnceLock<&'static Kernels> = OnceLock::new();
-    CHOSEN.get_or_init(|| available().pop().unwrap_or(&PORTABLE))
+    CHOSEN.get_or_init(|| {
+        let mut all = available();
+        let wanted = std::env::var(KERNEL_ENV).ok();
+        match all.iter().position(|k| Some(k.name) == wanted.as_deref()) {
+            Some(i) => all[i],
+            None => all.pop().unwrap_or(&PORTABLE),
+        }
+    })
 }
 
 /// `dot_f32(a, b)`.
@@ -196,7 +208,9 @@ fn f32_kernel() -> DotF32 {
 /// The integer kernels dense search uses on this CPU, chosen at run time whatever the
 /// build flags: `"avx512-vnni+avx2+fma"` (x86-64 with AVX-512 F/BW/VNNI: the batch kernel
 /// uses `vpdpbusd`), `"avx2+fma"` (x86-64 with AVX2 and FMA) or `"portable"`. The exact
-/// `f32` scores use AVX2 + FMA on both x86-64 levels.
+/// `f32` scores use AVX2 + FMA on both x86-64 levels. The environment variable
+/// `AGENTMEM_DENSE_KERNEL`, read once, picks a lesser set by this name (`"avx2+fma"`,
+/// `"portable"`) to measure or test it; names the CPU cannot run are ignored.
 ///
 /// ```
 /// let k = agentmemory_core::vector::dense_kernel();
@@ -859,7 +873,9 @@ mod tests {
             assert_eq!(got[0], -255 * 63 * 64);
         }
         assert!(!kernel_name().is_empty());
-        assert_eq!(kernel_name(), available().last().unwrap().name());
+        if std::env::var(KERNEL_ENV).is_err() {
+            assert_eq!(kernel_name(), available().last().unwrap().name());
+        }
     }
 
     /// The plain definition the packed kernels must reproduce: row `r` against query `q`.
