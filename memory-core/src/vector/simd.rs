@@ -907,6 +907,11 @@ mod tests {
             (37, 64, 384),
             (11, 49, 128),
             (7, 70, 64),
+            // Past every block height: 1 group × 12 rows, 2 × 10, 3 × 8, 4 × 6, plus rests.
+            (30, 9, 64),
+            (23, 20, 96),
+            (19, 40, 32),
+            (14, 64, 64),
         ] {
             let mut rows: Vec<u8> = (0..n_rows * dim)
                 .map(|_| (lcg(&mut seed) % 256) as u8)
