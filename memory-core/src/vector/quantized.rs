@@ -25,8 +25,6 @@ use super::simd::{pack_queries, Kernels, Terms, GROUP, LANE_BYTES, MAX_GROUPS};
 const TILE_ROWS: usize = 64;
 /// Queries per block within a tile.
 const QUERY_BLOCK: usize = 16;
-/// From this many queries, a scan uses the packed batch kernel.
-const PACKED_MIN_QUERIES: usize = 4;
 /// Rows per chunk of the packed scan: the chunk (18 KB at 384 dimensions) stays in L1
 /// while every panel of queries passes over it, and its dots for one panel fit beside it.
 const CHUNK_ROWS: usize = 48;
@@ -238,8 +236,9 @@ fn consider(
     }
 }
 
-/// Scans `range` of `rows` for every query with `kernels`; `codes` holds the queries'
-/// codes back to back. `accept(query, row)` is asked only for rows whose bound could still
+/// Scans `range` of `rows` for every query with `kernels` (the packed batch kernel from
+/// as many queries as [`Kernels::packs`] says); `codes` holds the queries' codes back to
+/// back. `accept(query, row)` is asked only for rows whose bound could still
 /// enter the top.
 pub(crate) fn scan(
     rows: &QuantizedRows,
@@ -249,7 +248,7 @@ pub(crate) fn scan(
     accept: Option<&(dyn Fn(usize, u32) -> bool + Sync)>,
     kernels: &Kernels,
 ) -> Vec<Candidates> {
-    if queries.len() >= PACKED_MIN_QUERIES {
+    if kernels.packs(queries.len()) {
         scan_packed(rows, range, queries, codes, accept, kernels)
     } else {
         scan_rows(rows, range, queries, codes, accept, kernels)
