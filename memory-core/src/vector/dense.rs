@@ -3,9 +3,10 @@
 //! Small stores are scanned exactly in `f32`. Larger ones are scanned over a one-byte
 //! quantised copy (a quarter of the memory traffic, integer SIMD), with error bounds that
 //! let exact `f32` re-scoring of the few surviving candidates return exactly what the
-//! exact scan would; see [`super::quantized`]. Large scans and batches of queries are split
-//! across the rayon thread pool by rows, so each part of the matrix is read once for the
-//! whole batch.
+//! exact scan would; see [`super::quantized`]. A batch of queries is scanned with the
+//! queries packed sixteen to a register, so each row loaded serves up to 64 queries at once
+//! (see [`super::simd`]). Large scans and batches are split across the rayon thread pool by
+//! rows, so each part of the matrix is read once for the whole batch.
 
 use rayon::prelude::*;
 
