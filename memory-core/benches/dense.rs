@@ -4,8 +4,10 @@
 //! - `dense/single_1_thread`: one query at a time on a one-thread rayon pool (the figure
 //!   to hold against numpy's `matrix @ q` + `argpartition` on one thread);
 //! - `dense/single_all_threads`: the same on the default pool (every core);
-//! - `dense/batch_1000`: 1,000 queries per `search_batch` call, throughput per query (the
-//!   figure to hold against faiss `IndexFlatIP.search` with the same batch).
+//! - `dense/batch_1000`: 1,000 queries per `search_batch` call, throughput per query, on
+//!   the default pool (every core);
+//! - `dense/batch_1000_1_thread`: the same on a one-thread pool (the figure to hold
+//!   against faiss `IndexFlatIP.search` with the same batch and `OMP_NUM_THREADS=1`).
 //!
 //! The setup prints the kernel in use and checks, for 50 queries, that the results equal
 //! a plain exact scan computed here.
@@ -134,6 +136,16 @@ fn dense(c: &mut Criterion) {
                 rt.block_on(store.search_batch("dense", &queries))
                     .unwrap_or_default(),
             )
+        })
+    });
+    group.bench_function("batch_1000_1_thread", |b| {
+        b.iter(|| {
+            one.install(|| {
+                black_box(
+                    rt.block_on(store.search_batch("dense", &queries))
+                        .unwrap_or_default(),
+                )
+            })
         })
     });
     group.finish();

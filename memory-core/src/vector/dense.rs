@@ -3,14 +3,15 @@
 //! Small stores are scanned exactly in `f32`. Larger ones are scanned over a one-byte
 //! quantised copy (a quarter of the memory traffic, integer SIMD), with error bounds that
 //! let exact `f32` re-scoring of the few surviving candidates return exactly what the
-//! exact scan would; see [`super::quantized`]. Large scans and batches of queries are split
-//! across the rayon thread pool by rows, so each part of the matrix is read once for the
-//! whole batch.
+//! exact scan would; see [`super::quantized`]. A batch of queries is scanned with the
+//! queries packed sixteen to a register, so each row loaded serves up to 64 queries at once
+//! (see [`super::simd`]). Large scans and batches are split across the rayon thread pool by
+//! rows, so each part of the matrix is read once for the whole batch.
 
 use rayon::prelude::*;
 
 use super::quantized::{quantise_query, scan, Candidates, QuantizedRows};
-use super::simd::dot_f32;
+use super::simd::{dot_f32, kernels, Kernels};
 use crate::error::{MemoryError, Result};
 
 /// Below this many rows, a search scans the `f32` rows directly.
@@ -187,6 +188,18 @@ impl DenseIndex {
         ks: &[usize],
         accept: Option<Accept<'_>>,
     ) -> Vec<Vec<(u32, f32)>> {
+        self.nearest_batch_with(queries, ks, accept, kernels())
+    }
+
+    /// [`nearest_batch`](Self::nearest_batch) with the given integer kernels (tests run
+    /// every set the CPU has).
+    fn nearest_batch_with(
+        &self,
+        queries: &[&[f32]],
+        ks: &[usize],
+        accept: Option<Accept<'_>>,
+        kernels: &Kernels,
+    ) -> Vec<Vec<(u32, f32)>> {
         let Some(dim) = self.dim else {
             return vec![Vec::new(); queries.len()];
         };
@@ -227,7 +240,7 @@ impl DenseIndex {
         };
         let step = n.div_ceil(parts);
         let found = if parts == 1 {
-            scan(&self.quantized, 0..n, &quantised, &codes, filter)
+            scan(&self.quantized, 0..n, &quantised, &codes, filter, kernels)
         } else {
             (0..parts)
                 .into_par_iter()
@@ -238,6 +251,7 @@ impl DenseIndex {
                         &quantised,
                         &codes,
                         filter,
+                        kernels,
                     )
                 })
                 .reduce_with(|a, b| {
@@ -300,6 +314,7 @@ impl DenseIndex {
 
 #[cfg(test)]
 mod tests {
+    use super::super::simd;
     use super::*;
 
     #[test]
@@ -373,7 +388,9 @@ mod tests {
         #![proptest_config(proptest::prelude::ProptestConfig::with_cases(12))]
 
         /// The quantised scan plus exact re-scoring returns exactly the exact scan's top k:
-        /// same documents, same order, bit-identical scores, with and without a filter.
+        /// same documents, same order, bit-identical scores, with and without a filter,
+        /// for single queries and batches (one to several panels of the packed kernel,
+        /// partial groups), with every integer kernel set this CPU has.
         #[test]
         fn quantised_search_equals_exact_search(
             seed in 1u64..u64::MAX,
@@ -381,6 +398,7 @@ mod tests {
             dim in proptest::sample::select(vec![16usize, 45, 64, 130]),
             k in 1usize..40,
             modulus in 1u32..5,
+            batch in proptest::sample::select(vec![1usize, 3, 4, 7, 16, 33, 70]),
         ) {
             let rows = clustered(n, dim, seed);
             let mut index = DenseIndex::default();
@@ -391,19 +409,68 @@ mod tests {
             for slot in (0..n as u32).step_by(13) {
                 index.remove(slot);
             }
-            let queries: Vec<Vec<f32>> = clustered(6, dim, seed ^ 0xabcdef)
+            // Stored rows (and their duplicates) as queries: exact ties at the top.
+            let queries: Vec<Vec<f32>> = clustered(batch.saturating_sub(1), dim, seed ^ 0xabcdef)
                 .into_iter()
                 .chain([rows[n / 3].clone()])
                 .collect();
             let refs: Vec<&[f32]> = queries.iter().map(Vec::as_slice).collect();
-            let ks = vec![k; refs.len()];
+            let ks: Vec<usize> = (0..refs.len()).map(|i| 1 + (k + 7 * i) % 40).collect();
             let keep = |_: usize, slot: u32| slot.is_multiple_of(modulus);
             let accept: Option<Accept<'_>> = (modulus > 1).then_some(&keep as Accept<'_>);
-            let batch = index.nearest_batch(&refs, &ks, accept);
+            let want: Vec<_> = refs
+                .iter()
+                .zip(&ks)
+                .enumerate()
+                .map(|(qi, (q, &k))| ranked(index.exact(qi, q, k, accept), k))
+                .collect();
             for (qi, q) in refs.iter().enumerate() {
-                let want = ranked(index.exact(qi, q, k, accept), k);
-                proptest::prop_assert_eq!(&ranked(index.nearest(q, k, accept), k), &want);
-                proptest::prop_assert_eq!(&ranked(batch[qi].clone(), k), &want);
+                let one = index.nearest(q, ks[qi], accept);
+                proptest::prop_assert_eq!(&ranked(one, ks[qi]), &want[qi]);
+            }
+            for kernels in simd::available() {
+                let batch = index.nearest_batch_with(&refs, &ks, accept, kernels);
+                for (qi, got) in batch.into_iter().enumerate() {
+                    proptest::prop_assert_eq!(&ranked(got, ks[qi]), &want[qi], "{}", kernels.name());
+                }
+            }
+        }
+    }
+
+    /// Row counts around the packed scan's chunk and block sizes, fewer rows than `k`
+    /// (the exact path), and many equal rows (ties broken by slot).
+    #[test]
+    fn batches_equal_exact_search_on_awkward_sizes_and_ties() {
+        for n in [1usize, 9, 2047, 2048, 2049, 2048 + 47, 4096 + 5] {
+            let mut rows = clustered(n, 40, n as u64);
+            // A block of exact duplicates: more tied rows than k.
+            for i in (n / 2..n).step_by(3).take(30) {
+                rows[i] = rows[n / 2].clone();
+            }
+            let mut index = DenseIndex::default();
+            for (slot, v) in rows.iter().enumerate() {
+                index.insert(slot as u32, v).unwrap();
+            }
+            let queries: Vec<Vec<f32>> = clustered(66, 40, 77)
+                .into_iter()
+                .chain([rows[n / 2].clone(), rows[0].clone()])
+                .collect();
+            let refs: Vec<&[f32]> = queries.iter().map(Vec::as_slice).collect();
+            for k in [1usize, 10, 25] {
+                let ks = vec![k; refs.len()];
+                for kernels in simd::available() {
+                    let batch = index.nearest_batch_with(&refs, &ks, None, kernels);
+                    for (qi, (q, got)) in refs.iter().zip(batch).enumerate() {
+                        let want = ranked(index.exact(qi, q, k, None), k);
+                        assert_eq!(want.len(), k.min(n));
+                        assert_eq!(
+                            ranked(got, k),
+                            want,
+                            "n {n} k {k} query {qi} {}",
+                            kernels.name()
+                        );
+                    }
+                }
             }
         }
     }

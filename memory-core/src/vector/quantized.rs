@@ -19,12 +19,15 @@ use std::cmp::{Ordering, Reverse};
 use std::collections::BinaryHeap;
 use std::ops::Range;
 
-use super::simd::{dots_u8i8, LANE_BYTES};
+use super::simd::{pack_queries, Kernels, Terms, GROUP, LANE_BYTES, MAX_GROUPS};
 
 /// Rows scored per tile: the tile stays in cache while every query block passes over it.
 const TILE_ROWS: usize = 64;
 /// Queries per block within a tile.
 const QUERY_BLOCK: usize = 16;
+/// Rows per chunk of the packed scan: the chunk (18 KB at 384 dimensions) stays in L1
+/// while every panel of queries passes over it, and its dots for one panel fit beside it.
+const CHUNK_ROWS: usize = 48;
 /// Largest magnitude of a stored code.
 const ROW_LEVELS: f64 = 127.0;
 /// Largest magnitude of a query code (255 · 63 · 2 < 2¹⁵).
@@ -205,14 +208,62 @@ impl Candidates {
     }
 }
 
-/// Scans `range` of `rows` for every query; `codes` holds the queries' codes back to back.
-/// `accept(query, row)` is asked only for rows whose bound could still enter the top.
+/// Files row `row` as a candidate for query `qi` if its upper bound reaches the query's
+/// threshold (and the filter accepts it), then updates the threshold.
+#[allow(clippy::too_many_arguments)]
+#[inline]
+fn consider(
+    c: &mut Candidates,
+    threshold: &mut f32,
+    k: usize,
+    qi: usize,
+    row: usize,
+    approx: f32,
+    bound: f32,
+    accept: Option<&(dyn Fn(usize, u32) -> bool + Sync)>,
+) {
+    if approx + bound < *threshold {
+        return;
+    }
+    if accept.is_some_and(|f| !f(qi, row as u32)) {
+        return;
+    }
+    c.rows.push((row as u32, approx + bound));
+    c.offer_lower(k, approx - bound);
+    *threshold = c.threshold(k);
+    if c.rows.len() >= 4 * k + 256 {
+        c.prune(k);
+    }
+}
+
+/// Scans `range` of `rows` for every query with `kernels` (the packed batch kernel from
+/// as many queries as [`Kernels::packs`] says); `codes` holds the queries' codes back to
+/// back. `accept(query, row)` is asked only for rows whose bound could still
+/// enter the top.
 pub(crate) fn scan(
     rows: &QuantizedRows,
     range: Range<usize>,
     queries: &[QuantizedQuery],
     codes: &[i8],
     accept: Option<&(dyn Fn(usize, u32) -> bool + Sync)>,
+    kernels: &Kernels,
+) -> Vec<Candidates> {
+    if kernels.packs(queries.len()) {
+        scan_packed(rows, range, queries, codes, accept, kernels)
+    } else {
+        scan_rows(rows, range, queries, codes, accept, kernels)
+    }
+}
+
+/// The scan for one or a few queries: row-major integer dot products, a few rows and
+/// queries per register block.
+fn scan_rows(
+    rows: &QuantizedRows,
+    range: Range<usize>,
+    queries: &[QuantizedQuery],
+    codes: &[i8],
+    accept: Option<&(dyn Fn(usize, u32) -> bool + Sync)>,
+    kernels: &Kernels,
 ) -> Vec<Candidates> {
     let p = rows.padded;
     let mut found: Vec<Candidates> = queries.iter().map(|_| Candidates::default()).collect();
@@ -235,7 +286,7 @@ pub(crate) fn scan(
             let q1 = (q0 + QUERY_BLOCK).min(queries.len());
             let nq = q1 - q0;
             let out = &mut raw[..(end - start) * nq];
-            dots_u8i8(tile, p, &codes[q0 * p..q1 * p], nq, out);
+            kernels.dots_u8i8(tile, p, &codes[q0 * p..q1 * p], nq, out);
             let (off, sc, wi, pa) = (
                 &offset[q0..q1],
                 &scale[q0..q1],
@@ -262,20 +313,102 @@ pub(crate) fn scan(
                 for j in 0..nq {
                     let qi = q0 + j;
                     let (approx, bound) = upper(j);
-                    if approx + bound < thresholds[qi] {
-                        continue;
-                    }
-                    if accept.is_some_and(|f| !f(qi, row as u32)) {
-                        continue;
-                    }
                     let k = queries[qi].k;
-                    let c = &mut found[qi];
-                    c.rows.push((row as u32, approx + bound));
-                    c.offer_lower(k, approx - bound);
-                    thresholds[qi] = c.threshold(k);
-                    if c.rows.len() >= 4 * k + 256 {
-                        c.prune(k);
+                    consider(
+                        &mut found[qi],
+                        &mut thresholds[qi],
+                        k,
+                        qi,
+                        row,
+                        approx,
+                        bound,
+                        accept,
+                    );
+                }
+            }
+        }
+        start = end;
+    }
+    found
+}
+
+/// The scan for a batch: queries packed in groups of [`GROUP`], taken by panels of up to
+/// [`MAX_GROUPS`] groups over each chunk of [`CHUNK_ROWS`] rows, so every row loaded from
+/// memory serves the whole batch and every query code loaded serves a block of rows. The
+/// kernel's [`Kernels::screen`] flags the (row, query) lanes whose upper bound reaches the
+/// query's current threshold; only those are looked at one by one, with the same bound
+/// arithmetic as [`scan_rows`].
+fn scan_packed(
+    rows: &QuantizedRows,
+    range: Range<usize>,
+    queries: &[QuantizedQuery],
+    codes: &[i8],
+    accept: Option<&(dyn Fn(usize, u32) -> bool + Sync)>,
+    kernels: &Kernels,
+) -> Vec<Candidates> {
+    let p = rows.padded;
+    let nq = queries.len();
+    let packed = pack_queries(codes, p, nq);
+    let groups = nq.div_ceil(GROUP);
+    let lanes = groups * GROUP;
+    let mut found: Vec<Candidates> = queries.iter().map(|_| Candidates::default()).collect();
+    // Per-lane terms; padding lanes have an infinite threshold, so they never pass.
+    let mut offset = vec![0i32; lanes];
+    let mut scale = vec![0f32; lanes];
+    let mut widen = vec![0f32; lanes];
+    let mut pad = vec![0f32; lanes];
+    let mut thresholds = vec![f32::INFINITY; lanes];
+    for (i, q) in queries.iter().enumerate() {
+        (offset[i], scale[i], widen[i], pad[i]) = (q.offset, q.scale, q.widen, q.pad);
+        thresholds[i] = found[i].threshold(q.k);
+    }
+    let panel_lanes = MAX_GROUPS * GROUP;
+    let mut dots = vec![0i32; CHUNK_ROWS * panel_lanes];
+    let mut masks = vec![0u64; CHUNK_ROWS];
+    let mut start = range.start;
+    while start < range.end {
+        let end = (start + CHUNK_ROWS).min(range.end);
+        let n = end - start;
+        let chunk = &rows.codes[start * p..end * p];
+        let (scales, errors) = (&rows.scale[start..end], &rows.err[start..end]);
+        for g0 in (0..groups).step_by(MAX_GROUPS) {
+            let g = (groups - g0).min(MAX_GROUPS);
+            let (width, l0) = (g * GROUP, g0 * GROUP);
+            let dots = &mut dots[..n * width];
+            kernels.dots_packed(chunk, p, &packed[l0 * p..], g, dots);
+            let lane = l0..l0 + width;
+            let terms = Terms {
+                offset: &offset[lane.clone()],
+                scale: &scale[lane.clone()],
+                widen: &widen[lane.clone()],
+                pad: &pad[lane.clone()],
+                threshold: &thresholds[lane],
+            };
+            let masks = &mut masks[..n];
+            kernels.screen(dots, width, scales, errors, terms, masks);
+            for (i, &mask) in masks.iter().enumerate() {
+                let mut m = mask;
+                while m != 0 {
+                    let j = m.trailing_zeros() as usize;
+                    m &= m - 1;
+                    let qi = l0 + j;
+                    if qi >= nq {
+                        break;
                     }
+                    let (s, e) = (scales[i], errors[i]);
+                    let approx = (dots[i * width + j] - offset[qi]) as f32 * (scale[qi] * s);
+                    let bound = e.mul_add(widen[qi], pad[qi]);
+                    let k = queries[qi].k;
+                    consider(
+                        &mut found[qi],
+                        &mut thresholds[qi],
+                        k,
+                        qi,
+                        start + i,
+                        approx,
+                        bound,
+                        accept,
+                    );
                 }
             }
         }
