@@ -14,8 +14,8 @@ use rayon::prelude::*;
 
 use crate::text;
 
-/// Documents per chunk of a large batch.
-const CHUNK: usize = 8192;
+/// Fewest documents worth a chunk of their own (and a task on the pool).
+const MIN_CHUNK: usize = 4096;
 
 /// A chunk-local term not yet mapped to an index term.
 pub(super) const UNMAPPED: u32 = u32::MAX;
@@ -30,6 +30,8 @@ pub(super) struct Chunk {
     pub(super) terms: Vec<(u32, f32)>,
     /// End of each document's run in `terms`.
     pub(super) ends: Vec<u32>,
+    /// Number of the chunk's documents containing each local id (to reserve postings).
+    pub(super) df: Vec<u32>,
     /// Index term id of each local id ([`UNMAPPED`] until looked up); filled while the
     /// batch is inserted.
     pub(super) mapped: Vec<u32>,
@@ -83,6 +85,10 @@ impl Chunk {
             let range = chunk.range(i);
             chunk.terms[range].sort_unstable_by_key(|&(id, _)| rank[id as usize]);
         }
+        chunk.df = vec![0; chunk.vocab.len()];
+        for &(id, _) in &chunk.terms {
+            chunk.df[id as usize] += 1;
+        }
         chunk.mapped = vec![UNMAPPED; chunk.vocab.len()];
         chunk
     }
@@ -106,15 +112,31 @@ pub(crate) struct Analysed {
 
 impl Analysed {
     /// Analyses `texts`, in parallel on the rayon pool when there are many.
+    ///
+    /// A chunk re-learns the words it shares with other chunks (stems, term lookups in
+    /// the index), so there are only as many as keep the pool's threads busy: two per
+    /// thread, a late thread's share can still be taken by another.
     pub(crate) fn new(texts: &[&str]) -> Self {
-        let chunks = if texts.len() > CHUNK && rayon::current_num_threads() > 1 {
-            texts.par_chunks(CHUNK).map(Chunk::analyse).collect()
+        let threads = rayon::current_num_threads();
+        let parallel = texts.len() >= 2 * MIN_CHUNK && threads > 1;
+        let chunk_len = if parallel {
+            texts.len().div_ceil(threads).max(MIN_CHUNK)
         } else {
-            texts.chunks(CHUNK).map(Chunk::analyse).collect()
+            texts.len().max(1)
+        };
+        Self::in_chunks(texts, chunk_len, parallel)
+    }
+
+    /// Analyses `texts` in chunks of `chunk_len` (at least 1).
+    pub(super) fn in_chunks(texts: &[&str], chunk_len: usize, parallel: bool) -> Self {
+        let chunks = if parallel {
+            texts.par_chunks(chunk_len).map(Chunk::analyse).collect()
+        } else {
+            texts.chunks(chunk_len).map(Chunk::analyse).collect()
         };
         Self {
             chunks,
-            chunk_len: CHUNK,
+            chunk_len,
             recheck: false,
         }
     }

@@ -127,6 +127,14 @@ impl Namespace {
         Ok(doc.id)
     }
 
+    /// Makes room for `additional` more documents (some of a batch may replace others).
+    fn reserve(&mut self, additional: usize) {
+        let free = additional.saturating_sub(self.free.len());
+        self.ids.reserve(additional);
+        self.records.reserve(free);
+        self.sparse.reserve(free);
+    }
+
     fn remove(&mut self, id: &str) -> bool {
         let Some(slot) = self.ids.remove(id) else {
             return false;
@@ -452,6 +460,7 @@ impl VectorStore for InMemoryVectorStore {
                 continue; // cleared and unlinked meanwhile: write to the live namespace
             }
             check_dimensions(&ns, &prepared)?;
+            ns.reserve(prepared.len());
             return prepared
                 .into_iter()
                 .enumerate()

@@ -196,6 +196,9 @@ impl SparseIndex {
             let mapped = &mut chunk.mapped[local as usize];
             if *mapped == UNMAPPED || (recheck && self.terms[*mapped as usize].text != *text) {
                 *mapped = self.term_id(text);
+                // First use in this chunk: room for the chunk's documents using the term.
+                let df = chunk.df[local as usize] as usize;
+                self.terms[*mapped as usize].postings.reserve(df);
             }
             let term = *mapped;
             let postings = &mut self.terms[term as usize].postings;
@@ -209,6 +212,12 @@ impl SparseIndex {
         self.docs[idx] = Some(DocTerms { terms });
         self.doc_count += 1;
         self.epoch += 1;
+    }
+
+    /// Makes room for `additional` more document slots.
+    pub(crate) fn reserve(&mut self, additional: usize) {
+        self.docs.reserve(additional);
+        self.norms.reserve(additional);
     }
 
     fn term_id(&mut self, text: &str) -> u32 {
@@ -800,7 +809,7 @@ mod tests {
             one_by_one.insert(*slot, text);
         }
         let mut batched = SparseIndex::new();
-        let mut batch = Analysed::new(&texts);
+        let mut batch = Analysed::in_chunks(&texts, texts.len(), false);
         for (i, slot) in slots.iter().enumerate() {
             batched.insert_analysed(*slot, &mut batch, i);
         }
@@ -878,6 +887,7 @@ mod tests {
         fn a_batch_indexes_what_inserts_one_by_one_do(
             docs in prop::collection::vec((0u32..12, prop::collection::vec(0..WORDS.len(), 0..8)), 1..40),
             removed in prop::collection::vec(0u32..12, 0..4),
+            chunk_len in 1usize..8,
         ) {
             let texts: Vec<String> = docs
                 .iter()
@@ -898,7 +908,8 @@ mod tests {
                 one_by_one.insert(*slot, text);
             }
             let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
-            let mut batch = Analysed::new(&refs);
+            // Small chunks, analysed in parallel: terms map to the index chunk by chunk.
+            let mut batch = Analysed::in_chunks(&refs, chunk_len, true);
             for (i, (slot, _)) in docs.iter().enumerate() {
                 batched.insert_analysed(*slot, &mut batch, i);
             }
