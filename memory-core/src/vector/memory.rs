@@ -16,6 +16,9 @@ use super::{fuse, Document, Embedder, Filter, Fusion, SearchHit, SearchQuery, Ve
 use crate::error::{MemoryError, Result};
 use crate::message::Metadata;
 
+/// Fewest documents of a batch analysed ahead of writing ([`Analysed`]).
+const ANALYSED_MIN: usize = 32;
+
 /// A [`VectorStore`] held in memory.
 ///
 /// - **Sparse search** (the default): TF-IDF cosine over an inverted index updated on
@@ -110,15 +113,23 @@ impl Namespace {
         Ok(slot)
     }
 
-    /// Writes a prepared document, document `i` of `analysed`; dimensions must have been
-    /// checked.
-    fn write(&mut self, doc: Prepared, analysed: &mut Analysed, i: usize) -> Result<String> {
+    /// Writes a prepared document (document `i` of `analysed` when the batch was analysed
+    /// ahead); dimensions must have been checked.
+    fn write(
+        &mut self,
+        doc: Prepared,
+        analysed: Option<&mut Analysed>,
+        i: usize,
+    ) -> Result<String> {
         let slot = self.slot_for(&doc.id)?;
         match &doc.embedding {
             Some(v) => self.dense.insert(slot, v)?,
             None => self.dense.remove(slot),
         }
-        self.sparse.insert_analysed(slot, analysed, i);
+        match analysed {
+            Some(batch) => self.sparse.insert_analysed(slot, batch, i),
+            None => self.sparse.insert(slot, &doc.content),
+        }
         self.records[slot as usize] = Some(Record {
             id: doc.id.clone(),
             content: doc.content,
@@ -448,11 +459,12 @@ impl VectorStore for InMemoryVectorStore {
     /// All or nothing: every document is validated before any is written.
     async fn upsert_batch(&self, namespace: &str, documents: Vec<Document>) -> Result<Vec<String>> {
         let prepared = self.prepare(documents).await?;
-        // Analysis needs no lock: done before taking it (in parallel when large).
-        let mut analysed = {
+        // Analysis needs no lock: a large batch is analysed before taking it (in parallel,
+        // words memoised); a few documents are analysed as they are written.
+        let mut analysed = (prepared.len() >= ANALYSED_MIN).then(|| {
             let texts: Vec<&str> = prepared.iter().map(|d| d.content.as_str()).collect();
             Analysed::new(&texts)
-        };
+        });
         loop {
             let ns = self.namespace_or_create(namespace);
             let mut ns = ns.write();
@@ -464,7 +476,7 @@ impl VectorStore for InMemoryVectorStore {
             return prepared
                 .into_iter()
                 .enumerate()
-                .map(|(i, d)| ns.write(d, &mut analysed, i))
+                .map(|(i, d)| ns.write(d, analysed.as_mut(), i))
                 .collect();
         }
     }

@@ -119,8 +119,7 @@ pub(crate) struct SparseIndex {
 }
 
 /// `(term, 1 + ln tf)` for each distinct term of `text` (analysed by [`crate::text`]),
-/// sorted by term (the reference for [`Analysed`]).
-#[cfg(test)]
+/// sorted by term.
 fn weighted_terms(text: &str) -> Vec<(String, f32)> {
     let mut tokens = text::terms(text);
     tokens.sort_unstable();
@@ -166,14 +165,33 @@ impl SparseIndex {
 
     /// Indexes `text` under `slot`, replacing whatever the slot held.
     pub(crate) fn insert(&mut self, slot: u32, text: &str) {
-        let mut batch = Analysed::new(&[text]);
-        self.insert_analysed(slot, &mut batch, 0);
+        self.remove(slot);
+        let idx = slot as usize;
+        if self.docs.len() <= idx {
+            self.docs.resize_with(idx + 1, || None);
+            self.norms.resize_with(idx + 1, NormCell::stale);
+        }
+        let weighted = weighted_terms(text);
+        let mut terms = Vec::with_capacity(weighted.len());
+        for (text, tf_weight) in weighted {
+            let term = self.term_id(&text);
+            let postings = &mut self.terms[term as usize].postings;
+            terms.push(DocTerm {
+                term,
+                pos: postings.len() as u32,
+                tf_weight,
+            });
+            postings.push(Posting { slot, tf_weight });
+        }
+        self.docs[idx] = Some(DocTerms { terms });
+        self.doc_count += 1;
+        self.epoch += 1;
     }
 
     /// Indexes document `i` of `batch` under `slot`, replacing whatever the slot held:
-    /// the same as [`insert`](Self::insert) of its text, without analysing it again.
-    /// Inserting a batch's documents in order, under the index's lock, is inserting
-    /// them one by one.
+    /// the same as [`insert`](Self::insert) of its text (same term ids, postings and
+    /// sums, so the same scores to the bit), without analysing it again. Inserting a
+    /// batch's documents in order, under the index's lock, is inserting them one by one.
     pub(crate) fn insert_analysed(&mut self, slot: u32, batch: &mut Analysed, i: usize) {
         let free = self.free_terms.len();
         self.remove(slot);
