@@ -44,7 +44,7 @@ impl Chunk {
             ..Chunk::default()
         };
         let mut ids: HashMap<Box<str>, u32> = HashMap::new();
-        let mut words: HashMap<Box<str>, u32> = HashMap::new();
+        let mut words = text::WordTerms::<foldhash::fast::RandomState>::default();
         let mut tokens: Vec<u32> = Vec::new();
         for text in texts {
             tokens.clear();
