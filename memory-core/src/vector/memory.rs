@@ -34,7 +34,10 @@ const ANALYSED_MIN: usize = 32;
 ///   A namespace's dimension is set by its first embedding and released when it holds no
 ///   embedding any more.
 ///
-/// Each namespace has its own lock, so namespaces never contend with each other.
+/// Each namespace has its own lock, so namespaces never contend with each other. A batch
+/// of many documents ([`upsert_batch`](VectorStore::upsert_batch), 32 or more) is analysed
+/// into terms before the lock is taken, split across the rayon thread pool when large; the
+/// index it builds is the one upserting the documents one by one would.
 ///
 /// ```
 /// use agentmemory_core::vector::{Document, InMemoryVectorStore, SearchQuery, VectorStore};

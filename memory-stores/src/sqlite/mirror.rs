@@ -22,6 +22,9 @@
 //!
 //! Nothing of the index is written to disk, so a crash can never leave it inconsistent:
 //! an acknowledged write is in the table, and the next process builds its mirror from it.
+//! That build is one batch upsert of the namespace's rows, which the core store analyses
+//! in parallel before indexing (about 0.3 s of CPU for 100,000 short documents; see
+//! `benches/documents.rs`, `open_and_load_index`).
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicI64, Ordering};
