@@ -28,6 +28,9 @@
 //! assert!(terms("it is the").is_empty());
 //! ```
 
+use std::collections::HashMap;
+use std::hash::BuildHasher;
+
 use unicode_normalization::char::is_combining_mark;
 use unicode_normalization::UnicodeNormalization;
 use unicode_segmentation::UnicodeSegmentation;
@@ -76,6 +79,74 @@ pub fn for_each_term(text: &str, mut f: impl FnMut(&str)) {
         }
     }
     flush_cjk(&mut run, &mut f);
+}
+
+/// What [`for_each_term_id`] remembers of a word that yields no term (a stop word).
+pub(crate) const NO_TERM: u32 = u32::MAX;
+
+/// The term ids of ASCII words already analysed, for [`for_each_term_id`].
+#[derive(Debug, Default)]
+pub(crate) struct WordTerms<S> {
+    /// Words of at most 16 bytes, packed into an integer zero-padded (an ASCII word
+    /// has no NUL byte): hashed and compared without reading a key elsewhere in memory.
+    short: HashMap<u128, u32, S>,
+    long: HashMap<Box<str>, u32, S>,
+}
+
+fn packed(word: &str) -> Option<u128> {
+    let bytes = word.as_bytes();
+    let mut key = [0u8; 16];
+    key.get_mut(..bytes.len())?.copy_from_slice(bytes);
+    Some(u128::from_le_bytes(key))
+}
+
+impl<S: BuildHasher> WordTerms<S> {
+    fn get(&self, word: &str) -> Option<u32> {
+        match packed(word) {
+            Some(key) => self.short.get(&key).copied(),
+            None => self.long.get(word).copied(),
+        }
+    }
+
+    fn insert(&mut self, word: &str, term: u32) {
+        match packed(word) {
+            Some(key) => self.short.insert(key, term),
+            None => self.long.insert(word.into(), term),
+        };
+    }
+}
+
+/// Calls `f` with an id of each term of `text`, in order: what [`for_each_term`] yields,
+/// each term turned into an id by `id` (which must not return [`NO_TERM`]).
+///
+/// For analysing many texts: a word of ASCII text always yields the same term (or none),
+/// so `words` remembers, per word as written, the id of its term, and a word met again is
+/// one lookup instead of folding, a stop-word check and stemming.
+pub(crate) fn for_each_term_id<S: BuildHasher>(
+    text: &str,
+    words: &mut WordTerms<S>,
+    mut id: impl FnMut(&str) -> u32,
+    mut f: impl FnMut(u32),
+) {
+    if !text.is_ascii() {
+        for_each_term(text, |t| f(id(t)));
+        return;
+    }
+    let mut scratch = String::new();
+    ascii::for_each_word(text, |w| {
+        let term = match words.get(w) {
+            Some(term) => term,
+            None => {
+                let mut term = NO_TERM;
+                emit_word(w, &mut scratch, &mut |t: &str| term = id(t));
+                words.insert(w, term);
+                term
+            }
+        };
+        if term != NO_TERM {
+            f(term);
+        }
+    });
 }
 
 /// Folds `segment` into `scratch`, drops it if it is a stop word, stems it and emits it.
@@ -221,6 +292,35 @@ mod tests {
     fn empty_and_punctuation_only() {
         assert!(terms("").is_empty());
         assert!(terms("  ,,; -- !!").is_empty());
+    }
+
+    #[test]
+    fn remembered_words_yield_the_terms_of_for_each_term() {
+        let texts = [
+            "The user LIKES museums, since 2024!",
+            "likes LIKES Likes museums the The",
+            "Crème brûlée 我住在北京 loves 🍕!",
+            "running runs ran, user's don't x_y 3.14 1,000",
+            "Incomprehensibilities incomprehensibilities internationalization's",
+            "",
+            "it is the",
+        ];
+        let mut words = WordTerms::<std::hash::RandomState>::default();
+        let mut vocab: Vec<String> = Vec::new();
+        // Twice over, so the second pass reads every ASCII word from `words`.
+        for text in texts.iter().chain(&texts) {
+            let mut got = Vec::new();
+            let id = |t: &str| match vocab.iter().position(|v| v == t) {
+                Some(i) => i as u32,
+                None => {
+                    vocab.push(t.to_owned());
+                    (vocab.len() - 1) as u32
+                }
+            };
+            for_each_term_id(text, &mut words, id, |t| got.push(t));
+            let got: Vec<&str> = got.iter().map(|&i| vocab[i as usize].as_str()).collect();
+            assert_eq!(got, terms(text), "{text}");
+        }
     }
 
     #[test]

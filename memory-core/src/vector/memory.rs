@@ -8,12 +8,16 @@ use async_trait::async_trait;
 use dashmap::DashMap;
 use parking_lot::RwLock;
 
+use super::analyse::Analysed;
 use super::dense::{normalized, DenseIndex};
 use super::sparse::SparseIndex;
 use super::topk::TopK;
 use super::{fuse, Document, Embedder, Filter, Fusion, SearchHit, SearchQuery, VectorStore};
 use crate::error::{MemoryError, Result};
 use crate::message::Metadata;
+
+/// Fewest documents of a batch analysed ahead of writing ([`Analysed`]).
+const ANALYSED_MIN: usize = 32;
 
 /// A [`VectorStore`] held in memory.
 ///
@@ -30,7 +34,10 @@ use crate::message::Metadata;
 ///   A namespace's dimension is set by its first embedding and released when it holds no
 ///   embedding any more.
 ///
-/// Each namespace has its own lock, so namespaces never contend with each other.
+/// Each namespace has its own lock, so namespaces never contend with each other. A batch
+/// of many documents ([`upsert_batch`](VectorStore::upsert_batch), 32 or more) is analysed
+/// into terms before the lock is taken, split across the rayon thread pool when large; the
+/// index it builds is the one upserting the documents one by one would.
 ///
 /// ```
 /// use agentmemory_core::vector::{Document, InMemoryVectorStore, SearchQuery, VectorStore};
@@ -109,20 +116,37 @@ impl Namespace {
         Ok(slot)
     }
 
-    /// Writes a prepared document; dimensions must have been checked.
-    fn write(&mut self, doc: Prepared) -> Result<String> {
+    /// Writes a prepared document (document `i` of `analysed` when the batch was analysed
+    /// ahead); dimensions must have been checked.
+    fn write(
+        &mut self,
+        doc: Prepared,
+        analysed: Option<&mut Analysed>,
+        i: usize,
+    ) -> Result<String> {
         let slot = self.slot_for(&doc.id)?;
         match &doc.embedding {
             Some(v) => self.dense.insert(slot, v)?,
             None => self.dense.remove(slot),
         }
-        self.sparse.insert(slot, &doc.content);
+        match analysed {
+            Some(batch) => self.sparse.insert_analysed(slot, batch, i),
+            None => self.sparse.insert(slot, &doc.content),
+        }
         self.records[slot as usize] = Some(Record {
             id: doc.id.clone(),
             content: doc.content,
             metadata: doc.metadata,
         });
         Ok(doc.id)
+    }
+
+    /// Makes room for `additional` more documents (some of a batch may replace others).
+    fn reserve(&mut self, additional: usize) {
+        let free = additional.saturating_sub(self.free.len());
+        self.ids.reserve(additional);
+        self.records.reserve(free);
+        self.sparse.reserve(free);
     }
 
     fn remove(&mut self, id: &str) -> bool {
@@ -301,11 +325,14 @@ impl InMemoryVectorStore {
     /// Validates and normalises documents, embedding those without a vector when an
     /// embedder is configured. Runs before any lock is taken.
     async fn prepare(&self, documents: Vec<Document>) -> Result<Vec<Prepared>> {
-        let missing: Vec<String> = documents
-            .iter()
-            .filter(|d| d.embedding.is_none())
-            .map(|d| d.content.clone())
-            .collect();
+        let missing: Vec<String> = match self.embedder {
+            None => Vec::new(),
+            Some(_) => documents
+                .iter()
+                .filter(|d| d.embedding.is_none())
+                .map(|d| d.content.clone())
+                .collect(),
+        };
         let mut embedded = self.embed(missing).await?.map(Vec::into_iter);
         let mut out = Vec::with_capacity(documents.len());
         for doc in documents {
@@ -435,6 +462,12 @@ impl VectorStore for InMemoryVectorStore {
     /// All or nothing: every document is validated before any is written.
     async fn upsert_batch(&self, namespace: &str, documents: Vec<Document>) -> Result<Vec<String>> {
         let prepared = self.prepare(documents).await?;
+        // Analysis needs no lock: a large batch is analysed before taking it (in parallel,
+        // words memoised); a few documents are analysed as they are written.
+        let mut analysed = (prepared.len() >= ANALYSED_MIN).then(|| {
+            let texts: Vec<&str> = prepared.iter().map(|d| d.content.as_str()).collect();
+            Analysed::new(&texts)
+        });
         loop {
             let ns = self.namespace_or_create(namespace);
             let mut ns = ns.write();
@@ -442,7 +475,12 @@ impl VectorStore for InMemoryVectorStore {
                 continue; // cleared and unlinked meanwhile: write to the live namespace
             }
             check_dimensions(&ns, &prepared)?;
-            return prepared.into_iter().map(|d| ns.write(d)).collect();
+            ns.reserve(prepared.len());
+            return prepared
+                .into_iter()
+                .enumerate()
+                .map(|(i, d)| ns.write(d, analysed.as_mut(), i))
+                .collect();
         }
     }
 
@@ -640,6 +678,155 @@ mod tests {
             .unwrap();
         let q = SearchQuery::new("", 5).with_embedding(vec![0.0, 0.0, 1.0]);
         assert_eq!(store.search("n", &q).await.unwrap().len(), 1);
+    }
+
+    /// Varied documents: Zipf-like words in mixed case, stop words, accents, CJK,
+    /// emoji, empty and punctuation-only texts, ids repeated near and far (within and
+    /// across analysis chunks), every third document embedded, some with metadata.
+    fn varied(n: usize, seed: u64) -> Vec<Document> {
+        const WORDS: &[&str] = &[
+            "Red",
+            "red",
+            "RED",
+            "green",
+            "blue",
+            "apple",
+            "pears",
+            "fig",
+            "cat",
+            "dogs",
+            "running",
+            "runs",
+            "the",
+            "and",
+            "not",
+            "crème",
+            "Zürich",
+            "北京",
+            "我住在北京",
+            "🍕",
+            "👍🏽",
+            "3.14",
+            "user's",
+            "don't",
+            "x_y",
+            "naïve",
+        ];
+        let mut state = seed | 1;
+        let mut next = move || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        (0..n)
+            .map(|i| {
+                let r = next();
+                let len = (r % 13) as usize;
+                let words: Vec<String> = (0..len)
+                    .map(|_| {
+                        let x = next();
+                        // Skewed towards the first words, with a long tail of rare ones.
+                        let k = (x % 1000) as usize;
+                        if k < 900 {
+                            WORDS[(k * k / 40_000) % WORDS.len()].to_owned()
+                        } else {
+                            format!("rare{}", x % 5_000)
+                        }
+                    })
+                    .collect();
+                let content = match r % 50 {
+                    0 => String::new(),
+                    1 => " ,;!! --".to_owned(),
+                    _ => words.join(if r % 7 == 0 { ", " } else { " " }),
+                };
+                // Every tenth document rewrites an earlier id (a near or a far one).
+                let id = if i % 10 == 9 {
+                    format!("d{}", (next() as usize) % i)
+                } else {
+                    format!("d{i}")
+                };
+                let mut doc = Document::new(content).with_id(id);
+                if i % 3 == 0 {
+                    let v = (0..4).map(|j| ((next() % 100) as f32 + j as f32) / 50.0 + 0.01);
+                    doc = doc.with_embedding(v.collect());
+                }
+                if i % 4 == 0 {
+                    doc = doc.with_metadata("kind", serde_json::json!(i % 8));
+                }
+                doc
+            })
+            .collect()
+    }
+
+    async fn assert_same_search(a: &InMemoryVectorStore, b: &InMemoryVectorStore) {
+        assert_eq!(a.len("n").await.unwrap(), b.len("n").await.unwrap());
+        let mut queries: Vec<SearchQuery> = Vec::new();
+        let texts = [
+            "red",
+            "RED apple",
+            "running dog",
+            "the",
+            "crème zurich",
+            "北京",
+            "🍕 red",
+            "rare17 red",
+            "rare4999",
+            "not fig cat",
+            "3.14",
+            "don't",
+            "pears pear",
+        ];
+        for (i, t) in texts.iter().enumerate() {
+            for k in [1, 10, 100_000] {
+                queries.push(SearchQuery::new(*t, k));
+            }
+            let v: Vec<f32> = (0..4).map(|j| (i + j) as f32 + 0.5).collect();
+            queries.push(SearchQuery::new(*t, 10).with_embedding(v.clone()));
+            queries.push(SearchQuery::new("", 10).with_embedding(v));
+            queries.push(SearchQuery::new(*t, 10).with_filter(Filter::new().eq("kind", 4)));
+        }
+        for q in &queries {
+            let (ha, hb) = (
+                a.search("n", q).await.unwrap(),
+                b.search("n", q).await.unwrap(),
+            );
+            let key = |h: &[SearchHit]| -> Vec<(String, u32, String)> {
+                h.iter()
+                    .map(|h| (h.id.clone(), h.score.to_bits(), h.content.clone()))
+                    .collect()
+            };
+            assert_eq!(key(&ha), key(&hb), "{q:?}");
+        }
+    }
+
+    #[tokio::test]
+    async fn a_batch_builds_what_upserts_one_by_one_build() {
+        let docs = varied(20_000, 3);
+        let one_by_one = InMemoryVectorStore::new();
+        for doc in docs.clone() {
+            one_by_one.upsert("n", doc).await.unwrap();
+        }
+        let batched = InMemoryVectorStore::new();
+        batched.upsert_batch("n", docs.clone()).await.unwrap();
+        assert_same_search(&one_by_one, &batched).await;
+        for id in ["d0", "d9", "d19999", "d12345"] {
+            assert_eq!(
+                one_by_one.get("n", id).await.unwrap(),
+                batched.get("n", id).await.unwrap()
+            );
+        }
+        // Into a namespace that has documents and holes: a second batch rewriting many
+        // of them, after deletes, is still the same as writing one by one.
+        let gone: Vec<String> = (0..20_000).step_by(7).map(|i| format!("d{i}")).collect();
+        one_by_one.delete("n", &gone).await.unwrap();
+        batched.delete("n", &gone).await.unwrap();
+        let more = varied(12_000, 9);
+        for doc in more.clone() {
+            one_by_one.upsert("n", doc).await.unwrap();
+        }
+        batched.upsert_batch("n", more).await.unwrap();
+        assert_same_search(&one_by_one, &batched).await;
     }
 
     #[tokio::test]

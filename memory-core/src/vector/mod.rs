@@ -6,6 +6,7 @@ use serde::{Deserialize, Serialize};
 use crate::error::Result;
 use crate::message::Metadata;
 
+mod analyse;
 mod dense;
 mod embedding;
 mod filter;

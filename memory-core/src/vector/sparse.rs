@@ -32,6 +32,7 @@ use std::sync::Arc;
 
 use parking_lot::Mutex;
 
+use super::analyse::{Analysed, UNMAPPED};
 use crate::text;
 
 /// One occurrence list entry: a document slot and its `1 + ln tf`.
@@ -173,7 +174,7 @@ impl SparseIndex {
         let weighted = weighted_terms(text);
         let mut terms = Vec::with_capacity(weighted.len());
         for (text, tf_weight) in weighted {
-            let term = self.term_id(text);
+            let term = self.term_id(&text);
             let postings = &mut self.terms[term as usize].postings;
             terms.push(DocTerm {
                 term,
@@ -187,11 +188,61 @@ impl SparseIndex {
         self.epoch += 1;
     }
 
-    fn term_id(&mut self, text: String) -> u32 {
-        if let Some(&id) = self.term_ids.get(text.as_str()) {
+    /// Indexes document `i` of `batch` under `slot`, replacing whatever the slot held:
+    /// the same as [`insert`](Self::insert) of its text (same term ids, postings and
+    /// sums, so the same scores to the bit), without analysing it again. Inserting a
+    /// batch's documents in order, under the index's lock, is inserting them one by one.
+    pub(crate) fn insert_analysed(&mut self, slot: u32, batch: &mut Analysed, i: usize) {
+        let free = self.free_terms.len();
+        self.remove(slot);
+        if self.free_terms.len() > free {
+            // Dropped term ids may be reused: mappings are checked from now on.
+            batch.recheck = true;
+        }
+        let idx = slot as usize;
+        if self.docs.len() <= idx {
+            self.docs.resize_with(idx + 1, || None);
+            self.norms.resize_with(idx + 1, NormCell::stale);
+        }
+        let recheck = batch.recheck;
+        let (c, j) = batch.locate(i);
+        let chunk = &mut batch.chunks[c];
+        let weighted = &chunk.terms[chunk.range(j)];
+        let mut terms = Vec::with_capacity(weighted.len());
+        for &(local, tf_weight) in weighted {
+            let text = &chunk.vocab[local as usize];
+            let mapped = &mut chunk.mapped[local as usize];
+            if *mapped == UNMAPPED || (recheck && self.terms[*mapped as usize].text != *text) {
+                *mapped = self.term_id(text);
+                // First use in this chunk: room for the chunk's documents using the term.
+                let df = chunk.df[local as usize] as usize;
+                self.terms[*mapped as usize].postings.reserve(df);
+            }
+            let term = *mapped;
+            let postings = &mut self.terms[term as usize].postings;
+            terms.push(DocTerm {
+                term,
+                pos: postings.len() as u32,
+                tf_weight,
+            });
+            postings.push(Posting { slot, tf_weight });
+        }
+        self.docs[idx] = Some(DocTerms { terms });
+        self.doc_count += 1;
+        self.epoch += 1;
+    }
+
+    /// Makes room for `additional` more document slots.
+    pub(crate) fn reserve(&mut self, additional: usize) {
+        self.docs.reserve(additional);
+        self.norms.reserve(additional);
+    }
+
+    fn term_id(&mut self, text: &str) -> u32 {
+        if let Some(&id) = self.term_ids.get(text) {
             return id;
         }
-        let text: Box<str> = text.into_boxed_str();
+        let text: Box<str> = text.into();
         let term = Term {
             text: text.clone(),
             postings: Vec::new(),
@@ -733,6 +784,49 @@ mod tests {
         }
     }
 
+    /// Every query of one or two words of `WORDS` (and a few unknown ones) scores the
+    /// same on both indexes, bit for bit.
+    fn assert_same_scores(a: &SparseIndex, b: &SparseIndex) {
+        let mut queries: Vec<String> = vec!["".into(), "unknown".into(), "zebra yak".into()];
+        for x in WORDS {
+            queries.push((*x).into());
+            for y in WORDS {
+                queries.push(format!("{x} {y}"));
+            }
+        }
+        for q in &queries {
+            let (sa, sb) = (scores(a, q), scores(b, q));
+            assert_eq!(sa.len(), sb.len(), "{q}");
+            for (slot, score) in &sa {
+                assert_eq!(score.to_bits(), sb[slot].to_bits(), "{q}: slot {slot}");
+            }
+            assert_eq!(top_k(a, q, 3).0, top_k(b, q, 3).0, "{q}");
+        }
+    }
+
+    #[test]
+    fn a_batch_reuses_no_stale_term_mapping() {
+        // Within one batch: "zebra" leaves the index (its slot is rewritten), its term id
+        // is reused by "yak", and then "zebra" comes back: it must get a term of its own.
+        let texts = ["zebra red", "red", "yak green", "zebra blue", "zebra"];
+        let slots = [0u32, 0, 1, 2, 3];
+        let mut one_by_one = SparseIndex::new();
+        for (slot, text) in slots.iter().zip(texts) {
+            one_by_one.insert(*slot, text);
+        }
+        let mut batched = SparseIndex::new();
+        let mut batch = Analysed::in_chunks(&texts, texts.len(), false);
+        for (i, slot) in slots.iter().enumerate() {
+            batched.insert_analysed(*slot, &mut batch, i);
+        }
+        assert_eq!(scores(&batched, "yak").keys().collect::<Vec<_>>(), [&1]);
+        assert_eq!(
+            scores(&batched, "zebra").keys().collect::<Vec<_>>(),
+            [&2, &3]
+        );
+        assert_same_scores(&one_by_one, &batched);
+    }
+
     #[derive(Debug, Clone)]
     enum Op {
         Insert(u32, Vec<usize>),
@@ -793,6 +887,41 @@ mod tests {
                 }
             }
             prop_assert_eq!(idx.len(), reference.len());
+        }
+
+        #[test]
+        fn a_batch_indexes_what_inserts_one_by_one_do(
+            docs in prop::collection::vec((0u32..12, prop::collection::vec(0..WORDS.len(), 0..8)), 1..40),
+            removed in prop::collection::vec(0u32..12, 0..4),
+            chunk_len in 1usize..8,
+        ) {
+            let texts: Vec<String> = docs
+                .iter()
+                .map(|(_, w)| w.iter().map(|&i| WORDS[i]).collect::<Vec<_>>().join(" "))
+                .collect();
+            // Both start from the same index, with some documents already removed.
+            let mut one_by_one = SparseIndex::new();
+            let mut batched = SparseIndex::new();
+            for (slot, word) in WORDS.iter().enumerate() {
+                one_by_one.insert(slot as u32, word);
+                batched.insert(slot as u32, word);
+            }
+            for slot in removed {
+                one_by_one.remove(slot);
+                batched.remove(slot);
+            }
+            for ((slot, _), text) in docs.iter().zip(&texts) {
+                one_by_one.insert(*slot, text);
+            }
+            let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+            // Small chunks, analysed in parallel: terms map to the index chunk by chunk.
+            let mut batch = Analysed::in_chunks(&refs, chunk_len, true);
+            for (i, (slot, _)) in docs.iter().enumerate() {
+                batched.insert_analysed(*slot, &mut batch, i);
+            }
+            prop_assert_eq!(one_by_one.len(), batched.len());
+            prop_assert_eq!(one_by_one.vocabulary(), batched.vocabulary());
+            assert_same_scores(&one_by_one, &batched);
         }
     }
 }

@@ -22,6 +22,9 @@
 //!
 //! Nothing of the index is written to disk, so a crash can never leave it inconsistent:
 //! an acknowledged write is in the table, and the next process builds its mirror from it.
+//! That build is one batch upsert of the namespace's rows, which the core store analyses
+//! in parallel before indexing (about 0.3 s of CPU for 100,000 short documents; see
+//! `benches/documents.rs`, `open_and_load_index`).
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicI64, Ordering};
@@ -29,6 +32,7 @@ use std::sync::Arc;
 
 use agentmemory_core::vector::{Document, InMemoryVectorStore};
 use agentmemory_core::{Result, VectorStore};
+use rusqlite::types::{FromSqlError, ValueRef};
 use rusqlite::{params, Connection, OptionalExtension};
 
 use super::on;
@@ -220,12 +224,19 @@ fn all_documents(conn: &Connection, label: &str, namespace: &str) -> Result<Vec<
 /// A document from a row whose columns 2 and 3 are metadata and embedding.
 fn document(row: &rusqlite::Row<'_>, label: &str, id: String, content: String) -> Result<Document> {
     let op = "read a document";
-    let meta: String = row.get(2).map_err(on(label, op))?;
-    let blob: Option<Vec<u8>> = row.get(3).map_err(on(label, op))?;
+    // Borrowed from the row: the metadata text and the blob are parsed, never kept.
+    let meta = row
+        .get_ref(2)
+        .and_then(|v| v.as_str().map_err(|e| wrong_type(2, v, e)))
+        .map_err(on(label, op))?;
+    let blob = row
+        .get_ref(3)
+        .and_then(|v| v.as_blob_or_null().map_err(|e| wrong_type(3, v, e)))
+        .map_err(on(label, op))?;
     let what = || format!("document `{id}` in {label}");
-    let metadata = super::vector::metadata(&meta, what)?;
+    let metadata = super::vector::metadata(meta, what)?;
     let embedding = blob
-        .map(|b| super::vector::from_blob(&b, what))
+        .map(|b| super::vector::from_blob(b, what))
         .transpose()?;
     Ok(Document {
         id: Some(id),
@@ -233,6 +244,10 @@ fn document(row: &rusqlite::Row<'_>, label: &str, id: String, content: String) -
         metadata,
         embedding,
     })
+}
+
+fn wrong_type(column: usize, v: ValueRef<'_>, e: FromSqlError) -> rusqlite::Error {
+    rusqlite::Error::FromSqlConversionFailure(column, v.data_type(), Box::new(e))
 }
 
 /// Applies `delta` to `mirror` (whose `sync` lock the caller holds).

@@ -40,6 +40,9 @@ pub(super) fn from_blob(bytes: &[u8], what: impl FnOnce() -> String) -> Result<V
 }
 
 pub(super) fn metadata(json: &str, what: impl FnOnce() -> String) -> Result<Metadata> {
+    if json == "{}" {
+        return Ok(Metadata::new()); // what most documents carry, without a parser
+    }
     serde_json::from_str(json).map_err(|e| MemoryError::corrupt(what(), e))
 }
 

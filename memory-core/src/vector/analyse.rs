@@ -1,0 +1,148 @@
+//! Documents analysed into weighted terms ahead of insertion into a
+//! [`SparseIndex`](super::sparse::SparseIndex), without the index.
+//!
+//! Analysis (segmentation, folding, stemming, counting) is most of the cost of indexing,
+//! and it needs nothing of the index, so it runs before the namespace's lock is taken, and
+//! large batches are analysed in parallel on the rayon pool, in chunks of consecutive
+//! documents. Each chunk interns its terms into a vocabulary of its own, so a term is
+//! allocated and hashed into the index's vocabulary once per chunk rather than once per
+//! occurrence; [`SparseIndex::insert_analysed`](super::sparse::SparseIndex::insert_analysed)
+//! maps chunk terms to index terms, remembering the mapping for the rest of the batch.
+
+use foldhash::{HashMap, HashMapExt};
+use rayon::prelude::*;
+
+use crate::text;
+
+/// Fewest documents worth a chunk of their own (and a task on the pool).
+const MIN_CHUNK: usize = 4096;
+
+/// A chunk-local term not yet mapped to an index term.
+pub(super) const UNMAPPED: u32 = u32::MAX;
+
+/// Consecutive documents analysed together.
+#[derive(Debug, Default)]
+pub(super) struct Chunk {
+    /// The distinct terms of the chunk, indexed by chunk-local id.
+    pub(super) vocab: Vec<Box<str>>,
+    /// Each document's `(local id, 1 + ln tf)`, one per distinct term sorted by term
+    /// text, documents one after the other.
+    pub(super) terms: Vec<(u32, f32)>,
+    /// End of each document's run in `terms`.
+    pub(super) ends: Vec<u32>,
+    /// Number of the chunk's documents containing each local id (to reserve postings).
+    pub(super) df: Vec<u32>,
+    /// Index term id of each local id ([`UNMAPPED`] until looked up); filled while the
+    /// batch is inserted.
+    pub(super) mapped: Vec<u32>,
+}
+
+impl Chunk {
+    fn analyse(texts: &[&str]) -> Self {
+        let mut chunk = Chunk {
+            ends: Vec::with_capacity(texts.len()),
+            ..Chunk::default()
+        };
+        let mut ids: HashMap<Box<str>, u32> = HashMap::new();
+        let mut words = text::WordTerms::<foldhash::fast::RandomState>::default();
+        let mut tokens: Vec<u32> = Vec::new();
+        for text in texts {
+            tokens.clear();
+            let vocab = &mut chunk.vocab;
+            let id = |t: &str| match ids.get(t) {
+                Some(&id) => id,
+                None => {
+                    let id = vocab.len() as u32;
+                    vocab.push(t.into());
+                    ids.insert(t.into(), id);
+                    id
+                }
+            };
+            text::for_each_term_id(text, &mut words, id, |t| tokens.push(t));
+            // Count repeats: equal terms have equal ids.
+            tokens.sort_unstable();
+            let mut i = 0;
+            while i < tokens.len() {
+                let id = tokens[i];
+                let mut n = 1;
+                while i + n < tokens.len() && tokens[i + n] == id {
+                    n += 1;
+                }
+                chunk.terms.push((id, 1.0 + (n as f32).ln()));
+                i += n;
+            }
+            chunk.ends.push(chunk.terms.len() as u32);
+        }
+        // Each document's terms in the order of their text, as the index lists them:
+        // texts are compared once per chunk term, documents sorted by rank.
+        let mut by_text: Vec<u32> = (0..chunk.vocab.len() as u32).collect();
+        by_text.sort_unstable_by(|&a, &b| chunk.vocab[a as usize].cmp(&chunk.vocab[b as usize]));
+        let mut rank = vec![0u32; by_text.len()];
+        for (r, &id) in by_text.iter().enumerate() {
+            rank[id as usize] = r as u32;
+        }
+        for i in 0..chunk.ends.len() {
+            let range = chunk.range(i);
+            chunk.terms[range].sort_unstable_by_key(|&(id, _)| rank[id as usize]);
+        }
+        chunk.df = vec![0; chunk.vocab.len()];
+        for &(id, _) in &chunk.terms {
+            chunk.df[id as usize] += 1;
+        }
+        chunk.mapped = vec![UNMAPPED; chunk.vocab.len()];
+        chunk
+    }
+
+    /// Where the chunk's `i`-th document's terms are in `terms`.
+    pub(super) fn range(&self, i: usize) -> std::ops::Range<usize> {
+        let start = if i == 0 { 0 } else { self.ends[i - 1] as usize };
+        start..self.ends[i] as usize
+    }
+}
+
+/// A batch of documents analysed for a sparse index, addressed by position in the batch.
+#[derive(Debug)]
+pub(crate) struct Analysed {
+    pub(super) chunks: Vec<Chunk>,
+    chunk_len: usize,
+    /// Set once index terms were dropped while inserting the batch: their ids may have
+    /// been reused for other terms, so mappings are checked against the term's text.
+    pub(super) recheck: bool,
+}
+
+impl Analysed {
+    /// Analyses `texts`, in parallel on the rayon pool when there are many.
+    ///
+    /// A chunk re-learns the words it shares with other chunks (stems, term lookups in
+    /// the index), so there are only as many as keep the pool's threads busy: two per
+    /// thread, a late thread's share can still be taken by another.
+    pub(crate) fn new(texts: &[&str]) -> Self {
+        let threads = rayon::current_num_threads();
+        let parallel = texts.len() >= 2 * MIN_CHUNK && threads > 1;
+        let chunk_len = if parallel {
+            texts.len().div_ceil(threads).max(MIN_CHUNK)
+        } else {
+            texts.len().max(1)
+        };
+        Self::in_chunks(texts, chunk_len, parallel)
+    }
+
+    /// Analyses `texts` in chunks of `chunk_len` (at least 1).
+    pub(super) fn in_chunks(texts: &[&str], chunk_len: usize, parallel: bool) -> Self {
+        let chunks = if parallel {
+            texts.par_chunks(chunk_len).map(Chunk::analyse).collect()
+        } else {
+            texts.chunks(chunk_len).map(Chunk::analyse).collect()
+        };
+        Self {
+            chunks,
+            chunk_len,
+            recheck: false,
+        }
+    }
+
+    /// The chunk holding document `i`, and its position there.
+    pub(super) fn locate(&self, i: usize) -> (usize, usize) {
+        (i / self.chunk_len, i % self.chunk_len)
+    }
+}
