@@ -3,8 +3,8 @@
 
 Same run, same 100,000 documents and 1,000 Zipf-distributed queries, top 10:
 
-    python3 -m venv /tmp/venv && /tmp/venv/bin/pip install tantivy==0.25.0
-    cargo build --release --bin agentmem
+    python3 -m venv /tmp/venv && /tmp/venv/bin/pip install tantivy==0.27.0
+    cargo build --release --features cli --bin agentmem
     /tmp/venv/bin/python memory-stores/benches/compare/search_vs_tantivy.py \
         --agentmem target/release/agentmem [--criterion]
 
