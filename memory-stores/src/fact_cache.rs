@@ -100,6 +100,7 @@ impl FactCache {
 /// stored version with its id (updated).
 pub(crate) struct Row<'a> {
     pub(crate) fact: &'a MemoryFact,
+    #[cfg_attr(not(feature = "sqlite"), allow(dead_code))]
     pub(crate) new: bool,
 }
 

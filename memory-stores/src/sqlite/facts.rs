@@ -1,6 +1,8 @@
 //! [`UserMemoryStore`] on SQLite: one row per fact version (current or superseded),
 //! reconciled with [`agentmemory_core::facts::decide`] inside the write transaction and
-//! ranked with [`agentmemory_core::facts::rank_score`] over TF-IDF relevance.
+//! ranked with [`agentmemory_core::facts::rank_score`] over TF-IDF relevance. An upsert
+//! that finds the user's facts cached at the version it reads inside its transaction
+//! reconciles against them instead of reading them, and updates them in place.
 
 use crate::fact_cache::{change_for, rows};
 use crate::fact_rows::{chain, doomed};
