@@ -4,7 +4,8 @@
 //!
 //! Per backend: appending one message per call and 100 per call, loading a
 //! 1,000-message conversation, searching a user's 1,000 facts, and searching a user's
-//! 10,000 facts (restored in one batch) from the kept index and right after a write.
+//! 10,000 facts (restored in one batch) from the kept index, one upsert alone, and a
+//! search right after an upsert (the write updates the kept index in place).
 //!
 //! PostgreSQL alone: dense search (k = 10) over 20,000 clustered 384-dimensional
 //! embeddings in one namespace, through the store (the HNSW index) and with the exact
@@ -121,6 +122,16 @@ fn bench_backend(
             async move {
                 let hits = facts.search(many, query, 5).await.expect("search");
                 assert_eq!(hits.len(), 5);
+            }
+        })
+    });
+    group.bench_function("upsert_10000_facts", |b| {
+        b.to_async(rt).iter(|| {
+            q += 1;
+            let (facts, many) = (&facts, &many);
+            async move {
+                let fact = FactCandidate::new(format!("collects coins, tray {q}"), 0.6);
+                facts.upsert(many, fact).await.expect("write");
             }
         })
     });

@@ -1,7 +1,7 @@
 //! SqliteStore throughput: appends one message per transaction and 100 per transaction
 //! (WAL, synchronous=NORMAL), loading a 1,000-message conversation, restoring 5,000
-//! facts in one batch, and searching 10,000 facts of one user (from the kept index, and
-//! right after a write, when the index is rebuilt).
+//! facts in one batch, and searching 10,000 facts of one user (from the kept index, one
+//! upsert alone, and a search right after an upsert, which updates the kept index).
 
 #[path = "support/facts.rs"]
 mod facts_data;
@@ -102,6 +102,16 @@ fn benches(c: &mut Criterion) {
             async move {
                 let hits = store.search("ten-k", query, 5).await.expect("search");
                 assert_eq!(hits.len(), 5);
+            }
+        })
+    });
+    group.bench_function("upsert_10000_facts", |b| {
+        b.to_async(&rt).iter(|| {
+            q += 1;
+            let store = &store;
+            async move {
+                let fact = FactCandidate::new(format!("collects coins, tray {q}"), 0.6);
+                store.upsert("ten-k", fact).await.expect("write");
             }
         })
     });

@@ -5,11 +5,20 @@
 //!
 //! A search reads the version first and the facts after it, so what is cached is never
 //! older than the version it is filed under: a write in between only costs a reload.
+//!
+//! A write goes through it: an upsert that finds the user's version (read under the
+//! write's lock, or checked by the write itself on Redis) equal to the cached one
+//! reconciles against the cached facts instead of reading them all, then
+//! [`RankedFacts::apply`]s its change and files the result under the version the write
+//! left. Anything else (nothing cached, another writer in between, an error) takes the
+//! cache entry out and the next search reads the facts again.
 
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use agentmemory_core::facts::RankedFacts;
+use agentmemory_core::facts::{RankedFacts, Reconciliation};
+use agentmemory_core::{FactCandidate, FactChange, MemoryError, MemoryFact, Result};
+use chrono::{DateTime, Utc};
 use parking_lot::Mutex;
 
 /// Users whose indexed facts are kept at most; past it the cache starts over.
@@ -39,5 +48,113 @@ impl FactCache {
         }
         users.insert(user_id.to_owned(), (version, Arc::clone(&ranked)));
         ranked
+    }
+
+    /// Takes the user's cached facts out if they were read at `version` (and no search
+    /// is ranking them right now), to update them in place.
+    #[cfg_attr(not(any(feature = "sqlite", feature = "postgres")), allow(dead_code))]
+    pub(crate) fn take(&self, user_id: &str, version: i64) -> Option<RankedFacts> {
+        self.take_if(user_id, |v| v == version)
+            .map(|(_, ranked)| ranked)
+    }
+
+    /// Takes the user's cached facts out, whatever version they were read at, with it.
+    #[cfg_attr(not(feature = "redis"), allow(dead_code))]
+    pub(crate) fn take_any(&self, user_id: &str) -> Option<(i64, RankedFacts)> {
+        self.take_if(user_id, |_| true)
+    }
+
+    fn take_if(&self, user_id: &str, wanted: impl Fn(i64) -> bool) -> Option<(i64, RankedFacts)> {
+        let mut users = self.users.lock();
+        let (version, ranked) = users.remove(user_id)?;
+        if !wanted(version) {
+            users.insert(user_id.to_owned(), (version, ranked));
+            return None;
+        }
+        match Arc::try_unwrap(ranked) {
+            Ok(ranked) => Some((version, ranked)),
+            Err(shared) => {
+                users.insert(user_id.to_owned(), (version, shared));
+                None
+            }
+        }
+    }
+
+    /// Files `ranked`, read at `version`, after the write that moved the user's version
+    /// to `new_version` made `change`: updated in place, or dropped when the change
+    /// does not fit it (then the next search reads the facts again).
+    pub(crate) fn advance(
+        &self,
+        user_id: &str,
+        mut ranked: RankedFacts,
+        change: &FactChange,
+        new_version: i64,
+    ) {
+        if ranked.apply(change) {
+            self.put(user_id, new_version, ranked);
+        }
+    }
+}
+
+/// One row a change writes: the fact, and whether it is new (inserted) or replaces the
+/// stored version with its id (updated).
+pub(crate) struct Row<'a> {
+    pub(crate) fact: &'a MemoryFact,
+    #[cfg_attr(not(feature = "sqlite"), allow(dead_code))]
+    pub(crate) new: bool,
+}
+
+/// The change a reconciliation `decision` makes for `user` at `now`, with `find` giving
+/// the current fact with an id (from the facts it was decided on).
+pub(crate) fn change_for(
+    user: &str,
+    decision: Reconciliation,
+    candidate: FactCandidate,
+    now: DateTime<Utc>,
+    find: impl Fn(&str) -> Option<MemoryFact>,
+) -> Result<FactChange> {
+    let found = |id: String| find(&id).ok_or_else(|| MemoryError::not_found("fact", id));
+    Ok(match decision {
+        Reconciliation::Ignore(reason) => FactChange::Ignored { candidate, reason },
+        Reconciliation::Add => FactChange::Added {
+            fact: MemoryFact::from_candidate(user, candidate, now),
+        },
+        Reconciliation::Contest(id) => {
+            let mut fact = found(id)?;
+            fact.contest(&candidate, now);
+            FactChange::Contested { fact, candidate }
+        }
+        Reconciliation::Reinforce(id) => {
+            let mut fact = found(id)?;
+            fact.reinforce(candidate.confidence, now);
+            FactChange::Reinforced { fact }
+        }
+        Reconciliation::Supersede(id) => {
+            let mut old = found(id)?;
+            let new = MemoryFact::from_candidate(user, candidate, now);
+            old.superseded_by = Some(new.id.clone());
+            FactChange::Superseded { old, new }
+        }
+    })
+}
+
+/// The rows an upsert's `change` writes, in order (none when it was ignored).
+pub(crate) fn rows(change: &FactChange) -> Vec<Row<'_>> {
+    match change {
+        FactChange::Added { fact } => vec![Row { fact, new: true }],
+        FactChange::Reinforced { fact } | FactChange::Contested { fact, .. } => {
+            vec![Row { fact, new: false }]
+        }
+        FactChange::Superseded { old, new } => vec![
+            Row {
+                fact: old,
+                new: false,
+            },
+            Row {
+                fact: new,
+                new: true,
+            },
+        ],
+        FactChange::Deleted { .. } | FactChange::Ignored { .. } => Vec::new(),
     }
 }

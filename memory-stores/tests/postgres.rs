@@ -318,3 +318,13 @@ async fn an_unreachable_server_is_a_typed_error_in_bounded_time() {
     }
     assert!(PostgresStore::connect("not a url").await.is_err());
 }
+
+/// Two instances (two pools), each writing through its own cache of ranked facts, always
+/// rank exactly the facts the server holds.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn interleaved_writers_see_each_other() {
+    let (Some(a), Some(b)) = (connect().await, connect().await) else {
+        return;
+    };
+    common::check_interleaved_writers_see_each_other(&a, &b, "interleave-pg").await;
+}

@@ -379,3 +379,13 @@ async fn a_prefix_with_braces_is_refused() {
     .expect_err("braces would change the hash tags");
     assert!(matches!(err, MemoryError::InvalidArgument { .. }), "{err}");
 }
+
+/// Two instances, each writing through its own cache of ranked facts, always rank
+/// exactly the facts the server holds.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn interleaved_writers_see_each_other() {
+    let (Some(a), Some(b)) = (connect().await, connect().await) else {
+        return;
+    };
+    common::check_interleaved_writers_see_each_other(&a, &b, "interleave-redis").await;
+}

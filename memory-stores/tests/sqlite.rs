@@ -198,3 +198,16 @@ async fn cached_fact_ranking_sees_writes_from_another_handle() {
     )
     .await;
 }
+
+/// Two handles on one file, each writing through its own cache of ranked facts, always
+/// rank exactly the facts the file holds.
+#[tokio::test]
+async fn interleaved_writers_see_each_other() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    common::check_interleaved_writers_see_each_other(
+        &file_store(&dir).await,
+        &file_store(&dir).await,
+        "ana",
+    )
+    .await;
+}

@@ -133,6 +133,7 @@ impl UserFacts {
             super::ranked::Indexed {
                 facts: &self.current,
                 strength: &self.strength,
+                dead: &[],
                 index: &self.index,
             },
             &FactQuery::new(query, top_k).with_embedding(embedding),

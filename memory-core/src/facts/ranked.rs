@@ -4,7 +4,10 @@
 use chrono::{DateTime, Utc};
 
 use super::strength::{Decay, Needed, Strength};
-use super::{fact_relevance, rank_score, FactPolicy, FactQuery, MemoryFact, ScoredFact};
+use super::{
+    fact_relevance, rank_score, reconcile_by_meaning_keyed, FactCandidate, FactChange, FactKey,
+    FactPolicy, FactQuery, MemoryFact, Reconciliation, ScoredFact,
+};
 use crate::vector::sparse::SparseIndex;
 use crate::vector::topk::TopK;
 
@@ -28,8 +31,17 @@ use crate::vector::topk::TopK;
 /// ```
 #[derive(Debug, Default)]
 pub struct RankedFacts {
+    /// In the order they were read or added; a superseded fact stays in its slot (as a
+    /// tombstone, out of the index) until the next compaction, so the current ones keep
+    /// the order a fresh read of the store gives them.
     facts: Vec<MemoryFact>,
     strength: Vec<Strength>,
+    /// Whether each slot is a tombstone; empty while there is none.
+    dead: Vec<bool>,
+    tombstones: usize,
+    /// Reconciliation keys of the first `keys.len()` slots, computed on the first
+    /// [`reconcile`](Self::reconcile) (a store that only searches never pays for them).
+    keys: Vec<FactKey>,
     index: SparseIndex,
 }
 
@@ -45,18 +57,156 @@ impl RankedFacts {
         Self {
             facts,
             strength,
+            dead: Vec::new(),
+            tombstones: 0,
+            keys: Vec::new(),
             index,
         }
     }
 
     /// How many current facts are indexed.
     pub fn len(&self) -> usize {
-        self.facts.len()
+        self.facts.len() - self.tombstones
     }
 
     /// Whether no current fact is indexed.
     pub fn is_empty(&self) -> bool {
-        self.facts.is_empty()
+        self.len() == 0
+    }
+
+    /// The current facts, in the order they were read or added.
+    pub fn facts(&self) -> impl Iterator<Item = &MemoryFact> + '_ {
+        self.facts
+            .iter()
+            .enumerate()
+            .filter(|(slot, _)| !self.is_dead(*slot))
+            .map(|(_, f)| f)
+    }
+
+    /// The current fact with this id.
+    pub fn current(&self, id: &str) -> Option<&MemoryFact> {
+        self.slot_of(id).map(|slot| &self.facts[slot])
+    }
+
+    /// The fact added last, current or superseded since: what a fresh read in the same
+    /// order would end with. A store whose order is not insertion order (Redis sorts by
+    /// creation time) checks a new fact against it before [`apply`](Self::apply)ing.
+    pub fn last(&self) -> Option<&MemoryFact> {
+        self.facts.last()
+    }
+
+    /// What `candidate` means for these facts:
+    /// [`reconcile_by_meaning`](super::reconcile_by_meaning) over them, in their order
+    /// (so the same decision as over a fresh read), with their keys computed once.
+    pub fn reconcile(&mut self, candidate: FactCandidate) -> (Reconciliation, FactCandidate) {
+        while self.keys.len() < self.facts.len() {
+            let key = FactKey::of(&self.facts[self.keys.len()]);
+            self.keys.push(key);
+        }
+        reconcile_by_meaning_keyed(&self.facts, &self.keys, candidate)
+    }
+
+    /// Updates the index with a change made to the store: an added fact goes last, a
+    /// reinforced or contested one is replaced in its slot, a superseded one leaves (its
+    /// replacement goes last), a deleted one leaves. Ranks exactly as a fresh
+    /// [`new`](Self::new) of the facts a store holds after the change would.
+    ///
+    /// Returns `false`, changing nothing, when the change names a current fact this
+    /// index does not hold (it was read before that fact was written): the caller then
+    /// drops it and reads again.
+    pub fn apply(&mut self, change: &FactChange) -> bool {
+        match change {
+            FactChange::Ignored { .. } => true,
+            FactChange::Added { fact } => {
+                if !fact.is_current() || self.slot_of(&fact.id).is_some() {
+                    return false;
+                }
+                self.push(fact.clone());
+                true
+            }
+            FactChange::Reinforced { fact } | FactChange::Contested { fact, .. } => {
+                let Some(slot) = self.slot_of(&fact.id).filter(|_| fact.is_current()) else {
+                    return false;
+                };
+                if self.facts[slot].text != fact.text {
+                    self.index.insert(slot as u32, &fact.text);
+                }
+                self.strength[slot] = Strength::of(fact);
+                if let Some(key) = self.keys.get_mut(slot) {
+                    *key = FactKey::of(fact);
+                }
+                self.facts[slot] = fact.clone();
+                true
+            }
+            FactChange::Superseded { old, new } => {
+                let fresh = new.is_current() && self.slot_of(&new.id).is_none();
+                let Some(slot) = self.slot_of(&old.id).filter(|_| fresh) else {
+                    return false;
+                };
+                self.bury(slot, old.clone());
+                self.push(new.clone());
+                self.compact_if_sparse();
+                true
+            }
+            FactChange::Deleted { fact } => {
+                if let Some(slot) = self.slot_of(&fact.id) {
+                    let mut gone = fact.clone();
+                    gone.superseded_by.get_or_insert_with(String::new);
+                    self.bury(slot, gone);
+                    self.compact_if_sparse();
+                }
+                true
+            }
+        }
+    }
+
+    fn is_dead(&self, slot: usize) -> bool {
+        self.dead.get(slot).copied().unwrap_or(false)
+    }
+
+    fn slot_of(&self, id: &str) -> Option<usize> {
+        (0..self.facts.len()).find(|&slot| self.facts[slot].id == id && !self.is_dead(slot))
+    }
+
+    fn push(&mut self, fact: MemoryFact) {
+        let slot = self.facts.len();
+        self.index.insert(slot as u32, &fact.text);
+        self.strength.push(Strength::of(&fact));
+        if self.keys.len() == slot {
+            self.keys.push(FactKey::of(&fact));
+        }
+        if !self.dead.is_empty() {
+            self.dead.push(false);
+        }
+        self.facts.push(fact);
+    }
+
+    /// Makes `slot` a tombstone holding `fact` (no longer current, so reconciliation
+    /// skips it too).
+    fn bury(&mut self, slot: usize, fact: MemoryFact) {
+        self.index.remove(slot as u32);
+        if self.dead.is_empty() {
+            self.dead = vec![false; self.facts.len()];
+        }
+        self.dead[slot] = true;
+        self.tombstones += 1;
+        self.facts[slot] = fact;
+    }
+
+    /// Rebuilds without tombstones once they are most of the slots.
+    fn compact_if_sparse(&mut self) {
+        if self.tombstones * 2 <= self.facts.len() {
+            return;
+        }
+        let facts = std::mem::take(&mut self.facts);
+        let dead = std::mem::take(&mut self.dead);
+        let live = facts
+            .into_iter()
+            .zip(dead)
+            .filter(|(_, dead)| !dead)
+            .map(|(f, _)| f)
+            .collect();
+        *self = Self::new(live);
     }
 
     /// The best `query.top_k` facts under `policy` at `now`: [`rank_score`] over
@@ -74,6 +224,7 @@ impl RankedFacts {
             Indexed {
                 facts: &self.facts,
                 strength: &self.strength,
+                dead: &self.dead,
                 index: &self.index,
             },
             query,
@@ -87,6 +238,8 @@ impl RankedFacts {
 pub(super) struct Indexed<'a> {
     pub(super) facts: &'a [MemoryFact],
     pub(super) strength: &'a [Strength],
+    /// Tombstone slots to skip (`true`); may be empty when there are none.
+    pub(super) dead: &'a [bool],
     pub(super) index: &'a SparseIndex,
 }
 
@@ -103,6 +256,7 @@ pub(super) fn rank_scan(
     let Indexed {
         facts,
         strength,
+        dead,
         index,
     } = facts;
     let mut sparse = vec![0.0f32; facts.len()];
@@ -121,7 +275,7 @@ pub(super) fn rank_scan(
             threshold = top.threshold();
             need = needed(&top);
         }
-        if !decay.may_reach(strength[pos], need) {
+        if !decay.may_reach(strength[pos], need) || dead.get(pos).copied().unwrap_or(false) {
             continue;
         }
         let relevance = fact_relevance(sparse[pos], q, fact.embedding.as_deref());
@@ -145,4 +299,227 @@ pub(super) fn rank_scan(
             },
         )
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use chrono::Duration;
+    use proptest::prelude::*;
+
+    use super::*;
+    use crate::facts::reconcile_by_meaning;
+
+    const WORDS: &[&str] = &[
+        "jazz", "hiking", "tea", "coffee", "Lyon", "Porto", "cat", "chess", "the", "likes",
+    ];
+    const ATTRIBUTES: &[Option<&str>] = &[None, Some("likes"), Some("location")];
+
+    #[derive(Debug, Clone)]
+    enum Op {
+        Add {
+            words: Vec<usize>,
+            attribute: usize,
+            confidence: u8,
+            age: u32,
+        },
+        Reinforce {
+            pick: usize,
+        },
+        Contest {
+            pick: usize,
+        },
+        Supersede {
+            pick: usize,
+            words: Vec<usize>,
+        },
+        Delete {
+            pick: usize,
+        },
+    }
+
+    fn op() -> impl Strategy<Value = Op> {
+        let words = prop::collection::vec(0..WORDS.len(), 1..5);
+        prop_oneof![
+            4 => (words.clone(), 0..ATTRIBUTES.len(), 1u8..=100, 0u32..5000).prop_map(
+                |(words, attribute, confidence, age)| Op::Add { words, attribute, confidence, age }
+            ),
+            2 => any::<usize>().prop_map(|pick| Op::Reinforce { pick }),
+            1 => any::<usize>().prop_map(|pick| Op::Contest { pick }),
+            2 => (any::<usize>(), words).prop_map(|(pick, words)| Op::Supersede { pick, words }),
+            1 => any::<usize>().prop_map(|pick| Op::Delete { pick }),
+        ]
+    }
+
+    fn text(words: &[usize]) -> String {
+        words
+            .iter()
+            .map(|&w| WORDS[w])
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
+
+    fn candidate(words: &[usize], attribute: usize, confidence: f32) -> FactCandidate {
+        let text = text(words);
+        match ATTRIBUTES[attribute] {
+            Some(a) => FactCandidate::new(&text, confidence).with_attribute(a, WORDS[words[0]]),
+            None => FactCandidate::new(text, confidence),
+        }
+    }
+
+    /// What a store holds: every version in insertion order (deleted ones gone).
+    fn apply_to_store(store: &mut Vec<MemoryFact>, change: &FactChange) {
+        match change {
+            FactChange::Added { fact } => store.push(fact.clone()),
+            FactChange::Reinforced { fact } | FactChange::Contested { fact, .. } => {
+                let at = store.iter().position(|f| f.id == fact.id).unwrap();
+                store[at] = fact.clone();
+            }
+            FactChange::Superseded { old, new } => {
+                let at = store.iter().position(|f| f.id == old.id).unwrap();
+                store[at] = old.clone();
+                store.push(new.clone());
+            }
+            FactChange::Deleted { fact } => store.retain(|f| f.id != fact.id),
+            FactChange::Ignored { .. } => {}
+        }
+    }
+
+    fn assert_same_ranking(incremental: &RankedFacts, store: &[MemoryFact], now: DateTime<Utc>) {
+        let fresh = RankedFacts::new(store.to_vec());
+        assert_eq!(incremental.len(), fresh.len());
+        let ids = |r: &RankedFacts| r.facts().map(|f| f.id.clone()).collect::<Vec<_>>();
+        assert_eq!(
+            ids(incremental),
+            ids(&fresh),
+            "current facts or their order differ"
+        );
+        let policy = FactPolicy::default();
+        for q in [
+            "jazz tea",
+            "Lyon",
+            "the cat likes chess",
+            "nothing known",
+            "likes",
+        ] {
+            for k in [1, 3, 50] {
+                let query = FactQuery::new(q, k);
+                let got = incremental.rank(&query, policy, now);
+                let want = fresh.rank(&query, policy, now);
+                let key = |hits: &[ScoredFact]| {
+                    hits.iter()
+                        .map(|h| {
+                            (
+                                h.fact.clone(),
+                                h.score.to_bits(),
+                                h.relevance.to_bits(),
+                                h.effective_confidence.to_bits(),
+                            )
+                        })
+                        .collect::<Vec<_>>()
+                };
+                assert_eq!(key(&got), key(&want), "query {q:?} top {k}");
+            }
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(96))]
+        /// Facts updated in place rank (and reconcile) exactly as a fresh index of the
+        /// same facts, after every kind of change and across compactions.
+        #[test]
+        fn updated_in_place_ranks_as_rebuilt(
+            start in prop::collection::vec(
+                (prop::collection::vec(0..WORDS.len(), 1..5), 0..ATTRIBUTES.len(), 1u8..=100, 0u32..5000),
+                0..12,
+            ),
+            ops in prop::collection::vec(op(), 1..40),
+        ) {
+            let now = Utc::now();
+            let mut store: Vec<MemoryFact> = start
+                .iter()
+                .map(|(words, attribute, confidence, age)| {
+                    let c = candidate(words, *attribute, f32::from(*confidence) / 100.0);
+                    MemoryFact::from_candidate("u", c, now - Duration::hours(i64::from(*age)))
+                })
+                .collect();
+            let mut ranked = RankedFacts::new(store.clone());
+            for (step, op) in ops.into_iter().enumerate() {
+                let at = now + Duration::seconds(step as i64);
+                let live: Vec<MemoryFact> = store.iter().filter(|f| f.is_current()).cloned().collect();
+                let change = match op {
+                    Op::Add { words, attribute, confidence, age } => {
+                        let c = candidate(&words, attribute, f32::from(confidence) / 100.0);
+                        // Decided by the index and by a fresh read alike.
+                        let (fresh, fresh_c) = reconcile_by_meaning(&live, c.clone());
+                        let (decision, c) = ranked.reconcile(c);
+                        prop_assert_eq!(&decision, &fresh);
+                        prop_assert_eq!(&c, &fresh_c);
+                        let _ = age;
+                        match decision {
+                            Reconciliation::Add => FactChange::Added {
+                                fact: MemoryFact::from_candidate("u", c, at),
+                            },
+                            Reconciliation::Reinforce(id) => {
+                                let mut fact = ranked.current(&id).unwrap().clone();
+                                fact.reinforce(c.confidence, at);
+                                FactChange::Reinforced { fact }
+                            }
+                            Reconciliation::Contest(id) => {
+                                let mut fact = ranked.current(&id).unwrap().clone();
+                                fact.contest(&c, at);
+                                FactChange::Contested { fact, candidate: c }
+                            }
+                            Reconciliation::Supersede(id) => {
+                                let mut old = ranked.current(&id).unwrap().clone();
+                                let new = MemoryFact::from_candidate("u", c, at);
+                                old.superseded_by = Some(new.id.clone());
+                                FactChange::Superseded { old, new }
+                            }
+                            Reconciliation::Ignore(reason) => FactChange::Ignored { candidate: c, reason },
+                        }
+                    }
+                    _ if live.is_empty() => continue,
+                    Op::Reinforce { pick } => {
+                        let mut fact = live[pick % live.len()].clone();
+                        fact.reinforce(0.7, at);
+                        FactChange::Reinforced { fact }
+                    }
+                    Op::Contest { pick } => {
+                        let mut fact = live[pick % live.len()].clone();
+                        fact.contest(&FactCandidate::new("not so", 0.3), at);
+                        FactChange::Contested { fact, candidate: FactCandidate::new("not so", 0.3) }
+                    }
+                    Op::Supersede { pick, words } => {
+                        let mut old = live[pick % live.len()].clone();
+                        let new = MemoryFact::from_candidate("u", FactCandidate::new(text(&words), 0.8), at);
+                        old.superseded_by = Some(new.id.clone());
+                        FactChange::Superseded { old, new }
+                    }
+                    Op::Delete { pick } => FactChange::Deleted { fact: live[pick % live.len()].clone() },
+                };
+                prop_assert!(ranked.apply(&change));
+                apply_to_store(&mut store, &change);
+                assert_same_ranking(&ranked, &store, now + Duration::hours(3));
+            }
+        }
+    }
+
+    #[test]
+    fn a_change_to_a_fact_it_does_not_hold_is_refused() {
+        let now = Utc::now();
+        let held = MemoryFact::from_candidate("u", FactCandidate::new("likes jazz", 0.8), now);
+        let other = MemoryFact::from_candidate("u", FactCandidate::new("likes tea", 0.8), now);
+        let mut ranked = RankedFacts::new(vec![held.clone()]);
+        assert!(!ranked.apply(&FactChange::Reinforced {
+            fact: other.clone()
+        }));
+        let mut old = other.clone();
+        old.superseded_by = Some(held.id.clone());
+        assert!(!ranked.apply(&FactChange::Superseded {
+            old,
+            new: held.clone()
+        }));
+        assert!(!ranked.apply(&FactChange::Added { fact: held }));
+        assert_eq!(ranked.len(), 1);
+    }
 }

@@ -110,6 +110,7 @@ pub fn paraphrase_of<'a>(
     let c = candidate.embedding.as_deref()?;
     current
         .iter()
+        .filter(|f| f.is_current())
         .filter(|f| f.attribute == candidate.attribute && f.polarity == candidate.polarity)
         .filter_map(|f| Some((f, cosine(c, f.embedding.as_deref()?))))
         .filter(|(_, cos)| *cos >= PARAPHRASE_THRESHOLD)

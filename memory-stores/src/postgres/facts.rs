@@ -2,12 +2,12 @@
 //! An upsert takes a per-user transaction-scoped advisory lock, reads the user's current
 //! facts, reconciles them with [`agentmemory_core::facts::decide`] and writes the result in
 //! the same transaction, so concurrent writers (in any process) never lose an update.
+//! When this instance has the user's facts cached at the version it reads under that lock,
+//! it reconciles against them instead of reading them, and updates them in place.
 //! Search ranks the user's current facts in Rust (TF-IDF cosine and
 //! [`agentmemory_core::facts::rank_score`]).
 
-use agentmemory_core::facts::{
-    prepare_candidate, reconcile_by_meaning, FactQuery, RankedFacts, Reconciliation,
-};
+use agentmemory_core::facts::{prepare_candidate, reconcile_by_meaning, FactQuery, RankedFacts};
 use agentmemory_core::{
     FactCandidate, FactChange, MemoryError, MemoryFact, Result, ScoredFact, UserMemoryStore,
 };
@@ -16,6 +16,7 @@ use chrono::Utc;
 use deadpool_postgres::GenericClient;
 
 use super::{decode, encode, on, PostgresStore};
+use crate::fact_cache::{change_for, rows};
 use crate::fact_rows::{chain, doomed};
 
 impl PostgresStore {
@@ -43,6 +44,27 @@ impl PostgresStore {
                 decode(text, || format!("fact `{id}` in postgres"))
             })
             .collect()
+    }
+
+    /// The user's fact version (0 before their first fact), raised by the
+    /// `fact_versions` trigger on every change to their facts.
+    async fn fact_version<C: GenericClient>(&self, client: &C, user: &str) -> Result<i64> {
+        let op = "read the facts' version";
+        let stmt = client
+            .prepare_cached(&format!(
+                "SELECT version FROM {} WHERE user_id = $1",
+                self.table("fact_versions")
+            ))
+            .await
+            .map_err(on(op))?;
+        client
+            .query_opt(&stmt, &[&user])
+            .await
+            .map_err(on(op))?
+            .map(|r| r.try_get(0))
+            .transpose()
+            .map_err(on(op))
+            .map(|v| v.unwrap_or(0))
     }
 
     async fn write_fact<C: GenericClient>(&self, client: &C, fact: &MemoryFact) -> Result<()> {
@@ -89,49 +111,40 @@ impl UserMemoryStore for PostgresStore {
             let mut client = self.client(op).await?;
             let tx = client.transaction().await.map_err(on(op))?;
             lock_user(&tx, user_id).await?;
-            let current = self.load_facts(&tx, user_id, true).await?;
+            // Exact: every writer of the user's facts holds this lock.
+            let version = self.fact_version(&tx, user_id).await?;
             let now = Utc::now();
-            let (decision, candidate) = reconcile_by_meaning(&current, candidate);
-            let change = match decision {
-                Reconciliation::Ignore(reason) => {
-                    return Ok(FactChange::Ignored { candidate, reason });
+            let (change, cached) = match self.fact_cache.take(user_id, version) {
+                Some(mut ranked) => {
+                    let (decision, candidate) = ranked.reconcile(candidate);
+                    let change = change_for(user_id, decision, candidate, now, |id| {
+                        ranked.current(id).cloned()
+                    })?;
+                    (change, Some(ranked))
                 }
-                Reconciliation::Contest(id) => {
-                    let mut fact = current
-                        .into_iter()
-                        .find(|f| f.id == id)
-                        .ok_or_else(|| MemoryError::not_found("fact", id))?;
-                    fact.contest(&candidate, now);
-                    self.write_fact(&tx, &fact).await?;
-                    FactChange::Contested { fact, candidate }
-                }
-                Reconciliation::Add => {
-                    let fact = MemoryFact::from_candidate(user_id, candidate, now);
-                    self.write_fact(&tx, &fact).await?;
-                    FactChange::Added { fact }
-                }
-                Reconciliation::Reinforce(id) => {
-                    let mut fact = current
-                        .into_iter()
-                        .find(|f| f.id == id)
-                        .ok_or_else(|| MemoryError::not_found("fact", id))?;
-                    fact.reinforce(candidate.confidence, now);
-                    self.write_fact(&tx, &fact).await?;
-                    FactChange::Reinforced { fact }
-                }
-                Reconciliation::Supersede(id) => {
-                    let mut old = current
-                        .into_iter()
-                        .find(|f| f.id == id)
-                        .ok_or_else(|| MemoryError::not_found("fact", id))?;
-                    let new = MemoryFact::from_candidate(user_id, candidate, now);
-                    old.superseded_by = Some(new.id.clone());
-                    self.write_fact(&tx, &old).await?;
-                    self.write_fact(&tx, &new).await?;
-                    FactChange::Superseded { old, new }
+                None => {
+                    let current = self.load_facts(&tx, user_id, true).await?;
+                    let (decision, candidate) = reconcile_by_meaning(&current, candidate);
+                    let change = change_for(user_id, decision, candidate, now, |id| {
+                        current.iter().find(|f| f.id == id).cloned()
+                    })?;
+                    (change, None)
                 }
             };
+            if let FactChange::Ignored { .. } = change {
+                if let Some(ranked) = cached {
+                    self.fact_cache.put(user_id, version, ranked);
+                }
+                return Ok(change);
+            }
+            for row in rows(&change) {
+                self.write_fact(&tx, row.fact).await?;
+            }
+            let written = self.fact_version(&tx, user_id).await?;
             tx.commit().await.map_err(on(op))?;
+            if let Some(ranked) = cached {
+                self.fact_cache.advance(user_id, ranked, &change, written);
+            }
             Ok(change)
         })
         .await
@@ -150,21 +163,7 @@ impl UserMemoryStore for PostgresStore {
         let ranked = self
             .bounded(op, async {
                 let client = self.client(op).await?;
-                let stmt = client
-                    .prepare_cached(&format!(
-                        "SELECT version FROM {} WHERE user_id = $1",
-                        self.table("fact_versions")
-                    ))
-                    .await
-                    .map_err(on(op))?;
-                let version: i64 = client
-                    .query_opt(&stmt, &[&user_id])
-                    .await
-                    .map_err(on(op))?
-                    .map(|r| r.try_get(0))
-                    .transpose()
-                    .map_err(on(op))?
-                    .unwrap_or(0);
+                let version = self.fact_version(&client, user_id).await?;
                 if let Some(ranked) = self.fact_cache.get(user_id, version) {
                     return Ok(ranked);
                 }

@@ -5,12 +5,13 @@
 //! [`agentmemory_core::facts::decide`] (and [`MemoryFact::reinforce`]), then commits with a
 //! Lua compare-and-set that applies the changes only if the version has not moved;
 //! otherwise it reads again and retries, so concurrent writers never lose an update.
+//! When this process has the user's facts cached, a write first reconciles against them
+//! and commits with the cached version as the expected one: one round trip when no other
+//! writer came in between, the path above when one did.
 
 use std::sync::LazyLock;
 
-use agentmemory_core::facts::{
-    prepare_candidate, reconcile_by_meaning, FactQuery, RankedFacts, Reconciliation,
-};
+use agentmemory_core::facts::{prepare_candidate, reconcile_by_meaning, FactQuery, RankedFacts};
 use agentmemory_core::{
     FactCandidate, FactChange, MemoryError, MemoryFact, Result, ScoredFact, UserMemoryStore,
 };
@@ -19,6 +20,7 @@ use chrono::Utc;
 use redis::Script;
 
 use super::{decode, encode, hex, RedisStore, STORE};
+use crate::fact_cache::{change_for, rows};
 use crate::fact_rows::{chain, doomed};
 
 /// How many times a write re-reads after losing a race before giving up.
@@ -118,51 +120,80 @@ impl RedisStore {
     }
 }
 
+/// The writes a change needs.
+fn writes(change: &FactChange) -> Result<Vec<Write>> {
+    rows(change).into_iter().map(|row| set(row.fact)).collect()
+}
+
 /// What reconciling `candidate` against `current` does, and the writes it needs.
 fn decide(
     user: &str,
     current: Vec<MemoryFact>,
     candidate: FactCandidate,
 ) -> Result<(FactChange, Vec<Write>)> {
-    let now = Utc::now();
     let live: Vec<MemoryFact> = current.into_iter().filter(MemoryFact::is_current).collect();
     let (decision, candidate) = reconcile_by_meaning(&live, candidate);
-    Ok(match decision {
-        Reconciliation::Ignore(reason) => (FactChange::Ignored { candidate, reason }, Vec::new()),
-        Reconciliation::Contest(id) => {
-            let mut fact = live
-                .into_iter()
-                .find(|f| f.id == id)
-                .ok_or_else(|| MemoryError::not_found("fact", id))?;
-            fact.contest(&candidate, now);
-            let writes = vec![set(&fact)?];
-            (FactChange::Contested { fact, candidate }, writes)
+    let change = change_for(user, decision, candidate, Utc::now(), |id| {
+        live.iter().find(|f| f.id == id).cloned()
+    })?;
+    let writes = writes(&change)?;
+    Ok((change, writes))
+}
+
+/// Whether a fresh read of the user's facts (sorted by creation time, then id) would
+/// put the facts `change` adds after every fact `ranked` holds, as
+/// [`RankedFacts::apply`] does.
+fn keeps_order(ranked: &RankedFacts, change: &FactChange) -> bool {
+    let added = match change {
+        FactChange::Added { fact } | FactChange::Superseded { new: fact, .. } => fact,
+        _ => return true,
+    };
+    ranked
+        .last()
+        .is_none_or(|last| (last.created_at, &last.id) < (added.created_at, &added.id))
+}
+
+impl RedisStore {
+    /// An upsert reconciled against the user's cached facts, committed only if the
+    /// user's version is still the one they were read at (the commit script checks it).
+    /// `Err(candidate)` when nothing usable is cached or the version moved: the caller
+    /// then reads the facts.
+    async fn upsert_cached(
+        &self,
+        user: &str,
+        candidate: FactCandidate,
+        op: &'static str,
+    ) -> Result<std::result::Result<FactChange, FactCandidate>> {
+        let Some((version, mut ranked)) = self.fact_cache.take_any(user) else {
+            return Ok(Err(candidate));
+        };
+        let (decision, resolved) = ranked.reconcile(candidate.clone());
+        let change = change_for(user, decision, resolved, Utc::now(), |id| {
+            ranked.current(id).cloned()
+        })?;
+        let writes = writes(&change)?;
+        if writes.is_empty() {
+            // Nothing to commit, so nothing checked the version: check it here.
+            let (ver, _) = self.fact_keys(user);
+            let mut conn = self.conn.clone();
+            let now: Option<i64> = self
+                .run(op, redis::cmd("GET").arg(ver).query_async(&mut conn))
+                .await?;
+            if now.unwrap_or(0) != version {
+                return Ok(Err(candidate));
+            }
+            self.fact_cache.put(user, version, ranked);
+            return Ok(Ok(change));
         }
-        Reconciliation::Add => {
-            let fact = MemoryFact::from_candidate(user, candidate, now);
-            let writes = vec![set(&fact)?];
-            (FactChange::Added { fact }, writes)
+        if !self.commit(user, &version.to_string(), &writes, op).await? {
+            return Ok(Err(candidate));
         }
-        Reconciliation::Reinforce(id) => {
-            let mut fact = live
-                .into_iter()
-                .find(|f| f.id == id)
-                .ok_or_else(|| MemoryError::not_found("fact", id))?;
-            fact.reinforce(candidate.confidence, now);
-            let writes = vec![set(&fact)?];
-            (FactChange::Reinforced { fact }, writes)
+        // The script raised the version by one, exactly: this write.
+        if keeps_order(&ranked, &change) {
+            self.fact_cache.advance(user, ranked, &change, version + 1);
         }
-        Reconciliation::Supersede(id) => {
-            let mut old = live
-                .into_iter()
-                .find(|f| f.id == id)
-                .ok_or_else(|| MemoryError::not_found("fact", id))?;
-            let new = MemoryFact::from_candidate(user, candidate, now);
-            old.superseded_by = Some(new.id.clone());
-            let writes = vec![set(&old)?, set(&new)?];
-            (FactChange::Superseded { old, new }, writes)
-        }
-    })
+        Ok(Ok(change))
+    }
 }
 
 #[async_trait]
@@ -173,6 +204,10 @@ impl UserMemoryStore for RedisStore {
             return Err(MemoryError::invalid("user id", "must not be empty"));
         }
         let op = "upsert a fact";
+        let candidate = match self.upsert_cached(user_id, candidate, op).await? {
+            Ok(change) => return Ok(change),
+            Err(candidate) => candidate,
+        };
         for _ in 0..MAX_ATTEMPTS {
             let (version, facts) = self.load_facts(user_id, op).await?;
             let (change, writes) = decide(user_id, facts, candidate.clone())?;

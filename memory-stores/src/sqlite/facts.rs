@@ -1,12 +1,13 @@
 //! [`UserMemoryStore`] on SQLite: one row per fact version (current or superseded),
 //! reconciled with [`agentmemory_core::facts::decide`] inside the write transaction and
-//! ranked with [`agentmemory_core::facts::rank_score`] over TF-IDF relevance.
+//! ranked with [`agentmemory_core::facts::rank_score`] over TF-IDF relevance. An upsert
+//! that finds the user's facts cached at the version it reads inside its transaction
+//! reconciles against them instead of reading them, and updates them in place.
 
+use crate::fact_cache::{change_for, rows};
 use crate::fact_rows::{chain, doomed};
 
-use agentmemory_core::facts::{
-    prepare_candidate, reconcile_by_meaning, FactQuery, RankedFacts, Reconciliation,
-};
+use agentmemory_core::facts::{prepare_candidate, reconcile_by_meaning, FactQuery, RankedFacts};
 use agentmemory_core::{
     FactCandidate, FactChange, MemoryError, MemoryFact, Result, ScoredFact, UserMemoryStore,
 };
@@ -82,53 +83,50 @@ impl UserMemoryStore for SqliteStore {
         check_user(user_id)?;
         let op = "upsert a fact";
         let user = user_id.to_owned();
+        let store = self.clone();
         self.write(op, move |conn, label| {
+            let cache = &store.inner.fact_cache;
             let tx = conn
                 .transaction_with_behavior(TransactionBehavior::Immediate)
                 .map_err(on(label, op))?;
-            let current = load_facts(&tx, label, &user, true)?;
+            // Exact: the immediate transaction holds the database's write lock.
+            let version = fact_version(&tx, label, &user)?;
             let now = Utc::now();
-            let (decision, candidate) = reconcile_by_meaning(&current, candidate);
-            let change = match decision {
-                Reconciliation::Ignore(reason) => {
-                    return Ok(FactChange::Ignored { candidate, reason });
+            let (change, cached) = match cache.take(&user, version) {
+                Some(mut ranked) => {
+                    let (decision, candidate) = ranked.reconcile(candidate);
+                    let change = change_for(&user, decision, candidate, now, |id| {
+                        ranked.current(id).cloned()
+                    })?;
+                    (change, Some(ranked))
                 }
-                Reconciliation::Contest(id) => {
-                    let mut fact = current
-                        .into_iter()
-                        .find(|f| f.id == id)
-                        .ok_or_else(|| MemoryError::not_found("fact", id))?;
-                    fact.contest(&candidate, now);
-                    update_fact(&tx, label, &fact)?;
-                    FactChange::Contested { fact, candidate }
-                }
-                Reconciliation::Add => {
-                    let fact = MemoryFact::from_candidate(&user, candidate, now);
-                    insert_fact(&tx, label, &fact)?;
-                    FactChange::Added { fact }
-                }
-                Reconciliation::Reinforce(id) => {
-                    let mut fact = current
-                        .into_iter()
-                        .find(|f| f.id == id)
-                        .ok_or_else(|| MemoryError::not_found("fact", id))?;
-                    fact.reinforce(candidate.confidence, now);
-                    update_fact(&tx, label, &fact)?;
-                    FactChange::Reinforced { fact }
-                }
-                Reconciliation::Supersede(id) => {
-                    let mut old = current
-                        .into_iter()
-                        .find(|f| f.id == id)
-                        .ok_or_else(|| MemoryError::not_found("fact", id))?;
-                    let new = MemoryFact::from_candidate(&user, candidate, now);
-                    old.superseded_by = Some(new.id.clone());
-                    update_fact(&tx, label, &old)?;
-                    insert_fact(&tx, label, &new)?;
-                    FactChange::Superseded { old, new }
+                None => {
+                    let current = load_facts(&tx, label, &user, true)?;
+                    let (decision, candidate) = reconcile_by_meaning(&current, candidate);
+                    let change = change_for(&user, decision, candidate, now, |id| {
+                        current.iter().find(|f| f.id == id).cloned()
+                    })?;
+                    (change, None)
                 }
             };
+            if let FactChange::Ignored { .. } = change {
+                if let Some(ranked) = cached {
+                    cache.put(&user, version, ranked);
+                }
+                return Ok(change);
+            }
+            for row in rows(&change) {
+                if row.new {
+                    insert_fact(&tx, label, row.fact)?;
+                } else {
+                    update_fact(&tx, label, row.fact)?;
+                }
+            }
+            let written = fact_version(&tx, label, &user)?;
             tx.commit().map_err(on(label, op))?;
+            if let Some(ranked) = cached {
+                cache.advance(&user, ranked, &change, written);
+            }
             Ok(change)
         })
         .await

@@ -592,3 +592,92 @@ pub async fn check_cached_ranking_sees_another_writer(
         .expect("search")
         .is_empty());
 }
+
+/// Two handles on one store (two processes' view: each keeps its own cache of the
+/// user's ranked facts and writes through it) take turns upserting (adds, repeats,
+/// supersessions, weak contradictions), deleting and searching, then write at the same
+/// time. After every step each handle's search returns exactly the facts the store
+/// holds (compared with `list`, which always reads the store): no write of either is
+/// ever missing from the other's ranking, and no cached fact differs from the stored
+/// one in any field.
+pub async fn check_interleaved_writers_see_each_other(
+    a: &dyn UserMemoryStore,
+    b: &dyn UserMemoryStore,
+    user: &str,
+) {
+    let _ = a.forget_user(user).await;
+    let handles = [a, b];
+    let pool = interleave_candidate;
+    fn interleave_candidate(i: u64) -> FactCandidate {
+        let things = ["jazz", "tea", "chess", "sushi", "hiking", "opera"];
+        let towns = ["Porto", "Lyon", "Oslo"];
+        let names = ["Maria", "Mara"];
+        match i % 4 {
+            0 | 1 => {
+                let t = things[(i / 4) as usize % things.len()];
+                FactCandidate::new(format!("likes {t}"), 0.7).with_attribute("likes", t)
+            }
+            2 => {
+                let t = towns[(i / 4) as usize % towns.len()];
+                FactCandidate::new(format!("lives in {t}"), 0.9).with_attribute("location", t)
+            }
+            _ => {
+                let n = names[(i / 4) as usize % names.len()];
+                let confidence = if (i / 8).is_multiple_of(2) { 0.95 } else { 0.5 };
+                FactCandidate::new(format!("name is {n}"), confidence).with_attribute("name", n)
+            }
+        }
+    }
+    async fn same_as_stored(store: &dyn UserMemoryStore, user: &str, step: usize, who: usize) {
+        let mut hits: Vec<_> = store
+            .search(user, "what does she like and where does she live", 1000)
+            .await
+            .expect("search")
+            .into_iter()
+            .map(|h| h.fact)
+            .collect();
+        let mut listed = store.list(user).await.expect("list");
+        hits.sort_by(|x, y| x.id.cmp(&y.id));
+        listed.sort_by(|x, y| x.id.cmp(&y.id));
+        assert_eq!(hits, listed, "step {step}: handle {who} ranks stale facts");
+    }
+    let mut seed: u64 = 0x9e37_79b9_7f4a_7c15;
+    let mut next = move || {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed
+    };
+    for step in 0..60 {
+        let r = next();
+        let who = (r % 2) as usize;
+        let store = handles[who];
+        if r.is_multiple_of(11) {
+            let facts = store.list(user).await.expect("list");
+            if let Some(f) = facts.get((r / 11) as usize % facts.len().max(1)) {
+                assert!(UserMemoryStore::delete(store, user, &f.id)
+                    .await
+                    .expect("delete"));
+            }
+        } else {
+            store.upsert(user, pool(r / 2 % 97)).await.expect("upsert");
+        }
+        // The writer searches right after its own write, then the other handle.
+        same_as_stored(store, user, step, who).await;
+        same_as_stored(handles[1 - who], user, step, 1 - who).await;
+    }
+    // Both write at once; each then sees both handles' writes.
+    async fn burst(h: &dyn UserMemoryStore, user: &str, offset: u64) {
+        for i in 0..20 {
+            h.upsert(user, interleave_candidate(offset + i * 3))
+                .await
+                .expect("upsert");
+            let _ = h.search(user, "tea", 3).await.expect("search");
+        }
+    }
+    tokio::join!(burst(a, user, 1), burst(b, user, 2));
+    same_as_stored(a, user, 1000, 0).await;
+    same_as_stored(b, user, 1000, 1).await;
+    assert!(a.forget_user(user).await.expect("forget") > 0);
+    same_as_stored(b, user, 1001, 1).await;
+}
