@@ -166,22 +166,34 @@ impl SparseIndex {
     /// Indexes `text` under `slot`, replacing whatever the slot held.
     pub(crate) fn insert(&mut self, slot: u32, text: &str) {
         self.remove(slot);
+        let terms = weighted_terms(text)
+            .into_iter()
+            .map(|(text, tf_weight)| {
+                let term = self.term_id(&text);
+                self.post(slot, term, tf_weight)
+            })
+            .collect();
+        self.place(slot, terms);
+    }
+
+    /// Appends `slot`'s posting to `term`'s list; returns the document's side of it.
+    fn post(&mut self, slot: u32, term: u32, tf_weight: f32) -> DocTerm {
+        let postings = &mut self.terms[term as usize].postings;
+        let pos = postings.len() as u32;
+        postings.push(Posting { slot, tf_weight });
+        DocTerm {
+            term,
+            pos,
+            tf_weight,
+        }
+    }
+
+    /// Records `terms` (already posted) as the document in the empty `slot`.
+    fn place(&mut self, slot: u32, terms: Vec<DocTerm>) {
         let idx = slot as usize;
         if self.docs.len() <= idx {
             self.docs.resize_with(idx + 1, || None);
             self.norms.resize_with(idx + 1, NormCell::stale);
-        }
-        let weighted = weighted_terms(text);
-        let mut terms = Vec::with_capacity(weighted.len());
-        for (text, tf_weight) in weighted {
-            let term = self.term_id(&text);
-            let postings = &mut self.terms[term as usize].postings;
-            terms.push(DocTerm {
-                term,
-                pos: postings.len() as u32,
-                tf_weight,
-            });
-            postings.push(Posting { slot, tf_weight });
         }
         self.docs[idx] = Some(DocTerms { terms });
         self.doc_count += 1;
@@ -199,11 +211,6 @@ impl SparseIndex {
             // Dropped term ids may be reused: mappings are checked from now on.
             batch.recheck = true;
         }
-        let idx = slot as usize;
-        if self.docs.len() <= idx {
-            self.docs.resize_with(idx + 1, || None);
-            self.norms.resize_with(idx + 1, NormCell::stale);
-        }
         let recheck = batch.recheck;
         let (c, j) = batch.locate(i);
         let chunk = &mut batch.chunks[c];
@@ -218,18 +225,9 @@ impl SparseIndex {
                 let df = chunk.df[local as usize] as usize;
                 self.terms[*mapped as usize].postings.reserve(df);
             }
-            let term = *mapped;
-            let postings = &mut self.terms[term as usize].postings;
-            terms.push(DocTerm {
-                term,
-                pos: postings.len() as u32,
-                tf_weight,
-            });
-            postings.push(Posting { slot, tf_weight });
+            terms.push(self.post(slot, *mapped, tf_weight));
         }
-        self.docs[idx] = Some(DocTerms { terms });
-        self.doc_count += 1;
-        self.epoch += 1;
+        self.place(slot, terms);
     }
 
     /// Makes room for `additional` more document slots.
