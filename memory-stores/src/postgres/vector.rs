@@ -161,6 +161,26 @@ fn has_iterative_scan(version: &str) -> bool {
     (major, minor) >= (0, 8)
 }
 
+/// The first `query.k` hits the filter accepts from rows `(id, content, metadata::text,
+/// score)` in rank order, each score clamped to `range`.
+fn ranked_hits(
+    rows: &[Row],
+    query: &SearchQuery,
+    range: std::ops::RangeInclusive<f32>,
+) -> Result<Vec<SearchHit>> {
+    let mut hits = Vec::new();
+    for row in rows {
+        let score: f32 = row.try_get(3).map_err(on("search documents"))?;
+        if let Some(h) = hit(row, query, score.clamp(*range.start(), *range.end()))? {
+            hits.push(h);
+            if hits.len() >= query.k {
+                break;
+            }
+        }
+    }
+    Ok(hits)
+}
+
 impl PostgresStore {
     async fn dimension<C: deadpool_postgres::GenericClient>(
         &self,
@@ -200,17 +220,7 @@ impl PostgresStore {
             .await
             .map_err(on(op))?;
         let rows = client.query(&stmt, &[&ns, &tsq]).await.map_err(on(op))?;
-        let mut hits = Vec::new();
-        for row in &rows {
-            let r: f32 = row.try_get(3).map_err(on(op))?;
-            if let Some(h) = hit(row, query, r.clamp(0.0, 1.0))? {
-                hits.push(h);
-                if hits.len() >= query.k {
-                    break;
-                }
-            }
-        }
-        Ok(hits)
+        ranked_hits(&rows, query, 0.0..=1.0)
     }
 
     /// Words and meaning fused with the rule every backend shares
@@ -287,17 +297,7 @@ impl PostgresStore {
             .query(&stmt, &[&ns, &q, &limit])
             .await
             .map_err(on(op))?;
-        let mut hits = Vec::new();
-        for row in &rows {
-            let s: f32 = row.try_get(3).map_err(on(op))?;
-            if let Some(h) = hit(row, query, s.clamp(-1.0, 1.0))? {
-                hits.push(h);
-                if hits.len() >= query.k {
-                    break;
-                }
-            }
-        }
-        Ok(hits)
+        ranked_hits(&rows, query, -1.0..=1.0)
     }
 
     /// The dense ranking through the HNSW index of `q`'s dimension, or `None` when the
@@ -353,20 +353,14 @@ impl PostgresStore {
         let limit = i64::try_from(wanted).unwrap_or(i64::MAX);
         let rows = tx.query(&stmt, &[&ns, &q, &limit]).await.map_err(on(op))?;
         tx.commit().await.map_err(on(op))?;
-        let mut hits = Vec::new();
-        for row in &rows {
-            let s: f32 = row.try_get(3).map_err(on(op))?;
-            if let Some(h) = hit(row, query, s.clamp(-1.0, 1.0))? {
-                hits.push(h);
-                if hits.len() >= query.k {
-                    self.dense
-                        .answered
-                        .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                    return Ok(Some(hits));
-                }
-            }
+        let hits = ranked_hits(&rows, query, -1.0..=1.0)?;
+        if hits.len() < query.k {
+            return Ok(None);
         }
-        Ok(None)
+        self.dense
+            .answered
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        Ok(Some(hits))
     }
 
     /// Whether the HNSW index of `dim` exists (asks the server until it does, since
