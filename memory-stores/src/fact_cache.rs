@@ -16,9 +16,8 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use agentmemory_core::facts::{RankedFacts, Reconciliation};
-use agentmemory_core::{FactCandidate, FactChange, MemoryError, MemoryFact, Result};
-use chrono::{DateTime, Utc};
+use agentmemory_core::facts::RankedFacts;
+use agentmemory_core::FactChange;
 use parking_lot::Mutex;
 
 /// Users whose indexed facts are kept at most; past it the cache starts over.
@@ -93,68 +92,5 @@ impl FactCache {
         if ranked.apply(change) {
             self.put(user_id, new_version, ranked);
         }
-    }
-}
-
-/// One row a change writes: the fact, and whether it is new (inserted) or replaces the
-/// stored version with its id (updated).
-pub(crate) struct Row<'a> {
-    pub(crate) fact: &'a MemoryFact,
-    #[cfg_attr(not(feature = "sqlite"), allow(dead_code))]
-    pub(crate) new: bool,
-}
-
-/// The change a reconciliation `decision` makes for `user` at `now`, with `find` giving
-/// the current fact with an id (from the facts it was decided on).
-pub(crate) fn change_for(
-    user: &str,
-    decision: Reconciliation,
-    candidate: FactCandidate,
-    now: DateTime<Utc>,
-    find: impl Fn(&str) -> Option<MemoryFact>,
-) -> Result<FactChange> {
-    let found = |id: String| find(&id).ok_or_else(|| MemoryError::not_found("fact", id));
-    Ok(match decision {
-        Reconciliation::Ignore(reason) => FactChange::Ignored { candidate, reason },
-        Reconciliation::Add => FactChange::Added {
-            fact: MemoryFact::from_candidate(user, candidate, now),
-        },
-        Reconciliation::Contest(id) => {
-            let mut fact = found(id)?;
-            fact.contest(&candidate, now);
-            FactChange::Contested { fact, candidate }
-        }
-        Reconciliation::Reinforce(id) => {
-            let mut fact = found(id)?;
-            fact.reinforce(candidate.confidence, now);
-            FactChange::Reinforced { fact }
-        }
-        Reconciliation::Supersede(id) => {
-            let mut old = found(id)?;
-            let new = MemoryFact::from_candidate(user, candidate, now);
-            old.superseded_by = Some(new.id.clone());
-            FactChange::Superseded { old, new }
-        }
-    })
-}
-
-/// The rows an upsert's `change` writes, in order (none when it was ignored).
-pub(crate) fn rows(change: &FactChange) -> Vec<Row<'_>> {
-    match change {
-        FactChange::Added { fact } => vec![Row { fact, new: true }],
-        FactChange::Reinforced { fact } | FactChange::Contested { fact, .. } => {
-            vec![Row { fact, new: false }]
-        }
-        FactChange::Superseded { old, new } => vec![
-            Row {
-                fact: old,
-                new: false,
-            },
-            Row {
-                fact: new,
-                new: true,
-            },
-        ],
-        FactChange::Deleted { .. } | FactChange::Ignored { .. } => Vec::new(),
     }
 }

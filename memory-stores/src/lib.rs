@@ -16,12 +16,7 @@
 
 #[cfg(any(feature = "sqlite", feature = "postgres"))]
 mod dense;
-#[cfg(any(
-    feature = "sqlite",
-    feature = "redis",
-    feature = "postgres",
-    feature = "file"
-))]
+#[cfg(any(feature = "sqlite", feature = "redis", feature = "postgres"))]
 mod fact_cache;
 #[cfg(any(
     feature = "sqlite",

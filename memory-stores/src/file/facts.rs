@@ -2,12 +2,12 @@
 //! superseded) oldest first.
 //!
 //! A write loads the user's file, reconciles the candidate with the current facts
-//! ([`reconcile_by_meaning`], the rules every backend shares) and rewrites the file
+//! ([`reconcile_by_meaning`](agentmemory_core::facts::reconcile_by_meaning), the rules every backend shares) and rewrites the file
 //! atomically under the file's lock; reads rank the loaded facts with the shared ranking.
 
 use std::path::PathBuf;
 
-use agentmemory_core::facts::{prepare_candidate, reconcile_by_meaning, FactQuery, Reconciliation};
+use agentmemory_core::facts::{prepare_candidate, FactQuery};
 use agentmemory_core::{
     FactCandidate, FactChange, MemoryError, MemoryFact, Result, ScoredFact, UserMemoryStore,
 };
@@ -17,7 +17,7 @@ use serde::{Deserialize, Serialize};
 
 use super::atomic::{read_doc, remove, write_doc, FORMAT_VERSION};
 use super::{FileStore, FACTS_DIR};
-use crate::fact_rows::{chain, doomed};
+use crate::fact_rows::{chain, change_against_facts, doomed, rows};
 
 const FORMAT: &str = "agentmem.facts";
 
@@ -42,46 +42,23 @@ impl FactsFile {
     }
 }
 
-/// Applies `candidate` to `facts`: what changed, and whether the file must be rewritten.
+/// Applies `candidate` to `facts`: reconciled against the current ones, the change's
+/// rows replace the facts with their ids or are appended.
 fn apply(user: &str, facts: &mut Vec<MemoryFact>, candidate: FactCandidate) -> Result<FactChange> {
-    let now = Utc::now();
     let live: Vec<MemoryFact> = facts.iter().filter(|f| f.is_current()).cloned().collect();
-    let (decision, candidate) = reconcile_by_meaning(&live, candidate);
-    let position = |id: &str| {
-        facts
-            .iter()
-            .position(|f| f.id == id)
-            .ok_or_else(|| MemoryError::not_found("fact", id))
-    };
-    Ok(match decision {
-        Reconciliation::Ignore(reason) => FactChange::Ignored { candidate, reason },
-        Reconciliation::Contest(id) => {
-            let i = position(&id)?;
-            facts[i].contest(&candidate, now);
-            let fact = facts[i].clone();
-            FactChange::Contested { fact, candidate }
+    let change = change_against_facts(user, &live, candidate, Utc::now())?;
+    for row in rows(&change) {
+        if row.new {
+            facts.push(row.fact.clone());
+        } else {
+            let stored = facts
+                .iter_mut()
+                .find(|f| f.id == row.fact.id)
+                .ok_or_else(|| MemoryError::not_found("fact", row.fact.id.clone()))?;
+            *stored = row.fact.clone();
         }
-        Reconciliation::Add => {
-            let fact = MemoryFact::from_candidate(user, candidate, now);
-            facts.push(fact.clone());
-            FactChange::Added { fact }
-        }
-        Reconciliation::Reinforce(id) => {
-            let i = position(&id)?;
-            facts[i].reinforce(candidate.confidence, now);
-            FactChange::Reinforced {
-                fact: facts[i].clone(),
-            }
-        }
-        Reconciliation::Supersede(id) => {
-            let i = position(&id)?;
-            let new = MemoryFact::from_candidate(user, candidate, now);
-            facts[i].superseded_by = Some(new.id.clone());
-            let old = facts[i].clone();
-            facts.push(new.clone());
-            FactChange::Superseded { old, new }
-        }
-    })
+    }
+    Ok(change)
 }
 
 impl FileStore {

@@ -11,7 +11,7 @@
 
 use std::sync::LazyLock;
 
-use agentmemory_core::facts::{prepare_candidate, reconcile_by_meaning, FactQuery, RankedFacts};
+use agentmemory_core::facts::{prepare_candidate, FactQuery, RankedFacts};
 use agentmemory_core::{
     FactCandidate, FactChange, MemoryError, MemoryFact, Result, ScoredFact, UserMemoryStore,
 };
@@ -20,8 +20,7 @@ use chrono::Utc;
 use redis::Script;
 
 use super::{decode, encode, hex, RedisStore, STORE};
-use crate::fact_cache::{change_for, rows};
-use crate::fact_rows::{chain, doomed};
+use crate::fact_rows::{chain, change_against_cache, change_against_facts, doomed, rows};
 
 /// How many times a write re-reads after losing a race before giving up.
 const MAX_ATTEMPTS: usize = 64;
@@ -132,10 +131,7 @@ fn decide(
     candidate: FactCandidate,
 ) -> Result<(FactChange, Vec<Write>)> {
     let live: Vec<MemoryFact> = current.into_iter().filter(MemoryFact::is_current).collect();
-    let (decision, candidate) = reconcile_by_meaning(&live, candidate);
-    let change = change_for(user, decision, candidate, Utc::now(), |id| {
-        live.iter().find(|f| f.id == id).cloned()
-    })?;
+    let change = change_against_facts(user, &live, candidate, Utc::now())?;
     let writes = writes(&change)?;
     Ok((change, writes))
 }
@@ -167,10 +163,7 @@ impl RedisStore {
         let Some((version, mut ranked)) = self.fact_cache.take_any(user) else {
             return Ok(Err(candidate));
         };
-        let (decision, resolved) = ranked.reconcile(candidate.clone());
-        let change = change_for(user, decision, resolved, Utc::now(), |id| {
-            ranked.current(id).cloned()
-        })?;
+        let change = change_against_cache(user, &mut ranked, candidate.clone(), Utc::now())?;
         let writes = writes(&change)?;
         if writes.is_empty() {
             // Nothing to commit, so nothing checked the version: check it here.

@@ -4,10 +4,9 @@
 //! that finds the user's facts cached at the version it reads inside its transaction
 //! reconciles against them instead of reading them, and updates them in place.
 
-use crate::fact_cache::{change_for, rows};
-use crate::fact_rows::{chain, doomed};
+use crate::fact_rows::{chain, change_against_cache, change_against_facts, doomed, rows};
 
-use agentmemory_core::facts::{prepare_candidate, reconcile_by_meaning, FactQuery, RankedFacts};
+use agentmemory_core::facts::{prepare_candidate, FactQuery, RankedFacts};
 use agentmemory_core::{
     FactCandidate, FactChange, MemoryError, MemoryFact, Result, ScoredFact, UserMemoryStore,
 };
@@ -94,19 +93,12 @@ impl UserMemoryStore for SqliteStore {
             let now = Utc::now();
             let (change, cached) = match cache.take(&user, version) {
                 Some(mut ranked) => {
-                    let (decision, candidate) = ranked.reconcile(candidate);
-                    let change = change_for(&user, decision, candidate, now, |id| {
-                        ranked.current(id).cloned()
-                    })?;
+                    let change = change_against_cache(&user, &mut ranked, candidate, now)?;
                     (change, Some(ranked))
                 }
                 None => {
                     let current = load_facts(&tx, label, &user, true)?;
-                    let (decision, candidate) = reconcile_by_meaning(&current, candidate);
-                    let change = change_for(&user, decision, candidate, now, |id| {
-                        current.iter().find(|f| f.id == id).cloned()
-                    })?;
-                    (change, None)
+                    (change_against_facts(&user, &current, candidate, now)?, None)
                 }
             };
             if let FactChange::Ignored { .. } = change {
