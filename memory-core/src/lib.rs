@@ -21,6 +21,7 @@ mod rfc3339;
 pub mod session;
 pub mod summarize;
 pub mod text;
+pub mod time;
 pub mod tokens;
 pub mod vector;
 pub mod working;
