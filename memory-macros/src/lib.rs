@@ -25,7 +25,7 @@ use proc_macro::TokenStream;
 ///     recall = 3,                       // at most this many earlier messages (episodes) recalled
 ///                                       //   into the memory block; default 3, 0 turns recall off
 ///     extraction_model = "small-model", // model used for extraction; default: the agent's own
-///     crate = "my_reexport::agentmemory",  // where agentmem is reachable; default `::agentmem`
+///     crate = "my_reexport::agentmemory",  // where agentmemory is reachable; default `::agentmemory`
 /// )]
 /// ```
 ///
