@@ -23,6 +23,8 @@ pub struct RememberSpec {
     pub inject: bool,
     /// How many facts to inject at most.
     pub top_k: usize,
+    /// How many earlier messages (episodes) to recall at most; `0` turns recall off.
+    pub recall: usize,
     /// Name of a chat model registered in the container, used for fact extraction.
     ///
     /// With `Some(name)` the session fails to build unless a chat model is registered
@@ -34,13 +36,14 @@ pub struct RememberSpec {
 }
 
 impl RememberSpec {
-    /// The defaults: auto-resolved store, extract and inject on, `top_k = 5`.
+    /// The defaults: auto-resolved store, extract and inject on, `top_k = 5`, `recall = 3`.
     pub const fn new() -> Self {
         Self {
             store: None,
             extract: true,
             inject: true,
             top_k: 5,
+            recall: 3,
             extraction_model: None,
         }
     }
@@ -66,6 +69,12 @@ impl RememberSpec {
     /// Sets how many facts are injected.
     pub const fn top_k(mut self, k: usize) -> Self {
         self.top_k = k;
+        self
+    }
+
+    /// Sets how many episodes are recalled (`0`: none).
+    pub const fn recall(mut self, n: usize) -> Self {
+        self.recall = n;
         self
     }
 

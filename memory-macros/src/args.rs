@@ -34,6 +34,7 @@ pub(crate) enum Key {
     Extract,
     Inject,
     TopK,
+    Recall,
     ExtractionModel,
     Crate,
 }
@@ -77,11 +78,12 @@ impl Parse for RawArg {
 
 impl Key {
     /// Every key, in the order the documentation lists them.
-    pub(crate) const ALL: [Key; 6] = [
+    pub(crate) const ALL: [Key; 7] = [
         Key::Store,
         Key::Extract,
         Key::Inject,
         Key::TopK,
+        Key::Recall,
         Key::ExtractionModel,
         Key::Crate,
     ];
@@ -93,6 +95,7 @@ impl Key {
             Key::Extract => "extract",
             Key::Inject => "inject",
             Key::TopK => "top_k",
+            Key::Recall => "recall",
             Key::ExtractionModel => "extraction_model",
             Key::Crate => "crate",
         }
@@ -110,6 +113,7 @@ impl Key {
             Key::Extract => "extract = true",
             Key::Inject => "inject = true",
             Key::TopK => "top_k = 5",
+            Key::Recall => "recall = 3",
             Key::ExtractionModel => "extraction_model = \"small-model\"",
             Key::Crate => "crate = \"my_reexport::agentmemory\"",
         }
@@ -218,7 +222,7 @@ mod tests {
     #[test]
     fn every_key_is_recognised() {
         let (keys, errors) = resolve(
-            r#"store = "s", extract = true, inject = false, top_k = 3,
+            r#"store = "s", extract = true, inject = false, top_k = 3, recall = 0,
                extraction_model = "m", crate = "a::b","#,
         );
         assert_eq!(keys, Key::ALL);
@@ -247,6 +251,9 @@ mod tests {
         let (keys, errors) = resolve("topk = 5");
         assert!(keys.is_empty());
         assert_eq!(errors, ["unknown argument `topk`; did you mean `top_k`?"]);
+        let (keys, errors) = resolve("recal = 2");
+        assert!(keys.is_empty());
+        assert_eq!(errors, ["unknown argument `recal`; did you mean `recall`?"]);
     }
 
     #[test]
@@ -256,7 +263,7 @@ mod tests {
             errors,
             [
                 "unknown argument `color`; expected one of `store`, `extract`, `inject`, \
-              `top_k`, `extraction_model`, `crate`"
+              `top_k`, `recall`, `extraction_model`, `crate`"
             ]
         );
     }
@@ -271,6 +278,16 @@ mod tests {
                 "duplicate `top_k` argument; each argument may be given once",
                 "duplicate `top_k` argument; each argument may be given once",
             ]
+        );
+    }
+
+    #[test]
+    fn a_repeated_recall_is_reported_at_its_second_occurrence() {
+        let (keys, errors) = resolve("recall = 0, top_k = 2, recall = 4");
+        assert_eq!(keys, [Key::Recall, Key::TopK]);
+        assert_eq!(
+            errors,
+            ["duplicate `recall` argument; each argument may be given once"]
         );
     }
 

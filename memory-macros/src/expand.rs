@@ -108,6 +108,11 @@ fn builder_calls(settings: &Settings) -> Vec<TokenStream> {
         value.set_span(top_k.span);
         calls.push(quote_spanned!(top_k.span=> .top_k(#value)));
     }
+    if let Some(recall) = &settings.recall {
+        let mut value = Literal::usize_unsuffixed(recall.value);
+        value.set_span(recall.span);
+        calls.push(quote_spanned!(recall.span=> .recall(#value)));
+    }
     if let Some(model) = &settings.extraction_model {
         calls.push(quote_spanned!(model.span()=> .extraction_model(#model)));
     }
@@ -180,6 +185,33 @@ mod tests {
             };
         });
         assert_eq!(out, expected);
+    }
+
+    #[test]
+    fn recall_is_emitted_when_written_and_left_to_the_default_otherwise() {
+        let out = expand("top_k = 2, recall = 0usize", "struct Agent;");
+        assert!(
+            out.contains("RememberSpec :: new () . top_k (2) . recall (0))"),
+            "{out}"
+        );
+        let out = expand("recall = 8", "struct Agent;");
+        assert!(
+            out.contains("RememberSpec :: new () . recall (8))"),
+            "{out}"
+        );
+        let out = expand("top_k = 2", "struct Agent;");
+        assert!(!out.contains("recall"), "{out}");
+    }
+
+    #[test]
+    fn recall_with_inject_false_is_an_error_and_an_empty_impl() {
+        let out = expand("inject = false, recall = 2", "struct Agent;");
+        assert_eq!(out.matches("compile_error").count(), 1, "{out}");
+        assert!(
+            out.contains("`recall` has no effect with `inject = false`"),
+            "{out}"
+        );
+        assert!(out.contains("Remember for Agent { }"), "{out}");
     }
 
     #[test]

@@ -22,15 +22,19 @@ use proc_macro::TokenStream;
 ///     extract = true,                   // extract facts from each turn; default true
 ///     inject = true,                    // inject relevant facts into the system prompt; default true
 ///     top_k = 5,                        // at most this many facts injected; default 5, at least 1
+///     recall = 3,                       // at most this many earlier messages (episodes) recalled
+///                                       //   into the memory block; default 3, 0 turns recall off
 ///     extraction_model = "small-model", // model used for extraction; default: the agent's own
-///     crate = "my_reexport::agentmemory",  // where agentmem is reachable; default `::agentmem`
+///     crate = "my_reexport::agentmemory",  // where agentmemory is reachable; default `::agentmemory`
 /// )]
 /// ```
 ///
 /// Every argument is optional and `#[remember]` alone takes all defaults. The struct is left
 /// exactly as written (attributes, docs, generics, where clauses); only an impl is added. Any
 /// mistake (unknown or repeated argument, wrong literal, `top_k = 0`, an empty name, an item
-/// that is not a struct) is a compile error at the offending token, all reported at once.
+/// that is not a struct) is a compile error at the offending token, all reported at once; so
+/// is an argument that cannot take effect (`top_k` or `recall` with `inject = false`,
+/// `extraction_model` with `extract = false`).
 ///
 /// The generated code reaches the runtime through `<crate>::__private`, a hidden module of the
 /// `agentmemory` facade; `crate = "…"` points it at a re-export. Here it is pointed at a local
@@ -44,7 +48,7 @@ use proc_macro::TokenStream;
 /// }
 ///
 /// /// A support agent that remembers the user.
-/// #[agentmemory_macros::remember(store = "user_memory", top_k = 3, crate = "runtime")]
+/// #[agentmemory_macros::remember(store = "user_memory", top_k = 3, recall = 5, crate = "runtime")]
 /// #[derive(Debug, Default)]
 /// struct Support {
 ///     name: String,
@@ -53,8 +57,9 @@ use proc_macro::TokenStream;
 /// use agentmemory_core::{Remember, RememberSpec};
 /// assert_eq!(
 ///     <Support as Remember>::SPEC,
-///     Some(RememberSpec::new().store("user_memory").top_k(3))
+///     Some(RememberSpec::new().store("user_memory").top_k(3).recall(5))
 /// );
+/// assert_eq!(<Support as Remember>::SPEC.map(|spec| spec.recall), Some(5));
 /// # let _ = Support::default().name;
 /// ```
 #[proc_macro_attribute]

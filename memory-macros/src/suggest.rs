@@ -46,11 +46,12 @@ pub(crate) fn edit_distance(a: &str, b: &str) -> usize {
 mod tests {
     use super::*;
 
-    const KEYS: [&str; 6] = [
+    const KEYS: [&str; 7] = [
         "store",
         "extract",
         "inject",
         "top_k",
+        "recall",
         "extraction_model",
         "crate",
     ];
@@ -78,6 +79,9 @@ mod tests {
         assert_eq!(closest("inejct", &KEYS), Some("inject"));
         assert_eq!(closest("extracts", &KEYS), Some("extract"));
         assert_eq!(closest("extract_model", &KEYS), Some("extraction_model"));
+        assert_eq!(closest("recal", &KEYS), Some("recall"));
+        assert_eq!(closest("recalls", &KEYS), Some("recall"));
+        assert_eq!(closest("Recall", &KEYS), Some("recall"));
     }
 
     #[test]

@@ -3,6 +3,7 @@
 //! - `store`, `extraction_model`: a non-empty string literal;
 //! - `extract`, `inject`: `true` or `false`;
 //! - `top_k`: a positive integer literal that fits `usize`;
+//! - `recall`: a non-negative integer literal that fits `usize` (`0` turns recall off);
 //! - `crate`: a string literal that parses as a path.
 //!
 //! Every broken rule is recorded in the [`Ctxt`] with the span of the offending value, and
@@ -20,13 +21,14 @@ pub(crate) struct Settings {
     pub(crate) store: Option<LitStr>,
     pub(crate) extract: Option<LitBool>,
     pub(crate) inject: Option<LitBool>,
-    pub(crate) top_k: Option<TopK>,
+    pub(crate) top_k: Option<Count>,
+    pub(crate) recall: Option<Count>,
     pub(crate) extraction_model: Option<LitStr>,
     pub(crate) krate: CratePath,
 }
 
-/// A checked `top_k`.
-pub(crate) struct TopK {
+/// A checked integer argument (`top_k`, `recall`) and the span of its literal.
+pub(crate) struct Count {
     pub(crate) value: usize,
     pub(crate) span: Span,
 }
@@ -74,6 +76,7 @@ pub(crate) fn validate(args: Vec<syn::Result<KeyedArg<'_>>>, cx: &mut Ctxt) -> S
             Key::Extract => settings.extract = boolean(Key::Extract, value, cx),
             Key::Inject => settings.inject = boolean(Key::Inject, value, cx),
             Key::TopK => settings.top_k = top_k(value, cx),
+            Key::Recall => settings.recall = recall(value, cx),
             Key::ExtractionModel => {
                 settings.extraction_model = non_empty_string(Key::ExtractionModel, value, cx);
             }
@@ -100,12 +103,18 @@ fn contradictions(settings: &Settings, cx: &mut Ctxt) {
             );
         }
     }
-    if let (Some(inject), Some(top_k)) = (&settings.inject, &settings.top_k) {
-        if !inject.value {
-            cx.error(
-                top_k.span,
-                "`top_k` has no effect with `inject = false`; remove one of them",
-            );
+    // Facts and recalled episodes both reach the prompt through the injected memory block.
+    if settings.inject.as_ref().is_some_and(|inject| !inject.value) {
+        for (key, count) in [
+            (Key::TopK, &settings.top_k),
+            (Key::Recall, &settings.recall),
+        ] {
+            if let Some(count) = count {
+                cx.error(
+                    count.span,
+                    format_args!("`{key}` has no effect with `inject = false`; remove one of them"),
+                );
+            }
         }
     }
 }
@@ -210,15 +219,57 @@ fn boolean(key: Key, expr: &Expr, cx: &mut Ctxt) -> Option<LitBool> {
     }
 }
 
+/// What an integer argument counts, for its error messages.
+struct Counted {
+    key: Key,
+    /// "a positive integer", "a non-negative integer": what the value must be.
+    kind: &'static str,
+    /// What the number means, e.g. "how many facts to inject".
+    meaning: &'static str,
+}
+
+/// `top_k`: how many facts are injected; at least 1.
+const TOP_K: Counted = Counted {
+    key: Key::TopK,
+    kind: "a positive integer",
+    meaning: "how many facts to inject",
+};
+
+/// `recall`: how many earlier messages (episodes) are recalled; 0 turns recall off.
+const RECALL: Counted = Counted {
+    key: Key::Recall,
+    kind: "a non-negative integer",
+    meaning: "how many earlier messages to recall, 0 for none",
+};
+
 /// `top_k`: an unsuffixed (or `usize`) integer literal, at least 1, that fits `usize`.
-fn top_k(expr: &Expr, cx: &mut Ctxt) -> Option<TopK> {
+fn top_k(expr: &Expr, cx: &mut Ctxt) -> Option<Count> {
+    let count = count(&TOP_K, expr, cx)?;
+    if count.value == 0 {
+        cx.error(
+            count.span,
+            "`top_k` must be at least 1; to inject no facts write `inject = false`",
+        );
+        return None;
+    }
+    Some(count)
+}
+
+/// `recall`: an unsuffixed (or `usize`) integer literal that fits `usize`; 0 is allowed.
+fn recall(expr: &Expr, cx: &mut Ctxt) -> Option<Count> {
+    count(&RECALL, expr, cx)
+}
+
+/// An unsuffixed (or `usize`) integer literal that fits `usize`, for the argument `counted`.
+fn count(counted: &Counted, expr: &Expr, cx: &mut Ctxt) -> Option<Count> {
+    let Counted { key, kind, meaning } = *counted;
     let lit = match literal(expr) {
         Some(Lit::Int(lit)) => lit,
         Some(Lit::Str(lit)) if lit.value().trim().parse::<usize>().is_ok() => {
             cx.error(
                 lit.span(),
                 format_args!(
-                    "`top_k` expects an integer literal without quotes: `top_k = {}`",
+                    "`{key}` expects an integer literal without quotes: `{key} = {}`",
                     lit.value().trim()
                 ),
             );
@@ -232,18 +283,16 @@ fn top_k(expr: &Expr, cx: &mut Ctxt) -> Option<TopK> {
             })
         ) =>
         {
-            cx.error_spanned_by(
-                expr,
-                "`top_k` must be a positive integer: how many facts to inject",
-            );
+            cx.error_spanned_by(expr, format_args!("`{key}` must be {kind}: {meaning}"));
             return None;
         }
         _ => {
             cx.error_spanned_by(
                 expr,
                 format_args!(
-                    "`top_k` expects a positive integer literal, found {}, e.g. `top_k = 5`",
-                    describe(expr)
+                    "`{key}` expects {kind} literal, found {}, e.g. `{}`",
+                    describe(expr),
+                    key.example()
                 ),
             );
             return None;
@@ -253,7 +302,7 @@ fn top_k(expr: &Expr, cx: &mut Ctxt) -> Option<TopK> {
         cx.error(
             lit.span(),
             format_args!(
-                "`top_k` is a `usize`; write `top_k = {}` without the `{}` suffix",
+                "`{key}` is a `usize`; write `{key} = {}` without the `{}` suffix",
                 lit.base10_digits(),
                 lit.suffix()
             ),
@@ -261,14 +310,7 @@ fn top_k(expr: &Expr, cx: &mut Ctxt) -> Option<TopK> {
         return None;
     }
     match lit.base10_parse::<usize>() {
-        Ok(0) => {
-            cx.error(
-                lit.span(),
-                "`top_k` must be at least 1; to inject no facts write `inject = false`",
-            );
-            None
-        }
-        Ok(value) => Some(TopK {
+        Ok(value) => Some(Count {
             value,
             span: lit.span(),
         }),
@@ -276,7 +318,7 @@ fn top_k(expr: &Expr, cx: &mut Ctxt) -> Option<TopK> {
             cx.error(
                 lit.span(),
                 format_args!(
-                    "`top_k` is too large: it must fit in `usize` (at most {})",
+                    "`{key}` is too large: it must fit in `usize` (at most {})",
                     usize::MAX
                 ),
             );
@@ -352,7 +394,7 @@ mod tests {
     fn well_formed_arguments_are_kept() {
         let (settings, messages) = check(
             r#"store = "user_memory", extract = true, inject = true, top_k = 12usize,
-               extraction_model = "small-model", crate = "::reexport::agentmemory""#,
+               recall = 7, extraction_model = "small-model", crate = "::reexport::agentmemory""#,
         );
         assert!(messages.is_empty(), "{messages:?}");
         assert_eq!(
@@ -362,6 +404,7 @@ mod tests {
         assert_eq!(settings.extract.map(|b| b.value), Some(true));
         assert_eq!(settings.inject.map(|b| b.value), Some(true));
         assert_eq!(settings.top_k.map(|k| k.value), Some(12));
+        assert_eq!(settings.recall.map(|r| r.value), Some(7));
         assert_eq!(
             settings.extraction_model.map(|s| s.value()).as_deref(),
             Some("small-model")
@@ -383,14 +426,33 @@ mod tests {
             one_error("top_k = 3, inject = false"),
             "`top_k` has no effect with `inject = false`; remove one of them"
         );
+        assert_eq!(
+            one_error("recall = 2, inject = false"),
+            "`recall` has no effect with `inject = false`; remove one of them"
+        );
+        // Even `recall = 0` says something that `inject = false` already says.
+        assert_eq!(
+            one_error("inject = false, recall = 0"),
+            "`recall` has no effect with `inject = false`; remove one of them"
+        );
         let (_, both) =
             check(r#"extract = false, inject = false, top_k = 2, extraction_model = "m""#);
         assert_eq!(both.len(), 2, "{both:?}");
+        let (_, all) = check("inject = false, recall = 1, top_k = 2");
+        assert_eq!(
+            all,
+            [
+                "`top_k` has no effect with `inject = false`; remove one of them",
+                "`recall` has no effect with `inject = false`; remove one of them",
+            ]
+        );
         // With the feature on (or left at its default) the argument is fine.
         for ok in [
             r#"extract = true, extraction_model = "m""#,
             "inject = true, top_k = 3",
             "top_k = 3",
+            "inject = true, recall = 3",
+            "recall = 0",
         ] {
             assert!(check(ok).1.is_empty(), "{ok}");
         }
@@ -401,6 +463,7 @@ mod tests {
         let (settings, messages) = check("");
         assert!(messages.is_empty());
         assert!(settings.store.is_none() && settings.top_k.is_none());
+        assert!(settings.recall.is_none());
         assert!(matches!(settings.krate, CratePath::Default));
     }
 
@@ -414,11 +477,56 @@ mod tests {
             one_error("top_k = \"5\""),
             "`top_k` expects an integer literal without quotes: `top_k = 5`"
         );
-        assert!(one_error("top_k = -1").starts_with("`top_k` must be a positive integer"));
-        assert!(one_error("top_k = 2.5").contains("found a float literal"));
-        assert!(one_error("top_k = 5u8").contains("without the `u8` suffix"));
+        assert_eq!(
+            one_error("top_k = -1"),
+            "`top_k` must be a positive integer: how many facts to inject"
+        );
+        assert_eq!(
+            one_error("top_k = 2.5"),
+            "`top_k` expects a positive integer literal, found a float literal, e.g. `top_k = 5`"
+        );
+        assert_eq!(
+            one_error("top_k = 5u8"),
+            "`top_k` is a `usize`; write `top_k = 5` without the `u8` suffix"
+        );
         assert!(one_error("top_k = 99999999999999999999999999").starts_with("`top_k` is too large"));
         assert!(one_error("top_k = K").contains("found a path"));
+    }
+
+    #[test]
+    fn recall_rules() {
+        for (written, value) in [
+            ("recall = 0", 0),
+            ("recall = 3", 3),
+            ("recall = 40usize", 40),
+        ] {
+            let (settings, messages) = check(written);
+            assert!(messages.is_empty(), "{written}: {messages:?}");
+            assert_eq!(settings.recall.map(|r| r.value), Some(value), "{written}");
+        }
+        assert_eq!(
+            one_error("recall = \"3\""),
+            "`recall` expects an integer literal without quotes: `recall = 3`"
+        );
+        assert_eq!(
+            one_error("recall = -1"),
+            "`recall` must be a non-negative integer: how many earlier messages to recall, 0 for none"
+        );
+        assert_eq!(
+            one_error("recall = 2.5"),
+            "`recall` expects a non-negative integer literal, found a float literal, e.g. `recall = 3`"
+        );
+        assert_eq!(
+            one_error("recall = 5u8"),
+            "`recall` is a `usize`; write `recall = 5` without the `u8` suffix"
+        );
+        assert!(
+            one_error("recall = 99999999999999999999999999").starts_with("`recall` is too large")
+        );
+        assert!(one_error("recall = N").contains("found a path"));
+        assert!(one_error("recall = true").contains("found a bool literal"));
+        let (settings, _) = check("recall = -1");
+        assert!(settings.recall.is_none());
     }
 
     #[test]
@@ -476,15 +584,23 @@ mod tests {
 
     #[test]
     fn every_mistake_is_reported_together_in_source_order() {
-        let (_, messages) =
-            check(r#"store = "", top_k = 0, colour = 1, extract = "yes", store = "x""#);
+        let (_, messages) = check(
+            r#"store = "", top_k = 0, colour = 1, extract = "yes", store = "x", recall = -2"#,
+        );
         let starts: Vec<&str> = messages
             .iter()
             .map(|m| m.split_once(' ').map_or(m.as_str(), |(first, _)| first))
             .collect();
         assert_eq!(
             starts,
-            ["`store`", "`top_k`", "unknown", "`extract`", "duplicate"],
+            [
+                "`store`",
+                "`top_k`",
+                "unknown",
+                "`extract`",
+                "duplicate",
+                "`recall`"
+            ],
             "{messages:?}"
         );
     }

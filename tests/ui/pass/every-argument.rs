@@ -9,6 +9,7 @@ mod reexport {
     extract = true,
     inject = true,
     top_k = 12,
+    recall = 4,
     extraction_model = "small-model",
     crate = "reexport::agentmemory",
 )]
@@ -21,11 +22,13 @@ fn main() {
         .extract(true)
         .inject(true)
         .top_k(12)
+        .recall(4)
         .extraction_model("small-model");
     assert_eq!(<Everything as Remember>::SPEC, Some(expected));
     let Some(spec) = <Everything as Remember>::SPEC else { panic!("no spec") };
     assert_eq!(spec.store, Some("user_memory"));
     assert!(spec.extract && spec.inject);
     assert_eq!(spec.top_k, 12);
+    assert_eq!(spec.recall, 4);
     assert_eq!(spec.extraction_model, Some("small-model"));
 }

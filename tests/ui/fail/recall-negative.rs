@@ -1,0 +1,6 @@
+use agentmemory::remember;
+
+#[remember(recall = -1)]
+struct Agent;
+
+fn main() {}

@@ -1,0 +1,6 @@
+use agentmemory::remember;
+
+#[remember(recall = "3")]
+struct Agent;
+
+fn main() {}

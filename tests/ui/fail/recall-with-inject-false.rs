@@ -1,0 +1,6 @@
+use agentmemory::remember;
+
+#[remember(inject = false, recall = 2)]
+struct Agent;
+
+fn main() {}
