@@ -7,6 +7,10 @@
 //!   never silently lost ([`ShortTermMemory`]);
 //! - the facts known about the user that matter for the message are injected into the
 //!   system prompt, inside a delimited, token-capped block ([`UserMemoryStore`]);
+//! - every message is kept as an episode of the user, with when it was said; the
+//!   earlier messages that matter for the message (from any conversation, ranked by
+//!   words, meaning and the period it names) are recalled beside the facts, with their
+//!   dates ([`episodes`]);
 //! - new facts are extracted from each turn and reconciled with what is known:
 //!   repeated facts are reinforced, contradicted ones superseded and kept as history.
 //!
@@ -35,7 +39,7 @@
 //! monday.send("Hi, I'm Alice and I love museums").await?;
 //!
 //! let mut friday = Session::builder(Assistant, &container).user("alice").build().await?;
-//! let reply = friday.send("Any plans for this weekend?").await?;
+//! let reply = friday.send("Which museums should I see in Vienna?").await?;
 //! assert!(reply.report.memory_block.unwrap().contains("museums"));
 //! # Ok::<_, agentmemory::MemoryError>(())
 //! # }).unwrap();
@@ -44,8 +48,8 @@
 
 // The modules of the engine, each with its whole public API.
 pub use agentmemory_core::{
-    buffer, conversation, di, embed, error, extract, facts, kv, message, model, session, summarize,
-    text, tokens, vector, working,
+    buffer, conversation, di, embed, episodes, error, extract, facts, ingest, kv, message, model,
+    recall, render, session, summarize, text, time, tokens, vector, working,
 };
 
 // The types most programs name, at the root.

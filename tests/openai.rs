@@ -91,7 +91,7 @@ async fn chat_extraction_and_summary_all_go_through_the_provider() {
         .user("bob")
         .config(
             SessionConfig::default()
-                .with_max_tokens(165)
+                .with_max_tokens(240)
                 .with_memory_block_tokens(200)
                 .with_summary_tokens(60),
         )
@@ -122,7 +122,11 @@ async fn chat_extraction_and_summary_all_go_through_the_provider() {
         "Anything fun to do this weekend? I would like something outdoors if the weather \
          holds, maybe a long walk by the water, a market or a museum, and a good place to eat.",
         "And what about next week? The evenings are free after work, so a concert, a film, \
-         a cooking class or a quiet bar with friends would all be welcome ideas for me.",
+         a cooking class or a quiet bar with friends, anything where I can avoid crowds.",
+        "And the weekend after that? A day trip by train would be lovely, somewhere with a \
+         castle or a lake, a picnic, an old bookshop, and a late dinner somewhere I can avoid crowds.",
+        "One more thing: my sister visits in the spring, and she likes galleries, long lunches, \
+         flea markets and quiet parks, so ideas for her are welcome too, if we can avoid crowds.",
     ] {
         summarized += session.send(line).await.unwrap().report.summarized;
     }
@@ -156,7 +160,7 @@ async fn chat_extraction_and_summary_all_go_through_the_provider() {
             system.starts_with("You are a personal assistant.")
         })
         .collect();
-    assert_eq!(chats.len(), 4);
+    assert_eq!(chats.len(), 6);
     let last = chats.last().unwrap();
     assert_eq!(last["model"], "mock-4o");
     assert_eq!(last["messages"][0]["role"], "system");

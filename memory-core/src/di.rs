@@ -11,6 +11,7 @@ use std::sync::Arc;
 use parking_lot::RwLock;
 
 use crate::conversation::ConversationStore;
+use crate::episodes::EpisodeStore;
 use crate::error::{MemoryError, Result};
 use crate::extract::FactExtractor;
 use crate::facts::UserMemoryStore;
@@ -263,6 +264,16 @@ impl Container {
     /// Registers a vector store.
     pub fn register_vectors(&self, token: impl Into<String>, store: Arc<dyn VectorStore>) -> &Self {
         self.register::<dyn VectorStore>(token, store)
+    }
+
+    /// Registers an episode store (where remembering agents keep and recall what was
+    /// said; see [`episodes`](crate::episodes)).
+    pub fn register_episodes(
+        &self,
+        token: impl Into<String>,
+        store: Arc<dyn EpisodeStore>,
+    ) -> &Self {
+        self.register::<dyn EpisodeStore>(token, store)
     }
 
     /// Registers a key/value store.

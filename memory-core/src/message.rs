@@ -274,6 +274,13 @@ impl Message {
         m
     }
 
+    /// Sets when the message was said (by default, when it was made): how a past
+    /// conversation is imported at its own times.
+    pub fn at(mut self, created_at: DateTime<Utc>) -> Self {
+        self.created_at = created_at;
+        self
+    }
+
     /// Attach a metadata entry.
     pub fn with_metadata(mut self, key: impl Into<String>, value: serde_json::Value) -> Self {
         self.metadata.insert(key.into(), value);

@@ -67,3 +67,11 @@ async fn facts_and_documents_survive_a_reopen() {
         .expect("search facts");
     assert_eq!(found.len(), 1);
 }
+
+#[tokio::test]
+async fn episodes_conformance() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let store = FileStore::open(dir.path()).await.expect("open");
+    let episodes = agentmemory_core::episodes::VectorEpisodeStore::new(std::sync::Arc::new(store));
+    testkit::episodes::run_all(&episodes).await;
+}

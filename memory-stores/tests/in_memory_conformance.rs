@@ -23,3 +23,8 @@ async fn in_memory_conversation_spawned_writers() {
     ))
     .await;
 }
+
+#[tokio::test]
+async fn in_memory_episodes_conformance() {
+    testkit::episodes::run_all(&agentmemory_core::episodes::InMemoryEpisodeStore::new()).await;
+}

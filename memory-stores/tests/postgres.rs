@@ -84,6 +84,13 @@ async fn vector_conformance_with_pgvector() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn episodes_conformance() {
+    let Some(store) = connect().await else { return };
+    let episodes = agentmemory_core::episodes::VectorEpisodeStore::new(std::sync::Arc::new(store));
+    testkit::episodes::run_all(&episodes).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn vector_conformance_without_pgvector() {
     let Some(store) = connect_schema("agentmem_nopgvector", false).await else {
         return;

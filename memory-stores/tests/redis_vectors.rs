@@ -67,3 +67,13 @@ async fn documents_written_through_one_connection_are_found_through_another() {
     second.clear(&ns).await.expect("cleanup");
     assert_eq!(first.len(&ns).await.expect("len"), 0);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn episodes_conformance() {
+    let Some(url) = server_url(URL_ENV) else {
+        return;
+    };
+    let store = RedisStore::connect(&url).await.expect("connect");
+    let episodes = agentmemory_core::episodes::VectorEpisodeStore::new(std::sync::Arc::new(store));
+    testkit::episodes::run_all(&episodes).await;
+}

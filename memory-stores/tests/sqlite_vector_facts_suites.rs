@@ -24,3 +24,16 @@ async fn facts_conformance() {
         .expect("open");
     testkit::facts::run_all(&store).await;
 }
+
+#[tokio::test]
+async fn episodes_conformance() {
+    use agentmemory_core::episodes::VectorEpisodeStore;
+    use std::sync::Arc;
+    let store = SqliteStore::open_in_memory().await.expect("open");
+    testkit::episodes::run_all(&VectorEpisodeStore::new(Arc::new(store))).await;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let store = SqliteStore::open(dir.path().join("e.db"))
+        .await
+        .expect("open");
+    testkit::episodes::run_all(&VectorEpisodeStore::new(Arc::new(store))).await;
+}

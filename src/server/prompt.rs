@@ -3,8 +3,11 @@
 //!
 //! Message order: the summary of the conversation so far (system), the relevant
 //! long-term memories (system), the session's messages, the query (user). Contents are
-//! `{"type": "text", "text": …}` objects, as the reference server sends them.
+//! `{"type": "text", "text": …}` objects, as the reference server sends them. The
+//! summary and memories are rendered by [`agentmemory_core::render`] under the reference
+//! server's headings: escaped, so a stored text cannot open a section of its own.
 
+use agentmemory_core::render;
 use serde_json::{json, Value};
 
 use super::error::ApiError;
@@ -27,10 +30,7 @@ pub async fn build(service: &MemoryService, request: PromptRequest) -> Result<Va
         };
         if let Some(memory) = service.working.get(&session.session_id, &scope).await? {
             if let Some(context) = memory.memory.context.as_deref().filter(|c| !c.is_empty()) {
-                messages.push(text_message(
-                    "system",
-                    &format!("## A summary of the conversation so far:\n{context}"),
-                ));
+                messages.push(text_message("system", &render::reference_summary(context)));
             }
             let mut rest = Vec::with_capacity(memory.memory.messages.len());
             for m in &memory.memory.messages {
@@ -64,12 +64,11 @@ async fn push_long_term(
     if found.memories.is_empty() {
         return Ok(());
     }
-    let mut text = String::from("## Long term memories related to the user's query");
-    for hit in &found.memories {
-        text.push_str("\n - ");
-        text.push_str(&hit.memory.text);
+    if let Some(text) =
+        render::reference_memories(found.memories.iter().map(|h| h.memory.text.as_str()))
+    {
+        messages.push(text_message("system", &text));
     }
-    messages.push(text_message("system", &text));
     Ok(())
 }
 

@@ -349,6 +349,7 @@ fn candidate(fact: &MemoryFact, confidence: f32) -> FactCandidate {
         topics: fact.topics.clone(),
         entities: fact.entities.clone(),
         embedding: fact.embedding.clone(),
+        observed_at: fact.observed_at,
     }
 }
 

@@ -84,6 +84,9 @@ pub struct FactCandidate {
     /// [`EmbeddingUserMemoryStore`]); stored with the fact.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub embedding: Option<Vec<f32>>,
+    /// When the user said it (the message's time); `None`: when it is stored.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub observed_at: Option<DateTime<Utc>>,
 }
 
 impl FactCandidate {
@@ -99,7 +102,14 @@ impl FactCandidate {
             topics: Vec::new(),
             entities: Vec::new(),
             embedding: None,
+            observed_at: None,
         }
+    }
+
+    /// Sets when the user said it.
+    pub fn said_at(mut self, at: DateTime<Utc>) -> Self {
+        self.observed_at = Some(at);
+        self
     }
 
     /// Sets the attribute and its value.
@@ -174,6 +184,10 @@ pub struct MemoryFact {
     /// (see [`MemoryFact::contest`]).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub pending_contradictions: Vec<PendingContradiction>,
+    /// When the user said it, when that differs from `created_at` (a conversation
+    /// imported after it happened); see [`observed_at`](Self::observed_at).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub observed_at: Option<DateTime<Utc>>,
 }
 
 impl MemoryFact {
@@ -196,7 +210,14 @@ impl MemoryFact {
             superseded_by: None,
             embedding: candidate.embedding,
             pending_contradictions: Vec::new(),
+            observed_at: candidate.observed_at,
         }
+    }
+
+    /// When the user said it: the message's time where it was recorded, else when the
+    /// fact was stored.
+    pub fn observed_at(&self) -> DateTime<Utc> {
+        self.observed_at.unwrap_or(self.created_at)
     }
 
     /// Whether the fact is current (not superseded).

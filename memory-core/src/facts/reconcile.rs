@@ -300,6 +300,7 @@ pub fn resolve(current: &[MemoryFact], candidate: FactCandidate) -> FactCandidat
         source: candidate.source,
         // The correction's own embedding: it names the new value, which is what search needs.
         embedding: candidate.embedding,
+        observed_at: candidate.observed_at,
         topics: target.topics.clone(),
         entities: if target.entities.is_empty() {
             Vec::new()

@@ -5,7 +5,7 @@ use async_trait::async_trait;
 use super::{ChatModel, ChatRequest, Completion};
 use crate::error::Result;
 use crate::message::{Message, Role};
-use crate::session::MEMORY_BLOCK_OPEN;
+use crate::render::MEMORY_BLOCK_OPEN;
 
 /// A deterministic stand-in for a real model, so examples and tests run anywhere.
 ///
@@ -33,7 +33,8 @@ impl OfflineModel {
     }
 }
 
-/// The fact lines (`- ...`) inside the memory block of a system prompt.
+/// The fact lines (`- ...`) of the memory block of a system prompt, unescaped, without
+/// their dates and confidences.
 fn remembered_facts(system: &str) -> Vec<String> {
     let Some(start) = system.find(MEMORY_BLOCK_OPEN) else {
         return Vec::new();
@@ -42,8 +43,10 @@ fn remembered_facts(system: &str) -> Vec<String> {
         .lines()
         .skip(1)
         .take_while(|l| !l.starts_with("</"))
-        .filter_map(|l| l.strip_prefix("- "))
-        .map(|l| l.split(" (confidence").next().unwrap_or(l))
+        .skip_while(|l| *l != "Facts:")
+        .skip(1)
+        .map_while(|l| l.strip_prefix("- "))
+        .map(|l| l.rsplit_once(" (said ").map_or(l, |(text, _)| text))
         .map(|l| {
             l.replace("&lt;", "<")
                 .replace("&gt;", ">")

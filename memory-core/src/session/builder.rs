@@ -62,6 +62,9 @@ pub struct SessionConfig {
     pub summarize_to: u8,
     /// Where fact extraction runs (default inline).
     pub extraction: ExtractionMode,
+    /// Whether the assistant's replies are kept as episodes too, beside everything the
+    /// user says (default `true`; the role is kept either way).
+    pub episodes_of_replies: bool,
 }
 
 impl Default for SessionConfig {
@@ -72,6 +75,7 @@ impl Default for SessionConfig {
             summary_tokens: 1_000,
             summarize_to: 75,
             extraction: ExtractionMode::Inline,
+            episodes_of_replies: true,
         }
     }
 }
@@ -104,6 +108,12 @@ impl SessionConfig {
     /// Sets where extraction runs.
     pub fn with_extraction(mut self, extraction: ExtractionMode) -> Self {
         self.extraction = extraction;
+        self
+    }
+
+    /// Sets whether the assistant's replies are kept as episodes.
+    pub fn with_episodes_of_replies(mut self, on: bool) -> Self {
+        self.episodes_of_replies = on;
         self
     }
 }
@@ -229,10 +239,12 @@ impl<A: Agent> SessionBuilder<A> {
         } else {
             None
         };
+        let episodes = crate::episodes::resolve(&self.container)?;
         Ok(Some(LongTerm {
             spec,
             store,
             extractor,
+            episodes,
         }))
     }
 

@@ -6,6 +6,7 @@ use std::sync::Arc;
 use tracing::Instrument;
 
 use crate::conversation::{ConversationEvent, ConversationStore};
+use crate::episodes::Episode;
 use crate::error::{MemoryError, Result};
 use crate::extract::{FactExtractor, Turn};
 use crate::facts::{FactChange, FactSource, UserMemoryStore};
@@ -114,6 +115,7 @@ impl Extraction {
                 session_id: Some(self.conversation_id.clone()),
                 message_id: Some(user.id.to_string()),
             };
+            candidate.observed_at.get_or_insert(user.created_at);
             match self.store.upsert(&self.user_id, candidate).await {
                 Ok(change) => changes.push(change),
                 Err(e) => {
@@ -223,6 +225,21 @@ impl<A: Agent> Session<A> {
         }
         self.memory.add(reply.message.clone());
         self.pending = None;
+
+        // The reply is an episode too (with its role), unless the session keeps only
+        // what the user said.
+        if let Some(lt) = self
+            .long_term
+            .as_ref()
+            .filter(|_| self.config.episodes_of_replies)
+        {
+            let episode =
+                Episode::from_message(&self.user_id, &self.conversation_id, &reply.message);
+            if let Err(e) = lt.episodes.add(&self.user_id, vec![episode]).await {
+                tracing::warn!(error = %e, "keeping the reply as an episode failed");
+                report.recall_error = Some(e.to_string());
+            }
+        }
 
         // Extract and reconcile.
         if let Some(extraction) = &self.extraction {

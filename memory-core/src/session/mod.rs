@@ -5,8 +5,11 @@
 //!
 //! 1. the user message enters the conversation log and the short-term memory (once,
 //!    even when a failed turn is retried);
-//! 2. if the agent injects memory, the user's most relevant facts are rendered into a
-//!    delimited block of the system prompt;
+//! 2. if the agent remembers, the message is kept as an episode of the user; if it
+//!    injects memory, the user's most relevant facts and the most relevant earlier
+//!    messages not already in the window (episodes, from any of the user's
+//!    conversations, ranked by words, meaning and the period the message names) are
+//!    rendered, with their dates, into one delimited block of the system prompt;
 //! 3. if the prompt would exceed `max_tokens` (system prompt, memory block, summary and
 //!    window together), the oldest messages are summarised and the summary is logged;
 //! 4. the chat model gets system prompt + memory block + summary block + window;
@@ -24,12 +27,9 @@ mod builder;
 mod commit;
 mod cut;
 mod defaults;
-mod escape;
-mod memory_block;
 mod prepare;
 mod report;
 mod stream;
-mod summary_block;
 
 use std::sync::Arc;
 
@@ -37,6 +37,7 @@ use tracing::Instrument;
 
 use crate::buffer::ShortTermMemory;
 use crate::conversation::{ConversationEvent, ConversationStore};
+use crate::episodes::EpisodeStore;
 use crate::error::Result;
 use crate::extract::FactExtractor;
 use crate::facts::UserMemoryStore;
@@ -45,18 +46,18 @@ use crate::model::ChatModel;
 use crate::remember::RememberSpec;
 use crate::summarize::Summarizer;
 
+/// Renders facts into the delimited memory block a session puts in the system prompt
+/// (for integrations that build the prompt themselves, such as the rig adapter).
+pub use crate::render::facts_block as render_memory_block;
+pub use crate::render::{MEMORY_BLOCK_CLOSE, MEMORY_BLOCK_OPEN};
+pub use crate::render::{SUMMARY_BLOCK_CLOSE, SUMMARY_BLOCK_OPEN};
 pub use agent::Agent;
 pub use background::DeferredExtraction;
 pub use builder::{ExtractionMode, SessionBuilder, SessionConfig};
 pub use commit::Reply;
-/// Renders facts into the delimited memory block a session puts in the system prompt
-/// (for integrations that build the prompt themselves, such as the rig adapter).
-pub use memory_block::render as render_memory_block;
-pub use memory_block::{MEMORY_BLOCK_CLOSE, MEMORY_BLOCK_OPEN};
 pub use prepare::PreparedTurn;
 pub use report::{PromptTokens, Truncation, TurnReply, TurnReport};
 pub use stream::{TurnEvent, TurnStream};
-pub use summary_block::{SUMMARY_BLOCK_CLOSE, SUMMARY_BLOCK_OPEN};
 
 /// A user message that entered the turn but whose turn is not committed yet.
 pub(crate) struct Pending {
@@ -71,6 +72,8 @@ pub(crate) struct LongTerm {
     pub(crate) spec: RememberSpec,
     pub(crate) store: Arc<dyn UserMemoryStore>,
     pub(crate) extractor: Option<Arc<dyn FactExtractor>>,
+    /// Where the user's messages are kept as episodes, and recalled from.
+    pub(crate) episodes: Arc<dyn EpisodeStore>,
 }
 
 /// One user's conversation with one agent.
@@ -93,7 +96,7 @@ pub struct Session<A: Agent> {
     pending: Option<Pending>,
     extraction: Option<commit::Extraction>,
     background: Option<background::Worker>,
-    summary_block: summary_block::RenderedSummary,
+    summary_block: crate::render::RenderedSummary,
 }
 
 impl<A: Agent> std::fmt::Debug for Session<A> {

@@ -5,13 +5,16 @@ use std::sync::Arc;
 use tracing::Instrument;
 
 use crate::conversation::ConversationEvent;
+use crate::episodes::{Episode, ScoredEpisode};
 use crate::error::Result;
 use crate::facts::ScoredFact;
 use crate::message::Message;
 use crate::model::ChatRequest;
+use crate::recall::{recall, RecallRequest};
+use crate::tokens::TokenCounter;
 
 use super::report::{PromptTokens, Truncation, TurnReport};
-use super::{cut, memory_block, Agent, Pending, Session};
+use super::{cut, Agent, LongTerm, Pending, Session};
 
 /// A turn whose request is ready for a model: the system prompt (agent prompt, memory
 /// block, summary block), the window, and what memory did so far. Send
@@ -49,7 +52,12 @@ impl PreparedTurn {
         &self.report.injected
     }
 
-    /// The memory block in the system prompt, if any fact was injected.
+    /// The earlier messages recalled into the system prompt, best first.
+    pub fn recalled(&self) -> &[ScoredEpisode] {
+        &self.report.recalled
+    }
+
+    /// The memory block in the system prompt, if anything was injected.
     pub fn memory_block(&self) -> Option<&str> {
         self.report.memory_block.as_deref()
     }
@@ -118,36 +126,18 @@ impl<A: Agent> Session<A> {
         let counter = Arc::clone(self.memory.counter());
         let system_prompt = self.agent.system_prompt().into_owned();
         let system_tokens = counter.count_text(&system_prompt);
-        if let Some(lt) = self
-            .long_term
-            .as_ref()
-            .filter(|lt| lt.spec.inject && lt.spec.top_k > 0)
-        {
-            match lt
-                .store
-                .search(&self.user_id, &user.text(), lt.spec.top_k)
+        if let Some(lt) = self.long_term.clone() {
+            let cap = self.config.memory_block_tokens.min(budget / 4);
+            self.recall_into(&lt, &user, cap, counter.as_ref(), &mut report)
                 .instrument(tracing::info_span!("inject"))
-                .await
-            {
-                Ok(facts) => {
-                    let cap = self.config.memory_block_tokens.min(budget / 4);
-                    if let Some((block, included)) =
-                        memory_block::render(facts, cap, counter.as_ref())
-                    {
-                        report.memory_block = Some(block);
-                        report.injected = included;
-                    }
-                }
-                Err(e) => {
-                    tracing::warn!(error = %e, "searching the user's facts failed; the turn goes on without them");
-                    report.inject_error = Some(e.to_string());
-                }
-            }
+                .await;
         }
+        // Each block is joined to the prompt by a blank line, counted with it.
+        let joiner = counter.count_text("\n\n");
         let block_tokens = report
             .memory_block
             .as_deref()
-            .map_or(0, |b| counter.count_text(b));
+            .map_or(0, |b| counter.count_text(b) + joiner);
 
         // 3. Summarise what no longer fits beside the system prompt and the memory block.
         let base = budget.saturating_sub(system_tokens + block_tokens);
@@ -172,6 +162,11 @@ impl<A: Agent> Session<A> {
         let (summary, summary_tokens) =
             self.summary_block
                 .get(self.memory.summary(), summary_cap, counter_ref);
+        let summary_tokens = if summary.is_some() {
+            summary_tokens + joiner
+        } else {
+            0
+        };
         let mut system = system_prompt;
         for block in [report.memory_block.as_deref(), summary]
             .into_iter()
@@ -218,6 +213,49 @@ impl<A: Agent> Session<A> {
             request,
             report,
         })
+    }
+
+    /// Keeps the user message as an episode, then searches the user's facts and the
+    /// episodes outside the window, and renders what is relevant into the memory block.
+    /// Store errors are reported, never fatal.
+    async fn recall_into(
+        &self,
+        lt: &LongTerm,
+        user: &Message,
+        cap: usize,
+        counter: &dyn TokenCounter,
+        report: &mut TurnReport,
+    ) {
+        let episode = Episode::from_message(&self.user_id, &self.conversation_id, user);
+        if let Err(e) = lt.episodes.add(&self.user_id, vec![episode]).await {
+            tracing::warn!(error = %e, "keeping the message as an episode failed; the turn goes on");
+            report.recall_error = Some(e.to_string());
+        }
+        if !lt.spec.inject {
+            return;
+        }
+        // What the model sees verbatim is not recalled again.
+        let in_window = self
+            .memory
+            .messages()
+            .iter()
+            .map(|m| m.id.to_string())
+            .collect::<Vec<_>>();
+        let request = RecallRequest::new(self.user_id.as_str(), user.text())
+            .at(user.created_at)
+            .limits(lt.spec.top_k, lt.spec.recall)
+            .max_tokens(cap)
+            .in_conversation(self.conversation_id.as_str(), in_window);
+        let found = recall(lt.store.as_ref(), lt.episodes.as_ref(), &request, counter).await;
+        report.inject_error = found.facts_error;
+        if found.episodes_error.is_some() {
+            report.recall_error = found.episodes_error;
+        }
+        if let Some(block) = found.block {
+            report.memory_block = Some(block.text);
+            report.injected = block.facts;
+            report.recalled = block.episodes;
+        }
     }
 
     /// Logs and remembers the pending user message, each at most once.

@@ -3,6 +3,7 @@
 
 use serde::Serialize;
 
+use crate::episodes::ScoredEpisode;
 use crate::facts::{FactChange, ScoredFact};
 use crate::message::Message;
 use crate::model::Usage;
@@ -17,8 +18,14 @@ use crate::model::Usage;
 pub struct TurnReport {
     /// The facts rendered into the system prompt, best first.
     pub injected: Vec<ScoredFact>,
+    /// The earlier messages (episodes) rendered into the memory block, best first, each
+    /// with why it was recalled.
+    pub recalled: Vec<ScoredEpisode>,
     /// The memory block as the model saw it.
     pub memory_block: Option<String>,
+    /// Keeping the message as an episode, or recalling episodes, failed; the turn went
+    /// on without them.
+    pub recall_error: Option<String>,
     /// Searching the user's facts failed; the turn went on without them.
     pub inject_error: Option<String>,
     /// How many messages were folded into the summary this turn (0 = no summarisation).
@@ -56,6 +63,7 @@ impl TurnReport {
     /// Whether any part of memory failed this turn (the reply is unaffected).
     pub fn has_errors(&self) -> bool {
         self.inject_error.is_some()
+            || self.recall_error.is_some()
             || self.summary_error.is_some()
             || self.extraction_error.is_some()
     }

@@ -15,6 +15,7 @@
 //! ```
 
 pub mod conversation;
+pub mod episodes;
 pub mod facts;
 pub mod kv;
 pub mod vector;

@@ -96,6 +96,10 @@ impl VectorStore for EmbeddingVectorStore {
     async fn len(&self, namespace: &str) -> Result<usize> {
         self.inner.len(namespace).await
     }
+
+    async fn ids(&self, namespace: &str) -> Result<Vec<String>> {
+        self.inner.ids(namespace).await
+    }
 }
 
 /// Turns semantic recall on for every user-memory and vector store registered in

@@ -584,6 +584,15 @@ impl VectorStore for InMemoryVectorStore {
             .namespace(namespace)
             .map_or(0, |ns| ns.read().ids.len()))
     }
+
+    async fn ids(&self, namespace: &str) -> Result<Vec<String>> {
+        let Some(ns) = self.namespace(namespace) else {
+            return Ok(Vec::new());
+        };
+        let mut ids: Vec<String> = ns.read().ids.keys().cloned().collect();
+        ids.sort_unstable();
+        Ok(ids)
+    }
 }
 
 #[cfg(test)]

@@ -160,4 +160,9 @@ pub trait VectorStore: Send + Sync {
     async fn clear(&self, namespace: &str) -> Result<()>;
     /// Number of documents in the namespace.
     async fn len(&self, namespace: &str) -> Result<usize>;
+    /// Every document id of the namespace, in byte order (empty when it is unknown).
+    ///
+    /// Ids that sort by time (ULIDs, [episode ids](crate::episodes::episode_id)) come
+    /// back oldest first, which is what retention and time-ordered listing build on.
+    async fn ids(&self, namespace: &str) -> Result<Vec<String>>;
 }

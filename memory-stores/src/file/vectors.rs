@@ -272,4 +272,12 @@ impl VectorStore for FileStore {
             .await?
             .map_or(0, |f| f.documents.len()))
     }
+
+    async fn ids(&self, namespace: &str) -> Result<Vec<String>> {
+        // A BTreeMap: the keys come in byte order.
+        Ok(self
+            .read_vectors(namespace, "list document ids")
+            .await?
+            .map_or_else(Vec::new, |f| f.documents.keys().cloned().collect()))
+    }
 }

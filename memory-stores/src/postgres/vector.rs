@@ -715,6 +715,27 @@ impl VectorStore for PostgresStore {
         })
         .await
     }
+
+    async fn ids(&self, namespace: &str) -> Result<Vec<String>> {
+        let op = "list document ids";
+        self.bounded(op, async {
+            let client = self.client(op).await?;
+            let rows = client
+                .query(
+                    &format!(
+                        "SELECT id FROM {} WHERE namespace = $1 ORDER BY id COLLATE \"C\"",
+                        self.table("documents")
+                    ),
+                    &[&namespace],
+                )
+                .await
+                .map_err(on(op))?;
+            rows.iter()
+                .map(|r| r.try_get::<_, String>(0).map_err(on(op)))
+                .collect()
+        })
+        .await
+    }
 }
 
 #[cfg(test)]

@@ -248,4 +248,17 @@ impl VectorStore for RedisStore {
         )
         .await
     }
+
+    async fn ids(&self, namespace: &str) -> Result<Vec<String>> {
+        let (_, hash, _) = self.document_keys(namespace);
+        let mut conn = self.conn.clone();
+        let mut ids: Vec<String> = self
+            .run(
+                "list document ids",
+                redis::cmd("HKEYS").arg(hash).query_async(&mut conn),
+            )
+            .await?;
+        ids.sort_unstable();
+        Ok(ids)
+    }
 }

@@ -323,4 +323,21 @@ impl VectorStore for SqliteStore {
         })
         .await
     }
+
+    async fn ids(&self, namespace: &str) -> Result<Vec<String>> {
+        let op = "list document ids";
+        let ns = namespace.to_owned();
+        self.read(op, move |conn, label| {
+            // BINARY collation: byte order, served by the (namespace, id) index.
+            let mut stmt = conn
+                .prepare_cached("SELECT id FROM documents WHERE namespace = ?1 ORDER BY id")
+                .map_err(on(label, op))?;
+            let rows = stmt
+                .query_map([&ns], |r| r.get::<_, String>(0))
+                .map_err(on(label, op))?;
+            rows.collect::<std::result::Result<Vec<_>, _>>()
+                .map_err(on(label, op))
+        })
+        .await
+    }
 }

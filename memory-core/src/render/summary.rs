@@ -77,7 +77,7 @@ const MAX_CHARS_PER_TOKEN: usize = 16;
 /// summary changes only when the session summarises, while the block is needed at
 /// least twice every turn.
 #[derive(Debug, Default)]
-pub(super) struct RenderedSummary {
+pub(crate) struct RenderedSummary {
     source: String,
     cap: usize,
     block: Option<String>,
@@ -86,7 +86,7 @@ pub(super) struct RenderedSummary {
 
 impl RenderedSummary {
     /// The block for `summary` within `cap` tokens, and its token count.
-    pub(super) fn get(
+    pub(crate) fn get(
         &mut self,
         summary: Option<&str>,
         cap: usize,

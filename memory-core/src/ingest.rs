@@ -1,0 +1,210 @@
+//! Importing real history: a past conversation fed to memory as if it happened then.
+//!
+//! [`ingest`] logs the messages in the conversation store, keeps them as episodes of the
+//! user, and extracts facts from each user message (with the assistant's reply as
+//! context), reconciled at the messages' own times — how a user migrates from another
+//! memory system. Ingesting the same conversation again is a no-op for the log and the
+//! episodes: message ids are derived from the conversation, the position and the text.
+//!
+//! ```
+//! # tokio_test::block_on(async {
+//! use std::sync::Arc;
+//! use agentmemory_core::ingest::ingest;
+//! use agentmemory_core::{Container, InMemoryConversationStore, InMemoryUserMemoryStore, Message};
+//! use chrono::{TimeZone, Utc};
+//!
+//! let container = Container::new();
+//! container.register_user_memory("facts", Arc::new(InMemoryUserMemoryStore::new()));
+//! container.register_conversations("log", Arc::new(InMemoryConversationStore::new()));
+//! let at = Utc.with_ymd_and_hms(2024, 4, 2, 19, 0, 0).unwrap();
+//! let history = vec![
+//!     Message::user("I live in Lisbon and I love surfing").at(at),
+//!     Message::assistant("Lisbon has great waves!").at(at + chrono::Duration::minutes(1)),
+//! ];
+//! let report = ingest(&container, "rui", Some("old-chat"), history).await?;
+//! assert_eq!((report.messages, report.episodes), (2, 2));
+//! assert!(report.facts_changed >= 1);
+//! # Ok::<_, agentmemory_core::MemoryError>(())
+//! # }).unwrap();
+//! ```
+
+use std::sync::Arc;
+
+use serde::Serialize;
+
+use crate::conversation::{ConversationEvent, ConversationStore};
+use crate::di::Container;
+use crate::episodes::Episode;
+use crate::error::{MemoryError, Result};
+use crate::extract::{FactExtractor, Turn};
+use crate::facts::{FactChange, FactSource, UserMemoryStore};
+use crate::message::{Message, Role};
+
+/// The agent name recorded for an ingested conversation.
+pub const INGEST_AGENT: &str = "ingest";
+
+/// What an [`ingest`] did.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
+pub struct IngestReport {
+    /// The conversation id the messages were logged under.
+    pub conversation_id: String,
+    /// Messages read.
+    pub messages: usize,
+    /// Messages kept as episodes (user and assistant messages with text).
+    pub episodes: usize,
+    /// Facts added, reinforced, superseded or contested.
+    pub facts_changed: usize,
+    /// Candidates that changed nothing.
+    pub facts_ignored: usize,
+}
+
+/// Feeds `messages` (in the order said, each with its `created_at`) to `user_id`'s
+/// memory as conversation `conversation_id` (a fresh id when `None`).
+///
+/// Needs a [`ConversationStore`] in `container`; facts are extracted when a
+/// [`UserMemoryStore`] is registered, by the registered [`FactExtractor`] or the offline
+/// rules; episodes go to [`episodes::resolve`](crate::episodes::resolve)'s store. A
+/// conversation that belongs to another user is refused.
+pub async fn ingest(
+    container: &Container,
+    user_id: &str,
+    conversation_id: Option<&str>,
+    messages: Vec<Message>,
+) -> Result<IngestReport> {
+    if user_id.is_empty() {
+        return Err(MemoryError::invalid("user id", "must not be empty"));
+    }
+    let conversation_id = match conversation_id {
+        Some("") => return Err(MemoryError::invalid("conversation id", "must not be empty")),
+        Some(id) => id.to_owned(),
+        None => ulid::Ulid::new().to_string(),
+    };
+    let log = container.resolve::<dyn ConversationStore>(None)?;
+    let facts = container.resolve_optional::<dyn UserMemoryStore>(None)?;
+    let extractor: Arc<dyn FactExtractor> = container
+        .resolve_optional::<dyn FactExtractor>(None)?
+        .unwrap_or_else(|| Arc::new(crate::extract::RuleExtractor::new()));
+    let episodes = crate::episodes::resolve(container)?;
+
+    let existing = log.load(&conversation_id).await?;
+    let owner = existing.iter().rev().find_map(|e| match &e.event {
+        ConversationEvent::Started { user_id, .. } => Some(user_id.as_str()),
+        _ => None,
+    });
+    if let Some(owner) = owner.filter(|o| *o != user_id) {
+        return Err(MemoryError::invalid(
+            "conversation id",
+            format!("conversation `{conversation_id}` belongs to user `{owner}`"),
+        ));
+    }
+
+    let messages: Vec<Message> = messages
+        .into_iter()
+        .enumerate()
+        .map(|(i, m)| with_stable_id(&conversation_id, i, m))
+        .collect();
+    let mut report = IngestReport {
+        conversation_id: conversation_id.clone(),
+        messages: messages.len(),
+        ..IngestReport::default()
+    };
+
+    // 1. The log (idempotent by message id).
+    let mut events = Vec::with_capacity(messages.len() + 1);
+    if existing.is_empty() {
+        events.push(ConversationEvent::Started {
+            user_id: user_id.to_owned(),
+            agent: INGEST_AGENT.to_owned(),
+        });
+    }
+    events.extend(
+        messages
+            .iter()
+            .map(|m| ConversationEvent::Message { message: m.clone() }),
+    );
+    log.append(&conversation_id, events).await?;
+
+    // 2. Episodes, in one batch.
+    let kept: Vec<Episode> = messages
+        .iter()
+        .filter(|m| matches!(m.role, Role::User | Role::Assistant))
+        .map(|m| Episode::from_message(user_id, &conversation_id, m))
+        .filter(|e| !e.text.trim().is_empty())
+        .collect();
+    report.episodes = kept.len();
+    episodes.add(user_id, kept).await?;
+
+    // 3. Facts, at the messages' own times, each turn with its reply as context.
+    let Some(facts) = facts else {
+        return Ok(report);
+    };
+    let mut changed = Vec::new();
+    for (i, user) in messages.iter().enumerate() {
+        if user.role != Role::User {
+            continue;
+        }
+        let reply = messages[i + 1..]
+            .iter()
+            .take_while(|m| m.role != Role::User)
+            .find(|m| m.role == Role::Assistant);
+        let turn = Turn {
+            user,
+            assistant: reply,
+        };
+        for mut candidate in extractor.extract(turn).await? {
+            candidate.source = FactSource {
+                session_id: Some(conversation_id.clone()),
+                message_id: Some(user.id.to_string()),
+            };
+            candidate.observed_at = Some(user.created_at);
+            let change = facts.upsert(user_id, candidate).await?;
+            if matches!(change, FactChange::Ignored { .. }) {
+                report.facts_ignored += 1;
+            } else {
+                report.facts_changed += 1;
+                changed.push(change);
+            }
+        }
+    }
+    if !changed.is_empty() {
+        log.append(
+            &conversation_id,
+            vec![ConversationEvent::FactsChanged { changes: changed }],
+        )
+        .await?;
+    }
+    Ok(report)
+}
+
+/// `message` with an id derived from the conversation, its position and its text (and
+/// its time as the id's time part), so that the same history ingested twice is the same
+/// messages.
+fn with_stable_id(conversation_id: &str, position: usize, mut message: Message) -> Message {
+    let text = message.text();
+    let parts: [&[u8]; 4] = [
+        conversation_id.as_bytes(),
+        &position.to_le_bytes(),
+        message.role.as_str().as_bytes(),
+        text.as_bytes(),
+    ];
+    let high = fnv1a(0xcbf2_9ce4_8422_2325, &parts);
+    let low = fnv1a(0x8422_2325_cbf2_9ce4, &parts);
+    let random = (u128::from(high) << 64 | u128::from(low)) & ((1u128 << 80) - 1);
+    let millis = u64::try_from(message.created_at.timestamp_millis()).unwrap_or(0);
+    message.id = ulid::Ulid::from_parts(millis, random);
+    message
+}
+
+/// FNV-1a over `parts` (each followed by a separator) from `seed`: a hash that stays the
+/// same across Rust versions, unlike the standard library's.
+fn fnv1a(seed: u64, parts: &[&[u8]]) -> u64 {
+    let mut h = seed;
+    for part in parts {
+        for &b in part.iter().chain(&[0xff]) {
+            h ^= u64::from(b);
+            h = h.wrapping_mul(0x0000_0100_0000_01b3);
+        }
+    }
+    h
+}

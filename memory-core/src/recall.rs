@@ -1,0 +1,180 @@
+//! Recall: what a turn puts in front of the model for a message — the user's relevant
+//! facts and the relevant earlier messages (episodes) — and the memory block it renders.
+//!
+//! [`Session::prepare`](crate::Session::prepare) calls [`recall`] every turn; the
+//! `agentmem recall` command, the server's `memory_prompt` and the MCP prompt tool call
+//! it too, so what they show is what a turn injects.
+//!
+//! ```
+//! # tokio_test::block_on(async {
+//! use agentmemory_core::episodes::{Episode, EpisodeStore, InMemoryEpisodeStore};
+//! use agentmemory_core::recall::{recall, RecallRequest};
+//! use agentmemory_core::{FactCandidate, HeuristicCounter, InMemoryUserMemoryStore, Message, UserMemoryStore};
+//!
+//! let facts = InMemoryUserMemoryStore::new();
+//! facts.upsert("ana", FactCandidate::new("lives in Porto", 0.9).with_attribute("location", "Porto")).await?;
+//! let episodes = InMemoryEpisodeStore::new();
+//! let said = Message::user("We adopted a kitten called Figo");
+//! episodes.add("ana", vec![Episode::from_message("ana", "c1", &said)]).await?;
+//!
+//! let found = recall(&facts, &episodes, &RecallRequest::new("ana", "how is Figo, the kitten?"), &HeuristicCounter::default()).await;
+//! assert!(found.facts.is_empty(), "nothing about Porto is relevant");
+//! assert_eq!(found.episodes.len(), 1);
+//! assert!(found.block.unwrap().text.contains("kitten called Figo"));
+//! # Ok::<_, agentmemory_core::MemoryError>(())
+//! # }).unwrap();
+//! ```
+
+use chrono::{DateTime, Utc};
+
+use crate::episodes::{EpisodeQuery, EpisodeStore, ScoredEpisode};
+use crate::facts::{ScoredFact, UserMemoryStore};
+use crate::render::MemoryBlock;
+use crate::tokens::TokenCounter;
+
+/// What to recall for.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct RecallRequest {
+    /// Whose memory.
+    pub user_id: String,
+    /// The message (or question) to recall for.
+    pub text: String,
+    /// When it is asked: "last week" is resolved against it (default: now).
+    pub at: Option<DateTime<Utc>>,
+    /// At most this many facts (default 5; 0: none).
+    pub top_k: usize,
+    /// At most this many episodes (default 3; 0: none).
+    pub episodes: usize,
+    /// Message ids not to recall (those already in the model's window).
+    pub exclude: Vec<String>,
+    /// The conversation the block is for (episodes of others say so).
+    pub conversation_id: Option<String>,
+    /// The memory block's token cap (default 500).
+    pub max_tokens: usize,
+}
+
+impl RecallRequest {
+    /// Recall for `text` in `user_id`'s memory, with the defaults.
+    pub fn new(user_id: impl Into<String>, text: impl Into<String>) -> Self {
+        Self {
+            user_id: user_id.into(),
+            text: text.into(),
+            at: None,
+            top_k: 5,
+            episodes: 3,
+            exclude: Vec::new(),
+            conversation_id: None,
+            max_tokens: 500,
+        }
+    }
+
+    /// Asked at `at`.
+    pub fn at(mut self, at: DateTime<Utc>) -> Self {
+        self.at = Some(at);
+        self
+    }
+
+    /// At most `top_k` facts and `episodes` episodes.
+    pub fn limits(mut self, top_k: usize, episodes: usize) -> Self {
+        self.top_k = top_k;
+        self.episodes = episodes;
+        self
+    }
+
+    /// The memory block's token cap.
+    pub fn max_tokens(mut self, max_tokens: usize) -> Self {
+        self.max_tokens = max_tokens;
+        self
+    }
+
+    /// For a block in `conversation_id`, leaving out the messages `exclude`.
+    pub fn in_conversation(
+        mut self,
+        conversation_id: impl Into<String>,
+        exclude: impl IntoIterator<Item = String>,
+    ) -> Self {
+        self.conversation_id = Some(conversation_id.into());
+        self.exclude.extend(exclude);
+        self
+    }
+}
+
+/// What was recalled: the facts and episodes rendered into the block, and any store
+/// error met on the way (recall never fails a turn).
+#[derive(Debug, Clone, Default, PartialEq)]
+#[non_exhaustive]
+pub struct Recalled {
+    /// Facts in the block, best first.
+    pub facts: Vec<ScoredFact>,
+    /// Episodes in the block, best first.
+    pub episodes: Vec<ScoredEpisode>,
+    /// The memory block; `None` when nothing relevant was found.
+    pub block: Option<MemoryBlock>,
+    /// Searching the facts failed.
+    pub facts_error: Option<String>,
+    /// Searching the episodes failed.
+    pub episodes_error: Option<String>,
+}
+
+/// Searches `facts` and `episodes` together for `request` and renders what is relevant.
+///
+/// A fact that shares nothing with the text (relevance zero) is never injected to fill
+/// the count, nor is an episode that neither matches nor falls in the period the text
+/// names. Facts and episodes share the block's cap (see
+/// [`render::memory_block`](crate::render::memory_block)).
+pub async fn recall(
+    facts: &dyn UserMemoryStore,
+    episodes: &dyn EpisodeStore,
+    request: &RecallRequest,
+    counter: &dyn TokenCounter,
+) -> Recalled {
+    let user = request.user_id.as_str();
+    let found_facts = async {
+        if request.top_k == 0 {
+            return Ok(Vec::new());
+        }
+        facts.search(user, &request.text, request.top_k).await
+    };
+    let found_episodes = async {
+        if request.episodes == 0 {
+            return Ok(Vec::new());
+        }
+        let mut query = EpisodeQuery::new(request.text.as_str(), request.episodes)
+            .excluding(request.exclude.iter().cloned());
+        if let Some(at) = request.at {
+            query = query.at(at);
+        }
+        episodes.search(user, &query).await
+    };
+    let (found_facts, found_episodes) = tokio::join!(found_facts, found_episodes);
+    let mut out = Recalled::default();
+    let facts = match found_facts {
+        Ok(found) => found.into_iter().filter(|f| f.relevance > 0.0).collect(),
+        Err(e) => {
+            tracing::warn!(error = %e, "searching the user's facts failed; recall goes on without them");
+            out.facts_error = Some(e.to_string());
+            Vec::new()
+        }
+    };
+    let episodes = match found_episodes {
+        Ok(found) => found,
+        Err(e) => {
+            tracing::warn!(error = %e, "recalling episodes failed; recall goes on without them");
+            out.episodes_error = Some(e.to_string());
+            Vec::new()
+        }
+    };
+    if let Some(block) = crate::render::memory_block(
+        facts,
+        episodes,
+        request.conversation_id.as_deref(),
+        request.max_tokens,
+        counter,
+    ) {
+        out.facts = block.facts.clone();
+        out.episodes = block.episodes.clone();
+        out.block = Some(block);
+    }
+    out
+}
