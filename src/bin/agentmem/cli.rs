@@ -84,6 +84,18 @@ run for the same user unless --new is given.\n\n\
 Example:\n  agentmem chat --user alice --agent-prompt \"You are a travel agent.\""
     )]
     Chat(ChatArgs),
+    /// Import a past conversation (JSONL on stdin) into a user's memory, at its own times.
+    #[command(
+        after_help = "Each stdin line is one message: {\"role\": \"user\"|\"assistant\", \"content\": \"...\", \"created_at\": \"2024-05-03T18:00:00Z\"} (created_at optional: now). The messages are logged as conversation --conversation (a new id when absent), kept as episodes of the user, and facts are extracted and reconciled at the messages' own times. Ingesting the same lines again into the same conversation changes nothing.\n\n\
+Example:\n  agentmem ingest --user alice --conversation trip-2024 < trip.jsonl"
+    )]
+    Ingest(IngestArgs),
+    /// Show what a turn would inject for MESSAGE: facts, episodes and the memory block.
+    #[command(
+        after_help = "Without MESSAGE, reads JSONL queries from stdin, {\"id\": ..., \"query\": \"...\", \"at\": \"2025-09-01T10:00:00Z\"} (at optional: now), and prints one JSON line per query: {\"id\", \"facts\", \"episodes\", \"block\"}.\n\n\
+Example:\n  agentmem recall --user alice \"what did I do last weekend?\""
+    )]
+    Recall(RecallArgs),
     /// Serve the working-memory REST API (and MCP at /mcp with the `mcp` feature).
     #[cfg(feature = "server")]
     #[command(
@@ -119,6 +131,38 @@ pub struct JsonArg {
     /// Print JSON instead of a table.
     #[arg(long)]
     pub json: bool,
+}
+
+/// `agentmem ingest`.
+#[derive(Debug, Args)]
+pub struct IngestArgs {
+    #[command(flatten)]
+    pub user: UserArg,
+    /// The conversation id to log the messages under (a new one when absent).
+    #[arg(long, short = 'c', value_parser = non_blank)]
+    pub conversation: Option<String>,
+    #[command(flatten)]
+    pub json: JsonArg,
+}
+
+/// `agentmem recall`.
+#[derive(Debug, Args)]
+pub struct RecallArgs {
+    #[command(flatten)]
+    pub user: UserArg,
+    /// At most this many earlier messages (episodes).
+    #[arg(short, long, default_value_t = 3)]
+    pub k: usize,
+    /// At most this many facts.
+    #[arg(long, default_value_t = 5)]
+    pub facts: usize,
+    /// The memory block's token cap.
+    #[arg(long, default_value_t = 500)]
+    pub max_tokens: usize,
+    #[command(flatten)]
+    pub json: JsonArg,
+    /// The message (several words are joined by spaces); stdin JSONL when absent.
+    pub message: Vec<String>,
 }
 
 /// `agentmem facts ...`.

@@ -15,9 +15,11 @@ mod cli;
 mod error;
 mod extract;
 mod facts;
+mod ingest;
 mod logging;
 mod models;
 mod output;
+mod recall;
 #[cfg(feature = "server")]
 mod serve;
 mod sessions;
@@ -98,7 +100,11 @@ async fn run(cli: Cli) -> Result<(), CliError> {
     let stores = store::Stores::open(cli.store.trim()).await?;
     if matches!(
         cli.command,
-        Command::Facts(_) | Command::Vectors(_) | Command::Chat(_)
+        Command::Facts(_)
+            | Command::Vectors(_)
+            | Command::Chat(_)
+            | Command::Ingest(_)
+            | Command::Recall(_)
     ) {
         stores.note_semantic_recall();
     }
@@ -108,6 +114,8 @@ async fn run(cli: Cli) -> Result<(), CliError> {
         Command::Vectors(command) => vectors::run(&stores, command).await,
         Command::Sessions(command) => sessions::run(&stores, command).await,
         Command::Chat(args) => chat::run(&stores, args).await,
+        Command::Ingest(args) => ingest::run(&stores, args).await,
+        Command::Recall(args) => recall::run(&stores, args).await,
         #[cfg(feature = "server")]
         Command::Serve(args) => serve::serve(&stores, args).await,
         #[cfg(feature = "mcp")]
