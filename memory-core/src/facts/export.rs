@@ -341,6 +341,7 @@ fn first_confidence(fact: &MemoryFact) -> f32 {
 fn candidate(fact: &MemoryFact, confidence: f32) -> FactCandidate {
     FactCandidate {
         text: fact.text.clone(),
+        subject: fact.subject.clone(),
         attribute: fact.attribute.clone(),
         value: fact.value.clone(),
         polarity: fact.polarity,
@@ -349,6 +350,7 @@ fn candidate(fact: &MemoryFact, confidence: f32) -> FactCandidate {
         topics: fact.topics.clone(),
         entities: fact.entities.clone(),
         embedding: fact.embedding.clone(),
+        transition: None,
     }
 }
 
