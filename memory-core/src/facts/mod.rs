@@ -31,11 +31,11 @@ pub use reconcile::{
     decide, is_single_valued, normalize, reconcile, reconcile_with, resolve, supersede_threshold,
     value_key, FactKey, Reconciliation, Similarity, CORRECTION_ATTRIBUTE, PARAPHRASE_SIMILARITY,
 };
-pub use transition::{closes, CLOSE_SIMILARITY};
 pub use semantic::{
     cosine, fact_relevance, paraphrase_of, prepare_candidate, rank_facts, reconcile_by_meaning,
     reconcile_by_meaning_keyed, EmbeddingUserMemoryStore, FactQuery, PARAPHRASE_THRESHOLD,
 };
+pub use transition::{closes, CLOSE_SIMILARITY};
 
 /// Whether a fact states something the user has/likes or something they avoid.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]

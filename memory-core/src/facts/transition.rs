@@ -72,7 +72,7 @@ pub fn closes(object: &str, fact: &MemoryFact) -> bool {
     let named = object
         .split(|c: char| !c.is_alphanumeric())
         .filter(|w| w.chars().next().is_some_and(char::is_uppercase))
-        .flat_map(|w| crate::text::terms(w))
+        .flat_map(crate::text::terms)
         .any(|t| held.contains(&t) || with_text.contains(&t));
     if named {
         return true;
@@ -247,7 +247,10 @@ mod tests {
             ("lost their job", "my job", 1),
         ] {
             let (decision, c) = apply(&facts, Reconciliation::Add, ends(said, object));
-            assert_eq!(decision, Reconciliation::Supersede(facts[closed].id.clone()));
+            assert_eq!(
+                decision,
+                Reconciliation::Supersede(facts[closed].id.clone())
+            );
             assert_eq!(c.attribute, facts[closed].attribute);
             assert_eq!(c.value, facts[closed].value);
             assert_eq!(c.polarity, Polarity::Negative);
