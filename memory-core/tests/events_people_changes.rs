@@ -52,7 +52,9 @@ fn key(subject: Option<&str>, attribute: &str, value: &str, polarity: Polarity) 
     } else {
         ""
     };
-    let who = subject.map(|s| format!("{}|", s.to_lowercase())).unwrap_or_default();
+    let who = subject
+        .map(|s| format!("{}|", s.to_lowercase()))
+        .unwrap_or_default();
     format!("{who}{attribute}={sign}{}", value_key(value))
 }
 
@@ -146,7 +148,7 @@ async fn giving_a_presentation_is_never_giving_it_up() {
         let (_, facts) = say(&[text]).await;
         assert!(
             facts.iter().all(|f| !f.text.contains("gave up")
-                && !(f.attribute.as_deref() == Some("likes") && f.polarity == Polarity::Negative)),
+                && (f.attribute.as_deref() != Some("likes") || f.polarity != Polarity::Negative)),
             "{text}: {facts:?}"
         );
     }
@@ -178,7 +180,10 @@ async fn a_junk_message_never_supersedes_an_established_fact() {
             "{junk}: {changes:?}"
         );
         let texts: Vec<&str> = facts.iter().map(|f| f.text.as_str()).collect();
-        assert!(texts.contains(&"wants to run a marathon"), "{junk}: {texts:?}");
+        assert!(
+            texts.contains(&"wants to run a marathon"),
+            "{junk}: {texts:?}"
+        );
         assert!(texts.contains(&"lives in Porto"), "{junk}: {texts:?}");
     }
 }
@@ -277,14 +282,15 @@ async fn facts_about_other_people_name_them_and_never_touch_the_users() {
     ] {
         assert!(texts.contains(t), "{t} missing from {texts:?}");
     }
-    let about = |t: &str| {
-        facts
-            .iter()
-            .find(|f| f.text == t)
-            .and_then(subject)
-    };
-    assert_eq!(about("daughter Zoe started school").as_deref(), Some("daughter Zoe"));
-    assert_eq!(about("friend Sam lives in Oslo").as_deref(), Some("friend Sam"));
+    let about = |t: &str| facts.iter().find(|f| f.text == t).and_then(subject);
+    assert_eq!(
+        about("daughter Zoe started school").as_deref(),
+        Some("daughter Zoe")
+    );
+    assert_eq!(
+        about("friend Sam lives in Oslo").as_deref(),
+        Some("friend Sam")
+    );
     assert_eq!(about("husband dislikes jazz").as_deref(), Some("husband"));
     assert_eq!(about("lives in Leeds"), None);
     assert_eq!(about("has a daughter named Zoe"), None);
@@ -311,10 +317,11 @@ async fn self_disclosures_become_searchable_notes() {
         for c in RuleExtractor::new().extract_text(text) {
             store.upsert("u", c).await.expect("upsert");
         }
-        let query = note.split(' ').last().unwrap_or_default();
+        let query = note.split(' ').next_back().unwrap_or_default();
         let hits = store.search("u", query, 3).await.expect("search");
         assert!(
-            hits.iter().any(|h| h.fact.text == note && h.relevance > 0.0),
+            hits.iter()
+                .any(|h| h.fact.text == note && h.relevance > 0.0),
             "{text}: not found by {query:?}: {hits:?}"
         );
     }
