@@ -341,6 +341,7 @@ fn first_confidence(fact: &MemoryFact) -> f32 {
 fn candidate(fact: &MemoryFact, confidence: f32) -> FactCandidate {
     FactCandidate {
         text: fact.text.clone(),
+        subject: fact.subject.clone(),
         attribute: fact.attribute.clone(),
         value: fact.value.clone(),
         polarity: fact.polarity,
@@ -350,6 +351,7 @@ fn candidate(fact: &MemoryFact, confidence: f32) -> FactCandidate {
         entities: fact.entities.clone(),
         embedding: fact.embedding.clone(),
         observed_at: fact.observed_at,
+        transition: None,
     }
 }
 

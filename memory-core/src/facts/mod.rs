@@ -15,14 +15,17 @@ use crate::error::Result;
 mod contest;
 mod export;
 mod memory;
+mod quality;
 mod ranked;
 mod reconcile;
 mod semantic;
 mod strength;
+mod transition;
 
 pub use contest::{PendingContradiction, MAX_PENDING};
 pub use export::{export_facts, import_facts, restore_facts, FactsExport, FACTS_EXPORT_VERSION};
 pub use memory::InMemoryUserMemoryStore;
+pub use quality::is_low_quality;
 pub use ranked::RankedFacts;
 pub use reconcile::{
     decide, is_single_valued, normalize, reconcile, reconcile_with, resolve, supersede_threshold,
@@ -32,6 +35,7 @@ pub use semantic::{
     cosine, fact_relevance, paraphrase_of, prepare_candidate, rank_facts, reconcile_by_meaning,
     reconcile_by_meaning_keyed, EmbeddingUserMemoryStore, FactQuery, PARAPHRASE_THRESHOLD,
 };
+pub use transition::{closes, CLOSE_SIMILARITY};
 
 /// Whether a fact states something the user has/likes or something they avoid.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -55,11 +59,41 @@ pub struct FactSource {
     pub message_id: Option<String>,
 }
 
+/// How a candidate changes a held fact beyond its own attribute and value (see
+/// [`reconcile()`]): "I sold my car" ends "has a car", "I switched to a Pixel" replaces
+/// "uses an iPhone".
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Transition {
+    /// Something stopped holding; `object` names it ("car", "Deloitte", "Miso"). When no
+    /// fact of the candidate's own attribute answers it, the current fact of any attribute
+    /// (same subject) that `object` names, by word or lemma, or by meaning when both have
+    /// embeddings, is closed: kept as history, replaced by its negation with the
+    /// candidate's text. With nothing to close, the candidate is stored as it stands.
+    Ends {
+        /// What ended, as said.
+        object: String,
+    },
+    /// The candidate's value takes the place of a held value of the same attribute
+    /// ("switched to a Pixel" after "uses an iPhone"): the held fact it names (`from`),
+    /// else the one closest in meaning, else the only one of that attribute, is superseded.
+    Replaces {
+        /// The old value, when said ("switched from Windows to Linux").
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        from: Option<String>,
+    },
+}
+
 /// A fact proposed for storage, before reconciliation.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct FactCandidate {
     /// The fact as a short third-person statement ("likes Italian food").
     pub text: String,
+    /// Whom the fact is about, when not the user: the relation and name ("daughter Zoe",
+    /// "friend Sam", "dog Miso"). Facts of different subjects never reinforce or
+    /// supersede each other.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub subject: Option<String>,
     /// Attribute key: `name`, `location`, `likes`, `allergy`, ...
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub attribute: Option<String>,
@@ -87,6 +121,9 @@ pub struct FactCandidate {
     /// When the user said it (the message's time); `None`: when it is stored.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub observed_at: Option<DateTime<Utc>>,
+    /// How it may end or replace a held fact of another attribute or value.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub transition: Option<Transition>,
 }
 
 impl FactCandidate {
@@ -94,6 +131,7 @@ impl FactCandidate {
     pub fn new(text: impl Into<String>, confidence: f32) -> Self {
         Self {
             text: text.into(),
+            subject: None,
             attribute: None,
             value: None,
             polarity: Polarity::Positive,
@@ -103,12 +141,25 @@ impl FactCandidate {
             entities: Vec::new(),
             embedding: None,
             observed_at: None,
+            transition: None,
         }
     }
 
     /// Sets when the user said it.
     pub fn said_at(mut self, at: DateTime<Utc>) -> Self {
         self.observed_at = Some(at);
+        self
+    }
+
+    /// Sets whom the fact is about ("daughter Zoe"); `None` is the user.
+    pub fn with_subject(mut self, subject: impl Into<String>) -> Self {
+        self.subject = Some(subject.into());
+        self
+    }
+
+    /// Sets how the candidate may end or replace a held fact.
+    pub fn with_transition(mut self, transition: Transition) -> Self {
+        self.transition = Some(transition);
         self
     }
 
@@ -145,6 +196,10 @@ pub struct MemoryFact {
     pub user_id: String,
     /// The statement.
     pub text: String,
+    /// Whom the fact is about when not the user ("daughter Zoe"); see
+    /// [`FactCandidate::subject`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub subject: Option<String>,
     /// Attribute key, when known.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub attribute: Option<String>,
@@ -197,6 +252,7 @@ impl MemoryFact {
             id: ulid::Ulid::new().to_string(),
             user_id: user_id.to_owned(),
             text: candidate.text,
+            subject: candidate.subject,
             attribute: candidate.attribute,
             value: candidate.value,
             polarity: candidate.polarity,

@@ -89,6 +89,9 @@ impl Keys<'_> {
 /// [`resolve`] applies it to the fact it corrects.
 pub const CORRECTION_ATTRIBUTE: &str = "correction";
 
+/// Why a "no longer" statement about a value the user does not hold changes nothing.
+pub(super) const NOT_HELD: &str = "states that a value the user does not hold no longer holds";
+
 /// Attributes a user has one value of at a time; a new value replaces the old one.
 const SINGLE_VALUED: &[&str] = &[
     "name",
@@ -132,12 +135,12 @@ pub fn supersede_threshold(attribute: &str) -> f32 {
 
 /// A fact stated more than once, or with high confidence, is well established: a weak
 /// contradiction of it is pending, not a replacement.
-fn well_established(fact: &MemoryFact) -> bool {
+pub(super) fn well_established(fact: &MemoryFact) -> bool {
     fact.reinforcement_count >= 1 || fact.confidence >= 0.9
 }
 
 /// Preference attributes are one family: "likes X" and "dislikes X" contradict.
-fn family(attribute: &str) -> &str {
+pub(super) fn family(attribute: &str) -> &str {
     match attribute {
         "likes" | "loves" | "prefers" | "dislikes" | "hates" | "enjoys" => "likes",
         other => other,
@@ -293,6 +296,7 @@ pub fn resolve(current: &[MemoryFact], candidate: FactCandidate) -> FactCandidat
     });
     FactCandidate {
         text,
+        subject: target.subject.clone(),
         attribute: target.attribute.clone(),
         value: Some(value.clone()),
         polarity: target.polarity,
@@ -307,6 +311,7 @@ pub fn resolve(current: &[MemoryFact], candidate: FactCandidate) -> FactCandidat
         } else {
             vec![value]
         },
+        transition: None,
     }
 }
 
@@ -345,7 +350,8 @@ pub(super) fn decide_keyed(
             return (Reconciliation::Supersede(target.id.clone()), resolved);
         }
     }
-    (decision, resolved)
+    let (decision, resolved) = super::transition::apply(current, decision, resolved);
+    super::quality::guard(decision, resolved)
 }
 
 /// The user's most recently stated current fact with a value (notes aside).
@@ -440,7 +446,11 @@ fn reconcile_keyed(
     let cand_value = candidate.value.as_deref().map(value_key);
     let mut supersede: Option<&MemoryFact> = None;
     let mut holds_other_value = false;
-    let live = current.iter().enumerate().filter(|(_, f)| f.is_current());
+    // Facts about someone else never answer for this subject, nor it for them.
+    let live = current
+        .iter()
+        .enumerate()
+        .filter(|(_, f)| f.is_current() && f.subject == candidate.subject);
     for (i, fact) in live {
         match (&candidate.attribute, &fact.attribute) {
             (Some(ca), Some(fa)) if family(ca) == family(fa) => {
@@ -497,9 +507,7 @@ fn reconcile_keyed(
                 Reconciliation::Supersede(fact.id.clone())
             }
         }
-        None if holds_other_value => Reconciliation::Ignore(
-            "states that a value the user does not hold no longer holds".into(),
-        ),
+        None if holds_other_value => Reconciliation::Ignore(NOT_HELD.into()),
         None => Reconciliation::Add,
     }
 }

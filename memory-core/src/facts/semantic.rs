@@ -111,7 +111,11 @@ pub fn paraphrase_of<'a>(
     current
         .iter()
         .filter(|f| f.is_current())
-        .filter(|f| f.attribute == candidate.attribute && f.polarity == candidate.polarity)
+        .filter(|f| {
+            f.attribute == candidate.attribute
+                && f.polarity == candidate.polarity
+                && f.subject == candidate.subject
+        })
         .filter_map(|f| Some((f, cosine(c, f.embedding.as_deref()?))))
         .filter(|(_, cos)| *cos >= PARAPHRASE_THRESHOLD)
         .max_by(|a, b| a.1.total_cmp(&b.1))

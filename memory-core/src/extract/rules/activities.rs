@@ -251,5 +251,6 @@ pub(crate) fn routine(p: &Predicate) -> Vec<Found> {
         value,
         polarity: crate::facts::Polarity::Positive,
         confidence: 0.75,
+        ..Found::default()
     }]
 }

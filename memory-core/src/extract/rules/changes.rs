@@ -5,7 +5,7 @@
 //! text, so reconciliation supersedes the positive fact and keeps it as history.
 
 use super::lexicon::listed;
-use crate::facts::Polarity;
+use crate::facts::{Polarity, Transition};
 
 use super::clause::Word;
 use super::families::Predicate;
@@ -35,10 +35,14 @@ pub(crate) fn ceased(found: Found) -> Found {
                 .unwrap_or(found.text.clone())
         ),
     };
+    let transition = Some(Transition::Ends {
+        object: found.value.clone(),
+    });
     Found {
         polarity,
         text,
         confidence: found.confidence.max(0.8),
+        transition,
         ..found
     }
 }
@@ -122,11 +126,14 @@ pub(crate) fn state_change(p: &Predicate) -> Vec<Found> {
                         | "work"
                 )
         });
-        let named =
-            rest.first().is_some_and(Word::is_capitalised) || by_job || (rest.len() == 1 && !habit);
+        // A lowercase single word ("quit pottery", "quit siemens") is read as a habit
+        // below; its ending still finds the employer it names.
+        let named = rest.first().is_some_and(Word::is_capitalised) || by_job;
         if named && !habit {
             if let Some(v) = clean(rest, rule.kind) {
-                return vec![rule.found(v)];
+                let mut f = rule.found(v.clone());
+                f.transition = Some(Transition::Ends { object: v });
+                return vec![f];
             }
         }
     }
@@ -146,12 +153,30 @@ pub(crate) fn state_change(p: &Predicate) -> Vec<Found> {
             }
         }
     }
-    if match_prefix(w, "broke|split up with?").is_some() {
+    if let Some(n) = match_prefix(w, "broke|split up with?") {
         let rule = Rule::pos("", "relationship", 0.75, "is {}", Kind::Thing);
-        return vec![rule.found("single".to_owned())];
+        let mut out = vec![rule.found("single".to_owned())];
+        // "broke up with Anna": whatever names Anna ends too.
+        let partner = clean(&w[n..], Kind::Activity).filter(|_| w[n - 1].lower == "with");
+        if let Some(partner) = partner {
+            let text = format!("broke up with {partner}");
+            out.push(Found {
+                attribute: "event",
+                value: text.clone(),
+                text,
+                polarity: Polarity::Positive,
+                confidence: 0.75,
+                transition: Some(Transition::Ends { object: partner }),
+                ..Found::default()
+            });
+        }
+        return out;
     }
     // "I quit smoking", "I gave up meat", "I stopped eating sugar".
-    if let Some(n) = match_prefix(w, "quit|stopped|gave|give up?") {
+    // "gave up" needs its "up": "I gave a presentation" gives nothing up.
+    let given_up =
+        match_prefix(w, "gave|give|given up").or_else(|| match_prefix(w, "quit|stopped"));
+    if let Some(n) = given_up {
         let mut rest = &w[n..];
         let eating = rest
             .first()
@@ -159,6 +184,12 @@ pub(crate) fn state_change(p: &Predicate) -> Vec<Found> {
         if eating {
             rest = &rest[1..];
         }
+        // The verb as said: "quit smoking", "stopped the violin lessons", "gave up sugar".
+        let said = w[..n]
+            .iter()
+            .map(|x| x.lower())
+            .collect::<Vec<_>>()
+            .join(" ");
         return split_list(rest)
             .into_iter()
             .filter_map(|item| clean(item, Kind::Activity))
@@ -168,11 +199,16 @@ pub(crate) fn state_change(p: &Predicate) -> Vec<Found> {
             })
             .map(|v| {
                 let lower = v.to_lowercase();
-                if eating || listed(DIET_ITEMS, lower.as_str()) {
+                let mut f = if eating || listed(DIET_ITEMS, lower.as_str()) {
                     Rule::neg("", "diet", 0.85, "does not eat {}", Kind::Thing).found(lower)
                 } else {
-                    Rule::neg("", "likes", 0.75, "gave up {}", Kind::Thing).found(v)
-                }
+                    let mut f = Rule::neg("", "likes", 0.75, "", Kind::Thing).found(v.clone());
+                    f.text = format!("{said} {v}");
+                    f
+                };
+                // "stopped the violin lessons" ends "is learning the violin".
+                f.transition = Some(Transition::Ends { object: v });
+                f
             })
             .collect();
     }
@@ -245,5 +281,6 @@ pub(crate) fn correction(words: &[Word]) -> Vec<Found> {
         value,
         polarity: Polarity::Positive,
         confidence: 0.9,
+        ..Found::default()
     }]
 }

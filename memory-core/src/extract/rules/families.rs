@@ -160,6 +160,7 @@ pub(crate) fn fan_of(p: &Predicate) -> Vec<Found> {
                 text,
                 polarity,
                 confidence: 0.8,
+                ..Found::default()
             }]
         })
         .unwrap_or_default()
@@ -567,7 +568,9 @@ pub(crate) fn age_birthday(p: &Predicate) -> Vec<Found> {
     };
     let after = w.get(n + 1).map(|x| x.lower());
     let years = matches!(after, Some("years" | "year" | "yrs" | "yo" | "y/o"));
-    if !(1..=119).contains(&age) || !(after.is_none() || years || after == Some("and")) {
+    // "I turned 30 yesterday": when it happened is not part of the age.
+    let timed = super::when::span_at(w, n + 1).is_some_and(|k| n + 1 + k == w.len());
+    if !(1..=119).contains(&age) || !(after.is_none() || years || timed || after == Some("and")) {
         return Vec::new();
     }
     let confidence = if explicit || years { 0.9 } else { 0.75 };
@@ -806,6 +809,7 @@ pub(crate) fn family_pet(p: &Predicate) -> Vec<Found> {
                 text: format!("has a {one} named {name}"),
                 polarity: Polarity::Positive,
                 confidence: 0.85,
+                ..Found::default()
             })
             .collect();
     }
@@ -821,6 +825,7 @@ pub(crate) fn family_pet(p: &Predicate) -> Vec<Found> {
         text,
         polarity: Polarity::Positive,
         confidence: 0.8,
+        ..Found::default()
     }]
 }
 
@@ -903,6 +908,7 @@ pub(crate) fn my_kin_or_pet(words: &[Word]) -> Vec<Found> {
         text: format!("has a {noun} named {name}"),
         polarity: Polarity::Positive,
         confidence: 0.85,
+        ..Found::default()
     }]
 }
 
@@ -919,6 +925,7 @@ pub(crate) fn appositions(words: &[Word]) -> Vec<Found> {
             text: format!("has a {} named {}", w[1].lower, w[2].text),
             polarity: Polarity::Positive,
             confidence: 0.7,
+            ..Found::default()
         })
         .collect()
 }

@@ -87,32 +87,46 @@ pub(crate) fn is_instruction(text: &str, lowered: &Lowered) -> bool {
 }
 
 /// The text with quoted passages removed: "translate 'I love you'" says nothing about the
-/// user. Apostrophes inside words ("I'm", "son's") are kept.
+/// user. Apostrophes inside words ("I'm", "son's") are kept, and so is an apostrophe
+/// that opens a word ("'em", "'cause", "'til") when no closing quote follows in the same
+/// sentence: it never swallows the text up to the next possessive.
 pub(crate) fn without_quotes(text: &str) -> Cow<'_, str> {
-    if !text.contains(['"', '“', '”', '«', '»']) && !text.contains(" '") {
+    if !text.contains(['"', '“', '”', '«', '»']) && !text.contains(" '") && !text.starts_with('\'')
+    {
         return Cow::Borrowed(text);
     }
+    let chars: Vec<char> = text.chars().collect();
     let mut out = String::with_capacity(text.len());
-    let mut quote: Option<char> = None;
-    let mut prev = ' ';
-    for c in text.chars() {
-        match quote {
-            Some(q) => {
-                let closes = c == q || (q == '“' && c == '”') || (q == '«' && c == '»');
-                if closes {
-                    quote = None;
-                }
+    let mut i = 0;
+    while i < chars.len() {
+        let c = chars[i];
+        let prev = if i == 0 { ' ' } else { chars[i - 1] };
+        let find = |closes: &dyn Fn(usize) -> bool| (i + 1..chars.len()).find(|&j| closes(j));
+        let end = match c {
+            '"' => find(&|j| chars[j] == '"'),
+            '“' => find(&|j| matches!(chars[j], '”' | '"')),
+            '«' => find(&|j| chars[j] == '»'),
+            '\'' if !prev.is_alphanumeric() => {
+                // The closing quote ends a word and is not followed by a letter
+                // ("son's" closes nothing), before the sentence ends.
+                let sentence_end = (i + 1..chars.len())
+                    .find(|&j| matches!(chars[j], '.' | '!' | '?' | '\n'))
+                    .unwrap_or(chars.len());
+                (i + 2..sentence_end).find(|&j| {
+                    chars[j] == '\''
+                        && !chars[j - 1].is_whitespace()
+                        && chars.get(j + 1).is_none_or(|n| !n.is_alphanumeric())
+                })
             }
+            _ => None,
+        };
+        match end {
+            Some(j) => i = j + 1,
             None => {
-                let opens = matches!(c, '"' | '“' | '«') || (c == '\'' && !prev.is_alphanumeric());
-                if opens {
-                    quote = Some(c);
-                } else {
-                    out.push(c);
-                }
+                out.push(c);
+                i += 1;
             }
         }
-        prev = c;
     }
     Cow::Owned(out)
 }
@@ -182,6 +196,15 @@ mod tests {
         assert!(!instruction("I live in Paris"));
         assert_eq!(without_quotes("say 'I love you' now"), "say  now");
         assert_eq!(without_quotes("I'm here"), "I'm here");
+        // An apostrophe that opens a word is no quote: nothing up to "son's" goes.
+        assert_eq!(
+            without_quotes("I want to visit 'em soon! Thank goodness your son's okay"),
+            "I want to visit 'em soon! Thank goodness your son's okay"
+        );
+        assert_eq!(
+            without_quotes("he said 'hi' and 'cause of that I'm late"),
+            "he said  and 'cause of that I'm late"
+        );
         assert!(retracts(&Lowered::new("just kidding")));
         assert!(retracts(&Lowered::new("jk")));
         let joke = |s: &str| is_joke_or_set_phrase(&Lowered::new(s));

@@ -131,6 +131,14 @@ pub(crate) const ADVERBS: &[&str] = &[
     "sometimes",
     "occasionally",
     "again",
+    "even",
+    "only",
+    "ever",
+    "already",
+    "once",
+    "almost",
+    "nearly",
+    "first",
 ];
 
 /// Words that may precede the verb: auxiliaries and negations.
@@ -539,8 +547,14 @@ pub(crate) const REQUEST_VERBS: &[&str] = &[
     "complain",
 ];
 
-/// Values that are pronouns or question words: no fact can hang on them.
+/// Values that are pronouns or question words: no fact can hang on them (a value
+/// opened by a subject pronoun is the rest of a clause: "like I said").
 pub(crate) const EMPTY_VALUES: &[&str] = &[
+    "i",
+    "he",
+    "she",
+    "we",
+    "they",
     "it",
     "that",
     "this",

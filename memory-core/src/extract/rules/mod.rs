@@ -10,14 +10,20 @@
 mod activities;
 mod changes;
 mod clause;
+mod disclosures;
+mod endings;
+mod events;
 mod families;
 mod junk;
 mod lexicon;
+mod morph;
 mod notes;
 mod pattern;
+mod people;
 mod status;
 mod tables;
 mod value;
+mod when;
 
 use std::collections::HashMap;
 
@@ -169,9 +175,19 @@ impl FactExtractor for RuleExtractor {
     }
 }
 
-/// The clause without its leading fillers ("hi", "btw", "by the way", ...).
+/// The clause without its leading fillers ("hi", "btw", "by the way", ...) and time
+/// adverbials ("yesterday", "two weeks ago") before its subject.
 fn strip_fillers<'w, 'a>(mut words: &'w [Word<'a>]) -> &'w [Word<'a>] {
     loop {
+        let when = when::leading(words);
+        if when > 0
+            && words
+                .get(when)
+                .is_some_and(|w| listed(clause::SUBJECTS, w.lower()))
+        {
+            words = &words[when..];
+            continue;
+        }
         if let Some(first) = words.first() {
             if listed(FILLERS, first.lower()) {
                 words = &words[1..];
@@ -207,17 +223,40 @@ fn analyse_clause(words: &[Word]) -> Vec<Found> {
                 let places = families::places(&p, true);
                 if places.is_empty() {
                     // "we have a rabbit named Clover": the household's pet.
-                    found.extend(
-                        families::family_pet(&p)
-                            .into_iter()
-                            .filter(|f| f.attribute == "pet"),
-                    );
+                    let pets: Vec<Found> = families::family_pet(&p)
+                        .into_iter()
+                        .filter(|f| f.attribute == "pet")
+                        .collect();
+                    if pets.is_empty() {
+                        // "we sold the Honda", "we bought a house": what the user did
+                        // with others.
+                        let ended = endings::endings(&p);
+                        if ended.is_empty() {
+                            found.extend(events::event(&p, true));
+                        }
+                        found.extend(ended);
+                    }
+                    found.extend(pets);
                 } else {
                     found.extend(places);
                 }
             }
         }
-        "my" => found.extend(possessive(rest)),
+        "my" | "our" if !endings::passed_away(words).is_empty() => {
+            found.extend(endings::passed_away(words));
+        }
+        "my" => {
+            let own = possessive(rest);
+            if own.is_empty() {
+                // "my friend Sam moved to Oslo": a fact about the friend.
+                found.extend(people::person(words));
+            }
+            found.extend(own);
+        }
+        "our" => found.extend(people::person(words)),
+        _ if !endings::passed_away(words).is_empty() => {
+            found.extend(endings::passed_away(words));
+        }
         _ => {
             for opener in [
                 "call me",
@@ -277,7 +316,15 @@ fn first_person(p: &Predicate) -> Vec<Found> {
     if !routine.is_empty() {
         return routine;
     }
-    notes::note(p)
+    let disclosed = disclosures::disclosure(p);
+    if !disclosed.is_empty() {
+        return disclosed;
+    }
+    let note = notes::note(p);
+    if !note.is_empty() {
+        return note;
+    }
+    events::event(p, false)
 }
 
 /// "stopped being X" → "am X", ceased; "quit working at X" → "work at X", ceased.
@@ -306,8 +353,9 @@ fn stopped_state<'a>(p: &Predicate<'a>) -> Option<Predicate<'a>> {
 }
 
 fn attribute_families(p: &Predicate) -> Vec<Found> {
-    let families: [FirstPersonFamily; 20] = [
+    let families: [FirstPersonFamily; 21] = [
         changes::state_change,
+        endings::endings,
         families::diet,
         families::allergy,
         families::likes,
@@ -406,6 +454,17 @@ fn predicate<'a>(rest: &[Word<'a>]) -> Option<Predicate<'a>> {
             break;
         }
     }
+    // "I did well", "I do yoga": an affirmative "do" before no verb is the main verb.
+    let main_do = !negated
+        && head
+            .last()
+            .is_some_and(|h| matches!(h.lower(), "do" | "does" | "did"))
+        && rest.get(i).is_none_or(|w| !morph::is_known_base(w.lower()));
+    if main_do {
+        if let Some(h) = head.pop() {
+            content.push(h.clone());
+        }
+    }
     // One adverb right after the verb is dropped too: "I work remotely for".
     if i < rest.len() {
         content.push(rest[i].clone());
@@ -459,7 +518,15 @@ fn predicate<'a>(rest: &[Word<'a>]) -> Option<Predicate<'a>> {
             "would" | "could" | "should" | "might" | "may" | "will" | "must" | "had" => {
                 return None
             }
-            "was" if matches!(verb.as_str(), "born" | "raised") => kept.push((*aux).clone()),
+            // "I was born in", "I was laid off", "I was promoted to": said of the user.
+            "was"
+                if matches!(
+                    verb.as_str(),
+                    "born" | "raised" | "laid" | "let" | "fired" | "sacked" | "made" | "promoted"
+                ) =>
+            {
+                kept.push((*aux).clone())
+            }
             "was" => return None,
             "do" | "does" | "did" | "can" => {}
             "have" | "has" => {
@@ -509,9 +576,14 @@ fn is_plural_day(word: &str) -> bool {
 /// One fact per (attribute, value, polarity): the most confident wins, first seen order.
 fn dedupe(found: Vec<Found>) -> Vec<Found> {
     let mut out: Vec<Found> = Vec::new();
-    let mut seen: HashMap<(&'static str, String, Polarity), usize> = HashMap::new();
+    let mut seen: HashMap<(Option<String>, &'static str, String, Polarity), usize> = HashMap::new();
     for f in found {
-        let key = (f.attribute, f.value.to_lowercase(), f.polarity);
+        let key = (
+            f.subject.clone(),
+            f.attribute,
+            f.value.to_lowercase(),
+            f.polarity,
+        );
         match seen.get(&key) {
             Some(&i) if out[i].confidence < f.confidence => out[i] = f,
             Some(_) => {}
@@ -538,6 +610,8 @@ fn candidate(f: Found) -> FactCandidate {
         .with_polarity(f.polarity);
     c.topics = vec![f.attribute.to_owned()];
     c.entities = entities;
+    c.subject = f.subject;
+    c.transition = f.transition;
     c
 }
 

@@ -4,40 +4,38 @@
 
 use super::clause::Word;
 use super::families::Predicate;
-use super::lexicon::listed;
+use super::lexicon::{listed, ADVERBS, EMPTY_VALUES};
+use super::morph;
 use super::pattern::Found;
-use super::tables::{NOT_NOTE_VERBS, THIRD_PERSON};
+use super::tables::NOT_NOTE_VERBS;
 
 /// The confidence of a note: the floor the extractor gives any fact.
 const NOTE_CONFIDENCE: f32 = 0.5;
 
 /// Whether `verb` is a plain present-tense activity verb a note or routine can hang on
-/// (not a thought, wish, feeling, auxiliary, past form or gerund).
+/// (not a thought, wish, feeling, auxiliary, past form, gerund or adverb).
 pub(crate) fn is_activity_verb(verb: &str) -> bool {
     verb.len() > 1
         && verb.chars().all(|c| c.is_ascii_alphabetic())
         && !listed(NOT_NOTE_VERBS, verb)
-        && !verb.ends_with("ed")
+        && !listed(ADVERBS, verb)
+        && !morph::is_past(verb)
         && !verb.ends_with("ing")
         && !verb.ends_with("ly")
 }
 
 /// The words as a third-person statement: "ride a motorbike to my job" → "rides a
-/// motorbike to their job".
+/// motorbike to their job". The verb is conjugated by [`morph::third_person`].
 pub(crate) fn third_person(words: &[Word]) -> String {
     let mut out: Vec<String> = Vec::with_capacity(words.len());
     for (i, w) in words.iter().enumerate() {
         let t = if i == 0 {
-            verb_s(&w.lower)
-        } else {
             match w.lower() {
-                "my" => "their".to_owned(),
-                "me" => "them".to_owned(),
-                "myself" => "themselves".to_owned(),
-                "mine" => "theirs".to_owned(),
-                "i" => "they".to_owned(),
-                _ => w.text.to_string(),
+                "am" => "is".to_owned(),
+                verb => morph::third_person(verb),
             }
+        } else {
+            possessive_to_third(w)
         };
         out.push(t);
     }
@@ -46,25 +44,15 @@ pub(crate) fn third_person(words: &[Word]) -> String {
         .to_owned()
 }
 
-fn verb_s(verb: &str) -> String {
-    if let Some((_, s)) = THIRD_PERSON.iter().find(|(v, _)| *v == verb) {
-        return (*s).to_owned();
-    }
-    let consonant_y = verb.ends_with('y')
-        && verb
-            .chars()
-            .rev()
-            .nth(1)
-            .is_some_and(|c| !"aeiou".contains(c));
-    if consonant_y {
-        format!("{}ies", &verb[..verb.len() - 1])
-    } else if ["s", "sh", "ch", "x", "z", "o"]
-        .iter()
-        .any(|e| verb.ends_with(e))
-    {
-        format!("{verb}es")
-    } else {
-        format!("{verb}s")
+/// A word of the user's, as said of them: "my" → "their", "me" → "them".
+pub(crate) fn possessive_to_third(w: &Word) -> String {
+    match w.lower() {
+        "my" | "our" => "their".to_owned(),
+        "me" | "us" => "them".to_owned(),
+        "myself" | "ourselves" => "themselves".to_owned(),
+        "mine" | "ours" => "theirs".to_owned(),
+        "i" | "we" => "they".to_owned(),
+        _ => w.text.to_string(),
     }
 }
 
@@ -79,9 +67,33 @@ pub(crate) fn note(p: &Predicate) -> Vec<Found> {
         .words
         .iter()
         .any(|w| matches!(w.lower(), "you" | "your" | "yours" | "u" | "ur"));
+    // "I support Arsenal", "I do yoga": two words are enough when the second has content.
+    let short_ok = p.words.len() == 2
+        && p.words.get(1).is_some_and(|w| {
+            w.lower.len() > 2
+                && w.lower.chars().all(char::is_alphabetic)
+                && !listed(ADVERBS, w.lower())
+                && !listed(EMPTY_VALUES, w.lower())
+                && !w.lower.ends_with("ly")
+                && !matches!(
+                    w.lower(),
+                    "too"
+                        | "so"
+                        | "yes"
+                        | "no"
+                        | "not"
+                        | "well"
+                        | "there"
+                        | "here"
+                        | "home"
+                        | "lol"
+                        | "haha"
+                        | "okay"
+                )
+        });
     if p.negated
         || p.ceased
-        || p.words.len() < 3
+        || (p.words.len() < 3 && !short_ok)
         || p.words.len() > 16
         || about_assistant
         || !is_activity_verb(&verb.lower)
@@ -95,6 +107,7 @@ pub(crate) fn note(p: &Predicate) -> Vec<Found> {
         text,
         polarity: crate::facts::Polarity::Positive,
         confidence: NOTE_CONFIDENCE,
+        ..Found::default()
     }]
 }
 
@@ -109,9 +122,10 @@ mod tests {
             .map(Word::new)
             .collect();
         assert_eq!(third_person(&w), "rides a motorbike to their job");
-        assert_eq!(verb_s("carry"), "carries");
-        assert_eq!(verb_s("watch"), "watches");
-        assert_eq!(verb_s("play"), "plays");
-        assert_eq!(verb_s("go"), "goes");
+        let w: Vec<Word> = "hold a bake sale".split(' ').map(Word::new).collect();
+        assert_eq!(third_person(&w), "holds a bake sale");
+        assert!(!is_activity_verb("held"));
+        assert!(!is_activity_verb("even"));
+        assert!(!is_activity_verb("went"));
     }
 }

@@ -160,6 +160,7 @@ impl Rule {
             value,
             polarity: self.polarity,
             confidence: self.confidence,
+            ..Found::default()
         }
     }
 }
@@ -193,13 +194,17 @@ pub(crate) fn value_of(rule: &Rule, rest: &[Word]) -> Option<String> {
 }
 
 /// A fact a rule found, before it becomes a `FactCandidate`.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub(crate) struct Found {
     pub(crate) attribute: &'static str,
     pub(crate) value: String,
     pub(crate) text: String,
     pub(crate) polarity: Polarity,
     pub(crate) confidence: f32,
+    /// Whom it is about when not the user ("daughter Zoe").
+    pub(crate) subject: Option<String>,
+    /// How it may end or replace a held fact of another attribute.
+    pub(crate) transition: Option<crate::facts::Transition>,
 }
 
 #[cfg(test)]

@@ -142,6 +142,7 @@ pub(crate) fn relation_is(words: &[Word]) -> Vec<Found> {
         text: format!("has a {} who is {article} {what}", first.lower),
         polarity: Polarity::Positive,
         confidence: 0.75,
+        ..Found::default()
     }]
 }
 
@@ -196,6 +197,7 @@ fn favourite_found(attribute: &'static str, value: String) -> Found {
         text,
         polarity: Polarity::Positive,
         confidence: 0.85,
+        ..Found::default()
     }
 }
 

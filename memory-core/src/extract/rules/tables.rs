@@ -374,9 +374,7 @@ pub(crate) const NOT_NOTE_VERBS: &[&str] = &[
     "may",
     "might",
     "must",
-    "do",
     "did",
-    "does",
     "just",
     "really",
     "totally",
@@ -496,15 +494,6 @@ pub(crate) const NOT_NOTE_VERBS: &[&str] = &[
     "wanna",
     "gonna",
     "hafta",
-];
-
-/// Irregular third-person forms for notes: "I have" → "has".
-pub(crate) const THIRD_PERSON: &[(&str, &str)] = &[
-    ("have", "has"),
-    ("do", "does"),
-    ("go", "goes"),
-    ("am", "is"),
-    ("be", "is"),
 ];
 
 /// Generic heads before a place: "a small town in Portugal" → "Portugal".

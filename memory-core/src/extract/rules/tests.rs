@@ -18,6 +18,31 @@ fn facts(text: &str) -> Vec<(String, String, Polarity)> {
         .collect()
 }
 
+/// The facts of `text` about the user (none about other people).
+fn own(text: &str) -> Vec<(String, String, Polarity)> {
+    RuleExtractor::new()
+        .extract_text(text)
+        .into_iter()
+        .filter(|c| c.subject.is_none())
+        .map(|c| {
+            (
+                c.attribute.unwrap_or_default(),
+                c.value.unwrap_or_default(),
+                c.polarity,
+            )
+        })
+        .collect()
+}
+
+/// (subject, text) of every fact of `text` about someone else.
+fn others(text: &str) -> Vec<(String, String)> {
+    RuleExtractor::new()
+        .extract_text(text)
+        .into_iter()
+        .filter_map(|c| Some((c.subject?, c.text)))
+        .collect()
+}
+
 fn one(text: &str) -> (String, String, Polarity) {
     let mut f = facts(text);
     assert_eq!(f.len(), 1, "{text:?} gave {f:?}");
@@ -183,7 +208,14 @@ fn family_and_pets() {
         facts("My husband Tom is a chef"),
         vec![pos("family", "husband Tom"), pos("family", "husband chef")]
     );
-    assert!(facts("Our neighbour has a dog named Rocky").is_empty());
+    assert!(own("Our neighbour has a dog named Rocky").is_empty());
+    assert_eq!(
+        others("Our neighbour has a dog named Rocky"),
+        vec![(
+            "neighbour".to_owned(),
+            "neighbour has a dog named Rocky".to_owned()
+        )]
+    );
 }
 
 #[test]
@@ -228,10 +260,33 @@ fn other_people_are_not_the_user() {
         "His name is Mark.",
         "They hate spicy food.",
     ] {
+        assert!(own(text).is_empty(), "{text}: {:?}", own(text));
+    }
+    // What is said of a named relation is theirs, and says so.
+    assert_eq!(
+        others("My friend likes jazz."),
+        vec![("friend".to_owned(), "friend likes jazz".to_owned())]
+    );
+    assert_eq!(
+        others("My wife is vegetarian."),
+        vec![("wife".to_owned(), "wife is vegetarian".to_owned())]
+    );
+    assert_eq!(
+        others("my daughter Zoe started school yesterday"),
+        vec![(
+            "daughter Zoe".to_owned(),
+            "daughter Zoe started school".to_owned()
+        )]
+    );
+    for text in [
+        "She loves cats.",
+        "John is allergic to nuts.",
+        "They hate spicy food.",
+    ] {
         assert!(facts(text).is_empty(), "{text}: {:?}", facts(text));
     }
     assert_eq!(
-        facts("My daughter is called Emma and she loves horses."),
+        own("My daughter is called Emma and she loves horses."),
         vec![pos("family", "daughter Emma")]
     );
 }

@@ -85,11 +85,19 @@ impl Kind {
 /// punctuation trimmed. `None` when nothing meaningful is left.
 pub(crate) fn clean(words: &[Word], kind: Kind) -> Option<String> {
     let stops = kind.stops();
-    let end = words
+    let mut end = words
         .iter()
         .enumerate()
         .position(|(i, w)| i > 0 && listed(stops, w.lower()))
         .unwrap_or(words.len());
+    if !matches!(kind, Kind::Plan | Kind::Date) {
+        // "a support group yesterday", "Lisbon two years ago": when is not what.
+        while let Some(start) =
+            (1..end).find(|&i| super::when::span_at(&words[..end], i) == Some(end - i))
+        {
+            end = start;
+        }
+    }
     let mut words: Vec<&Word> = words[..end].iter().collect();
     strip_trailing_fillers(&mut words);
     if kind == Kind::Place {

@@ -1,0 +1,264 @@
+//! Endings and transitions in everyday words: "I sold my car", "I lost my job", "I got
+//! laid off from Deloitte", "I got promoted to regional director", "I retired", "I
+//! switched to a Pixel", "Miso passed away", "our dog Rex died".
+//!
+//! What ended is named as said and carried as a [`Transition`]: reconciliation closes
+//! whichever current fact it names, of any attribute; with nothing to close, the
+//! statement is kept as an event.
+
+use crate::facts::{Polarity, Transition};
+
+use super::clause::Word;
+use super::families::Predicate;
+use super::lexicon::{listed, DIETS, EMPTY_VALUES, PETS, RELATIONS};
+use super::notes::possessive_to_third;
+use super::pattern::{match_prefix, Found, Rule};
+use super::value::{clean, Kind};
+use super::when;
+
+/// Verbs (and their particles) that end what their object names.
+const ENDING: &str = "sold|lost|ended|cancelled|canceled|donated|returned|scrapped|closed|\
+                      sold|totaled|totalled|crashed";
+
+/// A thing that ended: an event in the user's words, carrying what it names.
+fn ended(said: &[Word], object: &[Word], confidence: f32) -> Option<Found> {
+    let object = when::without_time(object);
+    // "my car", "the Honda", "their job": the thing, without whose it was.
+    let skip = usize::from(object.first().is_some_and(|w| {
+        matches!(
+            w.lower(),
+            "my" | "our" | "the" | "their" | "his" | "her" | "a" | "an"
+        )
+    }));
+    let named = clean(&object[skip..], Kind::Thing)?;
+    if named.split(' ').count() > 5 || listed(EMPTY_VALUES, &named.to_lowercase()) {
+        return None;
+    }
+    let words = when::without_time(said);
+    let text = words
+        .iter()
+        .enumerate()
+        .map(|(i, w)| {
+            if i == 0 {
+                w.lower().to_owned()
+            } else {
+                possessive_to_third(w)
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(" ");
+    let text = text
+        .trim_end_matches(|c: char| !c.is_alphanumeric())
+        .to_owned();
+    Some(Found {
+        attribute: "event",
+        value: text.clone(),
+        text,
+        polarity: Polarity::Positive,
+        confidence,
+        transition: Some(Transition::Ends { object: named }),
+        ..Found::default()
+    })
+}
+
+/// "I sold my car", "I lost my job", "I got rid of the sofa", "I moved out of Leeds",
+/// "I got laid off (from Deloitte)", "I got promoted to X", "I retired", "I graduated
+/// from X", "I switched (from Y) to X".
+pub(crate) fn endings(p: &Predicate) -> Vec<Found> {
+    if p.negated || p.ceased {
+        return Vec::new();
+    }
+    let w = &p.words;
+    if let Some(n) = match_prefix(w, ENDING)
+        .or_else(|| match_prefix(w, "gave away"))
+        .or_else(|| match_prefix(w, "got rid of"))
+        .or_else(|| match_prefix(w, "moved out of"))
+        .or_else(|| match_prefix(w, "dropped out of"))
+    {
+        let object = cut(&w[n..]);
+        return ended(&w[..n + object.len()], object, 0.8)
+            .into_iter()
+            .collect();
+    }
+    if let Some(n) = match_prefix(w, "got|was|were|have|am laid|let off|go?")
+        .or_else(|| match_prefix(w, "got|was|were|have|am fired|sacked|dismissed"))
+        .or_else(|| match_prefix(w, "got|was|were|have|am made redundant"))
+        .or_else(|| match_prefix(w, "have been laid|let off|go?"))
+    {
+        let rest = &w[n..];
+        let from = match_prefix(rest, "from|at|by").map(|k| &rest[k..]);
+        if let Some(org) = from.and_then(|o| clean(o, Kind::Organisation)) {
+            let rule = Rule::neg("", "employer", 0.85, "no longer works at {}", Kind::Thing);
+            let mut f = rule.found(org.clone());
+            f.transition = Some(Transition::Ends { object: org });
+            return vec![f];
+        }
+        let said: Vec<Word> = std::iter::once(Word::new("lost"))
+            .chain(std::iter::once(Word::new("their")))
+            .chain(std::iter::once(Word::new("job")))
+            .collect();
+        let mut f = ended(&said, &said[1..], 0.8)
+            .into_iter()
+            .collect::<Vec<_>>();
+        for e in &mut f {
+            let how = w[..n]
+                .iter()
+                .filter(|x| !matches!(x.lower(), "was" | "were" | "have" | "am" | "been"))
+                .map(|x| x.lower())
+                .collect::<Vec<_>>()
+                .join(" ");
+            e.text = format!("got {}", how.trim_start_matches("got "));
+            e.value = e.text.clone();
+        }
+        return f;
+    }
+    if let Some(n) = match_prefix(w, "got|was|were|have|am|been promoted to")
+        .or_else(|| match_prefix(w, "have been promoted to"))
+    {
+        let rule = Rule::pos("", "job", 0.85, "works as {}", Kind::Job);
+        return clean(&w[n..], Kind::Job)
+            .map(|v| {
+                let mut f = rule.found(v.clone());
+                let article = if v.starts_with(['a', 'e', 'i', 'o', 'u']) {
+                    "an"
+                } else {
+                    "a"
+                };
+                f.text = format!("works as {article} {v}");
+                vec![f]
+            })
+            .unwrap_or_default();
+    }
+    if let Some(n) = match_prefix(w, "retired|am|have retired?") {
+        if w.iter().take(n).any(|x| x.lower == "retired") {
+            let rule = Rule::pos("", "job", 0.85, "is retired", Kind::Thing);
+            let mut out = vec![rule.found("retired".to_owned())];
+            if let Some(k) = match_prefix(&w[n..], "from") {
+                if let Some(org) = clean(&w[n + k..], Kind::Organisation) {
+                    let mut f =
+                        Rule::neg("", "employer", 0.8, "no longer works at {}", Kind::Thing)
+                            .found(org.clone());
+                    f.transition = Some(Transition::Ends { object: org });
+                    out.push(f);
+                }
+            }
+            return out;
+        }
+    }
+    if let Some(n) = match_prefix(w, "graduated from") {
+        let object = cut(&w[n..]);
+        return ended(&w[..n + object.len()], object, 0.75)
+            .into_iter()
+            .collect();
+    }
+    switched(w)
+}
+
+/// "switched to a Pixel", "switched from Windows to Linux", "upgraded to an iPhone 15":
+/// the user uses something new in place of what they used.
+fn switched(w: &[Word]) -> Vec<Found> {
+    let Some(n) = match_prefix(w, "switched|changed|upgraded|swapped over?") else {
+        return Vec::new();
+    };
+    let rest = &w[n..];
+    let (from, to) = match match_prefix(rest, "from") {
+        Some(k) => match rest[k..].iter().position(|x| x.lower == "to") {
+            Some(t) => (Some(&rest[k..k + t]), &rest[k + t + 1..]),
+            None => return Vec::new(),
+        },
+        None => match match_prefix(rest, "to") {
+            Some(k) => (None, &rest[k..]),
+            None => return Vec::new(),
+        },
+    };
+    let to = when::without_time(to);
+    if to.iter().any(|x| listed(DIETS, x.lower())) {
+        return Vec::new();
+    }
+    let Some(new) = clean(&to, Kind::Activity) else {
+        return Vec::new();
+    };
+    let article = match to.first().map(|x| x.lower()) {
+        Some(a @ ("a" | "an")) => format!("{a} "),
+        _ => String::new(),
+    };
+    let text = format!("uses {article}{new}");
+    let from = from.and_then(|f| clean(f, Kind::Thing));
+    vec![Found {
+        attribute: "note",
+        value: text.clone(),
+        text,
+        polarity: Polarity::Positive,
+        confidence: 0.75,
+        transition: Some(Transition::Replaces { from }),
+        ..Found::default()
+    }]
+}
+
+/// The object up to a clause-like stop ("because", "so", "and").
+fn cut<'w, 'a>(words: &'w [Word<'a>]) -> &'w [Word<'a>] {
+    let end = words
+        .iter()
+        .position(|x| {
+            matches!(
+                x.lower(),
+                "because" | "so" | "and" | "but" | "which" | "when" | "after" | "to" | "for"
+            )
+        })
+        .unwrap_or(words.len());
+    &words[..end]
+}
+
+/// "Miso passed away", "our dog Rex died", "my grandma passed away last month": the one
+/// named is gone; whatever the user held about them as theirs closes. `words` is the
+/// whole clause.
+pub(crate) fn passed_away(words: &[Word]) -> Vec<Found> {
+    let (who, n) = match words.first().map(|w| w.lower()) {
+        Some("my" | "our") => {
+            let Some(kin) = words
+                .get(1)
+                .filter(|w| listed(RELATIONS, w.lower()) || listed(PETS, w.lower()))
+            else {
+                return Vec::new();
+            };
+            match words.get(2).filter(|w| is_name(w)) {
+                Some(name) => (format!("{} {}", kin.lower(), name.text()), 3),
+                None => (kin.lower().to_owned(), 2),
+            }
+        }
+        Some(_) if words.first().is_some_and(is_name) => (words[0].text().to_owned(), 1),
+        _ => return Vec::new(),
+    };
+    let rest = &words[n..];
+    let Some(k) = match_prefix(rest, "passed away|on")
+        .or_else(|| match_prefix(rest, "died"))
+        .or_else(|| match_prefix(rest, "was put down|to sleep"))
+    else {
+        return Vec::new();
+    };
+    let said: Vec<String> = rest[..k].iter().map(|w| w.lower().to_owned()).collect();
+    let text = format!("{who} {}", said.join(" "));
+    vec![Found {
+        attribute: "event",
+        value: text.clone(),
+        text,
+        polarity: Polarity::Positive,
+        confidence: 0.8,
+        transition: Some(Transition::Ends { object: who }),
+        ..Found::default()
+    }]
+}
+
+fn is_name(w: &Word) -> bool {
+    w.is_capitalised()
+        && w.text() != "I"
+        && w.text().chars().all(|c| c.is_alphabetic() || c == '-')
+        && !listed(EMPTY_VALUES, w.lower())
+        && !listed(
+            &[
+                "the", "a", "an", "this", "that", "my", "our", "he", "she", "they", "it",
+                "someone", "everyone", "nobody", "somebody",
+            ],
+            w.lower(),
+        )
+}
