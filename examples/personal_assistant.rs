@@ -67,7 +67,7 @@ async fn main() -> Result<(), MemoryError> {
             "I'm allergic to peanuts.",
         ],
         &[
-            "Any plans for this weekend?",
+            "Which museums could I see this weekend?",
             "Actually, I moved to Berlin last month.",
             "Can you suggest a restaurant near me?",
         ],

@@ -894,7 +894,10 @@ fn chat_resumes_across_runs_and_injects_facts() {
     let id = conversation_id(&first);
 
     let second = cli
-        .run_in(&["chat", "--user", "bob"], "Any ideas for the weekend?\n")
+        .run_in(
+            &["chat", "--user", "bob"],
+            "Any sailing ideas near Rome for the weekend?\n",
+        )
         .ok();
     assert_eq!(
         conversation_id(&second),

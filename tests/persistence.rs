@@ -60,7 +60,10 @@ async fn facts_and_conversations_survive_a_restart() {
         .build()
         .await
         .unwrap();
-    let reply = fresh.send("Any plans for this weekend?").await.unwrap();
+    let reply = fresh
+        .send("Which museums should I see this weekend?")
+        .await
+        .unwrap();
     assert!(reply.report.memory_block.unwrap().contains("museums"));
 
     let resumed = Session::builder(Assistant, &container)

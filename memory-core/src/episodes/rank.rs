@@ -26,6 +26,20 @@ pub fn score(relevance: f32, in_period: Option<bool>) -> Option<(f32, RecallReas
     }
 }
 
+/// What a dated episode (its words name when something happened) gains for a question
+/// that asks when: such an episode is where the answer's date is.
+pub const DATED_BOOST: f32 = 0.1;
+
+/// `score` raised by [`DATED_BOOST`] when the question asks when and the episode's words
+/// name a date.
+pub fn dated(score: f32, asks_when: bool, names_a_date: bool) -> f32 {
+    if asks_when && names_a_date {
+        score + DATED_BOOST
+    } else {
+        score
+    }
+}
+
 /// Sorts best first (ties: the more recent first) and keeps `k`.
 pub fn best(mut found: Vec<ScoredEpisode>, k: usize) -> Vec<ScoredEpisode> {
     found.sort_by(|a, b| {

@@ -179,6 +179,7 @@ impl EpisodeStore for VectorEpisodeStore {
             .iter()
             .map(|m| (m.span.start, m.span.end))
             .reduce(|(s, e), (s2, e2)| (s.min(s2), e.max(e2)));
+        let asks_when = crate::time::asks_when(&query.text);
         let excluded: HashSet<&str> = query.exclude.iter().map(String::as_str).collect();
         let keep = |e: &Episode| {
             !excluded.contains(e.message_id.as_str())
@@ -211,6 +212,7 @@ impl EpisodeStore for VectorEpisodeStore {
             let in_period = period.map(|(s, e)| episode.touches(s, e));
             if let Some((score, reason)) = rank::score(relevance, in_period) {
                 matched.insert(episode.id.clone());
+                let score = rank::dated(score, asks_when, !episode.when.is_empty());
                 found.push(ScoredEpisode {
                     episode,
                     relevance: relevance.max(0.0),

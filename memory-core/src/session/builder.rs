@@ -5,6 +5,7 @@ use std::sync::Arc;
 use crate::buffer::{ShortTermMemory, DEFAULT_MAX_TOKENS};
 use crate::conversation::{ConversationStore, InMemoryConversationStore};
 use crate::di::Container;
+use crate::episodes::Retention;
 use crate::error::{MemoryError, Result};
 use crate::extract::{FactExtractor, LlmExtractor};
 use crate::facts::UserMemoryStore;
@@ -65,6 +66,8 @@ pub struct SessionConfig {
     /// Whether the assistant's replies are kept as episodes too, beside everything the
     /// user says (default `true`; the role is kept either way).
     pub episodes_of_replies: bool,
+    /// How many episodes a user keeps (default: all). Applied when a session is built.
+    pub episode_retention: Retention,
 }
 
 impl Default for SessionConfig {
@@ -76,6 +79,7 @@ impl Default for SessionConfig {
             summarize_to: 75,
             extraction: ExtractionMode::Inline,
             episodes_of_replies: true,
+            episode_retention: Retention::all(),
         }
     }
 }
@@ -108,6 +112,13 @@ impl SessionConfig {
     /// Sets where extraction runs.
     pub fn with_extraction(mut self, extraction: ExtractionMode) -> Self {
         self.extraction = extraction;
+        self
+    }
+
+    /// Sets how many episodes a user keeps (all, the last N, a maximum age); applied when
+    /// a session of the user is built.
+    pub fn with_episode_retention(mut self, retention: Retention) -> Self {
+        self.episode_retention = retention;
         self
     }
 
@@ -307,6 +318,15 @@ impl<A: Agent> SessionBuilder<A> {
         let events = log.load(&conversation_id).await?;
         if self.must_exist && events.is_empty() {
             return Err(MemoryError::not_found("conversation", conversation_id));
+        }
+        if let Some(lt) = &long_term {
+            if self.config.episode_retention != Retention::all() {
+                let dropped = lt
+                    .episodes
+                    .retain(&user_id, self.config.episode_retention, chrono::Utc::now())
+                    .await?;
+                tracing::debug!(dropped, "episode retention applied");
+            }
         }
         let owner = crate::conversation::replay(&events, &mut memory);
         if let Some(owner) = &owner {

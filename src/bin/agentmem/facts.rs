@@ -31,7 +31,8 @@ pub async fn run(stores: &Stores, command: FactsCommand) -> Result<(), CliError>
             query,
         } => search(store, &user.user, &query.join(" "), k, json.json).await,
         FactsCommand::Forget { user, id, yes } => {
-            forget(store, &user.user, id.as_deref(), yes).await
+            let episodes = agentmemory::episodes::resolve(stores.container())?;
+            forget(store, episodes.as_ref(), &user.user, id.as_deref(), yes).await
         }
         FactsCommand::Export { user } => {
             let export = export_facts(store, &user.user).await?;
@@ -211,13 +212,14 @@ async fn search(
 
 async fn forget(
     store: &dyn UserMemoryStore,
+    episodes: &dyn agentmemory::episodes::EpisodeStore,
     user: &str,
     id: Option<&str>,
     yes: bool,
 ) -> Result<(), CliError> {
     let what = match id {
         Some(id) => format!("fact `{id}` of user `{user}` and its history"),
-        None => format!("every fact of user `{user}`, history included"),
+        None => format!("every fact and episode of user `{user}`, history included"),
     };
     if !yes && !confirm(&what)? {
         return output::line("nothing deleted");
@@ -234,8 +236,9 @@ async fn forget(
         }
         None => {
             let removed = store.forget_user(user).await?;
+            let episodes = episodes.forget(user).await?;
             output::line(format!(
-                "forgot user `{user}`: {removed} fact records deleted"
+                "forgot user `{user}`: {removed} fact records deleted, {episodes} episodes deleted"
             ))
         }
     }
