@@ -108,6 +108,9 @@ impl VectorStore for EmbeddingVectorStore {
 /// documents are then embedded when written and searches are hybrid.
 ///
 pub fn embed_stores(container: &Container, embedder: Arc<dyn Embedder>) -> Result<()> {
+    // One turn embeds its message for the fact query, the episode and the episode query:
+    // the stores share one memory of recent texts, so the model runs once for it.
+    let embedder: Arc<dyn Embedder> = Arc::new(super::RecentEmbeddings::new(embedder));
     for token in container.tokens::<dyn UserMemoryStore>() {
         let store = container.resolve::<dyn UserMemoryStore>(Some(&token))?;
         let wrapped: Arc<dyn UserMemoryStore> =

@@ -13,6 +13,7 @@ mod filter;
 mod fuse;
 mod memory;
 mod quantized;
+mod recent;
 mod simd;
 pub(crate) mod sparse;
 pub(crate) mod topk;
@@ -22,6 +23,7 @@ pub use embedding::{embed_stores, EmbeddingVectorStore};
 pub use filter::{Condition, Filter};
 pub use fuse::{fuse, Fusion};
 pub use memory::InMemoryVectorStore;
+pub use recent::RecentEmbeddings;
 pub use simd::kernel_name as dense_kernel;
 
 /// A document to store or as stored.
