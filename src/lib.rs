@@ -60,7 +60,7 @@ pub use agentmemory_core::conversation::{
     ConversationEvent, ConversationStore, InMemoryConversationStore, StoredEvent,
 };
 pub use agentmemory_core::di::Container;
-pub use agentmemory_core::error::{MemoryError, Result};
+pub use agentmemory_core::error::{MemoryError, Result, ToolRoundProblem};
 pub use agentmemory_core::extract::{FactExtractor, RuleExtractor, Turn};
 pub use agentmemory_core::facts::{
     FactCandidate, FactChange, FactPolicy, InMemoryUserMemoryStore, MemoryFact, Polarity,

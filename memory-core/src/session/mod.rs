@@ -30,6 +30,7 @@ mod defaults;
 mod prepare;
 mod report;
 mod stream;
+mod tool_rounds;
 
 use std::sync::Arc;
 
