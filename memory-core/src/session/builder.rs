@@ -359,6 +359,7 @@ impl<A: Agent> SessionBuilder<A> {
             config: self.config,
             started,
             pending,
+            unanswered: None,
             extraction,
             background,
             summary_block: Default::default(),

@@ -31,6 +31,7 @@ mod prepare;
 mod report;
 mod stream;
 mod tool_rounds;
+mod tool_rounds;
 
 use std::sync::Arc;
 
@@ -95,6 +96,9 @@ pub struct Session<A: Agent> {
     config: SessionConfig,
     started: bool,
     pending: Option<Pending>,
+    /// The message of an abandoned turn, still in `memory`, to take out (and log as
+    /// unanswered) with the next message that is logged.
+    unanswered: Option<ulid::Ulid>,
     extraction: Option<commit::Extraction>,
     background: Option<background::Worker>,
     summary_block: crate::render::RenderedSummary,
