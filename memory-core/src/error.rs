@@ -164,6 +164,18 @@ pub enum MemoryError {
         /// What is wrong.
         problem: ToolRoundProblem,
     },
+
+    /// A session built without a chat model
+    /// ([`SessionBuilder::external_model`](crate::session::SessionBuilder::external_model))
+    /// was asked to call one ([`Session::send`](crate::Session::send) and its variants).
+    #[error(
+        "the session of agent `{agent}` was built without a chat model (external_model); \
+         call prepare, then your own model, then commit"
+    )]
+    NoModel {
+        /// The agent's name.
+        agent: String,
+    },
 }
 
 /// What is wrong with a reply's tool rounds ([`MemoryError::InvalidToolRound`]).
