@@ -110,10 +110,10 @@ async fn run() -> Result<(), Box<dyn std::error::Error>> {
     let facts = Arc::new(InMemoryUserMemoryStore::new());
     container.register_user_memory("user_memory", facts.clone());
     container.register_conversations("log", Arc::new(InMemoryConversationStore::new()));
-    // Only the session's builder needs a model under the agent's name; your client does the calls.
-    container.register_model("gpt-4o-mini", Arc::new(OfflineModel::new()));
+    // Your client does the calls: the session needs no model registered.
     let mut session = Session::builder(TravelAgent, &container)
         .user("ana")
+        .external_model()
         .build()
         .await?;
 

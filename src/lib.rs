@@ -60,7 +60,7 @@ pub use agentmemory_core::conversation::{
     ConversationEvent, ConversationStore, InMemoryConversationStore, StoredEvent,
 };
 pub use agentmemory_core::di::Container;
-pub use agentmemory_core::error::{MemoryError, Result};
+pub use agentmemory_core::error::{MemoryError, Result, ToolRoundProblem};
 pub use agentmemory_core::extract::{FactExtractor, RuleExtractor, Turn};
 pub use agentmemory_core::facts::{
     FactCandidate, FactChange, FactPolicy, InMemoryUserMemoryStore, MemoryFact, Polarity,
@@ -109,16 +109,18 @@ pub mod prelude {
     pub use agentmemory_core::facts::{
         FactCandidate, FactChange, InMemoryUserMemoryStore, MemoryFact, UserMemoryStore,
     };
-    pub use agentmemory_core::model::{ChatModel, OfflineModel, ToolDefinition};
+    pub use agentmemory_core::model::{
+        ChatModel, ChatRequest, ChatStream, Completion, OfflineModel, StreamEvent, ToolDefinition,
+    };
     pub use agentmemory_core::session::{
         Agent, ExtractionMode, PreparedTurn, Reply, Session, SessionConfig, TurnEvent, TurnReply,
-        TurnReport,
+        TurnReport, TurnStream,
     };
     pub use agentmemory_core::vector::{Document, InMemoryVectorStore, SearchQuery, VectorStore};
     pub use agentmemory_core::working::WorkingMemory;
     pub use agentmemory_core::{
         Container, ConversationStore, InMemoryConversationStore, InMemoryKvStore, KvStore,
-        MemoryError, Message, Remember, RememberSpec, Role,
+        MemoryError, Message, Remember, RememberSpec, Role, ToolCall,
     };
 }
 

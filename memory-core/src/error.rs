@@ -153,6 +153,79 @@ pub enum MemoryError {
     /// A fact extractor produced output that could not be used.
     #[error("fact extraction failed: {0}")]
     Extraction(String),
+
+    /// The tool rounds of a reply do not pair up, so a model API would reject every later
+    /// request that carries them. Refused before anything is logged or remembered.
+    #[error("invalid tool round at message {index} of the reply: {problem}")]
+    InvalidToolRound {
+        /// Position of the message at fault in the reply: its steps in order, then the
+        /// final message.
+        index: usize,
+        /// What is wrong.
+        problem: ToolRoundProblem,
+    },
+
+    /// A session built without a chat model
+    /// ([`SessionBuilder::external_model`](crate::session::SessionBuilder::external_model))
+    /// was asked to call one ([`Session::send`](crate::Session::send) and its variants).
+    #[error(
+        "the session of agent `{agent}` was built without a chat model (external_model); \
+         call prepare, then your own model, then commit"
+    )]
+    NoModel {
+        /// The agent's name.
+        agent: String,
+    },
+}
+
+/// What is wrong with a reply's tool rounds ([`MemoryError::InvalidToolRound`]).
+///
+/// A reply's steps are rounds of an assistant message with tool calls followed by one
+/// tool result per call, each naming its call's id; the final message calls no tool.
+///
+/// ```
+/// use agentmemory_core::error::ToolRoundProblem;
+///
+/// let problem = ToolRoundProblem::UnknownCallId { call_id: "c9".into() };
+/// assert_eq!(problem.to_string(), "a tool result answers `c9`, which no pending tool call has");
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum ToolRoundProblem {
+    /// An assistant tool call has no result before the next assistant message (or the end).
+    #[error("tool call `{call_id}` has no result")]
+    UnansweredCall {
+        /// The call's id.
+        call_id: String,
+    },
+    /// A tool result names a call id that no assistant message of its round made.
+    #[error("a tool result answers `{call_id}`, which no pending tool call has")]
+    UnknownCallId {
+        /// The id the result names.
+        call_id: String,
+    },
+    /// A second tool result for the same call.
+    #[error("a second tool result for call `{call_id}`")]
+    DuplicateResult {
+        /// The call's id.
+        call_id: String,
+    },
+    /// Two tool calls of the reply share an id, so their results cannot be told apart.
+    #[error("tool call id `{call_id}` is used twice")]
+    DuplicateCallId {
+        /// The repeated id.
+        call_id: String,
+    },
+    /// A tool call or a tool result without an id.
+    #[error("a tool call or tool result without an id")]
+    MissingCallId,
+    /// A user or system message among the steps (only assistant messages and tool
+    /// results may come before the final message).
+    #[error("a {role} message among the tool rounds")]
+    UnexpectedRole {
+        /// Its role.
+        role: crate::message::Role,
+    },
 }
 
 impl MemoryError {

@@ -244,13 +244,30 @@ async fn redis_rediss_with_the_wrong_ca_or_platform_roots_is_a_certificate_error
 }
 
 #[tokio::test]
-async fn redis_rediss_insecure_skips_the_checks() {
+async fn redis_insecure_fragment_is_refused_and_only_the_named_option_skips_the_checks() {
     let Some(v) = env(&["AGENTMEM_REDIS_TLS_URL"]) else {
         return;
     };
-    let store = RedisStore::connect(&format!("{}#insecure", v[0]))
+    // A URL fragment never turns verification off: refused before connecting.
+    let err = RedisStore::connect(&format!("{}#insecure", with_password(&v[0])))
         .await
-        .expect("#insecure accepts any certificate");
+        .expect_err("#insecure is refused");
+    assert!(
+        matches!(err, MemoryError::InvalidArgument { .. }),
+        "{err:?}"
+    );
+    let text = err.to_string();
+    assert!(text.contains("danger_accept_invalid_certs"), "{text}");
+    assert!(!text.contains("hunter2"), "{text}");
+    // The server's certificate is signed by a CA the platform does not trust: only the
+    // explicitly named option accepts it.
+    let options = || agentmemory_stores::RedisOptions {
+        danger_accept_invalid_certs: true,
+        ..Default::default()
+    };
+    let store = RedisStore::connect_with(&v[0], options())
+        .await
+        .expect("danger_accept_invalid_certs accepts any certificate");
     let ns = fresh("insecure");
     let entry = agentmemory_core::MemoryEntry::new(
         agentmemory_core::MemoryScope::Working,

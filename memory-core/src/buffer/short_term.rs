@@ -282,6 +282,19 @@ impl ShortTermMemory {
             .any(|e| e.message.id == *id)
     }
 
+    /// Takes the non-system message `id` out of the buffer (searching from the most
+    /// recent), with its tokens; whether it was there. How an unanswered user message
+    /// leaves the window.
+    pub(crate) fn remove_recent(&mut self, id: &ulid::Ulid) -> bool {
+        let Some(at) = self.turns.iter().rposition(|e| e.message.id == *id) else {
+            return false;
+        };
+        if let Some(entry) = self.turns.remove(at) {
+            self.turn_tokens = self.turn_tokens.saturating_sub(entry.tokens);
+        }
+        true
+    }
+
     /// The most recent non-system message.
     pub fn last_turn(&self) -> Option<&Message> {
         self.turns.back().map(|e| &*e.message)

@@ -28,6 +28,7 @@ enum Kind {
     SummaryUpdated,
     FactsChanged,
     Snapshot,
+    Unanswered,
 }
 
 /// The fields of each variant, read from whatever follows (or surrounds) the tag.
@@ -59,6 +60,11 @@ mod body {
     #[derive(Deserialize)]
     pub(super) struct Snapshot {
         pub snapshot: ShortTermSnapshot,
+    }
+
+    #[derive(Deserialize)]
+    pub(super) struct Unanswered {
+        pub message_id: ulid::Ulid,
     }
 }
 
@@ -93,6 +99,10 @@ fn variant<'de, D: Deserializer<'de>>(
         Kind::Snapshot => {
             let body::Snapshot { snapshot } = Deserialize::deserialize(fields)?;
             ConversationEvent::Snapshot { snapshot }
+        }
+        Kind::Unanswered => {
+            let body::Unanswered { message_id } = Deserialize::deserialize(fields)?;
+            ConversationEvent::Unanswered { message_id }
         }
     })
 }
@@ -197,6 +207,9 @@ mod tests {
             },
             ConversationEvent::Snapshot {
                 snapshot: memory.snapshot(),
+            },
+            ConversationEvent::Unanswered {
+                message_id: ulid::Ulid::new(),
             },
         ]
     }

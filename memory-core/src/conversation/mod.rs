@@ -61,6 +61,13 @@ pub enum ConversationEvent {
         /// The state.
         snapshot: ShortTermSnapshot,
     },
+    /// The user message `message_id` was never answered (its turn was abandoned and
+    /// another message came): it left the short-term memory, so the window never holds
+    /// two user messages in a row. Its own `Message` event stays in the log.
+    Unanswered {
+        /// The id of the user message.
+        message_id: ulid::Ulid,
+    },
 }
 
 /// An event as stored: its position in the log and when it was written.

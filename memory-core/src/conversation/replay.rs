@@ -15,7 +15,8 @@ pub struct Owner {
 
 /// Replays `events` into `memory`, from the last snapshot on, exactly as a session
 /// applied them: messages are added, summary updates set the summary and trim to the
-/// recorded number of recent messages, a snapshot restores its state.
+/// recorded number of recent messages, a snapshot restores its state, an unanswered user
+/// message leaves the memory.
 /// Returns the conversation's owner when the log records one.
 ///
 /// ```
@@ -66,6 +67,9 @@ pub fn apply(memory: &mut ShortTermMemory, event: &ConversationEvent) {
             memory.trim_to_recent(*keep_recent);
         }
         ConversationEvent::Snapshot { snapshot } => memory.restore(snapshot.clone()),
+        ConversationEvent::Unanswered { message_id } => {
+            memory.remove_recent(message_id);
+        }
         ConversationEvent::Started { .. } | ConversationEvent::FactsChanged { .. } => {}
     }
 }

@@ -140,6 +140,7 @@ pub struct SessionBuilder<A: Agent> {
     counter: Option<Arc<dyn TokenCounter>>,
     must_exist: bool,
     ephemeral: bool,
+    external_model: bool,
 }
 
 impl<A: Agent> SessionBuilder<A> {
@@ -153,6 +154,7 @@ impl<A: Agent> SessionBuilder<A> {
             counter: None,
             must_exist: false,
             ephemeral: false,
+            external_model: false,
         }
     }
 
@@ -202,6 +204,48 @@ impl<A: Agent> SessionBuilder<A> {
     /// conversations silently.
     pub fn ephemeral(mut self) -> Self {
         self.ephemeral = true;
+        self
+    }
+
+    /// The caller calls the model with its own client ([`Session::prepare`], the
+    /// client, then [`Session::commit`]): no [`ChatModel`] is resolved, so none needs to
+    /// be registered under the agent's model name. [`Session::send`] and
+    /// [`Session::send_stream`] then fail with [`MemoryError::NoModel`].
+    ///
+    /// Without this, [`build`](Self::build) fails when the container has no chat model
+    /// for the agent, so an application that relies on `send` learns of a missing model
+    /// at start-up rather than at its first message. (A named `extraction_model` of the
+    /// agent is still resolved: extraction calls it.)
+    ///
+    /// ```
+    /// # tokio_test::block_on(async {
+    /// use std::borrow::Cow;
+    /// use agentmemory_core::session::{Agent, Session};
+    /// use agentmemory_core::{Container, Message, MemoryError, Remember};
+    ///
+    /// struct Bot;
+    /// impl Remember for Bot {}
+    /// impl Agent for Bot {
+    ///     fn system_prompt(&self) -> Cow<'_, str> { "Be brief.".into() }
+    ///     fn model(&self) -> &str { "my-own-client" }
+    /// }
+    ///
+    /// let container = Container::new(); // no model registered
+    /// let mut session = Session::builder(Bot, &container)
+    ///     .user("ann")
+    ///     .ephemeral()
+    ///     .external_model()
+    ///     .build()
+    ///     .await?;
+    /// let turn = session.prepare(Message::user("hi")).await?;
+    /// // ... send turn.request() with your own client ...
+    /// session.commit(turn, Message::assistant("Hello!")).await?;
+    /// assert!(matches!(session.send("again").await, Err(MemoryError::NoModel { .. })));
+    /// # Ok::<_, MemoryError>(())
+    /// # }).unwrap();
+    /// ```
+    pub fn external_model(mut self) -> Self {
+        self.external_model = true;
         self
     }
 
@@ -263,7 +307,9 @@ impl<A: Agent> SessionBuilder<A> {
     /// replays them to rebuild the short-term memory and its summary.
     ///
     /// Fails (before any message is sent) when the user id is empty, a named token or
-    /// model is missing, or the conversation belongs to another user.
+    /// model is missing (no chat model is needed after
+    /// [`external_model`](Self::external_model)), or the conversation belongs to another
+    /// user.
     pub async fn build(self) -> Result<Session<A>> {
         let user_id = self
             .user_id
@@ -288,7 +334,11 @@ impl<A: Agent> SessionBuilder<A> {
                 ),
             ));
         }
-        let model = self.resolve_model()?;
+        let model = if self.external_model {
+            None
+        } else {
+            Some(self.resolve_model()?)
+        };
         let long_term = self.resolve_long_term()?;
         let summarizer = self
             .container
@@ -379,6 +429,7 @@ impl<A: Agent> SessionBuilder<A> {
             config: self.config,
             started,
             pending,
+            unanswered: None,
             extraction,
             background,
             summary_block: Default::default(),

@@ -61,6 +61,30 @@ impl Reply {
         self.usage = Some(usage);
         self
     }
+
+    /// Checks the tool rounds as [`Session::commit`] does: every assistant tool call
+    /// answered once by a tool result naming its id, before the next assistant message;
+    /// no result for a call that was not made; no tool call in the final message; only
+    /// assistant messages and tool results among the steps. The error is
+    /// [`MemoryError::InvalidToolRound`], saying which message and what is wrong.
+    ///
+    /// ```
+    /// use agentmemory_core::error::ToolRoundProblem;
+    /// use agentmemory_core::session::Reply;
+    /// use agentmemory_core::{MemoryError, Message, ToolCall};
+    ///
+    /// let call = Message::assistant_with_tools("", vec![ToolCall::new("c1", "clock", serde_json::json!({}))]);
+    /// let wrong = Message::tool_result("c2", "09:30");
+    /// let reply = Reply::new(Message::assistant("It is half past nine.")).with_steps(vec![call, wrong]);
+    /// let err = reply.check_tool_rounds().unwrap_err();
+    /// assert!(matches!(
+    ///     err,
+    ///     MemoryError::InvalidToolRound { index: 1, problem: ToolRoundProblem::UnknownCallId { .. } }
+    /// ));
+    /// ```
+    pub fn check_tool_rounds(&self) -> Result<()> {
+        super::tool_rounds::check(&self.steps, &self.message)
+    }
 }
 
 impl From<Message> for Reply {
@@ -156,9 +180,15 @@ impl<A: Agent> Session<A> {
     /// reconciles facts — inline, or queued for the background (see
     /// [`ExtractionMode`]).
     ///
-    /// Fails only when the log cannot take the reply (nothing is then remembered, and
-    /// the turn can be committed again), or when `turn` is not this session's latest
-    /// prepared turn. Extraction failures are reported in the [`TurnReport`](super::TurnReport).
+    /// Fails, before anything is logged or remembered, when the reply is not a complete
+    /// turn: a final message that is not an assistant message, or tool rounds that do not
+    /// pair up ([`MemoryError::InvalidToolRound`], see [`Reply::check_tool_rounds`]): a
+    /// tool result with an unknown call id, a call without its result, a duplicate result.
+    /// Fails too when the log cannot take the reply (nothing is then remembered), or when
+    /// `turn` is not this session's latest prepared turn. After a refused reply or a log
+    /// error the turn is still open: commit a clone of `turn` (taken before this call)
+    /// with a fixed reply, or prepare the same message again (a retry, logged once).
+    /// Extraction failures are reported in the [`TurnReport`](super::TurnReport).
     pub async fn commit(
         &mut self,
         turn: PreparedTurn,
@@ -206,6 +236,7 @@ impl<A: Agent> Session<A> {
                 ),
             ));
         }
+        reply.check_tool_rounds()?;
         let PreparedTurn {
             user, mut report, ..
         } = turn;

@@ -30,6 +30,7 @@ mod defaults;
 mod prepare;
 mod report;
 mod stream;
+mod tool_rounds;
 
 use std::sync::Arc;
 
@@ -38,7 +39,7 @@ use tracing::Instrument;
 use crate::buffer::ShortTermMemory;
 use crate::conversation::{ConversationEvent, ConversationStore};
 use crate::episodes::EpisodeStore;
-use crate::error::Result;
+use crate::error::{MemoryError, Result};
 use crate::extract::FactExtractor;
 use crate::facts::UserMemoryStore;
 use crate::message::Message;
@@ -80,13 +81,15 @@ pub(crate) struct LongTerm {
 ///
 /// Built with [`Session::builder`]; every dependency is resolved from the
 /// [`Container`](crate::Container) at build time, so a missing store or model fails
-/// before the first message. See the crate documentation of `agentmem` for a complete
+/// before the first message (a session for the caller's own model client needs none:
+/// [`SessionBuilder::external_model`]). See the crate documentation of `agentmem` for a complete
 /// example.
 pub struct Session<A: Agent> {
     agent: A,
     user_id: String,
     conversation_id: String,
-    model: Arc<dyn ChatModel>,
+    /// `None` when the caller brings its own client ([`SessionBuilder::external_model`]).
+    model: Option<Arc<dyn ChatModel>>,
     summarizer: Arc<dyn Summarizer>,
     log: Arc<dyn ConversationStore>,
     long_term: Option<LongTerm>,
@@ -94,6 +97,9 @@ pub struct Session<A: Agent> {
     config: SessionConfig,
     started: bool,
     pending: Option<Pending>,
+    /// The message of an abandoned turn, still in `memory`, to take out (and log as
+    /// unanswered) with the next message that is logged.
+    unanswered: Option<ulid::Ulid>,
     extraction: Option<commit::Extraction>,
     background: Option<background::Worker>,
     summary_block: crate::render::RenderedSummary,
@@ -142,6 +148,9 @@ impl<A: Agent> Session<A> {
     }
 
     /// Sends a user message and runs one turn (see the [module docs](self)).
+    ///
+    /// A session built with [`SessionBuilder::external_model`] has no model to call:
+    /// this fails with [`MemoryError::NoModel`] and nothing is logged.
     pub async fn send(&mut self, text: impl Into<String>) -> Result<TurnReply> {
         self.send_message(Message::user(text.into())).await
     }
@@ -157,10 +166,20 @@ impl<A: Agent> Session<A> {
         self.turn(user).instrument(span).await
     }
 
+    /// The chat model `send` calls, or [`MemoryError::NoModel`] when the session was
+    /// built for the caller's own client.
+    fn chat_model(&self) -> Result<Arc<dyn ChatModel>> {
+        self.model.clone().ok_or_else(|| MemoryError::NoModel {
+            agent: self.agent.name().to_owned(),
+        })
+    }
+
     async fn turn(&mut self, user: Message) -> Result<TurnReply> {
+        // Checked before the message is logged: a session without a model never opens
+        // a turn it cannot close.
+        let model = self.chat_model()?;
         let turn = self.prepare_message(user).await?;
-        let completion = self
-            .model
+        let completion = model
             .complete(turn.request.clone())
             .instrument(tracing::info_span!("model"))
             .await?;

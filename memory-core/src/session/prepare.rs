@@ -20,6 +20,13 @@ use super::{cut, Agent, LongTerm, Pending, Session};
 /// block, summary block), the window, and what memory did so far. Send
 /// [`request`](Self::request) to any model — your own client, with tools, streaming —
 /// then hand the reply to [`Session::commit`].
+///
+/// A turn that is never committed (dropped, or its model call failed) stays open until
+/// the session prepares the next message: the same message again is a retry of this
+/// turn; a different one abandons it, and its user message leaves the window (it stays
+/// in the log, unanswered). The session decides this, not the value's drop: a turn is
+/// detached from the session (no borrow, cheap to clone), and a failed `send` must stay
+/// retryable.
 #[derive(Debug, Clone)]
 pub struct PreparedTurn {
     pub(super) conversation_id: String,
@@ -86,6 +93,13 @@ impl<A: Agent> Session<A> {
     /// (nothing is acknowledged that is not logged). Preparing the same message again
     /// after a failed turn (same id, or same content while that turn is uncommitted) is a
     /// retry: the message is logged and remembered once.
+    ///
+    /// A prepared turn that is dropped without a commit is abandoned when the next,
+    /// different message is prepared: the abandoned message leaves the short-term
+    /// memory (the log keeps it, followed by a
+    /// [`ConversationEvent::Unanswered`](crate::conversation::ConversationEvent::Unanswered)
+    /// that replay honours), so the request never holds two user messages in a row.
+    /// Until then [`memory`](Self::memory) still shows it, as the open turn's message.
     pub async fn prepare(&mut self, user: impl Into<Message>) -> Result<PreparedTurn> {
         let span = tracing::info_span!(
             "prepare",
@@ -108,11 +122,21 @@ impl<A: Agent> Session<A> {
                 report.retried = p.logged;
                 p
             }
-            _ => Pending {
-                message: Arc::new(user),
-                logged: false,
-                in_memory: false,
-            },
+            stale => {
+                // A turn opened and never committed is abandoned: its message leaves the
+                // window when this one is logged (it stays in the log, unanswered), so
+                // the model never gets two user messages in a row.
+                if let Some(p) = stale.filter(|p| p.in_memory) {
+                    // Only a logged message is in memory, and logging one clears
+                    // `unanswered`: there is never a second one to keep.
+                    self.unanswered = Some(p.message.id);
+                }
+                Pending {
+                    message: Arc::new(user),
+                    logged: false,
+                    in_memory: false,
+                }
+            }
         };
         let mut pending = pending;
         let logged = self.log_pending(&mut pending).await;
@@ -258,15 +282,19 @@ impl<A: Agent> Session<A> {
         }
     }
 
-    /// Logs and remembers the pending user message, each at most once.
+    /// Logs and remembers the pending user message, each at most once; takes the
+    /// message of an abandoned turn out of the memory in the same append.
     async fn log_pending(&mut self, pending: &mut Pending) -> Result<()> {
         if !pending.logged {
-            let mut events = Vec::with_capacity(2);
+            let mut events = Vec::with_capacity(3);
             if !self.started {
                 events.push(ConversationEvent::Started {
                     user_id: self.user_id.clone(),
                     agent: self.agent.name().to_owned(),
                 });
+            }
+            if let Some(message_id) = self.unanswered {
+                events.push(ConversationEvent::Unanswered { message_id });
             }
             events.push(ConversationEvent::Message {
                 message: Message::clone(&pending.message),
@@ -274,6 +302,11 @@ impl<A: Agent> Session<A> {
             self.log.append(&self.conversation_id, events).await?;
             self.started = true;
             pending.logged = true;
+            // Memory follows the log: the abandoned message leaves only once the log
+            // says so, and a replay does the same.
+            if let Some(message_id) = self.unanswered.take() {
+                self.memory.remove_recent(&message_id);
+            }
         }
         if !pending.in_memory {
             if !self.memory.holds_recent(&pending.message.id, 8) {

@@ -39,16 +39,18 @@ impl<A: Agent> Session<A> {
     /// model produces them, then [`TurnEvent::Done`] once the reply is committed.
     ///
     /// The model's [`stream`](crate::model::ChatModel::stream) is used (models without
-    /// streaming yield their whole reply as one delta).
+    /// streaming yield their whole reply as one delta). Without a model
+    /// ([`SessionBuilder::external_model`](super::SessionBuilder::external_model)) this
+    /// fails with [`MemoryError::NoModel`] and nothing is logged.
     pub async fn send_stream(&mut self, text: impl Into<String>) -> Result<TurnStream<'_>> {
         self.send_message_stream(Message::user(text.into())).await
     }
 
     /// Like [`send_stream`](Self::send_stream) with a prepared message.
     pub async fn send_message_stream(&mut self, user: Message) -> Result<TurnStream<'_>> {
+        let model = self.chat_model()?;
         let turn = self.prepare(user).await?;
-        let inner = self
-            .model
+        let inner = model
             .stream(turn.request.clone())
             .instrument(tracing::info_span!("model"))
             .await?;

@@ -103,6 +103,9 @@ pub fn sample_events() -> Vec<ConversationEvent> {
                 summary: Some("earlier: greetings".into()),
             },
         },
+        ConversationEvent::Unanswered {
+            message_id: ulid::Ulid::new(),
+        },
     ]
 }
 

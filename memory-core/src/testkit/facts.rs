@@ -14,6 +14,7 @@ pub async fn run_all(store: &dyn UserMemoryStore) {
     check_unrelated_facts_are_added(store).await;
     check_ignored(store).await;
     check_user_isolation(store).await;
+    check_foreign_ids_are_not_found(store).await;
     check_delete(store).await;
     check_forget_user(store).await;
     check_search_ranking(store).await;
@@ -204,6 +205,92 @@ pub async fn check_user_isolation(store: &dyn UserMemoryStore) {
         "forgetting b spares a"
     );
     store.forget_user(&a).await.expect("forget");
+}
+
+/// Another user's fact ids, current or superseded, are "not found": `get` gives `None`,
+/// `history` nothing, `delete` `false`. Neither that, nor an import for the other user
+/// carrying the owner's ids, nor the other user's own changes to such a copy, touches
+/// the owner's facts.
+pub async fn check_foreign_ids_are_not_found(store: &dyn UserMemoryStore) {
+    let owner = user("owner");
+    let other = user("other");
+    let paris = add(store, &owner, location("Paris")).await;
+    let berlin = add(store, &owner, location("Berlin")).await;
+    let tea = add(
+        store,
+        &owner,
+        FactCandidate::new("likes green tea", 0.6).with_attribute("likes", "green tea"),
+    )
+    .await;
+    add(store, &other, location("Rome")).await;
+    for id in [&paris.id, &berlin.id, &tea.id] {
+        assert!(
+            store.get(&other, id).await.expect("get").is_none(),
+            "another user's fact `{id}` must not be found"
+        );
+        assert!(
+            store.history(&other, id).await.expect("history").is_empty(),
+            "another user's history of `{id}` must be empty"
+        );
+        assert!(
+            !store.delete(&other, id).await.expect("delete"),
+            "another user's fact `{id}` must not be deletable"
+        );
+    }
+
+    // An import for `other` carrying the owner's record (id and owner's user id): a store
+    // may keep it as `other`'s own copy, or refuse the id; never write the owner's row.
+    let written = store
+        .import_records(&other, vec![tea.clone()])
+        .await
+        .expect("import");
+    assert!(written <= 1);
+    if let Some(copy) = store.get(&other, &tea.id).await.expect("get") {
+        assert_eq!(
+            copy.user_id, other,
+            "an imported record belongs to its importer"
+        );
+    }
+    // `other` reinforcing the same statement changes only `other`'s facts.
+    let change = store
+        .upsert(
+            &other,
+            FactCandidate::new("likes green tea", 0.6).with_attribute("likes", "green tea"),
+        )
+        .await
+        .expect("upsert");
+    if let Some(fact) = change.current() {
+        assert_eq!(fact.user_id, other);
+    }
+    store.delete(&other, &tea.id).await.expect("delete");
+
+    let kept = store
+        .get(&owner, &tea.id)
+        .await
+        .expect("get")
+        .expect("the owner's fact is still there");
+    assert_eq!(kept.user_id, owner);
+    assert_eq!(kept.text, tea.text);
+    assert_eq!(kept.reinforcement_count, tea.reinforcement_count);
+    assert!(kept.is_current());
+    let chain: Vec<String> = store
+        .history(&owner, &berlin.id)
+        .await
+        .expect("history")
+        .into_iter()
+        .map(|f| f.id)
+        .collect();
+    assert_eq!(chain, [paris.id.clone(), berlin.id.clone()]);
+    let current: Vec<String> = store
+        .list(&owner)
+        .await
+        .expect("list")
+        .into_iter()
+        .map(|f| f.id)
+        .collect();
+    assert_eq!(current, [berlin.id, tea.id]);
+    store.forget_user(&owner).await.expect("forget");
+    store.forget_user(&other).await.expect("forget");
 }
 
 /// Deleting a fact removes it and its history.

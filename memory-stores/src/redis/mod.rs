@@ -60,6 +60,12 @@ pub struct RedisOptions {
     pub response_timeout: Duration,
     /// Policy used to rank and filter facts in searches.
     pub fact_policy: FactPolicy,
+    /// **Dangerous**: accept any certificate from a `rediss://` server, unchecked (chain,
+    /// expiry and host name), so anyone on the path can read and change what is stored.
+    /// Default `false`. For tests against a throwaway server; to trust a private CA, name
+    /// its PEM file with `sslrootcert=PATH` in the URL instead. Only this option turns
+    /// the checks off: no URL can (`#insecure` is refused).
+    pub danger_accept_invalid_certs: bool,
 }
 
 impl Default for RedisOptions {
@@ -69,6 +75,7 @@ impl Default for RedisOptions {
             connect_timeout: Duration::from_secs(2),
             response_timeout: Duration::from_secs(3),
             fact_policy: FactPolicy::default(),
+            danger_accept_invalid_certs: false,
         }
     }
 }
@@ -98,13 +105,15 @@ impl Default for RedisOptions {
 /// server's certificate chain and host name. Trusted roots: the PEM file named by the
 /// URL parameter `sslrootcert=PATH` (the same name as for PostgreSQL; taken off the URL
 /// before the redis crate sees it), otherwise the platform's store (`/etc/ssl/certs`, ...).
-/// `rediss://HOST:PORT/DB#insecure` skips every certificate check: for tests only.
+/// Nothing in a URL turns the checks off: the redis crate's `#insecure` fragment is
+/// refused with [`MemoryError::InvalidArgument`]. Only the explicitly named
+/// [`RedisOptions::danger_accept_invalid_certs`], set in code, skips them (for tests).
 /// A certificate that fails the checks gives [`MemoryError::Store`] whose operation names
 /// the URL (password shown as `***`) and whose source is a [`TlsError`](crate::TlsError).
 ///
-/// If the application has not installed a process-wide rustls `CryptoProvider`, connecting
-/// to a `rediss://` URL installs `ring`'s (the redis crate builds its TLS configuration
-/// from the process default).
+/// The redis crate builds its TLS configuration from the process-wide rustls
+/// `CryptoProvider`. An application that installed one keeps it; only when none is
+/// installed does connecting to a `rediss://` URL install `ring`'s.
 ///
 /// ```text
 /// rediss://:secret@cache.internal:6380/0?sslrootcert=/etc/agentmem/ca.pem
@@ -146,6 +155,23 @@ impl RedisStore {
         let shown_url = crate::url::redact(url);
         let (url, params) = crate::tls::take_params(url, &["sslrootcert"]);
         let tls = url.starts_with("rediss://") || url.starts_with("valkeys://");
+        if url.split_once('#').is_some_and(|(_, f)| f == "insecure") {
+            return Err(MemoryError::invalid(
+                "redis URL",
+                format!(
+                    "`{shown_url}`: a `#insecure` fragment does not turn off certificate \
+                     checks; trust the server's CA with sslrootcert=PATH, or (tests only) \
+                     set RedisOptions::danger_accept_invalid_certs"
+                ),
+            ));
+        }
+        let info = redis::IntoConnectionInfo::into_connection_info(url.as_str())
+            .map_err(|e| MemoryError::invalid("redis URL", e.to_string()))?;
+        let info = if options.danger_accept_invalid_certs {
+            accept_invalid_certs(info)
+        } else {
+            info
+        };
         let root_cert = params.into_iter().next_back().map(|(_, path)| path);
         let client = match root_cert {
             Some(_) if !tls => {
@@ -162,9 +188,9 @@ impl RedisStore {
                     client_tls: None,
                     root_cert: Some(pem),
                 };
-                redis::Client::build_with_tls(url.as_str(), certs)
+                redis::Client::build_with_tls(info, certs)
             }
-            None => redis::Client::open(url.as_str()),
+            None => redis::Client::open(info),
         }
         .map_err(|e| MemoryError::invalid("redis URL", e.to_string()))?;
         if tls {
@@ -212,6 +238,32 @@ impl RedisStore {
             Ok(Err(e)) => Err(MemoryError::store(STORE, operation, e)),
             Err(_) => Err(MemoryError::store(STORE, operation, "timed out")),
         }
+    }
+}
+
+/// `info` with certificate checks off, for a TLS address (others are returned as they are).
+fn accept_invalid_certs(info: redis::ConnectionInfo) -> redis::ConnectionInfo {
+    match info.addr().clone() {
+        redis::ConnectionAddr::TcpTls {
+            host,
+            port,
+            tls_params,
+            ..
+        } => {
+            tracing::warn!(
+                host = %host,
+                port,
+                "TLS certificate checks are off for this Redis connection \
+                 (RedisOptions::danger_accept_invalid_certs)"
+            );
+            info.set_addr(redis::ConnectionAddr::TcpTls {
+                host,
+                port,
+                insecure: true,
+                tls_params,
+            })
+        }
+        _ => info,
     }
 }
 

@@ -67,11 +67,21 @@ fn insert_fact(conn: &Connection, label: &str, fact: &MemoryFact) -> Result<()> 
     Ok(())
 }
 
-fn update_fact(conn: &Connection, label: &str, fact: &MemoryFact) -> Result<()> {
+/// Rewrites `user`'s fact `fact.id`. The user is part of the statement, so no id can reach
+/// another user's row; a fact that is not the user's is an error (nothing is written:
+/// the caller's transaction rolls back).
+fn update_fact(conn: &Connection, label: &str, user: &str, fact: &MemoryFact) -> Result<()> {
+    let op = "update a fact";
     let text = body::encode(fact, "fact")?;
-    conn.prepare_cached("UPDATE facts SET is_current = ?2, body = ?3 WHERE id = ?1")
-        .and_then(|mut s| s.execute(params![fact.id, fact.is_current(), text]))
-        .map_err(on(label, "update a fact"))?;
+    let updated = conn
+        .prepare_cached(
+            "UPDATE facts SET is_current = ?3, body = ?4 WHERE user_id = ?1 AND id = ?2",
+        )
+        .and_then(|mut s| s.execute(params![user, fact.id, fact.is_current(), text]))
+        .map_err(on(label, op))?;
+    if updated == 0 {
+        return Err(MemoryError::not_found("fact", fact.id.clone()));
+    }
     Ok(())
 }
 
@@ -111,7 +121,7 @@ impl UserMemoryStore for SqliteStore {
                 if row.new {
                     insert_fact(&tx, label, row.fact)?;
                 } else {
-                    update_fact(&tx, label, row.fact)?;
+                    update_fact(&tx, label, &user, row.fact)?;
                 }
             }
             let written = fact_version(&tx, label, &user)?;
