@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # Miri over the code that is unsafe or that unsafe code serves, in memory-core:
-#   - the dense-search kernels (vector/simd.rs: the portable loops, the AVX2 kernels in a
-#     second pass built with AVX2 enabled, so Miri checks their pointer arithmetic), the
-#     quantised scans over them (vector/quantized.rs) and the exact f32 dot products
-#     (vector/dense.rs);
-#   - the forward pass's matrix products (embed/kernels.rs, the bounds matmul checks before
-#     calling gemm) and attention on a random tiny BERT (embed/bert.rs: 2 layers, hidden
-#     size 8, 2 heads, sequences run alone and on a 3-thread pool).
+#   - the forward pass: matmul's checked call into gemm (embed/kernels.rs) and attention on
+#     a random tiny BERT (embed/bert.rs: 2 layers, hidden size 8, 2 heads, three sequences,
+#     alone and on a 3-thread pool; Miri reports the old attention, whose tasks aliased
+#     `&mut` rows, as a data race here);
+#   - the dense-search kernels (vector/simd.rs: the portable loops and, in a build with
+#     AVX2 enabled, the AVX2 kernels' pointer arithmetic), the quantised scans over them
+#     (vector/quantized.rs) and the exact f32 dot products (vector/dense.rs).
 # Tests are picked by name so a run takes minutes; the other tests of those modules loop
 # over large inputs that say nothing more about memory safety.
 #
@@ -29,12 +29,14 @@ export CARGO_TERM_COLOR="${CARGO_TERM_COLOR:-never}"
 # reproducible.
 export MIRIFLAGS="${MIRIFLAGS:--Zmiri-tree-borrows -Zmiri-permissive-provenance -Zmiri-ignore-leaks -Zmiri-seed=1}"
 
-filters=(
+embed_tests=(
     embed::bert::
     embed::kernels::tests::matmul
     embed::kernels::tests::views
     embed::kernels::tests::softmax
     embed::kernels::tests::fused
+)
+vector_tests=(
     vector::simd::
     vector::quantized::
     vector::dense::tests::dot_handles
@@ -43,15 +45,20 @@ filters=(
 
 cargo +nightly miri setup
 
-echo "miri: baseline x86-64 (the portable kernels)"
-CARGO_TARGET_DIR="$MIRI_TARGET_DIR/baseline" \
-    cargo +nightly miri test -p agentmemory-core --features local-embed --lib -- "${filters[@]}"
-
 if [ "$(uname -m)" = x86_64 ]; then
     # Features enabled at compile time are what is_x86_feature_detected! reports under
-    # Miri, so this pass runs the AVX2 + FMA kernel tables (AVX-512 is not interpreted).
-    echo "miri: with AVX2 and FMA (the AVX2 kernels)"
+    # Miri, so a build with AVX2 and FMA lists both the portable and the AVX2 kernel sets,
+    # and the vector tests run each of them (AVX-512 is not interpreted). The forward pass
+    # runs on the baseline build, as users' builds do.
+    echo "miri: baseline x86-64 (the forward pass)"
+    CARGO_TARGET_DIR="$MIRI_TARGET_DIR/baseline" \
+        cargo +nightly miri test -p agentmemory-core --features local-embed --lib -- "${embed_tests[@]}"
+    echo "miri: with AVX2 and FMA (the portable and the AVX2 kernels)"
     CARGO_TARGET_DIR="$MIRI_TARGET_DIR/avx2" RUSTFLAGS="-C target-feature=+avx2,+fma" \
-        cargo +nightly miri test -p agentmemory-core --lib -- \
-        vector::simd:: vector::quantized:: vector::dense::tests::dot_handles
+        cargo +nightly miri test -p agentmemory-core --lib -- "${vector_tests[@]}"
+else
+    echo "miri: the forward pass and the portable kernels"
+    CARGO_TARGET_DIR="$MIRI_TARGET_DIR/baseline" \
+        cargo +nightly miri test -p agentmemory-core --features local-embed --lib -- \
+        "${embed_tests[@]}" "${vector_tests[@]}"
 fi
