@@ -475,8 +475,9 @@ impl Bert {
 
 /// `heads` cut into one `len × d` block per (sequence, head) pair, each with the
 /// sequence's first row and length and the head's number: sequence `(start, len)` owns
-/// values `start · h .. (start + len) · h`, its heads `d · len` values each in turn.
-/// Empty sequences have no blocks.
+/// values `start · h .. (start + len) · h`, its heads `d · len` values each in turn (the
+/// sequences follow each other from row 0, as [`Bert::run`] packs them). Empty sequences
+/// have no blocks.
 fn head_blocks<'a>(
     heads: &'a mut [f32],
     spans: &[(usize, usize)],
