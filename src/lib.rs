@@ -44,6 +44,7 @@
 //! # Ok::<_, agentmemory::MemoryError>(())
 //! # }).unwrap();
 //! ```
+#![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
 // The modules of the engine, each with its whole public API.

@@ -5,6 +5,11 @@
 //! implementations, fact extraction and reconciliation, the DI container and the session
 //! runtime. Most users depend on the `agentmemory` facade instead of this crate.
 #![warn(missing_docs)]
+// Unsafe code lives only in the SIMD and matrix kernels (`vector/simd.rs`,
+// `embed/kernels.rs`): every block says why it is sound, every unsafe operation in an
+// `unsafe fn` sits in its own block.
+#![deny(unsafe_op_in_unsafe_fn)]
+#![warn(clippy::undocumented_unsafe_blocks)]
 
 pub mod buffer;
 pub mod conversation;

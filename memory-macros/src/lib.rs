@@ -3,6 +3,7 @@
 //! Use it through the facade (`use agentmemory::remember;`); this crate only holds the macro.
 //! The pipeline is parse (`args`) → check (`valid`) → generate (`expand`); errors are
 //! collected in a `ctxt::Ctxt` and reported together.
+#![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
 mod args;

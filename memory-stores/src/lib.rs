@@ -12,6 +12,7 @@
 //!
 //! Both server stores speak TLS through rustls (`rediss://`, and libpq's `sslmode` for
 //! PostgreSQL); see "TLS" on [`RedisStore`] and [`PostgresStore`], and [`TlsError`].
+#![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
 #[cfg(any(feature = "sqlite", feature = "postgres"))]

@@ -360,8 +360,9 @@ impl Bert {
         kernels::fill_rows(qkv, &layer.qkv_b);
         product(hidden, qkv, &layer.qkv_w, Write::Add, tokens, parallelism);
         let context = grow(&mut s.context, tokens * h);
-        self.attention(qkv, context, spans, parallelism);
+        // `projected` is free until the output projection: the heads' scratch.
         let projected = grow(&mut s.projected, tokens * h);
+        self.attention(qkv, projected, context, spans, parallelism);
         product(
             context,
             projected,
@@ -402,21 +403,26 @@ impl Bert {
     }
 
     /// Scaled dot-product attention of every sequence and head, from the fused
-    /// query/key/value rows into `context`.
+    /// query/key/value rows into `context` (token-major, the heads side by side in each
+    /// row).
+    ///
+    /// The heads are computed into `heads` (scratch as large as `context`), where each
+    /// (sequence, head) pair owns one contiguous block of `len × d` values, sequence by
+    /// sequence and head by head. Each parallel task is handed its block as its own `&mut`
+    /// slice (split off the buffer), so no two tasks ever hold references to the same
+    /// memory; the blocks are then copied into `context`'s rows.
     fn attention(
         &self,
         qkv: &[f32],
+        heads: &mut [f32],
         context: &mut [f32],
         spans: &[(usize, usize)],
         parallelism: Parallelism,
     ) {
         let h = self.hidden;
-        let heads = self.heads;
-        let d = h / heads;
+        let d = h / self.heads;
         let scale = 1.0 / (d as f32).sqrt();
-        let out = SharedRows(context.as_mut_ptr(), context.len());
-        let one = |(span, head): (usize, usize)| {
-            let (start, len) = spans[span];
+        let one = |(start, len, head, block): (usize, usize, usize, &mut [f32])| {
             let rows = &qkv[start * 3 * h..(start + len) * 3 * h];
             SCORES.with(|scores| {
                 let mut scores = scores.borrow_mut();
@@ -434,12 +440,10 @@ impl Bert {
                     Parallelism::None,
                 );
                 kernels::softmax_rows(scores, len);
-                // SAFETY: the tasks write disjoint parts of `context`: sequence `span`'s
-                // rows, head `head`'s columns; `context` outlives every task.
-                let context = unsafe { out.rows(start * h, len * h) };
+                // block = softmax(scores) · V_h
                 matmul(
                     (len, d, len),
-                    (context, View::dense(h).shifted(head * d)),
+                    (block, View::dense(d)),
                     (scores, View::dense(len)),
                     (rows, at.shifted(2 * h)),
                     false,
@@ -449,12 +453,53 @@ impl Bert {
                 );
             });
         };
-        let tasks = (0..spans.len()).flat_map(|s| (0..heads).map(move |head| (s, head)));
+        let tasks = head_blocks(&mut heads[..context.len()], spans, h, d);
         match parallelism {
-            Parallelism::None => tasks.for_each(one),
-            _ => tasks.collect::<Vec<_>>().into_par_iter().for_each(one),
+            Parallelism::None => tasks.into_iter().for_each(one),
+            _ => tasks.into_par_iter().for_each(one),
+        }
+        for &(start, len) in spans {
+            if len == 0 {
+                continue;
+            }
+            let blocks = &heads[start * h..(start + len) * h];
+            let rows = &mut context[start * h..(start + len) * h];
+            for (head, block) in blocks.chunks_exact(len * d).enumerate() {
+                for (row, values) in rows.chunks_exact_mut(h).zip(block.chunks_exact(d)) {
+                    row[head * d..(head + 1) * d].copy_from_slice(values);
+                }
+            }
         }
     }
+}
+
+/// `heads` cut into one `len × d` block per (sequence, head) pair, each with the
+/// sequence's first row and length and the head's number: sequence `(start, len)` owns
+/// values `start · h .. (start + len) · h`, its heads `d · len` values each in turn (the
+/// sequences follow each other from row 0, as [`Bert::run`] packs them). Empty sequences
+/// have no blocks.
+fn head_blocks<'a>(
+    heads: &'a mut [f32],
+    spans: &[(usize, usize)],
+    h: usize,
+    d: usize,
+) -> Vec<(usize, usize, usize, &'a mut [f32])> {
+    let mut blocks = Vec::with_capacity(spans.len() * h / d.max(1));
+    let mut rest = heads;
+    let mut at = 0;
+    for &(start, len) in spans {
+        debug_assert_eq!(start * h, at, "spans follow each other from row 0");
+        let (sequence, tail) = std::mem::take(&mut rest).split_at_mut(len * h);
+        rest = tail;
+        at += len * h;
+        if len == 0 {
+            continue;
+        }
+        for (head, block) in sequence.chunks_exact_mut(len * d).enumerate() {
+            blocks.push((start, len, head, block));
+        }
+    }
+    blocks
 }
 
 /// `out = x · w` (or `out += x · w`) over `rows` rows, `w` input-major.
@@ -471,29 +516,6 @@ fn product(x: &[f32], out: &mut [f32], w: &[f32], write: Write, rows: usize, par
         1.0,
         par,
     );
-}
-
-/// A mutable buffer handed to tasks that each write their own part of it.
-#[derive(Clone, Copy)]
-struct SharedRows(*mut f32, usize);
-
-// SAFETY: only used to give parallel tasks disjoint parts of one buffer (see `rows`).
-unsafe impl Send for SharedRows {}
-unsafe impl Sync for SharedRows {}
-
-impl SharedRows {
-    /// Values `start..start + len` of the buffer.
-    ///
-    /// # Safety
-    ///
-    /// No other live reference may touch the elements the caller reads or writes through
-    /// the slice, and the buffer must outlive it.
-    #[allow(clippy::mut_from_ref)]
-    unsafe fn rows(&self, start: usize, len: usize) -> &mut [f32] {
-        assert!(start + len <= self.1, "rows past the buffer's end");
-        // SAFETY: in bounds (checked); exclusivity is the caller's promise.
-        unsafe { std::slice::from_raw_parts_mut(self.0.add(start), len) }
-    }
 }
 
 /// The buffers of one forward pass, kept by each thread between passes.
@@ -540,4 +562,160 @@ fn grow(buffer: &mut Vec<f32>, len: usize) -> &mut [f32] {
         buffer.resize(len, 0.0);
     }
     &mut buffer[..len]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A deterministic generator of values in `[-1, 1)`.
+    struct Values(u64);
+
+    impl Values {
+        fn next(&mut self) -> f32 {
+            self.0 = self
+                .0
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            (self.0 >> 40) as f32 / (1u64 << 23) as f32 - 1.0
+        }
+
+        fn vec(&mut self, len: usize) -> Vec<f32> {
+            (0..len).map(|_| self.next()).collect()
+        }
+    }
+
+    /// A random two-layer encoder: hidden size 8 in 2 heads of 4, 16 intermediate
+    /// units, 30 token ids, 16 positions.
+    fn tiny(seed: u64) -> Bert {
+        let (h, i) = (8, 16);
+        let mut r = Values(seed);
+        let layers = (0..2)
+            .map(|_| Layer {
+                qkv_w: r.vec(h * 3 * h),
+                qkv_b: r.vec(3 * h),
+                attn_out_w: r.vec(h * h),
+                attn_out_b: r.vec(h),
+                attn_norm_w: r.vec(h),
+                attn_norm_b: r.vec(h),
+                up_w: r.vec(h * i),
+                up_b: r.vec(i),
+                down_w: r.vec(i * h),
+                down_b: r.vec(h),
+                out_norm_w: r.vec(h),
+                out_norm_b: r.vec(h),
+            })
+            .collect();
+        Bert {
+            hidden: h,
+            heads: 2,
+            intermediate: i,
+            vocab: 30,
+            max_positions: 16,
+            eps: 1e-12,
+            word: r.vec(30 * h),
+            position: r.vec(16 * h),
+            token_type: r.vec(h),
+            embed_norm_w: r.vec(h),
+            embed_norm_b: r.vec(h),
+            layers,
+        }
+    }
+
+    /// Attention by its definition, in `f64`: for each sequence and head,
+    /// `softmax(Q Kᵀ / √d) V` into that head's columns of the sequence's rows.
+    fn naive_attention(qkv: &[f32], spans: &[(usize, usize)], h: usize, heads: usize) -> Vec<f32> {
+        let d = h / heads;
+        let tokens: usize = spans.iter().map(|s| s.1).sum();
+        let at = |row: usize, part: usize, head: usize, c: usize| {
+            f64::from(qkv[row * 3 * h + part * h + head * d + c])
+        };
+        let mut out = vec![0.0; tokens * h];
+        for &(start, len) in spans {
+            for head in 0..heads {
+                for i in start..start + len {
+                    let scores: Vec<f64> = (start..start + len)
+                        .map(|j| {
+                            (0..d)
+                                .map(|c| at(i, 0, head, c) * at(j, 1, head, c))
+                                .sum::<f64>()
+                                / (d as f64).sqrt()
+                        })
+                        .collect();
+                    let max = scores.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+                    let weights: Vec<f64> = scores.iter().map(|s| (s - max).exp()).collect();
+                    let total: f64 = weights.iter().sum();
+                    for c in 0..d {
+                        let v: f64 = (start..start + len)
+                            .zip(&weights)
+                            .map(|(j, w)| w * at(j, 2, head, c))
+                            .sum();
+                        out[i * h + head * d + c] = (v / total) as f32;
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    /// A pool of three threads, so parallel tasks really interleave (also under Miri,
+    /// whose machine has one core).
+    fn pool() -> rayon::ThreadPool {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(3)
+            .build()
+            .expect("a thread pool")
+    }
+
+    #[test]
+    fn attention_matches_its_definition_run_alone_or_in_parallel() {
+        let bert = tiny(1);
+        let h = bert.hidden;
+        // Three sequences (one empty) packed back to back.
+        let spans = [(0, 3), (3, 0), (3, 5)];
+        let tokens = 8;
+        let qkv = Values(2).vec(tokens * 3 * h);
+        let want = naive_attention(&qkv, &spans, h, bert.heads);
+
+        let run = |parallelism| {
+            // Stale values in both buffers must not leak into the result.
+            let mut heads = vec![f32::NAN; tokens * h];
+            let mut context = vec![f32::NAN; tokens * h];
+            bert.attention(&qkv, &mut heads, &mut context, &spans, parallelism);
+            context
+        };
+        let alone = run(Parallelism::None);
+        let parallel = pool().install(|| run(Parallelism::Rayon(3)));
+        for (got, want) in alone.iter().zip(&want) {
+            assert!((got - want).abs() < 1e-5, "{alone:?}\n{want:?}");
+        }
+        // Every head of every sequence is computed by the same code either way.
+        assert_eq!(alone, parallel);
+    }
+
+    #[test]
+    fn tiny_forward_pass_is_the_same_batched_alone_and_in_parallel() {
+        let bert = tiny(3);
+        let sequences: [&[u32]; 3] = [&[1, 5, 7], &[2, 3, 4, 9, 11, 29], &[0]];
+        let batched = bert.embed(&sequences, Parallelism::None).unwrap();
+        let parallel = pool()
+            .install(|| bert.embed(&sequences, Parallelism::Rayon(3)))
+            .unwrap();
+        assert_eq!(batched.len(), 3);
+        for ((one, together), par) in sequences.iter().zip(&batched).zip(&parallel) {
+            let alone = bert.embed(&[one], Parallelism::None).unwrap();
+            assert_eq!(together.len(), bert.hidden);
+            let norm: f32 = together.iter().map(|v| v * v).sum::<f32>().sqrt();
+            assert!((norm - 1.0).abs() < 1e-5, "unit length, got {norm}");
+            for ((a, b), c) in together.iter().zip(&alone[0]).zip(par) {
+                assert!((a - b).abs() < 1e-5 && (a - c).abs() < 1e-5, "{a} {b} {c}");
+            }
+        }
+        // Different inputs give different embeddings.
+        assert!(batched[0]
+            .iter()
+            .zip(&batched[1])
+            .any(|(a, b)| (a - b).abs() > 1e-3));
+        assert!(bert.embed(&[&[30]], Parallelism::None).is_err());
+    }
 }

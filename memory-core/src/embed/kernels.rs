@@ -99,9 +99,17 @@ impl View {
         }
     }
 
-    /// Whether `rows × cols` values from this view fit in `len` values.
+    /// Whether `rows × cols` values from this view fit in `len` values (computed without
+    /// overflow), with a stride a pointer offset can hold.
     fn fits(self, rows: usize, cols: usize, len: usize) -> bool {
-        rows == 0 || cols == 0 || self.offset + (rows - 1) * self.stride + cols <= len
+        if rows == 0 || cols == 0 {
+            return true;
+        }
+        let end = (rows - 1)
+            .checked_mul(self.stride)
+            .and_then(|v| v.checked_add(self.offset))
+            .and_then(|v| v.checked_add(cols));
+        isize::try_from(self.stride).is_ok() && end.is_some_and(|end| end <= len)
     }
 }
 
@@ -120,7 +128,9 @@ pub(crate) enum Write {
 ///
 /// # Panics
 ///
-/// When a view runs past the end of its slice (a bug in the caller, never bad input).
+/// When a view runs past the end of its slice, or the destination's rows overlap (`n`
+/// wider than its stride, so two elements of the product would share a value): a bug in
+/// the caller, never bad input.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn matmul(
     (m, n, k): (usize, usize, usize),
@@ -136,6 +146,13 @@ pub(crate) fn matmul(
     let (a, av) = a;
     let (b, bv) = b;
     assert!(dv.fits(m, n, dst.len()), "matmul: destination too small");
+    // gemm writes element (r, c) at r · stride + c: with n > stride, rows would overlap
+    // (several tasks of a parallel product writing the same values).
+    assert!(
+        m <= 1 || n <= dv.stride,
+        "matmul: destination rows of {n} values overlap at stride {}",
+        dv.stride
+    );
     assert!(av.fits(m, k, a.len()), "matmul: left operand too small");
     let b_fits = if transpose_b {
         bv.fits(n, k, b.len())
@@ -161,9 +178,11 @@ pub(crate) fn matmul(
     } else {
         (bv.stride as isize, 1)
     };
-    // SAFETY: every element the product reads or writes lies inside its slice (checked
-    // above), `dst` is borrowed mutably so it aliases neither operand, and the strides
-    // describe exactly the views checked.
+    // SAFETY: every element the product reads or writes lies inside its slice (the
+    // `fits` checks above, so every offset below stays within its allocation), the
+    // strides fit `isize` (also checked by `fits`), the destination's `m × n` elements are
+    // distinct values (`n <= stride` when there are several rows), and `dst` is borrowed
+    // mutably, so it aliases neither operand, which are only read.
     unsafe {
         gemm::gemm(
             m,
@@ -503,5 +522,36 @@ mod tests {
             none,
         );
         assert_eq!(wide, [0.0, 10.0, 12.0, 0.0, 20.0, 24.0]);
+    }
+
+    #[test]
+    #[should_panic(expected = "destination rows of 2 values overlap at stride 1")]
+    fn matmul_refuses_overlapping_destination_rows() {
+        // A 2 × 2 product into rows 1 value apart: in bounds (3 values), but element
+        // (0, 1) and (1, 0) would be the same value.
+        let a = [1.0; 4];
+        let mut dst = [0.0; 3];
+        matmul(
+            (2, 2, 2),
+            (&mut dst, View::dense(1)),
+            (&a, View::dense(2)),
+            (&a, View::dense(2)),
+            false,
+            Write::Set,
+            1.0,
+            Parallelism::None,
+        );
+    }
+
+    #[test]
+    fn views_that_overflow_do_not_fit() {
+        let huge = View {
+            offset: 2,
+            stride: usize::MAX / 2,
+        };
+        assert!(!huge.fits(3, 1, 8));
+        assert!(!View::dense(usize::MAX).fits(1, 1, 8), "stride past isize");
+        assert!(View::dense(4).fits(2, 4, 8) && !View::dense(4).fits(2, 4, 7));
+        assert!(View::dense(4).shifted(3).fits(0, 9, 0));
     }
 }

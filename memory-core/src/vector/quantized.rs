@@ -419,7 +419,101 @@ fn scan_packed(
 
 #[cfg(test)]
 mod tests {
+    use super::super::simd::available;
     use super::*;
+
+    /// `n` unit vectors of `dim` values from a seeded generator.
+    fn unit_vectors(n: usize, dim: usize, mut seed: u64) -> Vec<Vec<f32>> {
+        let mut next = move || {
+            seed = seed
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            (seed >> 40) as f32 / (1u64 << 23) as f32 - 1.0
+        };
+        (0..n)
+            .map(|_| {
+                let v: Vec<f32> = (0..dim).map(|_| next()).collect();
+                let norm = v.iter().map(|x| x * x).sum::<f32>().sqrt();
+                v.into_iter().map(|x| x / norm).collect()
+            })
+            .collect()
+    }
+
+    type Scan = fn(
+        &QuantizedRows,
+        Range<usize>,
+        &[QuantizedQuery],
+        &[i8],
+        Option<&(dyn Fn(usize, u32) -> bool + Sync)>,
+        &Kernels,
+    ) -> Vec<Candidates>;
+
+    /// Small enough for Miri: both scans (row-major and packed, over all rows and over
+    /// two parts merged) on every kernel set keep the exact top `k` of every query among
+    /// their candidates, and rows a filter rejects out of them. 18 queries fill one packed
+    /// group and part of a second.
+    #[test]
+    fn small_scans_keep_the_exact_top_k_on_every_kernel() {
+        let (n, dim) = (40, 24);
+        let data = unit_vectors(n, dim, 1);
+        let mut rows = QuantizedRows::default();
+        for v in &data {
+            rows.push(v);
+        }
+        let even = |_: usize, row: u32| row.is_multiple_of(2);
+        let even: &(dyn Fn(usize, u32) -> bool + Sync) = &even;
+        // The packed scan only for a batch that fills a group (the cost of the portable
+        // packed loops under Miri grows with every lane, padding included).
+        for (nq, k, filter) in [(1, 1, None), (3, 4, Some(even)), (18, 3, Some(even))] {
+            let queries = unit_vectors(nq, dim, 2 + nq as u64);
+            let mut codes = Vec::new();
+            let quantised: Vec<_> = queries
+                .iter()
+                .map(|q| quantise_query(q, k, &mut codes))
+                .collect();
+            // The exact top k of each query among the rows the filter accepts.
+            let want: Vec<Vec<u32>> = queries
+                .iter()
+                .enumerate()
+                .map(|(qi, q)| {
+                    let mut scored: Vec<(u32, f64)> = (0..n as u32)
+                        .filter(|&r| filter.is_none_or(|f| f(qi, r)))
+                        .map(|r| {
+                            let row = &data[r as usize];
+                            (r, row.iter().zip(q).map(|(a, b)| f64::from(a * b)).sum())
+                        })
+                        .collect();
+                    scored.sort_by(|a, b| b.1.total_cmp(&a.1));
+                    scored.iter().take(k).map(|s| s.0).collect()
+                })
+                .collect();
+            for kernels in available() {
+                let scans: [(&str, Scan); 2] = [("rows", scan_rows), ("packed", scan_packed)];
+                for (name, scan) in scans {
+                    if name == "packed" && nq < GROUP {
+                        continue;
+                    }
+                    let whole = scan(&rows, 0..n, &quantised, &codes, filter, kernels);
+                    let a = scan(&rows, 0..17, &quantised, &codes, filter, kernels);
+                    let b = scan(&rows, 17..n, &quantised, &codes, filter, kernels);
+                    let merged = a.into_iter().zip(b).map(|(a, b)| a.merge(b, k));
+                    for (part, found) in [whole, merged.collect()].into_iter().enumerate() {
+                        assert_eq!(found.len(), nq);
+                        for (qi, c) in found.into_iter().enumerate() {
+                            let got = c.finish(k);
+                            let at =
+                                format!("{} {name} {part}: query {qi} of {nq}", kernels.name());
+                            assert!(want[qi].iter().all(|r| got.contains(r)), "{at}");
+                            assert!(got.len() < n / 2, "{at}: the bounds pruned little");
+                            if filter.is_some() {
+                                assert!(got.iter().all(|r| r.is_multiple_of(2)), "{at}");
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
 
     #[test]
     fn row_errors_bound_the_reconstruction() {

@@ -21,6 +21,14 @@
 //! dot products may differ in the last bits between paths (different summation order),
 //! which is why a search never mixes them: every exact score comes from [`dot_f32`],
 //! whatever path it dispatches to.
+//!
+//! Soundness rests on one rule the types enforce: a SIMD kernel is reachable only through
+//! a value that proves the CPU has its features. `avx2::Avx2` and `avx512::Avx512Vnni`
+//! are tokens made only by their `detect()`, after `is_x86_feature_detected!` said yes;
+//! the safe wrappers that call the `#[target_feature]` code are defined inside the
+//! token's methods, so the only way to get hold of one (as a function pointer in a
+//! [`Kernels`] table or a [`dot_f32`] kernel) is to hold the token. Safe code can pick
+//! any table [`available`] returns and never run an instruction its CPU lacks.
 
 use std::sync::OnceLock;
 
@@ -141,6 +149,7 @@ impl Kernels {
     }
 }
 
+/// The portable loops: no unsafe code, on every CPU.
 const PORTABLE: Kernels = Kernels {
     dots_u8i8: portable::dots_u8i8,
     dots_packed: portable::dots_packed,
@@ -152,40 +161,24 @@ const PORTABLE: Kernels = Kernels {
     name: "portable",
 };
 
-#[cfg(target_arch = "x86_64")]
-const AVX2: Kernels = Kernels {
-    dots_u8i8: avx2::dots_u8i8_entry,
-    dots_packed: avx2::dots_packed_entry,
-    screen: avx2::screen_entry,
-    // Below a full group, most of each register's lanes would be padding.
-    packed_from: GROUP,
-    name: "avx2+fma",
-};
-
-#[cfg(target_arch = "x86_64")]
-const AVX512_VNNI: Kernels = Kernels {
-    dots_u8i8: avx2::dots_u8i8_entry,
-    dots_packed: avx512::dots_packed_entry,
-    screen: avx512::screen_entry,
-    // One `vpdpbusd` on 4 useful lanes of 16 still does more than the AVX2 row kernel.
-    packed_from: 4,
-    name: "avx512-vnni+avx2+fma",
-};
-
-/// Every kernel set this CPU can run, best last (the portable loops first).
-pub(crate) fn available() -> Vec<&'static Kernels> {
-    #[allow(unused_mut)]
-    let mut all = vec![&PORTABLE];
-    #[cfg(target_arch = "x86_64")]
-    {
-        if avx2::detected() {
-            all.push(&AVX2);
-            if avx512::detected() {
-                all.push(&AVX512_VNNI);
+/// Every kernel set this CPU can run, best last (the portable loops first). The SIMD sets
+/// are built from the tokens that prove their features, so nothing else can be listed.
+pub(crate) fn available() -> &'static [Kernels] {
+    static ALL: OnceLock<Vec<Kernels>> = OnceLock::new();
+    ALL.get_or_init(|| {
+        #[allow(unused_mut)]
+        let mut all = vec![PORTABLE];
+        #[cfg(target_arch = "x86_64")]
+        {
+            if let Some(avx2) = avx2::Avx2::detect() {
+                all.push(avx2.kernels());
+                if let Some(vnni) = avx512::Avx512Vnni::detect() {
+                    all.push(vnni.kernels(avx2));
+                }
             }
         }
-    }
-    all
+        all
+    })
 }
 
 /// Names a kernel set to use instead of the best one (for measurements and tests of the
@@ -197,12 +190,12 @@ const KERNEL_ENV: &str = "AGENTMEM_DENSE_KERNEL";
 pub(crate) fn kernels() -> &'static Kernels {
     static CHOSEN: OnceLock<&'static Kernels> = OnceLock::new();
     CHOSEN.get_or_init(|| {
-        let mut all = available();
+        let all = available();
         let wanted = std::env::var(KERNEL_ENV).ok();
-        match all.iter().position(|k| Some(k.name) == wanted.as_deref()) {
-            Some(i) => all[i],
-            None => all.pop().unwrap_or(&PORTABLE),
-        }
+        all.iter()
+            .find(|k| Some(k.name) == wanted.as_deref())
+            .or_else(|| all.last())
+            .unwrap_or(&PORTABLE)
     })
 }
 
@@ -214,8 +207,8 @@ fn f32_kernel() -> DotF32 {
     *CHOSEN.get_or_init(|| {
         #[cfg(target_arch = "x86_64")]
         {
-            if avx2::detected() {
-                return avx2::dot_f32_entry;
+            if let Some(avx2) = avx2::Avx2::detect() {
+                return avx2.dot_f32();
             }
         }
         portable::dot_f32
@@ -381,38 +374,81 @@ mod portable {
 mod avx2 {
     use std::arch::x86_64::*;
 
-    use super::{Terms, GROUP, LANE_BYTES, QUERIES, ROWS};
+    use super::{DotF32, DotsU8I8, Kernels, Terms, GROUP, LANE_BYTES, QUERIES, ROWS};
 
-    pub(super) fn detected() -> bool {
-        std::is_x86_feature_detected!("avx2") && std::is_x86_feature_detected!("fma")
+    /// Proof that the CPU running this process has AVX2 and FMA: only [`Avx2::detect`]
+    /// makes one (the field is private to this module), and only after asking the CPU.
+    #[derive(Clone, Copy)]
+    pub(super) struct Avx2 {
+        _detected: (),
     }
 
-    pub(super) fn dots_packed_entry(
-        rows: &[u8],
-        dim: usize,
-        panel: &[i8],
-        groups: usize,
-        out: &mut [i32],
-    ) {
-        // SAFETY: chosen only when AVX2 and FMA were detected; shapes checked by the caller.
-        unsafe { dots_packed(rows, dim, panel, groups, out) }
-    }
+    impl Avx2 {
+        /// The token, if this CPU has AVX2 and FMA.
+        pub(super) fn detect() -> Option<Self> {
+            let yes = std::is_x86_feature_detected!("avx2") && std::is_x86_feature_detected!("fma");
+            yes.then_some(Self { _detected: () })
+        }
 
-    pub(super) fn screen_entry(
-        dots: &[i32],
-        width: usize,
-        scales: &[f32],
-        errors: &[f32],
-        terms: Terms<'_>,
-        masks: &mut [u64],
-    ) {
-        // SAFETY: chosen only when AVX2 and FMA were detected.
-        unsafe { screen(dots, width, scales, errors, terms, masks) }
+        /// The AVX2 + FMA integer kernels.
+        pub(super) fn kernels(self) -> Kernels {
+            // Defined here, so only a holder of the token can name them.
+            fn dots_packed_entry(
+                rows: &[u8],
+                dim: usize,
+                panel: &[i8],
+                groups: usize,
+                out: &mut [i32],
+            ) {
+                // SAFETY: only reachable through `Avx2::kernels`, which takes an `Avx2`,
+                // made only when the CPU has AVX2 and FMA.
+                unsafe { dots_packed(rows, dim, panel, groups, out) }
+            }
+            fn screen_entry(
+                dots: &[i32],
+                width: usize,
+                scales: &[f32],
+                errors: &[f32],
+                terms: Terms<'_>,
+                masks: &mut [u64],
+            ) {
+                // SAFETY: as above, the CPU has AVX2 and FMA.
+                unsafe { screen(dots, width, scales, errors, terms, masks) }
+            }
+            Kernels {
+                dots_u8i8: self.dots_u8i8(),
+                dots_packed: dots_packed_entry,
+                screen: screen_entry,
+                // Below a full group, most of each register's lanes would be padding.
+                packed_from: GROUP,
+                name: "avx2+fma",
+            }
+        }
+
+        /// The AVX2 row-major integer kernel (the AVX-512 set uses it too).
+        pub(super) fn dots_u8i8(self) -> DotsU8I8 {
+            fn entry(rows: &[u8], dim: usize, queries: &[i8], n_queries: usize, out: &mut [i32]) {
+                // SAFETY: only reachable through `Avx2::dots_u8i8`, which takes an `Avx2`,
+                // made only when the CPU has AVX2 and FMA.
+                unsafe { dots_u8i8(rows, dim, queries, n_queries, out) }
+            }
+            entry
+        }
+
+        /// The AVX2 + FMA `f32` dot product.
+        pub(super) fn dot_f32(self) -> DotF32 {
+            fn entry(a: &[f32], b: &[f32]) -> f32 {
+                // SAFETY: only reachable through `Avx2::dot_f32`, which takes an `Avx2`,
+                // made only when the CPU has AVX2 and FMA.
+                unsafe { dot_f32(a, b) }
+            }
+            entry
+        }
     }
 
     /// The plain loops, compiled for AVX2 + FMA.
     #[target_feature(enable = "avx2,fma")]
-    unsafe fn screen(
+    fn screen(
         dots: &[i32],
         width: usize,
         scales: &[f32],
@@ -430,6 +466,12 @@ mod avx2 {
     /// `R` rows against one packed group of 16 queries: the four bytes of a row at each
     /// step are broadcast and multiplied with the same four bytes of 8 queries per register
     /// (`vpmaddubsw`, then `vpmaddwd` by ones sums each four into the query's `i32` lane).
+    ///
+    /// # Safety
+    ///
+    /// The CPU has AVX2 and FMA; `dim` is a multiple of 4; `rows` is valid for reading `R`
+    /// rows of `dim` bytes, `group` for `GROUP · dim` bytes, and `out` for writing `GROUP`
+    /// lanes at the start of each of `R` rows `width` lanes apart, overlapping neither.
     #[target_feature(enable = "avx2,fma")]
     #[inline]
     unsafe fn packed_block<const R: usize>(
@@ -443,10 +485,12 @@ mod avx2 {
         let mut acc = [[_mm256_setzero_si256(); 2]; R];
         let mut s = 0;
         while s < dim {
-            // SAFETY: the caller passes R rows of `dim` bytes and a group of GROUP · dim.
+            // SAFETY: s + 4 ≤ dim, so bytes 16·s .. 16·s + 64 lie in the group of 16 · dim.
             let q0 = unsafe { _mm256_loadu_si256(group.add(s * GROUP).cast()) };
+            // SAFETY: as above.
             let q1 = unsafe { _mm256_loadu_si256(group.add(s * GROUP + 32).cast()) };
             for (r, acc) in acc.iter_mut().enumerate() {
+                // SAFETY: bytes s .. s + 4 of row r < R, in bounds as s + 4 ≤ dim.
                 let four = unsafe { rows.add(r * dim + s).cast::<i32>().read_unaligned() };
                 let x = _mm256_set1_epi32(four);
                 acc[0] = _mm256_add_epi32(acc[0], madd32(x, q0, ones));
@@ -455,7 +499,7 @@ mod avx2 {
             s += 4;
         }
         for (r, acc) in acc.iter().enumerate() {
-            // SAFETY: `out` has R rows of `width` ≥ GROUP lanes.
+            // SAFETY: lanes 0..16 of output row r < R, which the caller lets us write.
             unsafe {
                 _mm256_storeu_si256(out.add(r * width).cast(), acc[0]);
                 _mm256_storeu_si256(out.add(r * width + 8).cast(), acc[1]);
@@ -464,13 +508,16 @@ mod avx2 {
     }
 
     #[target_feature(enable = "avx2,fma")]
-    unsafe fn dots_packed(rows: &[u8], dim: usize, panel: &[i8], groups: usize, out: &mut [i32]) {
+    fn dots_packed(rows: &[u8], dim: usize, panel: &[i8], groups: usize, out: &mut [i32]) {
         let n = rows.len() / dim;
         let width = groups * GROUP;
         assert!(panel.len() >= width * dim && out.len() >= n * width && dim.is_multiple_of(4));
         let (rp, pp, op) = (rows.as_ptr(), panel.as_ptr(), out.as_mut_ptr());
         for g in 0..groups {
-            // SAFETY: rows r.., group g and output lanes in bounds (checked above).
+            // SAFETY: same features; group g is within the panel (checked above), rows
+            // r..r + PACKED_ROWS (or r) are within `rows` (r + R ≤ n), and their output
+            // lanes g·16 .. g·16 + 16 of rows `width` apart are within `out`, a mutable
+            // borrow that overlaps neither input.
             unsafe {
                 let group = pp.add(g * GROUP * dim);
                 let mut r = 0;
@@ -488,22 +535,6 @@ mod avx2 {
         }
     }
 
-    pub(super) fn dot_f32_entry(a: &[f32], b: &[f32]) -> f32 {
-        // SAFETY: chosen only when AVX2 and FMA were detected.
-        unsafe { dot_f32(a, b) }
-    }
-
-    pub(super) fn dots_u8i8_entry(
-        rows: &[u8],
-        dim: usize,
-        queries: &[i8],
-        n_queries: usize,
-        out: &mut [i32],
-    ) {
-        // SAFETY: chosen only when AVX2 and FMA were detected.
-        unsafe { dots_u8i8(rows, dim, queries, n_queries, out) }
-    }
-
     #[target_feature(enable = "avx2,fma")]
     fn hsum_ps(v: __m256) -> f32 {
         let s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps::<1>(v));
@@ -513,7 +544,7 @@ mod avx2 {
     }
 
     #[target_feature(enable = "avx2,fma")]
-    unsafe fn dot_f32(a: &[f32], b: &[f32]) -> f32 {
+    fn dot_f32(a: &[f32], b: &[f32]) -> f32 {
         let n = a.len().min(b.len());
         let (pa, pb) = (a.as_ptr(), b.as_ptr());
         let mut acc = [_mm256_setzero_ps(); 4];
@@ -522,6 +553,7 @@ mod avx2 {
             for (j, acc) in acc.iter_mut().enumerate() {
                 // SAFETY: i + 8j + 8 <= n, within both slices.
                 let x = unsafe { _mm256_loadu_ps(pa.add(i + 8 * j)) };
+                // SAFETY: as above.
                 let y = unsafe { _mm256_loadu_ps(pb.add(i + 8 * j)) };
                 *acc = _mm256_fmadd_ps(x, y, *acc);
             }
@@ -530,6 +562,7 @@ mod avx2 {
         while i + 8 <= n {
             // SAFETY: i + 8 <= n.
             let x = unsafe { _mm256_loadu_ps(pa.add(i)) };
+            // SAFETY: as above.
             let y = unsafe { _mm256_loadu_ps(pb.add(i)) };
             acc[0] = _mm256_fmadd_ps(x, y, acc[0]);
             i += 8;
@@ -572,8 +605,24 @@ mod avx2 {
         _mm_cvtsi128_si32(s)
     }
 
+    /// The four lanes of `v`.
+    #[target_feature(enable = "avx2,fma")]
+    #[inline]
+    fn lanes(v: __m128i) -> [i32; 4] {
+        let mut lanes = [0i32; 4];
+        // SAFETY: `lanes` holds the 16 bytes written.
+        unsafe { _mm_storeu_si128(lanes.as_mut_ptr().cast(), v) };
+        lanes
+    }
+
     /// [`ROWS`] rows × [`QUERIES`] queries, register-blocked: each 32-byte chunk of a row
     /// is loaded once for both queries and each chunk of a query once for the four rows.
+    ///
+    /// # Safety
+    ///
+    /// The CPU has AVX2 and FMA; `dim` is a multiple of [`LANE_BYTES`]; `rows` is valid
+    /// for reading [`ROWS`] rows of `dim` bytes and `queries` [`QUERIES`] queries of `dim`
+    /// bytes.
     #[target_feature(enable = "avx2,fma")]
     #[inline]
     unsafe fn block(rows: *const u8, queries: *const i8, dim: usize) -> [__m128i; QUERIES] {
@@ -581,11 +630,12 @@ mod avx2 {
         let mut acc = [[_mm256_setzero_si256(); ROWS]; QUERIES];
         let mut i = 0;
         while i < dim {
-            // SAFETY: the caller passes ROWS rows and QUERIES queries of `dim` bytes.
+            // SAFETY: bytes i .. i + 32 ≤ dim of row r < ROWS, which the caller passes.
             let x: [__m256i; ROWS] = std::array::from_fn(|r| unsafe {
                 _mm256_loadu_si256(rows.add(r * dim + i).cast())
             });
             for (q, acc) in acc.iter_mut().enumerate() {
+                // SAFETY: bytes i .. i + 32 ≤ dim of query q < QUERIES.
                 let y = unsafe { _mm256_loadu_si256(queries.add(q * dim + i).cast()) };
                 for r in 0..ROWS {
                     acc[r] = _mm256_add_epi32(acc[r], madd32(x[r], y, ones));
@@ -596,6 +646,12 @@ mod avx2 {
         std::array::from_fn(|q| hsum4_epi32(acc[q][0], acc[q][1], acc[q][2], acc[q][3]))
     }
 
+    /// One row against one query.
+    ///
+    /// # Safety
+    ///
+    /// The CPU has AVX2 and FMA; `dim` is a multiple of [`LANE_BYTES`]; `row` and `query`
+    /// are valid for reading `dim` bytes.
     #[target_feature(enable = "avx2,fma")]
     #[inline]
     unsafe fn single(row: *const u8, query: *const i8, dim: usize) -> i32 {
@@ -603,8 +659,9 @@ mod avx2 {
         let mut acc = _mm256_setzero_si256();
         let mut i = 0;
         while i < dim {
-            // SAFETY: one row and one query of `dim` bytes.
+            // SAFETY: bytes i .. i + 32 ≤ dim of the row and the query.
             let x = unsafe { _mm256_loadu_si256(row.add(i).cast()) };
+            // SAFETY: as above.
             let y = unsafe { _mm256_loadu_si256(query.add(i).cast()) };
             acc = _mm256_add_epi32(acc, madd32(x, y, ones));
             i += LANE_BYTES;
@@ -613,6 +670,11 @@ mod avx2 {
     }
 
     /// Four rows against one query.
+    ///
+    /// # Safety
+    ///
+    /// The CPU has AVX2 and FMA; `dim` is a multiple of [`LANE_BYTES`]; `rows` is valid
+    /// for reading [`ROWS`] rows of `dim` bytes and `query` `dim` bytes.
     #[target_feature(enable = "avx2,fma")]
     #[inline]
     unsafe fn rows4(rows: *const u8, query: *const i8, dim: usize) -> __m128i {
@@ -620,9 +682,10 @@ mod avx2 {
         let mut acc = [_mm256_setzero_si256(); ROWS];
         let mut i = 0;
         while i < dim {
-            // SAFETY: the caller passes ROWS rows and one query of `dim` bytes.
+            // SAFETY: bytes i .. i + 32 ≤ dim of the query.
             let y = unsafe { _mm256_loadu_si256(query.add(i).cast()) };
             for (r, acc) in acc.iter_mut().enumerate() {
+                // SAFETY: bytes i .. i + 32 ≤ dim of row r < ROWS.
                 let x = unsafe { _mm256_loadu_si256(rows.add(r * dim + i).cast()) };
                 *acc = _mm256_add_epi32(*acc, madd32(x, y, ones));
             }
@@ -632,7 +695,7 @@ mod avx2 {
     }
 
     #[target_feature(enable = "avx2,fma")]
-    unsafe fn dots_u8i8(rows: &[u8], dim: usize, queries: &[i8], nq: usize, out: &mut [i32]) {
+    fn dots_u8i8(rows: &[u8], dim: usize, queries: &[i8], nq: usize, out: &mut [i32]) {
         let n_rows = rows.len() / dim;
         assert!(
             dim.is_multiple_of(LANE_BYTES) && queries.len() >= nq * dim && out.len() >= n_rows * nq
@@ -642,13 +705,11 @@ mod avx2 {
         while r + ROWS <= n_rows {
             let mut q = 0;
             while q + QUERIES <= nq {
-                // SAFETY: rows r..r+ROWS and queries q..q+QUERIES exist (checked above).
+                // SAFETY: same features; rows r..r+ROWS and queries q..q+QUERIES exist
+                // (checked above).
                 let sums = unsafe { block(rp.add(r * dim), qp.add(q * dim), dim) };
                 for (j, s) in sums.iter().enumerate() {
-                    let mut lanes = [0i32; 4];
-                    // SAFETY: `lanes` holds 16 bytes.
-                    unsafe { _mm_storeu_si128(lanes.as_mut_ptr().cast(), *s) };
-                    for (k, v) in lanes.into_iter().enumerate() {
+                    for (k, v) in lanes(*s).into_iter().enumerate() {
                         out[(r + k) * nq + q + j] = v;
                     }
                 }
@@ -657,9 +718,7 @@ mod avx2 {
             while q < nq {
                 // SAFETY: as above, one query.
                 let s = unsafe { rows4(rp.add(r * dim), qp.add(q * dim), dim) };
-                let mut lanes = [0i32; 4];
-                unsafe { _mm_storeu_si128(lanes.as_mut_ptr().cast(), s) };
-                for (k, v) in lanes.into_iter().enumerate() {
+                for (k, v) in lanes(s).into_iter().enumerate() {
                     out[(r + k) * nq + q] = v;
                 }
                 q += 1;
@@ -668,7 +727,7 @@ mod avx2 {
         }
         while r < n_rows {
             for q in 0..nq {
-                // SAFETY: row r and query q exist.
+                // SAFETY: same features; row r and query q exist.
                 out[r * nq + q] = unsafe { single(rp.add(r * dim), qp.add(q * dim), dim) };
             }
             r += 1;
@@ -680,40 +739,72 @@ mod avx2 {
 mod avx512 {
     use std::arch::x86_64::*;
 
-    use super::{Terms, GROUP};
+    use super::avx2::Avx2;
+    use super::{Kernels, Terms, GROUP};
 
-    pub(super) fn detected() -> bool {
-        std::is_x86_feature_detected!("avx512f")
-            && std::is_x86_feature_detected!("avx512bw")
-            && std::is_x86_feature_detected!("avx512vnni")
+    /// Proof that the CPU running this process has AVX-512 F, BW and VNNI: only
+    /// [`Avx512Vnni::detect`] makes one, and only after asking the CPU.
+    #[derive(Clone, Copy)]
+    pub(super) struct Avx512Vnni {
+        _detected: (),
     }
 
-    pub(super) fn dots_packed_entry(
-        rows: &[u8],
-        dim: usize,
-        panel: &[i8],
-        groups: usize,
-        out: &mut [i32],
-    ) {
-        // SAFETY: chosen only when AVX-512 F/BW/VNNI were detected.
-        unsafe { dots_packed(rows, dim, panel, groups, out) }
-    }
+    impl Avx512Vnni {
+        /// The token, if this CPU has AVX-512 F, BW and VNNI.
+        pub(super) fn detect() -> Option<Self> {
+            let yes = std::is_x86_feature_detected!("avx512f")
+                && std::is_x86_feature_detected!("avx512bw")
+                && std::is_x86_feature_detected!("avx512vnni");
+            yes.then_some(Self { _detected: () })
+        }
 
-    pub(super) fn screen_entry(
-        dots: &[i32],
-        width: usize,
-        scales: &[f32],
-        errors: &[f32],
-        terms: Terms<'_>,
-        masks: &mut [u64],
-    ) {
-        // SAFETY: chosen only when AVX-512 F/BW/VNNI were detected.
-        unsafe { screen(dots, width, scales, errors, terms, masks) }
+        /// The AVX-512 VNNI batch kernel and check, beside the AVX2 row-major kernel
+        /// (`avx2` proves that one).
+        pub(super) fn kernels(self, avx2: Avx2) -> Kernels {
+            // Defined here, so only a holder of the token can name them.
+            fn dots_packed_entry(
+                rows: &[u8],
+                dim: usize,
+                panel: &[i8],
+                groups: usize,
+                out: &mut [i32],
+            ) {
+                // SAFETY: only reachable through `Avx512Vnni::kernels`, which takes an
+                // `Avx512Vnni`, made only when the CPU has AVX-512 F/BW/VNNI.
+                unsafe { dots_packed(rows, dim, panel, groups, out) }
+            }
+            fn screen_entry(
+                dots: &[i32],
+                width: usize,
+                scales: &[f32],
+                errors: &[f32],
+                terms: Terms<'_>,
+                masks: &mut [u64],
+            ) {
+                // SAFETY: as above, the CPU has AVX-512 F/BW/VNNI.
+                unsafe { screen(dots, width, scales, errors, terms, masks) }
+            }
+            Kernels {
+                dots_u8i8: avx2.dots_u8i8(),
+                dots_packed: dots_packed_entry,
+                screen: screen_entry,
+                // One `vpdpbusd` on 4 useful lanes of 16 still does more than the AVX2 row
+                // kernel.
+                packed_from: 4,
+                name: "avx512-vnni+avx2+fma",
+            }
+        }
     }
 
     /// `R` rows × `G` packed groups of 16 queries, one `zmm` accumulator each: per 4-byte
     /// step, `G` query loads and `R` row broadcasts feed `R · G` `vpdpbusd` (64
     /// multiply-adds each). `R · G + G + 1` registers stay within the 32.
+    ///
+    /// # Safety
+    ///
+    /// The CPU has AVX-512 F/BW/VNNI; `dim` is a multiple of 4; `rows` is valid for
+    /// reading `R` rows of `dim` bytes, `panel` for `G` groups of `GROUP · dim` bytes, and
+    /// `out` for writing `R · G · GROUP` lanes, overlapping neither.
     #[target_feature(enable = "avx512f,avx512bw,avx512vnni")]
     #[inline]
     unsafe fn block<const G: usize, const R: usize>(
@@ -725,11 +816,12 @@ mod avx512 {
         let mut acc = [[_mm512_setzero_si512(); G]; R];
         let mut s = 0;
         while s < dim {
-            // SAFETY: the caller passes R rows of `dim` bytes and G groups of GROUP · dim.
+            // SAFETY: s + 4 ≤ dim, so bytes 16·s .. 16·s + 64 lie in group g < G.
             let q: [__m512i; G] = std::array::from_fn(|g| unsafe {
                 _mm512_loadu_si512(panel.add(g * GROUP * dim + s * GROUP).cast())
             });
             for (r, acc) in acc.iter_mut().enumerate() {
+                // SAFETY: bytes s .. s + 4 ≤ dim of row r < R.
                 let four = unsafe { rows.add(r * dim + s).cast::<i32>().read_unaligned() };
                 let x = _mm512_set1_epi32(four);
                 for (a, q) in acc.iter_mut().zip(&q) {
@@ -740,7 +832,7 @@ mod avx512 {
         }
         for (r, acc) in acc.iter().enumerate() {
             for (g, a) in acc.iter().enumerate() {
-                // SAFETY: `out` has R rows of G · GROUP lanes.
+                // SAFETY: lanes (r·G + g)·16 .. + 16 < R · G · GROUP of `out`.
                 unsafe { _mm512_storeu_si512(out.add((r * G + g) * GROUP).cast(), *a) };
             }
         }
@@ -748,7 +840,7 @@ mod avx512 {
 
     #[target_feature(enable = "avx512f,avx512bw,avx512vnni")]
     #[inline]
-    unsafe fn blocks<const G: usize, const R: usize>(
+    fn blocks<const G: usize, const R: usize>(
         rows: &[u8],
         dim: usize,
         panel: &[i8],
@@ -759,7 +851,9 @@ mod avx512 {
         assert!(dim.is_multiple_of(4));
         let (rp, pp, op) = (rows.as_ptr(), panel.as_ptr(), out.as_mut_ptr());
         let mut r = 0;
-        // SAFETY: rows r.. and their output lanes are in bounds (checked above).
+        // SAFETY: same features; rows r..r + R (or r) are within `rows` (r + R ≤ n), the
+        // panel holds G groups and their output lanes are within `out` (checked above), a
+        // mutable borrow that overlaps neither input.
         unsafe {
             while r + R <= n {
                 block::<G, R>(rp.add(r * dim), dim, pp, op.add(r * G * GROUP));
@@ -773,22 +867,19 @@ mod avx512 {
     }
 
     #[target_feature(enable = "avx512f,avx512bw,avx512vnni")]
-    unsafe fn dots_packed(rows: &[u8], dim: usize, panel: &[i8], groups: usize, out: &mut [i32]) {
-        // SAFETY: same features; shapes checked in `blocks`.
-        unsafe {
-            match groups {
-                1 => blocks::<1, 12>(rows, dim, panel, out),
-                2 => blocks::<2, 10>(rows, dim, panel, out),
-                3 => blocks::<3, 8>(rows, dim, panel, out),
-                _ => blocks::<4, 6>(rows, dim, panel, out),
-            }
+    fn dots_packed(rows: &[u8], dim: usize, panel: &[i8], groups: usize, out: &mut [i32]) {
+        match groups {
+            1 => blocks::<1, 12>(rows, dim, panel, out),
+            2 => blocks::<2, 10>(rows, dim, panel, out),
+            3 => blocks::<3, 8>(rows, dim, panel, out),
+            _ => blocks::<4, 6>(rows, dim, panel, out),
         }
     }
 
     /// The check of [`super::upper_reaches`] on 16 lanes at once, same operations in the
     /// same order (`vfmadd` is the fused `mul_add`), so the mask bits are exact.
     #[target_feature(enable = "avx512f,avx512bw,avx512vnni")]
-    unsafe fn screen(
+    fn screen(
         dots: &[i32],
         width: usize,
         scales: &[f32],
@@ -801,15 +892,20 @@ mod avx512 {
         assert!(scales.len() >= masks.len() && errors.len() >= masks.len());
         assert!(t.offset.len() >= width && t.scale.len() >= width && t.widen.len() >= width);
         assert!(t.pad.len() >= width && t.threshold.len() >= width);
-        let load_f = |v: &[f32], g: usize| unsafe { _mm512_loadu_ps(v.as_ptr().add(g * GROUP)) };
+        let load_f = |v: &[f32], g: usize| {
+            let lanes = &v[g * GROUP..(g + 1) * GROUP];
+            // SAFETY: `lanes` holds the 16 values read.
+            unsafe { _mm512_loadu_ps(lanes.as_ptr()) }
+        };
         let mut off = [_mm512_setzero_si512(); 4];
         let mut sc = [_mm512_setzero_ps(); 4];
         let mut wi = [_mm512_setzero_ps(); 4];
         let mut pa = [_mm512_setzero_ps(); 4];
         let mut th = [_mm512_setzero_ps(); 4];
         for g in 0..groups {
-            // SAFETY: every term slice holds `width` lanes (checked above).
-            off[g] = unsafe { _mm512_loadu_si512(t.offset.as_ptr().add(g * GROUP).cast()) };
+            let offset = &t.offset[g * GROUP..(g + 1) * GROUP];
+            // SAFETY: `offset` holds the 16 lanes read.
+            off[g] = unsafe { _mm512_loadu_si512(offset.as_ptr().cast()) };
             sc[g] = load_f(t.scale, g);
             wi[g] = load_f(t.widen, g);
             pa[g] = load_f(t.pad, g);
@@ -891,6 +987,14 @@ mod tests {
             kernels.dots_u8i8(&rows, 64, &queries, 1, &mut got);
             assert_eq!(got[0], -255 * 63 * 64);
         }
+        // Built with AVX2 and FMA enabled (as the second Miri pass is), the CPU has them.
+        if cfg!(all(
+            target_arch = "x86_64",
+            target_feature = "avx2",
+            target_feature = "fma"
+        )) {
+            assert!(available().iter().any(|k| k.name() == "avx2+fma"));
+        }
         assert!(!kernel_name().is_empty());
         if std::env::var(KERNEL_ENV).is_err() {
             assert_eq!(kernel_name(), available().last().unwrap().name());
@@ -917,21 +1021,35 @@ mod tests {
     fn packed_kernels_equal_the_plain_dot_products_on_every_shape() {
         let mut seed = 5;
         // Row counts around every block size (1, 4, 6, 8, 10, 12), partial groups and panels.
-        for (n_rows, nq, dim) in [
-            (0, 3, 32),
-            (1, 1, 32),
-            (5, 16, 64),
-            (13, 17, 96),
-            (25, 33, 32),
-            (37, 64, 384),
-            (11, 49, 128),
-            (7, 70, 64),
-            // Past every block height: 1 group × 12 rows, 2 × 10, 3 × 8, 4 × 6, plus rests.
-            (30, 9, 64),
-            (23, 20, 96),
-            (19, 40, 32),
-            (14, 64, 64),
-        ] {
+        let shapes: &[(usize, usize, usize)] = if cfg!(miri) {
+            // The interpreter is about 10⁵ times slower: one shape per case (no rows, one
+            // row, a partial group, block rests, several groups and a second panel).
+            &[
+                (0, 3, 32),
+                (1, 1, 32),
+                (5, 16, 32),
+                (9, 33, 32),
+                (6, 70, 32),
+            ]
+        } else {
+            &[
+                (0, 3, 32),
+                (1, 1, 32),
+                (5, 16, 64),
+                (13, 17, 96),
+                (25, 33, 32),
+                (37, 64, 384),
+                (11, 49, 128),
+                (7, 70, 64),
+                // Past every block height: 1 group × 12 rows, 2 × 10, 3 × 8, 4 × 6, plus
+                // rests.
+                (30, 9, 64),
+                (23, 20, 96),
+                (19, 40, 32),
+                (14, 64, 64),
+            ]
+        };
+        for &(n_rows, nq, dim) in shapes {
             let mut rows: Vec<u8> = (0..n_rows * dim)
                 .map(|_| (lcg(&mut seed) % 256) as u8)
                 .collect();

@@ -3,6 +3,7 @@
 //! Each command group lives in its own module; [`cli`] holds the grammar, [`store`] opens
 //! the store URL, [`models`] is the one place that chooses the chat model and the fact
 //! extractor, [`error`] maps failures to exit codes.
+#![forbid(unsafe_code)]
 
 use std::process::ExitCode;
 
