@@ -126,12 +126,22 @@ pub async fn ingest(
     log.append(&conversation_id, events).await?;
 
     // 2. Episodes, in one batch.
-    let kept: Vec<Episode> = messages
+    let mut kept: Vec<Episode> = Vec::with_capacity(messages.len());
+    let mut previous: Option<&Message> = None;
+    for m in messages
         .iter()
         .filter(|m| matches!(m.role, Role::User | Role::Assistant))
-        .map(|m| Episode::from_message(user_id, &conversation_id, m))
-        .filter(|e| !e.text.trim().is_empty())
-        .collect();
+    {
+        let mut episode = Episode::from_message(user_id, &conversation_id, m);
+        // Each message is searched with the one it answers.
+        if let Some(p) = previous.filter(|p| p.role != m.role) {
+            episode = episode.answering(&p.text());
+        }
+        if !episode.text.trim().is_empty() {
+            kept.push(episode);
+        }
+        previous = Some(m);
+    }
     report.episodes = kept.len();
     episodes.add(user_id, kept).await?;
 

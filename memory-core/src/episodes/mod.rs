@@ -117,6 +117,11 @@ pub struct Episode {
     /// The dates its words name, resolved against `observed_at`.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub when: Vec<When>,
+    /// The message it answers (the other side's message just before it), searched with
+    /// it but not rendered: "A huge trout!" is found by "what did my son catch?" when it
+    /// answered "What did he catch?".
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub context: Option<String>,
 }
 
 impl Episode {
@@ -134,7 +139,22 @@ impl Episode {
             when: When::find(&text, observed_at),
             text,
             observed_at,
+            context: None,
         }
+    }
+
+    /// Sets the message this one answers (see [`context`](Self::context)); at most
+    /// [`MAX_CONTEXT_CHARS`] characters of it are kept.
+    pub fn answering(mut self, previous: &str) -> Self {
+        let previous = previous.trim();
+        if !previous.is_empty() {
+            let cut = previous
+                .char_indices()
+                .nth(MAX_CONTEXT_CHARS)
+                .map_or(previous.len(), |(i, _)| i);
+            self.context = Some(previous[..cut].to_owned());
+        }
+        self
     }
 
     /// Whether anything in the episode is about a moment in `[start, end)`: it was said
@@ -144,6 +164,9 @@ impl Episode {
             || self.when.iter().any(|w| w.start < end && start < w.end)
     }
 }
+
+/// At most this many characters of the message an episode answers are kept with it.
+pub const MAX_CONTEXT_CHARS: usize = 300;
 
 /// Why an episode was recalled.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

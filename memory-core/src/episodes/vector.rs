@@ -95,13 +95,22 @@ fn to_document(episode: Episode) -> Document {
             serde_json::to_value(&episode.when).unwrap_or(Value::Null),
         );
     }
-    let mut document = Document::new(episode.text).with_id(episode.id);
+    // The message it answers is searched with it: stored after the text, whose length
+    // says where to cut when reading back.
+    let content = match episode.context {
+        Some(context) => {
+            metadata.insert("text_len".into(), json!(episode.text.len()));
+            format!("{}\n\n{context}", episode.text)
+        }
+        None => episode.text,
+    };
+    let mut document = Document::new(content).with_id(episode.id);
     document.metadata = metadata;
     document
 }
 
 /// The episode a stored document holds.
-fn from_parts(user_id: &str, id: &str, text: String, metadata: &Metadata) -> Result<Episode> {
+fn from_parts(user_id: &str, id: &str, content: String, metadata: &Metadata) -> Result<Episode> {
     let corrupt = |what: &str| MemoryError::Corrupt {
         what: format!("episode {id}"),
         source: format!("its {what} is missing or malformed").into(),
@@ -118,6 +127,19 @@ fn from_parts(user_id: &str, id: &str, text: String, metadata: &Metadata) -> Res
         .and_then(|t| DateTime::parse_from_rfc3339(t).ok())
         .map(|t| t.with_timezone(&Utc))
         .ok_or_else(|| corrupt("time"))?;
+    let (text, context) = match metadata.get("text_len").and_then(Value::as_u64) {
+        None => (content, None),
+        Some(n) => {
+            let n = usize::try_from(n)
+                .ok()
+                .filter(|n| content.is_char_boundary(*n));
+            let n = n.ok_or_else(|| corrupt("text length"))?;
+            let context = content[n..].trim_start().to_owned();
+            let mut text = content;
+            text.truncate(n);
+            (text, Some(context).filter(|c| !c.is_empty()))
+        }
+    };
     let when: Vec<When> = match metadata.get("when") {
         None | Some(Value::Null) => Vec::new(),
         Some(v) => serde_json::from_value(v.clone()).map_err(|_| corrupt("dates"))?,
@@ -133,6 +155,7 @@ fn from_parts(user_id: &str, id: &str, text: String, metadata: &Metadata) -> Res
         text,
         observed_at,
         when,
+        context,
     })
 }
 

@@ -265,7 +265,8 @@ impl<A: Agent> Session<A> {
             .filter(|_| self.config.episodes_of_replies)
         {
             let episode =
-                Episode::from_message(&self.user_id, &self.conversation_id, &reply.message);
+                Episode::from_message(&self.user_id, &self.conversation_id, &reply.message)
+                    .answering(&user.text());
             if let Err(e) = lt.episodes.add(&self.user_id, vec![episode]).await {
                 tracing::warn!(error = %e, "keeping the reply as an episode failed");
                 report.recall_error = Some(e.to_string());

@@ -8,7 +8,7 @@ use crate::conversation::ConversationEvent;
 use crate::episodes::{Episode, ScoredEpisode};
 use crate::error::Result;
 use crate::facts::ScoredFact;
-use crate::message::Message;
+use crate::message::{Message, Role};
 use crate::model::ChatRequest;
 use crate::recall::{recall, RecallRequest};
 use crate::tokens::TokenCounter;
@@ -250,7 +250,19 @@ impl<A: Agent> Session<A> {
         counter: &dyn TokenCounter,
         report: &mut TurnReport,
     ) {
-        let episode = Episode::from_message(&self.user_id, &self.conversation_id, user);
+        let mut episode = Episode::from_message(&self.user_id, &self.conversation_id, user);
+        // The message it answers: the last one before it from the other side.
+        let window = self.memory.messages();
+        if let Some(previous) = window
+            .iter()
+            .rev()
+            .skip_while(|m| m.id != user.id)
+            .skip(1)
+            .find(|m| matches!(m.role, Role::User | Role::Assistant))
+            .filter(|m| m.role != user.role)
+        {
+            episode = episode.answering(&previous.text());
+        }
         if let Err(e) = lt.episodes.add(&self.user_id, vec![episode]).await {
             tracing::warn!(error = %e, "keeping the message as an episode failed; the turn goes on");
             report.recall_error = Some(e.to_string());

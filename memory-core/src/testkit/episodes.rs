@@ -17,6 +17,7 @@ pub async fn run_all(store: &dyn EpisodeStore) {
     check_search_by_words(store).await;
     check_exclusion_and_conversation(store).await;
     check_search_by_time(store).await;
+    check_context(store).await;
     check_retention(store).await;
     check_forget(store).await;
 }
@@ -344,4 +345,23 @@ pub async fn check_forget(store: &dyn EpisodeStore) {
         .expect("search after forget");
     assert!(found.is_empty());
     assert_eq!(store.forget(&u).await.expect("forget twice"), 0);
+}
+
+/// An episode is found by the words of the message it answers, and comes back with its
+/// own text and that context apart.
+pub async fn check_context(store: &dyn EpisodeStore) {
+    let u = user("context");
+    let t = day(2025, 9, 2, 18);
+    let answer = said(&u, "c1", "A huge rainbow trout!", t).answering("What did your son catch?");
+    store.add(&u, vec![answer.clone()]).await.expect("add");
+    let found = store
+        .search(
+            &u,
+            &EpisodeQuery::new("what did my son catch", 3).at(t + Duration::days(9)),
+        )
+        .await
+        .expect("search");
+    assert_eq!(found.len(), 1, "found by its context: {found:?}");
+    assert_eq!(found[0].episode, answer, "text and context read back apart");
+    assert_eq!(found[0].episode.text, "A huge rainbow trout!");
 }

@@ -95,7 +95,10 @@ const CASES: &[(&str, &str, &str, Granularity, &str, &str)] = &[
     // Dates.
     ("I moved on 3 March", "2026-05-13", "on 3 March", Day, "2026-03-03", "2026-03-04"),
     ("I will fly on 3 March", "2026-05-13", "on 3 March", Day, "2027-03-03", "2027-03-04"),
-    ("March 3rd", "2026-01-10", "March 3rd", Day, "2025-03-03", "2025-03-04"),
+    // No tense: the nearer March 3rd (52 days ahead, not 313 back).
+    ("March 3rd", "2026-01-10", "March 3rd", Day, "2026-03-03", "2026-03-04"),
+    ("I ran it on March 3rd", "2026-01-10", "on March 3rd", Day, "2025-03-03", "2025-03-04"),
+    ("the race is on 17 November", "2024-09-08", "on 17 November", Day, "2024-11-17", "2024-11-18"),
     ("the 3rd of March, 2019", "2026-05-13", "the 3rd of March, 2019", Day, "2019-03-03", "2019-03-04"),
     ("on March 3, 2019 we married", "2026-05-13", "on March 3, 2019", Day, "2019-03-03", "2019-03-04"),
     ("my birthday was on Feb 29", "2026-05-13", "on Feb 29", Day, "2024-02-29", "2024-03-01"),

@@ -141,8 +141,9 @@ pub(super) fn month_year(cx: &Cx<'_>, at: At) -> Option<Hit> {
 /// after it, "this May" the one of the reference's year. Alone, a month needs a preposition
 /// or a modifier, and "May", "March" and "August" must be capitalised (except after "last",
 /// "next" or a modifier): "this may take a while" and "we march on" are not months. It is
-/// the most recent such month at or before the reference's month, unless the sentence speaks
-/// of the future, then the first one at or after it.
+/// the most recent such month at or before the reference's month when the sentence speaks of
+/// the past, the first one at or after it when it speaks of the future, the nearer of the
+/// two when it speaks of neither.
 pub(super) fn month(cx: &Cx<'_>, at: At) -> Option<Hit> {
     #[derive(PartialEq)]
     enum Which {
@@ -182,8 +183,21 @@ pub(super) fn month(cx: &Cx<'_>, at: At) -> Option<Hit> {
         Which::Next if month > now => year,
         Which::Next => year + 1,
         Which::This => year,
-        Which::Bare if cx.tense(at) == Tense::Future => year + i32::from(month < now),
-        Which::Bare => year - i32::from(month > now),
+        Which::Bare => match cx.tense(at) {
+            Tense::Future => year + i32::from(month < now),
+            Tense::Past => year - i32::from(month > now),
+            // No tense to go by ("the concert is in May"): the nearer one, the past one
+            // on a tie.
+            Tense::Unknown => {
+                let back = (now + 12 - month) % 12;
+                let ahead = (month + 12 - now) % 12;
+                if ahead < back {
+                    year + i32::from(month < now)
+                } else {
+                    year - i32::from(month > now)
+                }
+            }
+        },
     };
     Some((month_at + 1, calendar::month(year, month)?))
 }
@@ -241,22 +255,34 @@ fn year_after(cx: &Cx<'_>, k: usize) -> Option<i32> {
 }
 
 /// The date `day` `month` of `year`, or, without a year, the nearest one in the direction the
-/// sentence speaks of (past unless future).
+/// sentence speaks of, or the nearer of the two when it speaks of neither.
 fn date_for(cx: &Cx<'_>, at: At, year: Option<i32>, month: u32, day: u32) -> Option<NaiveDate> {
     if let Some(year) = year {
         return NaiveDate::from_ymd_opt(year, month, day);
     }
     let today = cx.today;
-    let future = cx.tense(at) == Tense::Future;
-    // Eight years always hold a 29 February.
-    (0..=8).find_map(|k: i32| {
-        let year = if future {
-            today.year().checked_add(k)
-        } else {
-            today.year().checked_sub(k)
-        }?;
-        let date = NaiveDate::from_ymd_opt(year, month, day)?;
-        let fits = if future { date >= today } else { date <= today };
-        fits.then_some(date)
-    })
+    let nearest = |future: bool| {
+        // Eight years always hold a 29 February.
+        (0..=8).find_map(|k: i32| {
+            let year = if future {
+                today.year().checked_add(k)
+            } else {
+                today.year().checked_sub(k)
+            }?;
+            let date = NaiveDate::from_ymd_opt(year, month, day)?;
+            let fits = if future { date >= today } else { date <= today };
+            fits.then_some(date)
+        })
+    };
+    match cx.tense(at) {
+        Tense::Future => nearest(true),
+        Tense::Past => nearest(false),
+        // No tense to go by ("the race is on 17 November"): the nearer one, the past one
+        // on a tie.
+        Tense::Unknown => match (nearest(false), nearest(true)) {
+            (Some(past), Some(next)) if next - today < today - past => Some(next),
+            (Some(past), _) => Some(past),
+            (None, next) => next,
+        },
+    }
 }
