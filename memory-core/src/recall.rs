@@ -44,7 +44,7 @@ pub struct RecallRequest {
     pub at: Option<DateTime<Utc>>,
     /// At most this many facts (default 5; 0: none).
     pub top_k: usize,
-    /// At most this many episodes (default 3; 0: none).
+    /// At most this many episodes (default 5; 0: none).
     pub episodes: usize,
     /// Message ids not to recall (those already in the model's window).
     pub exclude: Vec<String>,
@@ -62,7 +62,7 @@ impl RecallRequest {
             text: text.into(),
             at: None,
             top_k: 5,
-            episodes: 3,
+            episodes: 5,
             exclude: Vec::new(),
             conversation_id: None,
             max_tokens: 500,

@@ -36,14 +36,14 @@ pub struct RememberSpec {
 }
 
 impl RememberSpec {
-    /// The defaults: auto-resolved store, extract and inject on, `top_k = 5`, `recall = 3`.
+    /// The defaults: auto-resolved store, extract and inject on, `top_k = 5`, `recall = 5`.
     pub const fn new() -> Self {
         Self {
             store: None,
             extract: true,
             inject: true,
             top_k: 5,
-            recall: 3,
+            recall: 5,
             extraction_model: None,
         }
     }

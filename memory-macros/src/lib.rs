@@ -23,8 +23,8 @@ use proc_macro::TokenStream;
 ///     extract = true,                   // extract facts from each turn; default true
 ///     inject = true,                    // inject relevant facts into the system prompt; default true
 ///     top_k = 5,                        // at most this many facts injected; default 5, at least 1
-///     recall = 3,                       // at most this many earlier messages (episodes) recalled
-///                                       //   into the memory block; default 3, 0 turns recall off
+///     recall = 5,                       // at most this many earlier messages (episodes) recalled
+///                                       //   into the memory block; default 5, 0 turns recall off
 ///     extraction_model = "small-model", // model used for extraction; default: the agent's own
 ///     crate = "my_reexport::agentmemory",  // where agentmemory is reachable; default `::agentmemory`
 /// )]

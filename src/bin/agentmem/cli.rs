@@ -151,7 +151,7 @@ pub struct RecallArgs {
     #[command(flatten)]
     pub user: UserArg,
     /// At most this many earlier messages (episodes).
-    #[arg(short, long, default_value_t = 3)]
+    #[arg(short, long, default_value_t = 5)]
     pub k: usize,
     /// At most this many facts.
     #[arg(long, default_value_t = 5)]

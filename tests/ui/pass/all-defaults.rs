@@ -18,6 +18,6 @@ fn main() {
     assert!(spec.extract);
     assert!(spec.inject);
     assert_eq!(spec.top_k, 5);
-    assert_eq!(spec.recall, 3);
+    assert_eq!(spec.recall, 5);
     assert_eq!(spec.extraction_model, None);
 }

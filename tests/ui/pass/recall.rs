@@ -19,5 +19,5 @@ fn main() {
     assert_eq!(off.map(|spec| spec.recall), Some(0));
     assert_eq!(off.map(|spec| (spec.inject, spec.top_k)), Some((true, 5)));
     // Left out, recall keeps the spec's default.
-    assert_eq!(<DefaultRecall as Remember>::SPEC.map(|spec| spec.recall), Some(3));
+    assert_eq!(<DefaultRecall as Remember>::SPEC.map(|spec| spec.recall), Some(5));
 }
