@@ -233,7 +233,7 @@ fn episode(owner: &str, session_id: &str, message: &WireMessage) -> Episode {
 /// `created_at`: the id itself when it is a ULID; otherwise `created_at` and 80 bits of
 /// the 128-bit FNV-1a hash of the session and message ids (stable across processes and
 /// versions, unlike `std`'s hasher).
-pub fn message_ulid(session_id: &str, id: &str, created_at: DateTime<Utc>) -> Ulid {
+pub(crate) fn message_ulid(session_id: &str, id: &str, created_at: DateTime<Utc>) -> Ulid {
     if let Ok(ulid) = Ulid::from_string(id) {
         return ulid;
     }

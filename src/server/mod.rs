@@ -65,7 +65,6 @@ pub mod working;
 
 pub use auth::Auth;
 pub use error::ApiError;
-pub use message_index::message_ulid;
 pub use metrics::Metrics;
 pub use service::MemoryService;
 
