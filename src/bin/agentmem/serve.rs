@@ -116,3 +116,50 @@ pub async fn mcp(stores: &Stores, args: McpArgs) -> Result<(), CliError> {
         .await
         .map_err(|e| CliError::runtime("mcp", e))
 }
+
+#[cfg(test)]
+mod tests {
+    use clap::Parser;
+
+    use super::IndexArgs;
+
+    #[derive(Debug, Parser)]
+    struct Probe {
+        #[command(flatten)]
+        index: IndexArgs,
+    }
+
+    fn parse(args: &[&str]) -> bool {
+        Probe::try_parse_from(std::iter::once("agentmem").chain(args.iter().copied()))
+            .unwrap()
+            .index
+            .index_all_messages_in_long_term_memory
+    }
+
+    #[test]
+    fn indexing_is_on_by_default_and_the_flag_turns_it_off() {
+        // The environment variable is read too; this test does not set it, and it is not
+        // set where the tests run unless on purpose.
+        if std::env::var_os("INDEX_ALL_MESSAGES_IN_LONG_TERM_MEMORY").is_none() {
+            assert!(parse(&[]));
+        }
+        for off in ["false", "off", "0", "no"] {
+            assert!(
+                !parse(&["--index-all-messages-in-long-term-memory", off]),
+                "{off}"
+            );
+        }
+        for on in ["true", "on", "1", "yes"] {
+            assert!(
+                parse(&["--index-all-messages-in-long-term-memory", on]),
+                "{on}"
+            );
+        }
+        assert!(Probe::try_parse_from([
+            "agentmem",
+            "--index-all-messages-in-long-term-memory",
+            "maybe"
+        ])
+        .is_err());
+    }
+}
