@@ -371,3 +371,86 @@ async fn demoted_turns_are_summarised_and_their_facts_extracted() {
     );
     assert!(!last["messages"].to_string().contains("I work as a nurse\""));
 }
+
+/// Every system message of a chat-completions request body, one string each.
+fn system_messages(body: &Value) -> Vec<String> {
+    body["messages"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|m| m["role"] == "system")
+        .map(|m| system_of(&json!({"messages": [m]})))
+        .collect()
+}
+
+#[tokio::test]
+async fn hostile_facts_and_summaries_stay_data_in_every_system_message() {
+    use agentmemory::FactCandidate;
+    use agentmemory_core::render::hostile::{assert_contained, CORPUS};
+
+    let tags = [
+        "<user_memory>",
+        "</user_memory>",
+        "<conversation_summary>",
+        "</conversation_summary>",
+    ];
+    // The hook: each hostile text a fact of its own user, recalled by a message that
+    // names it.
+    let rig = rig(|b| b).await;
+    mount_reply(&rig.server, "Noted.").await;
+    for (i, text) in CORPUS.iter().enumerate() {
+        let user = format!("user-{i}");
+        rig.facts
+            .upsert(&user, FactCandidate::new(*text, 0.9))
+            .await
+            .unwrap();
+        let (run, hook) = rig
+            .memory
+            .user(&user)
+            .unwrap()
+            .prepare(&rig.agent, &format!("chat-{i}"), *text)
+            .await
+            .unwrap();
+        run.run().await.unwrap();
+        let report = hook.report();
+        assert!(report.errors.is_empty(), "{:?}", report.errors);
+        assert!(
+            report.memory_block.is_some(),
+            "corpus text {i} {text:?} was not recalled"
+        );
+    }
+    let sent = bodies(&rig.server).await;
+    assert_eq!(sent.len(), CORPUS.len());
+    for body in &sent {
+        for system in system_messages(body) {
+            assert_contained(&system, &tags, &[]);
+        }
+    }
+
+    // The running summary: hostile turns leave the window and are folded into it.
+    let rig = rig_with_small_window().await;
+    mount_reply(&rig.server, "Noted.").await;
+    let alice = rig.memory.user("alice").unwrap();
+    for &text in CORPUS {
+        alice
+            .prompt(&rig.agent, "long", text)
+            .await
+            .unwrap()
+            .run()
+            .await
+            .unwrap();
+    }
+    let sent = bodies(&rig.server).await;
+    let mut summaries = 0;
+    for body in &sent {
+        for system in system_messages(body) {
+            summaries += usize::from(system.contains("<conversation_summary>"));
+            assert_contained(&system, &tags, &[]);
+        }
+    }
+    assert!(summaries > 0, "no request carried a summary");
+}
+
+async fn rig_with_small_window() -> Rig {
+    rig(|b| b.max_tokens(150).summary_tokens(60)).await
+}

@@ -170,7 +170,7 @@ where
                 }
             }
             let mut history = Vec::with_capacity(cached.memory.len() + 1);
-            if let Some(summary) = cached.memory.summary() {
+            if let Some(summary) = cached.memory.summary().filter(|s| !s.trim().is_empty()) {
                 history.push(ConversationSummary::new(summary).into());
             }
             history.extend(cached.memory.messages().into_iter().map(convert::to_rig));

@@ -10,6 +10,14 @@
 //! - Working memory is one JSON document per session in the [`KvStore`](crate::KvStore)
 //!   of the store URL, so several instances on one Redis or PostgreSQL serve the same
 //!   sessions. Long-term memory maps to facts and documents (the `long_term` module).
+//! - `index_all_messages_in_long_term_memory` (on by default; `agentmem serve
+//!   --index-all-messages-in-long-term-memory false` or the environment variable
+//!   `INDEX_ALL_MESSAGES_IN_LONG_TERM_MEMORY=false` turn it off,
+//!   [`MemoryService::index_all_messages`] in code): every working-memory message is also
+//!   an [episode](agentmemory_core::episodes) of the session's user, and `GET` of a
+//!   session that expired or went missing rebuilds it from them instead of answering 404.
+//! - `POST /v1/memory/prompt` and the MCP `memory_prompt` tool recall, besides the
+//!   long-term memories, the user's relevant earlier messages (episodes), with their dates.
 //! - Production basics: bearer-token auth (constant-time comparison), a request body
 //!   limit (413), a per-request timeout (408), graceful shutdown that lets in-flight
 //!   requests finish, a tracing span per request, Prometheus metrics, CORS off unless
@@ -46,6 +54,7 @@ pub mod ids;
 pub mod long_term;
 #[cfg(feature = "mcp")]
 pub mod mcp;
+mod message_index;
 mod metrics;
 mod prompt;
 mod routes;

@@ -3,6 +3,7 @@
 
 use std::sync::Arc;
 
+use agentmemory_core::episodes::{EpisodeStore, VectorEpisodeStore};
 use agentmemory_core::summarize::{ExtractiveSummarizer, Summarizer};
 use agentmemory_core::{Container, ConversationStore, KvStore, UserMemoryStore, VectorStore};
 
@@ -10,19 +11,27 @@ use super::long_term::LongTermMemory;
 use super::working::WorkingMemoryStore;
 
 /// Working and long-term memory over the stores of a container.
+///
+/// Working-memory messages are indexed as episodes (and expired sessions rebuilt from
+/// them) by default: `index_all_messages_in_long_term_memory` of the reference server;
+/// [`index_all_messages(false)`](Self::index_all_messages) turns it off.
 #[derive(Clone)]
 pub struct MemoryService {
     /// Sessions.
     pub working: WorkingMemoryStore,
     /// Facts and documents.
     pub long_term: LongTermMemory,
+    /// The users' earlier messages, recalled by the memory prompt.
+    pub episodes: Arc<dyn EpisodeStore>,
 }
 
 impl MemoryService {
     /// The service over the default stores of `container` (as [`StoreUrl::open`] registers
-    /// them), summarising with agentmem's offline [`ExtractiveSummarizer`].
+    /// them) and its episode store ([`episodes::resolve`]), summarising with agentmem's
+    /// offline [`ExtractiveSummarizer`].
     ///
     /// [`StoreUrl::open`]: agentmemory_stores::StoreUrl::open
+    /// [`episodes::resolve`]: agentmemory_core::episodes::resolve
     pub fn from_container(container: &Container) -> agentmemory_core::Result<Self> {
         let kv = container.resolve::<dyn KvStore>(None)?;
         let facts = container.resolve::<dyn UserMemoryStore>(None)?;
@@ -30,23 +39,57 @@ impl MemoryService {
         // resolved so that a container without a conversation store fails at start-up like
         // every other agentmem entry point
         let _ = container.resolve::<dyn ConversationStore>(None)?;
-        Ok(Self::new(
-            kv,
-            facts,
-            vectors,
-            Arc::new(ExtractiveSummarizer::new()),
-        ))
+        let episodes = agentmemory_core::episodes::resolve(container)?;
+        Ok(
+            Self::new(kv, facts, vectors, Arc::new(ExtractiveSummarizer::new()))
+                .with_episodes(episodes),
+        )
     }
 
-    /// The service over these stores.
+    /// The service over these stores; episodes are kept in `vectors`
+    /// ([`VectorEpisodeStore`]).
     pub fn new(
         kv: Arc<dyn KvStore>,
         facts: Arc<dyn UserMemoryStore>,
         vectors: Arc<dyn VectorStore>,
         summarizer: Arc<dyn Summarizer>,
     ) -> Self {
+        let episodes: Arc<dyn EpisodeStore> = Arc::new(VectorEpisodeStore::new(vectors.clone()));
         let long_term = LongTermMemory::new(facts, vectors, kv.clone());
-        let working = WorkingMemoryStore::new(kv, summarizer, long_term.clone());
-        Self { working, long_term }
+        let working = WorkingMemoryStore::new(kv, summarizer, long_term.clone())
+            .index_messages(Some(Arc::clone(&episodes)));
+        Self {
+            working,
+            long_term,
+            episodes,
+        }
+    }
+
+    /// Keeps and recalls episodes in `episodes` instead.
+    pub fn with_episodes(mut self, episodes: Arc<dyn EpisodeStore>) -> Self {
+        let on = self.working.indexes_messages();
+        self.episodes = episodes;
+        self.index_all_messages(on)
+    }
+
+    /// Whether every working-memory message is indexed as an episode of the session's
+    /// user and expired or missing sessions are rebuilt from them (the reference server's
+    /// `index_all_messages_in_long_term_memory`; on by default).
+    ///
+    /// ```
+    /// # tokio_test::block_on(async {
+    /// use agentmemory::server::MemoryService;
+    ///
+    /// let container = agentmemory::stores::StoreUrl::Memory.open().await.unwrap();
+    /// let service = MemoryService::from_container(&container).unwrap();
+    /// assert!(service.working.indexes_messages());
+    /// assert!(!service.index_all_messages(false).working.indexes_messages());
+    /// # });
+    /// ```
+    pub fn index_all_messages(mut self, on: bool) -> Self {
+        self.working = self
+            .working
+            .index_messages(on.then(|| Arc::clone(&self.episodes)));
+        self
     }
 }

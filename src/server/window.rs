@@ -40,7 +40,8 @@ pub fn requested_window(model_name: Option<&str>, context_window_max: Option<u64
         .or_else(|| model_name.and_then(model_window))
 }
 
-fn role(name: &str) -> Role {
+/// The role named `name` (`user` for names agentmem does not know).
+pub(crate) fn role(name: &str) -> Role {
     match name {
         "assistant" => Role::Assistant,
         "system" => Role::System,

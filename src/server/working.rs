@@ -1,17 +1,24 @@
 //! Working memory of sessions: one JSON document per (namespace, user, session) in the
 //! configured [`KvStore`], so that every server instance on one Redis or PostgreSQL
 //! serves the same sessions.
+//!
+//! With [`index_messages`](WorkingMemoryStore::index_messages) on (the server's
+//! `index_all_messages_in_long_term_memory`, on by default), every message put into a
+//! session is also an episode of the session's user, and a session that expired or went
+//! missing is rebuilt from them (see the `message_index` module).
 
 use std::sync::Arc;
 
 use chrono::Utc;
 
+use agentmemory_core::episodes::EpisodeStore;
 use agentmemory_core::kv::{KvStore, MemoryEntry, MemoryScope};
 use agentmemory_core::summarize::Summarizer;
 
 use super::error::ApiError;
 use super::ids;
 use super::long_term::LongTermMemory;
+use super::message_index::MessageIndex;
 use super::window;
 use super::wire::{SessionList, WorkingMemoryBody, WorkingMemoryResponse};
 
@@ -46,6 +53,7 @@ pub struct WorkingMemoryStore {
     kv: Arc<dyn KvStore>,
     summarizer: Arc<dyn Summarizer>,
     long_term: LongTermMemory,
+    index: Option<MessageIndex>,
 }
 
 impl WorkingMemoryStore {
@@ -59,10 +67,26 @@ impl WorkingMemoryStore {
             kv,
             summarizer,
             long_term,
+            index: None,
         }
     }
 
-    /// The session, or `None` when it does not exist (or expired).
+    /// Indexes every message put into a session as an episode in `episodes` and rebuilds
+    /// expired or missing sessions from them (`Some`), or neither (`None`, the default of
+    /// [`new`](Self::new)).
+    pub fn index_messages(mut self, episodes: Option<Arc<dyn EpisodeStore>>) -> Self {
+        self.index = episodes.map(|e| MessageIndex::new(e, Arc::clone(&self.kv)));
+        self
+    }
+
+    /// Whether messages are indexed as episodes.
+    pub fn indexes_messages(&self) -> bool {
+        self.index.is_some()
+    }
+
+    /// The session, or `None` when it does not exist (or expired) and, with indexing on,
+    /// its messages were never indexed: an expired or missing session whose messages were
+    /// indexed is rebuilt from them (and summarised to the window the scope names).
     pub async fn get(
         &self,
         session_id: &str,
@@ -70,23 +94,67 @@ impl WorkingMemoryStore {
     ) -> Result<Option<WorkingMemoryResponse>, ApiError> {
         ids::check("session_id", session_id)?;
         scope.check()?;
+        if let Some(memory) = self
+            .load(session_id, scope.namespace, scope.user_id)
+            .await?
+        {
+            return Ok(Some(respond(memory, scope.window(), Some(false))));
+        }
+        let Some(index) = &self.index else {
+            return Ok(None);
+        };
+        let Some(messages) = index
+            .rebuild(session_id, scope.namespace, scope.user_id)
+            .await?
+        else {
+            return Ok(None);
+        };
+        let mut memory = WorkingMemoryBody {
+            messages,
+            memories: Vec::new(),
+            data: None,
+            context: None,
+            user_id: scope.user_id.map(str::to_owned),
+            tokens: 0,
+            session_id: Some(session_id.to_owned()),
+            namespace: scope.namespace.map(str::to_owned),
+            long_term_memory_strategy: super::wire::default_strategy(),
+            ttl_seconds: None,
+            last_accessed: Utc::now(),
+        };
+        let window = scope.window();
+        if let Some(window) = window {
+            window::summarize_if_needed(&mut memory, window, self.summarizer.as_ref()).await?;
+        }
+        memory.tokens = window::token_count(&memory);
+        Ok(Some(respond(memory, window, Some(false))))
+    }
+
+    /// The stored session, if any.
+    async fn load(
+        &self,
+        session_id: &str,
+        namespace: Option<&str>,
+        user_id: Option<&str>,
+    ) -> Result<Option<WorkingMemoryBody>, ApiError> {
         let Some(entry) = self
             .kv
             .get(
-                &ids::sessions_namespace(scope.namespace),
-                &ids::session_key(scope.user_id, session_id),
+                &ids::sessions_namespace(namespace),
+                &ids::session_key(user_id, session_id),
             )
             .await?
         else {
             return Ok(None);
         };
-        let memory: WorkingMemoryBody = serde_json::from_value(entry.content).map_err(|e| {
-            ApiError::Store(agentmemory_core::MemoryError::invalid(
-                "stored working memory",
-                e.to_string(),
-            ))
-        })?;
-        Ok(Some(respond(memory, scope.window(), Some(false))))
+        serde_json::from_value(entry.content)
+            .map(Some)
+            .map_err(|e| {
+                ApiError::Store(agentmemory_core::MemoryError::invalid(
+                    "stored working memory",
+                    e.to_string(),
+                ))
+            })
     }
 
     /// Replaces the session with `memory`: summarises it when over the window, promotes
@@ -116,6 +184,24 @@ impl WorkingMemoryStore {
         }
         memory.session_id = Some(session_id.to_owned());
         memory.last_accessed = Utc::now();
+        if let Some(index) = &self.index {
+            if memory.messages.iter().any(|m| m.persisted_at.is_none()) {
+                let previous = self
+                    .load(
+                        session_id,
+                        memory.namespace.as_deref(),
+                        memory.user_id.as_deref(),
+                    )
+                    .await
+                    .unwrap_or_else(|error| {
+                        tracing::warn!(%error, session = session_id, "the stored session is unreadable; it is replaced");
+                        None
+                    });
+                index
+                    .index(session_id, &mut memory, previous.as_ref())
+                    .await;
+            }
+        }
 
         let window = scope.window();
         if let Some(window) = window {
@@ -178,7 +264,8 @@ impl WorkingMemoryStore {
         Ok(())
     }
 
-    /// Deletes the session; whether it existed.
+    /// Deletes the session; whether it existed. With indexing on, the deleted session is
+    /// not rebuilt afterwards (its episodes stay, as long-term memory).
     pub async fn delete(
         &self,
         session_id: &str,
@@ -186,6 +273,11 @@ impl WorkingMemoryStore {
     ) -> Result<bool, ApiError> {
         ids::check("session_id", session_id)?;
         scope.check()?;
+        if let Some(index) = &self.index {
+            index
+                .forget_session(session_id, scope.namespace, scope.user_id)
+                .await?;
+        }
         Ok(self
             .kv
             .delete(

@@ -208,8 +208,8 @@ fn fact_line(fact: &ScoredFact) -> String {
     line
 }
 
-/// `- YYYY-MM-DD, role[, another conversation]: text [phrase = label]`.
-fn episode_line(found: &ScoredEpisode, conversation_id: Option<&str>) -> String {
+/// `- YYYY-MM-DD, role[, another conversation]: text [phrase = label]`, ending in `\n`.
+pub(super) fn episode_line(found: &ScoredEpisode, conversation_id: Option<&str>) -> String {
     let e = &found.episode;
     let mut line = String::with_capacity(e.text.len().min(MAX_EPISODE_CHARS) + 64);
     line.push_str("- ");

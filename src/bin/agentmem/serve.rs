@@ -39,6 +39,8 @@ pub struct ServeArgs {
     /// Allow browser calls from this origin (repeatable). CORS is off without it.
     #[arg(long = "cors-origin")]
     pub cors_origins: Vec<String>,
+    #[command(flatten)]
+    pub index: IndexArgs,
 }
 
 /// `agentmem mcp`.
@@ -47,10 +49,31 @@ pub struct McpArgs {
     /// Act for this user: memories are stored and searched as theirs.
     #[arg(long, short = 'u')]
     pub user: Option<String>,
+    #[command(flatten)]
+    pub index: IndexArgs,
 }
 
-fn service(stores: &Stores) -> Result<MemoryService, CliError> {
-    MemoryService::from_container(stores.container()).map_err(CliError::from)
+/// The reference server's `index_all_messages_in_long_term_memory`.
+#[derive(Debug, Args)]
+pub struct IndexArgs {
+    /// Index every working-memory message as an episode of the session's user (recalled
+    /// by memory prompts, searchable across conversations) and rebuild an expired or
+    /// missing session from them on GET instead of 404 (true/false, on/off, 1/0).
+    #[arg(
+        long,
+        env = "INDEX_ALL_MESSAGES_IN_LONG_TERM_MEMORY",
+        value_name = "BOOL",
+        default_value = "true",
+        value_parser = clap::builder::BoolishValueParser::new(),
+        action = clap::ArgAction::Set
+    )]
+    pub index_all_messages_in_long_term_memory: bool,
+}
+
+fn service(stores: &Stores, index: &IndexArgs) -> Result<MemoryService, CliError> {
+    Ok(MemoryService::from_container(stores.container())
+        .map_err(CliError::from)?
+        .index_all_messages(index.index_all_messages_in_long_term_memory))
 }
 
 /// Runs the REST server until Ctrl-C or SIGTERM.
@@ -78,7 +101,7 @@ pub async fn serve(stores: &Stores, args: ServeArgs) -> Result<(), CliError> {
     eprintln!("agentmem: listening on http://{local}");
     server::serve(
         listener,
-        service(stores)?,
+        service(stores, &args.index)?,
         config,
         server::shutdown_signal(),
     )
@@ -89,7 +112,54 @@ pub async fn serve(stores: &Stores, args: ServeArgs) -> Result<(), CliError> {
 /// Serves the MCP tools on stdin/stdout.
 #[cfg(feature = "mcp")]
 pub async fn mcp(stores: &Stores, args: McpArgs) -> Result<(), CliError> {
-    server::mcp::serve_stdio(service(stores)?, args.user)
+    server::mcp::serve_stdio(service(stores, &args.index)?, args.user)
         .await
         .map_err(|e| CliError::runtime("mcp", e))
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::Parser;
+
+    use super::IndexArgs;
+
+    #[derive(Debug, Parser)]
+    struct Probe {
+        #[command(flatten)]
+        index: IndexArgs,
+    }
+
+    fn parse(args: &[&str]) -> bool {
+        Probe::try_parse_from(std::iter::once("agentmem").chain(args.iter().copied()))
+            .unwrap()
+            .index
+            .index_all_messages_in_long_term_memory
+    }
+
+    #[test]
+    fn indexing_is_on_by_default_and_the_flag_turns_it_off() {
+        // The environment variable is read too; this test does not set it, and it is not
+        // set where the tests run unless on purpose.
+        if std::env::var_os("INDEX_ALL_MESSAGES_IN_LONG_TERM_MEMORY").is_none() {
+            assert!(parse(&[]));
+        }
+        for off in ["false", "off", "0", "no"] {
+            assert!(
+                !parse(&["--index-all-messages-in-long-term-memory", off]),
+                "{off}"
+            );
+        }
+        for on in ["true", "on", "1", "yes"] {
+            assert!(
+                parse(&["--index-all-messages-in-long-term-memory", on]),
+                "{on}"
+            );
+        }
+        assert!(Probe::try_parse_from([
+            "agentmem",
+            "--index-all-messages-in-long-term-memory",
+            "maybe"
+        ])
+        .is_err());
+    }
 }

@@ -1,0 +1,298 @@
+//! `index_all_messages_in_long_term_memory`: every working-memory message becomes an
+//! [`Episode`] of the session's user, and a session that expired (or went missing) is
+//! rebuilt from those episodes, as the reference server promises.
+//!
+//! - **Whose episodes.** A session's messages are episodes of the owner
+//!   [`ids::fact_owner`]`(namespace, user_id)`: the plain user id in the default namespace
+//!   (so `agentmem recall --user alice` and a `Session` for `alice` see them), and
+//!   `namespace␟user` otherwise. A session without a `user_id` is not skipped: its
+//!   messages go to the no-user owner of its namespace (`namespace␟`), the owner of
+//!   long-term memories of no user, which no user id can name.
+//! - **Which conversation, which time.** The conversation id is the session id; the role
+//!   and `created_at` are the message's.
+//! - **Idempotent.** The episode id is derived from the client's message id: a ULID id
+//!   lends its random part, any other id (`"1"`, a UUID) a 128-bit FNV-1a hash of the
+//!   session and message ids; the time part is `created_at`. The episode keeps the
+//!   client's message id, so a rebuilt session has the ids the client sent. A message is
+//!   indexed once: it is stamped `persisted_at` when indexed, and a message whose id was
+//!   already indexed in the stored session keeps that stamp (and that first time) even
+//!   when the client sends it again without it.
+//! - **Rebuilding.** The server keeps, per indexed session, the period its messages were
+//!   said in (a small record in the key/value store, with no expiry). `GET` of a session
+//!   that is not stored but has that record lists the owner's episodes of the period and
+//!   returns the session's, oldest first, summarised to the window the request names. The
+//!   rebuilt session is returned, not stored again. `DELETE` of a session deletes the
+//!   record too (the episodes stay, as long-term memory), so a deleted session stays
+//!   deleted.
+//! - **Never costs the write.** When the episode store fails, the session is stored
+//!   anyway and its messages stay unstamped, so the next `PUT` indexes them.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use chrono::{DateTime, Duration, Utc};
+use serde::{Deserialize, Serialize};
+use ulid::Ulid;
+
+use agentmemory_core::episodes::{Episode, EpisodeStore};
+use agentmemory_core::kv::{KvStore, MemoryEntry, MemoryScope};
+use agentmemory_core::Message;
+
+use super::error::ApiError;
+use super::ids;
+use super::window;
+use super::wire::{WireMessage, WorkingMemoryBody};
+
+/// At most this many episodes are read to rebuild one session.
+const MAX_REBUILT: usize = 100_000;
+
+/// The period in which an indexed session's messages were said.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize)]
+struct Indexed {
+    from: DateTime<Utc>,
+    to: DateTime<Utc>,
+}
+
+/// Working-memory messages as episodes, and sessions rebuilt from them.
+#[derive(Clone)]
+pub(crate) struct MessageIndex {
+    episodes: Arc<dyn EpisodeStore>,
+    kv: Arc<dyn KvStore>,
+}
+
+impl MessageIndex {
+    /// Episodes in `episodes`; the indexed sessions' records in `kv`.
+    pub(crate) fn new(episodes: Arc<dyn EpisodeStore>, kv: Arc<dyn KvStore>) -> Self {
+        Self { episodes, kv }
+    }
+
+    /// Indexes the messages of `memory` (session `session_id`) not indexed yet and stamps
+    /// them `persisted_at`. `previous` is the stored session, if any: a message it holds
+    /// already stamped is not indexed again. Failures are logged, never returned.
+    pub(crate) async fn index(
+        &self,
+        session_id: &str,
+        memory: &mut WorkingMemoryBody,
+        previous: Option<&WorkingMemoryBody>,
+    ) {
+        let stamped: HashMap<&str, (DateTime<Utc>, DateTime<Utc>)> = previous
+            .into_iter()
+            .flat_map(|p| &p.messages)
+            .filter_map(|m| m.persisted_at.map(|at| (m.id.as_str(), (m.created_at, at))))
+            .collect();
+        let owner = ids::fact_owner(memory.namespace.as_deref(), memory.user_id.as_deref());
+        let mut fresh = Vec::new();
+        for (i, message) in memory.messages.iter_mut().enumerate() {
+            if message.persisted_at.is_some() {
+                continue;
+            }
+            if let Some((_, at)) = stamped.get(message.id.as_str()) {
+                message.persisted_at = Some(*at);
+                continue;
+            }
+            fresh.push((i, episode(&owner, session_id, message)));
+        }
+        if fresh.is_empty() {
+            return;
+        }
+        let from = fresh.iter().map(|(_, e)| e.observed_at).min();
+        let to = fresh.iter().map(|(_, e)| e.observed_at).max();
+        let positions: Vec<usize> = fresh.iter().map(|(i, _)| *i).collect();
+        let episodes = fresh.into_iter().map(|(_, e)| e).collect();
+        if let Err(error) = self.episodes.add(&owner, episodes).await {
+            tracing::warn!(%error, session = session_id, "indexing the session's messages as episodes failed; the next PUT retries");
+            return;
+        }
+        let (Some(from), Some(to)) = (from, to) else {
+            return;
+        };
+        let key = ids::session_key(memory.user_id.as_deref(), session_id);
+        let ns = registry_namespace(memory.namespace.as_deref());
+        if let Err(error) = self.widen(&ns, &key, from, to).await {
+            tracing::warn!(%error, session = session_id, "recording the indexed session failed; the next PUT retries");
+            return;
+        }
+        let now = Utc::now();
+        for i in positions {
+            memory.messages[i].persisted_at = Some(now);
+        }
+    }
+
+    /// Widens the recorded period of session `key` to hold `[from, to]`.
+    async fn widen(
+        &self,
+        ns: &str,
+        key: &str,
+        from: DateTime<Utc>,
+        to: DateTime<Utc>,
+    ) -> Result<(), ApiError> {
+        let known = self.kv.get(ns, key).await?.and_then(|e| read_period(&e));
+        let period = match known {
+            Some(p) if p.from <= from && p.to >= to => return Ok(()),
+            Some(p) => Indexed {
+                from: p.from.min(from),
+                to: p.to.max(to),
+            },
+            None => Indexed { from, to },
+        };
+        let content = serde_json::to_value(period).map_err(|e| {
+            ApiError::Store(agentmemory_core::MemoryError::invalid(
+                "indexed session",
+                e.to_string(),
+            ))
+        })?;
+        self.kv
+            .put(
+                ns,
+                MemoryEntry::new(MemoryScope::Conversation, key, content),
+            )
+            .await?;
+        Ok(())
+    }
+
+    /// The messages of session `session_id` of (`namespace`, `user_id`) rebuilt from its
+    /// episodes, oldest first; `None` when its messages were never indexed.
+    pub(crate) async fn rebuild(
+        &self,
+        session_id: &str,
+        namespace: Option<&str>,
+        user_id: Option<&str>,
+    ) -> Result<Option<Vec<WireMessage>>, ApiError> {
+        let ns = registry_namespace(namespace);
+        let key = ids::session_key(user_id, session_id);
+        let Some(period) = self.kv.get(&ns, &key).await?.and_then(|e| read_period(&e)) else {
+            return Ok(None);
+        };
+        let owner = ids::fact_owner(namespace, user_id);
+        // `list` reads [from, to): one millisecond past the last message.
+        let to = period.to + Duration::milliseconds(1);
+        let episodes = self
+            .episodes
+            .list(&owner, Some(period.from), Some(to), MAX_REBUILT)
+            .await?;
+        let now = Utc::now();
+        let messages: Vec<WireMessage> = episodes
+            .into_iter()
+            .filter(|e| e.conversation_id == session_id)
+            .map(|e| WireMessage {
+                role: e.role.as_str().to_owned(),
+                id: if e.message_id.is_empty() {
+                    e.id
+                } else {
+                    e.message_id
+                },
+                content: e.text,
+                created_at: e.observed_at,
+                persisted_at: Some(now),
+                discrete_memory_extracted: "f".to_owned(),
+            })
+            .collect();
+        Ok((!messages.is_empty()).then_some(messages))
+    }
+
+    /// Forgets that session `session_id` was indexed (its episodes stay).
+    pub(crate) async fn forget_session(
+        &self,
+        session_id: &str,
+        namespace: Option<&str>,
+        user_id: Option<&str>,
+    ) -> Result<(), ApiError> {
+        self.kv
+            .delete(
+                &registry_namespace(namespace),
+                &ids::session_key(user_id, session_id),
+            )
+            .await?;
+        Ok(())
+    }
+}
+
+/// The key/value namespace recording the indexed sessions of `namespace`.
+fn registry_namespace(namespace: Option<&str>) -> String {
+    format!(
+        "agentmem.server.wm-indexed\u{1f}{}",
+        namespace.unwrap_or("")
+    )
+}
+
+fn read_period(entry: &MemoryEntry) -> Option<Indexed> {
+    serde_json::from_value(entry.content.clone()).ok()
+}
+
+/// The episode of `message` of session `session_id`, owned by `owner`.
+fn episode(owner: &str, session_id: &str, message: &WireMessage) -> Episode {
+    let mut core =
+        Message::new(window::role(&message.role), message.content.as_str()).at(message.created_at);
+    core.id = message_ulid(session_id, &message.id, message.created_at);
+    let mut episode = Episode::from_message(owner, session_id, &core);
+    episode.message_id = message.id.clone();
+    episode
+}
+
+/// A stable ULID for the client's message id `id` of session `session_id`, said at
+/// `created_at`: the id itself when it is a ULID; otherwise `created_at` and 80 bits of
+/// the 128-bit FNV-1a hash of the session and message ids (stable across processes and
+/// versions, unlike `std`'s hasher).
+pub(crate) fn message_ulid(session_id: &str, id: &str, created_at: DateTime<Utc>) -> Ulid {
+    if let Ok(ulid) = Ulid::from_string(id) {
+        return ulid;
+    }
+    let hash = fnv1a_128(&[session_id.as_bytes(), &[0x1f], id.as_bytes()]);
+    let millis = u64::try_from(created_at.timestamp_millis()).unwrap_or(0);
+    Ulid::from_parts(millis, hash & ((1u128 << 80) - 1))
+}
+
+fn fnv1a_128(parts: &[&[u8]]) -> u128 {
+    const OFFSET: u128 = 0x6c62_272e_07bb_0142_62b8_2175_6295_c58d;
+    const PRIME: u128 = 0x0000_0000_0100_0000_0000_0000_0000_013b;
+    let mut hash = OFFSET;
+    for byte in parts.iter().flat_map(|p| p.iter()) {
+        hash ^= u128::from(*byte);
+        hash = hash.wrapping_mul(PRIME);
+    }
+    hash
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use agentmemory_core::Role;
+    use chrono::TimeZone;
+
+    #[test]
+    fn message_ids_map_to_stable_ulids() {
+        let at = Utc.with_ymd_and_hms(2026, 1, 15, 10, 30, 0).unwrap();
+        let ulid = Ulid::new();
+        assert_eq!(message_ulid("s", &ulid.to_string(), at), ulid);
+        let a = message_ulid("s", "1", at);
+        assert_eq!(a, message_ulid("s", "1", at));
+        assert_ne!(a, message_ulid("s", "2", at));
+        assert_ne!(a, message_ulid("t", "1", at), "ids are per session");
+        assert_eq!(a.timestamp_ms(), at.timestamp_millis() as u64);
+        // FNV-1a 128 of "" is its offset basis: the hash is the published one.
+        assert_eq!(fnv1a_128(&[]), 0x6c62_272e_07bb_0142_62b8_2175_6295_c58d);
+        assert_eq!(
+            fnv1a_128(&[b"a"]),
+            0xd228_cb69_6f1a_8caf_7891_2b70_4e4a_8964
+        );
+    }
+
+    #[test]
+    fn an_episode_keeps_the_client_id_role_and_time() {
+        let at = Utc.with_ymd_and_hms(2026, 1, 15, 10, 30, 0).unwrap();
+        let message = WireMessage {
+            role: "assistant".into(),
+            content: "Paris is lovely in May".into(),
+            id: "m-1".into(),
+            created_at: at,
+            persisted_at: None,
+            discrete_memory_extracted: "f".into(),
+        };
+        let e = episode("alice", "chat_1", &message);
+        assert_eq!(e.message_id, "m-1");
+        assert_eq!(e.conversation_id, "chat_1");
+        assert_eq!(e.role, Role::Assistant);
+        assert_eq!(e.observed_at, at);
+        assert_eq!(e.id, episode("alice", "chat_1", &message).id);
+    }
+}
