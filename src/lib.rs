@@ -45,6 +45,9 @@
 //! # }).unwrap();
 //! ```
 #![warn(missing_docs)]
+// docs.rs builds with every feature on a nightly toolchain and `--cfg docsrs`: `doc(cfg)`
+// marks what each feature adds.
+#![cfg_attr(docsrs, feature(doc_cfg))]
 
 // The modules of the engine, each with its whole public API.
 pub use agentmemory_core::{
