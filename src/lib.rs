@@ -46,6 +46,9 @@
 //! ```
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
+// docs.rs builds with every feature on a nightly toolchain and `--cfg docsrs`: `doc(cfg)`
+// marks what each feature adds.
+#![cfg_attr(docsrs, feature(doc_cfg))]
 
 // The modules of the engine, each with its whole public API.
 pub use agentmemory_core::{
