@@ -1,6 +1,6 @@
 //! Ranking episodes by words, meaning and time together.
 
-use super::{RecallReason, ScoredEpisode};
+use super::RecallReason;
 
 /// What falling inside the period a question names adds to an episode's score. Word and
 /// meaning relevance is a cosine in `0.0..=1.0`, so an episode of the asked period that
@@ -40,12 +40,16 @@ pub fn dated(score: f32, asks_when: bool, names_a_date: bool) -> f32 {
     }
 }
 
-/// Sorts best first (ties: the more recent first) and keeps `k`.
-pub fn best(mut found: Vec<ScoredEpisode>, k: usize) -> Vec<ScoredEpisode> {
+/// Sorts best first (ties: the more recent first) and keeps `k`; `key` gives each item's
+/// score and episode id.
+pub fn best<T>(
+    mut found: Vec<T>,
+    k: usize,
+    key: impl for<'a> Fn(&'a T) -> (f32, &'a str),
+) -> Vec<T> {
     found.sort_by(|a, b| {
-        b.score
-            .total_cmp(&a.score)
-            .then_with(|| b.episode.id.cmp(&a.episode.id))
+        let ((score_a, id_a), (score_b, id_b)) = (key(a), key(b));
+        score_b.total_cmp(&score_a).then_with(|| id_b.cmp(id_a))
     });
     found.truncate(k);
     found

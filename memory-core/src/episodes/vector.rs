@@ -5,19 +5,30 @@ use std::sync::Arc;
 
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
+use serde::Deserialize;
 use serde_json::{json, Value};
 
 use super::id::{millis, said_at_millis};
-use super::{rank, Episode, EpisodeQuery, EpisodeStore, Retention, ScoredEpisode, When};
+use super::{
+    rank, Episode, EpisodeQuery, EpisodeStore, RecallReason, Retention, ScoredEpisode, When,
+};
 use crate::error::{MemoryError, Result};
 use crate::message::{Metadata, Role};
-use crate::vector::{Document, Filter, SearchHit, SearchQuery, VectorStore};
+use crate::vector::{Document, Filter, SearchQuery, VectorStore};
 
 /// The namespace prefix of episodes in a vector store.
 pub const NAMESPACE_PREFIX: &str = "episodes/";
 
-/// How many episodes of a named period are read to rank them by time.
+/// At most this many of the most recent episodes of a named period (and the days after
+/// it) are read to find those its words name.
 const PERIOD_CANDIDATES: usize = 400;
+
+/// Episodes read per call to the vector store when many are read (listing, adding).
+const READ_CHUNK: usize = 1_000;
+
+/// Hits beyond those wanted that a search asks for first, for the window's messages
+/// (the message being answered is one of them, and usually the best match).
+const WINDOW_SLACK: usize = 8;
 
 /// Episodes said up to this long after a period may be about it ("last weekend I…").
 const TOLD_LATER: chrono::Duration = chrono::Duration::days(14);
@@ -61,22 +72,47 @@ impl VectorEpisodeStore {
     /// The episodes with these ids, in the order given (missing ones skipped).
     async fn read(&self, ns: &str, user_id: &str, ids: &[String]) -> Result<Vec<Episode>> {
         let mut out = Vec::with_capacity(ids.len());
-        for id in ids {
-            if let Some(doc) = self.vectors.get(ns, id).await? {
-                out.push(from_parts(user_id, id, doc.content, &doc.metadata)?);
+        for chunk in ids.chunks(READ_CHUNK) {
+            for doc in self.vectors.get_many(ns, chunk).await? {
+                let id = doc.id.unwrap_or_default();
+                out.push(from_parts(user_id, &id, doc.content, &doc.metadata)?);
             }
         }
         Ok(out)
     }
 
-    /// The ids of episodes said in `[from, to)`, oldest first.
+    /// The ids of the range that holds every episode said in `[from, to)`, oldest first
+    /// (any other id there is the caller's to leave out, see [`said_in`]).
     async fn ids_between(&self, ns: &str, from: u64, to: u64) -> Result<Vec<String>> {
-        let ids = self.vectors.ids(ns).await?;
-        Ok(ids
-            .into_iter()
-            .filter(|id| said_at_millis(id).is_some_and(|t| t >= from && t < to))
-            .collect())
+        match id_range(from, to) {
+            Some((lo, hi)) => self.vectors.ids_in_range(ns, &lo, &hi).await,
+            None => Ok(Vec::new()),
+        }
     }
+}
+
+/// Whether `id` is the id of an episode said in `[from, to)`.
+fn said_in(id: &str, from: u64, to: u64) -> bool {
+    said_at_millis(id).is_some_and(|t| t >= from && t < to)
+}
+
+/// The range of ids (`[lo, hi)` in byte order) that holds every episode id said in
+/// `[from, to)`: episode ids are ULIDs, whose text sorts as their time. `None` when no id
+/// can be said then.
+fn id_range(from: u64, to: u64) -> Option<(String, String)> {
+    /// The largest time a ULID holds (48 bits of milliseconds).
+    const MAX_MS: u64 = (1 << 48) - 1;
+    if from > MAX_MS || from >= to {
+        return None;
+    }
+    let first_at = |ms: u64| ulid::Ulid::from_parts(ms, 0).to_string();
+    // Past the last time an id can say: above every id's text.
+    let hi = if to > MAX_MS {
+        "\u{7f}".to_owned()
+    } else {
+        first_at(to)
+    };
+    Some((first_at(from), hi))
 }
 
 /// The document an episode is stored as.
@@ -107,6 +143,14 @@ fn to_document(episode: Episode) -> Document {
     let mut document = Document::new(content).with_id(episode.id);
     document.metadata = metadata;
     document
+}
+
+/// Whether a stored episode's words name a date.
+fn names_a_date(metadata: &Metadata) -> bool {
+    metadata
+        .get("when")
+        .and_then(Value::as_array)
+        .is_some_and(|w| !w.is_empty())
 }
 
 /// The episode a stored document holds.
@@ -140,10 +184,7 @@ fn from_parts(user_id: &str, id: &str, content: String, metadata: &Metadata) -> 
             (text, Some(context).filter(|c| !c.is_empty()))
         }
     };
-    let when: Vec<When> = match metadata.get("when") {
-        None | Some(Value::Null) => Vec::new(),
-        Some(v) => serde_json::from_value(v.clone()).map_err(|_| corrupt("dates"))?,
-    };
+    let when = dates(id, metadata)?;
     Ok(Episode {
         id: id.to_owned(),
         user_id: user_id.to_owned(),
@@ -159,26 +200,66 @@ fn from_parts(user_id: &str, id: &str, content: String, metadata: &Metadata) -> 
     })
 }
 
-fn from_hit(user_id: &str, hit: SearchHit) -> Result<(Episode, f32)> {
-    let episode = from_parts(user_id, &hit.id, hit.content, &hit.metadata)?;
-    Ok((episode, hit.score))
+/// A stored episode a search found, not yet parsed.
+struct Found {
+    id: String,
+    content: String,
+    metadata: Metadata,
+    relevance: f32,
+    score: f32,
+    reason: RecallReason,
+}
+
+/// Whether the episode stored as `id` with `metadata` is about a moment in `[start, end)`
+/// ([`Episode::touches`] without parsing the episode): it was said then (its id says when
+/// to the millisecond, and periods start and end on whole milliseconds), or a period its
+/// words name overlaps.
+fn touches(
+    id: &str,
+    metadata: &Metadata,
+    start: DateTime<Utc>,
+    end: DateTime<Utc>,
+) -> Result<bool> {
+    if said_at_millis(id).is_some_and(|t| t >= millis(start) && t < millis(end)) {
+        return Ok(true);
+    }
+    Ok(dates(id, metadata)?
+        .iter()
+        .any(|w| w.start < end && start < w.end))
+}
+
+/// The dates a stored episode's words name.
+fn dates(id: &str, metadata: &Metadata) -> Result<Vec<When>> {
+    match metadata.get("when") {
+        None | Some(Value::Null) => Ok(Vec::new()),
+        Some(v) => Vec::<When>::deserialize(v).map_err(|_| MemoryError::Corrupt {
+            what: format!("episode {id}"),
+            source: "its dates are malformed".into(),
+        }),
+    }
 }
 
 #[async_trait]
 impl EpisodeStore for VectorEpisodeStore {
     async fn add(&self, user_id: &str, episodes: Vec<Episode>) -> Result<()> {
         let ns = Self::namespace(user_id)?;
-        let mut fresh = Vec::with_capacity(episodes.len());
         let mut seen = HashSet::new();
-        for episode in episodes {
-            if episode.text.trim().is_empty() || !seen.insert(episode.id.clone()) {
-                continue;
-            }
-            // Stored once: an episode is never re-embedded or re-indexed.
-            if self.vectors.get(&ns, &episode.id).await?.is_none() {
-                fresh.push(to_document(episode));
-            }
+        let episodes: Vec<Episode> = episodes
+            .into_iter()
+            .filter(|e| !e.text.trim().is_empty() && seen.insert(e.id.clone()))
+            .collect();
+        // Stored once: an episode is never re-embedded or re-indexed.
+        let mut stored = HashSet::new();
+        for chunk in episodes.chunks(READ_CHUNK) {
+            let ids: Vec<String> = chunk.iter().map(|e| e.id.clone()).collect();
+            let docs = self.vectors.get_many(&ns, &ids).await?;
+            stored.extend(docs.into_iter().filter_map(|d| d.id));
         }
+        let mut fresh: Vec<Document> = episodes
+            .into_iter()
+            .filter(|e| !stored.contains(&e.id))
+            .map(to_document)
+            .collect();
         match fresh.len() {
             0 => Ok(()),
             1 => self.vectors.upsert(&ns, fresh.remove(0)).await.map(|_| ()),
@@ -204,70 +285,127 @@ impl EpisodeStore for VectorEpisodeStore {
             .reduce(|(s, e), (s2, e2)| (s.min(s2), e.max(e2)));
         let asks_when = crate::time::asks_when(&query.text);
         let excluded: HashSet<&str> = query.exclude.iter().map(String::as_str).collect();
-        let keep = |e: &Episode| {
-            !excluded.contains(e.message_id.as_str())
+        // Decided on the stored metadata: only the episodes returned are parsed whole.
+        let keep = |metadata: &Metadata| {
+            let field = |key: &str| metadata.get(key).and_then(Value::as_str);
+            field("message").is_none_or(|m| !excluded.contains(m))
                 && query
                     .conversation
                     .as_deref()
-                    .is_none_or(|c| c == e.conversation_id)
+                    .is_none_or(|c| field("conversation") == Some(c))
+        };
+        let about_period = |id: &str, metadata: &Metadata| match period {
+            Some((start, end)) => touches(id, metadata, start, end).map(Some),
+            None => Ok(None),
         };
 
-        // By words and meaning.
-        let mut search = SearchQuery::new(words.clone(), (query.k + excluded.len()) * 3 + 8);
+        // By words and meaning: the best `wanted` matches outside the window (more when the
+        // query names a period, so that weaker matches inside it, which the time boost
+        // raises, are among them). The window's messages are few among the best hits, so
+        // a few more than `wanted` are asked for first; only when the window took too many
+        // of them is the search repeated deep enough to make up for all it can take.
+        let wanted = if period.is_some() {
+            query.k * 3 + 8
+        } else {
+            query.k
+        };
+        let mut search = SearchQuery::new(words, wanted + WINDOW_SLACK);
         if let Some(c) = &query.conversation {
             search = search.with_filter(Filter::new().eq("conversation", c.as_str()));
         }
         if let Some(v) = &query.embedding {
             search = search.with_embedding(v.clone());
         }
-        let hits = if words.trim().is_empty() && query.embedding.is_none() {
-            Vec::new()
-        } else {
-            self.vectors.search(&ns, &search).await?
-        };
-        let mut found = Vec::with_capacity(hits.len());
-        let mut matched = HashSet::with_capacity(hits.len());
-        for hit in hits {
-            let (episode, relevance) = from_hit(user_id, hit)?;
-            if !keep(&episode) {
-                continue;
+        let searchable = !(search.text.trim().is_empty() && query.embedding.is_none());
+        let mut found: Vec<Found> = Vec::new();
+        // Two rounds at most: the second is deep enough for all the window can take.
+        for _ in 0..2 {
+            if !searchable {
+                break;
             }
-            let in_period = period.map(|(s, e)| episode.touches(s, e));
-            if let Some((score, reason)) = rank::score(relevance, in_period) {
-                matched.insert(episode.id.clone());
-                let score = rank::dated(score, asks_when, !episode.when.is_empty());
-                found.push(ScoredEpisode {
-                    episode,
-                    relevance: relevance.max(0.0),
-                    score,
-                    reason,
-                });
+            let hits = self.vectors.search(&ns, &search).await?;
+            let exhausted = hits.len() < search.k;
+            found.clear();
+            for hit in hits {
+                if !keep(&hit.metadata) {
+                    continue;
+                }
+                let in_period = about_period(&hit.id, &hit.metadata)?;
+                if let Some((score, reason)) = rank::score(hit.score, in_period) {
+                    let score = rank::dated(score, asks_when, names_a_date(&hit.metadata));
+                    found.push(Found {
+                        relevance: hit.score.max(0.0),
+                        score,
+                        reason,
+                        id: hit.id,
+                        content: hit.content,
+                        metadata: hit.metadata,
+                    });
+                }
             }
+            let deep_enough = search.k >= wanted + excluded.len();
+            if exhausted || found.len() >= wanted || deep_enough {
+                break;
+            }
+            search.k = wanted + excluded.len();
         }
 
-        // By time: what was said in (or soon after) the named period.
+        // By time: what was said in (or soon after) the named period. All that is found
+        // by time alone scores the same, and ties go to the most recent, so only the `k`
+        // most recent that qualify can be returned: they are read newest first, up to that.
         if let Some((start, end)) = period {
-            let from = millis(start);
-            let to = millis(end + TOLD_LATER);
-            let mut ids = self.ids_between(&ns, from, to).await?;
-            ids.retain(|id| !matched.contains(id));
-            if ids.len() > PERIOD_CANDIDATES {
-                ids.drain(..ids.len() - PERIOD_CANDIDATES);
-            }
-            for episode in self.read(&ns, user_id, &ids).await? {
-                if keep(&episode) && episode.touches(start, end) {
+            let (from, to) = (millis(start), millis(end + TOLD_LATER));
+            let ids = self.ids_between(&ns, from, to).await?;
+            let matched: HashSet<&str> = found.iter().map(|f| f.id.as_str()).collect();
+            let mut newest_first = ids
+                .iter()
+                .rev()
+                .filter(|id| !matched.contains(id.as_str()) && said_in(id, from, to))
+                .take(PERIOD_CANDIDATES);
+            // Read a few at a time (the first are often enough), more each round.
+            let mut by_time = Vec::new();
+            let mut chunk = query.k + 5;
+            while by_time.len() < query.k {
+                let ids: Vec<String> = newest_first.by_ref().take(chunk).cloned().collect();
+                if ids.is_empty() {
+                    break;
+                }
+                chunk *= 2;
+                for doc in self.vectors.get_many(&ns, &ids).await? {
+                    let Some(id) = doc.id else { continue };
+                    if by_time.len() == query.k
+                        || !keep(&doc.metadata)
+                        || !touches(&id, &doc.metadata, start, end)?
+                    {
+                        continue;
+                    }
                     if let Some((score, reason)) = rank::score(0.0, Some(true)) {
-                        found.push(ScoredEpisode {
-                            episode,
+                        by_time.push(Found {
                             relevance: 0.0,
                             score,
                             reason,
+                            id,
+                            content: doc.content,
+                            metadata: doc.metadata,
                         });
                     }
                 }
             }
+            found.extend(by_time);
         }
-        Ok(rank::best(found, query.k))
+
+        // Best first (ties: the more recent first); only these are made episodes.
+        rank::best(found, query.k, |f| (f.score, f.id.as_str()))
+            .into_iter()
+            .map(|f| {
+                Ok(ScoredEpisode {
+                    episode: from_parts(user_id, &f.id, f.content, &f.metadata)?,
+                    relevance: f.relevance,
+                    score: f.score,
+                    reason: f.reason,
+                })
+            })
+            .collect()
     }
 
     async fn list(
@@ -278,9 +416,9 @@ impl EpisodeStore for VectorEpisodeStore {
         limit: usize,
     ) -> Result<Vec<Episode>> {
         let ns = Self::namespace(user_id)?;
-        let mut ids = self
-            .ids_between(&ns, from.map_or(0, millis), to.map_or(u64::MAX, millis))
-            .await?;
+        let (from, to) = (from.map_or(0, millis), to.map_or(u64::MAX, millis));
+        let mut ids = self.ids_between(&ns, from, to).await?;
+        ids.retain(|id| said_in(id, from, to));
         ids.truncate(limit);
         self.read(&ns, user_id, &ids).await
     }
@@ -326,5 +464,161 @@ impl EpisodeStore for VectorEpisodeStore {
         let n = self.vectors.len(&ns).await?;
         self.vectors.clear(&ns).await?;
         Ok(n)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use chrono::{Duration, TimeZone};
+
+    use super::*;
+    use crate::episodes::{episode_id, RecallReason};
+    use crate::message::Message;
+    use crate::vector::InMemoryVectorStore;
+
+    fn store() -> VectorEpisodeStore {
+        VectorEpisodeStore::new(Arc::new(InMemoryVectorStore::new()))
+    }
+
+    fn said(conversation: &str, text: &str, at: DateTime<Utc>) -> Episode {
+        Episode::from_message("u", conversation, &Message::user(text).at(at))
+    }
+
+    #[test]
+    fn a_period_is_a_range_of_ids() {
+        let base = Utc.with_ymd_and_hms(2025, 3, 1, 0, 0, 0).unwrap();
+        let mut ids: Vec<String> = (0..200)
+            .map(|i| episode_id(base + Duration::minutes(i * 37), ulid::Ulid::new()))
+            .collect();
+        ids.push(episode_id(base, ulid::Ulid::new())); // two ids at the same moment
+        ids.push(ulid::Ulid::from_parts((1 << 48) - 1, u128::MAX).to_string()); // the last
+        ids.sort();
+        let t = |minutes: i64| millis(base + Duration::minutes(minutes));
+        for (from, to) in [
+            (0, u64::MAX),
+            (t(0), t(1)),
+            (t(37), t(37 * 10)),
+            (t(36), t(38)),
+            (t(37 * 199), u64::MAX),
+            (t(37 * 200), u64::MAX),
+            (t(37 * 200), 1 << 48),
+        ] {
+            let expected: Vec<&String> = ids
+                .iter()
+                .filter(|id| said_at_millis(id).is_some_and(|ms| ms >= from && ms < to))
+                .collect();
+            let (lo, hi) = id_range(from, to).unwrap();
+            let found: Vec<&String> = ids
+                .iter()
+                .filter(|id| id.as_str() >= lo.as_str() && id.as_str() < hi.as_str())
+                .collect();
+            assert_eq!(found, expected, "[{from}, {to})");
+        }
+        assert_eq!(id_range(t(100), t(100)), None);
+        assert_eq!(id_range(t(500), t(100)), None);
+        assert_eq!(id_range((1 << 48) + 5, u64::MAX), None);
+    }
+
+    #[test]
+    fn listing_a_period_reads_only_its_ids() {
+        tokio_test::block_on(async {
+            let store = store();
+            let base = Utc.with_ymd_and_hms(2025, 3, 1, 0, 0, 0).unwrap();
+            let all: Vec<Episode> = (0..30)
+                .map(|i| said("c", &format!("note {i}"), base + Duration::days(i)))
+                .collect();
+            store.add("u", all.clone()).await.unwrap();
+            let some = store
+                .list(
+                    "u",
+                    Some(base + Duration::days(10)),
+                    Some(base + Duration::days(13)),
+                    10,
+                )
+                .await
+                .unwrap();
+            assert_eq!(some, all[10..13].to_vec());
+            let listed = store.list("u", None, None, 100).await.unwrap();
+            assert_eq!(listed, all);
+        });
+    }
+
+    #[test]
+    fn a_window_deeper_than_the_first_search_still_leaves_k_episodes() {
+        tokio_test::block_on(async {
+            let store = store();
+            let at = Utc.with_ymd_and_hms(2025, 6, 1, 12, 0, 0).unwrap();
+            // The window: the best matches by far.
+            let window: Vec<Episode> = (0..2 * WINDOW_SLACK as i64)
+                .map(|i| said("now", "cello practice", at + Duration::minutes(i)))
+                .collect();
+            let older: Vec<Episode> = (0..5)
+                .map(|i| {
+                    said(
+                        "before",
+                        "we found an old cello in the attic at my aunt's house in the spring",
+                        at - Duration::days(30 + i),
+                    )
+                })
+                .collect();
+            store.add("u", window.clone()).await.unwrap();
+            store.add("u", older.clone()).await.unwrap();
+            let query = EpisodeQuery::new("cello practice", 3)
+                .at(at + Duration::hours(1))
+                .excluding(window.iter().map(|e| e.message_id.clone()));
+            let found = store.search("u", &query).await.unwrap();
+            assert_eq!(found.len(), 3, "{found:?}");
+            assert!(found.iter().all(|f| f.episode.conversation_id == "before"));
+        });
+    }
+
+    #[test]
+    fn a_period_brings_its_most_recent_episodes_and_those_that_name_it() {
+        tokio_test::block_on(async {
+            let store = store();
+            // Asked on Wednesday 2025-03-19: last weekend is 15–16 March.
+            let asked = Utc.with_ymd_and_hms(2025, 3, 19, 18, 0, 0).unwrap();
+            let saturday = Utc.with_ymd_and_hms(2025, 3, 15, 9, 0, 0).unwrap();
+            let during: Vec<Episode> = (0..12)
+                .map(|i| {
+                    said(
+                        "weekend",
+                        "the tide was out",
+                        saturday + Duration::hours(i * 3),
+                    )
+                })
+                .collect();
+            let monday = Utc.with_ymd_and_hms(2025, 3, 17, 9, 0, 0).unwrap();
+            let named = said("monday", "On Saturday the tide was out", monday);
+            let unrelated = said(
+                "monday",
+                "the tide tables are online",
+                monday + Duration::hours(1),
+            );
+            let before = said("march", "the tide was out", saturday - Duration::days(9));
+            let mut all = during.clone();
+            all.extend([named.clone(), unrelated, before]);
+            store.add("u", all).await.unwrap();
+
+            let query = EpisodeQuery::new("what did I do last weekend?", 3).at(asked);
+            let found = store.search("u", &query).await.unwrap();
+            // All score the same by time alone; the most recent that are about the
+            // weekend come first: the one that names it, then the weekend's latest two.
+            let expected = [&named.id, &during[11].id, &during[10].id];
+            assert_eq!(
+                found.iter().map(|f| &f.episode.id).collect::<Vec<_>>(),
+                expected
+            );
+            assert!(found.iter().all(|f| f.reason == RecallReason::Time));
+
+            // Excluded ones are passed over, and the next most recent taken.
+            let query = query.excluding([named.message_id.clone(), during[11].message_id.clone()]);
+            let found = store.search("u", &query).await.unwrap();
+            let expected = [&during[10].id, &during[9].id, &during[8].id];
+            assert_eq!(
+                found.iter().map(|f| &f.episode.id).collect::<Vec<_>>(),
+                expected
+            );
+        });
     }
 }

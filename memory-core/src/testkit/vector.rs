@@ -20,6 +20,8 @@ pub async fn run_all(store: &dyn VectorStore) {
     check_batch(store).await;
     check_dense_search(store).await;
     check_hybrid_search(store).await;
+    check_ids_in_order(store).await;
+    check_get_many(store).await;
 }
 
 /// A fresh namespace name containing `label`.
@@ -545,4 +547,80 @@ pub async fn check_hybrid_search(store: &dyn VectorStore) {
         .expect("hybrid without embeddings");
     assert_eq!(ids(&degraded), ids(&sparse_only), "degrades to sparse");
     assert!(!degraded.is_empty());
+}
+
+/// `ids` lists every id in byte order; `ids_in_range` the part of it in `[from, to)`,
+/// without deleted ids or other namespaces' ids.
+pub async fn check_ids_in_order(store: &dyn VectorStore) {
+    let ns = namespace("ids");
+    let other = namespace("ids-other");
+    let written = ["01C", "01A", "02B", "01B", "03A", "02A"];
+    let docs = written
+        .iter()
+        .map(|id| Document::new(format!("note {id}")).with_id(*id))
+        .collect();
+    store.upsert_batch(&ns, docs).await.expect("upsert batch");
+    store
+        .upsert(&other, Document::new("elsewhere").with_id("01AB"))
+        .await
+        .expect("upsert elsewhere");
+    store
+        .delete(&ns, &["02B".to_owned()])
+        .await
+        .expect("delete");
+    assert_eq!(
+        store.ids(&ns).await.expect("ids"),
+        ["01A", "01B", "01C", "02A", "03A"],
+        "ids in byte order, the deleted one gone"
+    );
+    let range = |from: &'static str, to: &'static str| {
+        let ns = ns.clone();
+        async move {
+            store
+                .ids_in_range(&ns, from, to)
+                .await
+                .expect("ids in range")
+        }
+    };
+    assert_eq!(
+        range("01B", "02A").await,
+        ["01B", "01C"],
+        "from inclusive, to exclusive"
+    );
+    assert_eq!(range("01", "02").await, ["01A", "01B", "01C"]);
+    assert_eq!(range("02", "\u{7f}").await, ["02A", "03A"]);
+    assert_eq!(range("", "01B").await, ["01A"]);
+    assert!(range("02", "02").await.is_empty(), "an empty range");
+    assert!(range("03", "01").await.is_empty(), "a reversed range");
+    assert!(store
+        .ids_in_range(&namespace("ids-none"), "0", "9")
+        .await
+        .expect("unknown namespace")
+        .is_empty());
+}
+
+/// `get_many` returns the stored documents of the ids given, in their order, without the
+/// missing ones or other namespaces' documents.
+pub async fn check_get_many(store: &dyn VectorStore) {
+    let ns = namespace("get-many");
+    let other = namespace("get-many-other");
+    for (id, text) in [("a", "alpha"), ("b", "bravo"), ("c", "charlie")] {
+        store
+            .upsert(&ns, Document::new(text).with_id(id).with_metadata("k", id))
+            .await
+            .expect("upsert");
+    }
+    store
+        .upsert(&other, Document::new("delta").with_id("d"))
+        .await
+        .expect("upsert elsewhere");
+    let wanted: Vec<String> = ["c", "missing", "a", "d"].map(String::from).to_vec();
+    let docs = store.get_many(&ns, &wanted).await.expect("get many");
+    let got: Vec<(Option<&str>, &str)> = docs
+        .iter()
+        .map(|d| (d.id.as_deref(), d.content.as_str()))
+        .collect();
+    assert_eq!(got, [(Some("c"), "charlie"), (Some("a"), "alpha")]);
+    assert_eq!(docs[0].metadata.get("k"), Some(&json!("c")));
+    assert!(store.get_many(&ns, &[]).await.expect("none").is_empty());
 }

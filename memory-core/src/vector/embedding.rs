@@ -85,6 +85,10 @@ impl VectorStore for EmbeddingVectorStore {
         self.inner.get(namespace, id).await
     }
 
+    async fn get_many(&self, namespace: &str, ids: &[String]) -> Result<Vec<Document>> {
+        self.inner.get_many(namespace, ids).await
+    }
+
     async fn delete(&self, namespace: &str, ids: &[String]) -> Result<usize> {
         self.inner.delete(namespace, ids).await
     }
@@ -99,6 +103,10 @@ impl VectorStore for EmbeddingVectorStore {
 
     async fn ids(&self, namespace: &str) -> Result<Vec<String>> {
         self.inner.ids(namespace).await
+    }
+
+    async fn ids_in_range(&self, namespace: &str, from: &str, to: &str) -> Result<Vec<String>> {
+        self.inner.ids_in_range(namespace, from, to).await
     }
 }
 

@@ -1,7 +1,8 @@
 //! `InMemoryVectorStore`: TF-IDF over an inverted index, plus brute-force dense search.
 
-use std::collections::HashMap;
+use std::collections::BTreeMap;
 use std::fmt;
+use std::ops::Bound;
 use std::sync::Arc;
 
 use async_trait::async_trait;
@@ -80,7 +81,8 @@ struct Record {
 /// One namespace: records in slots, and the two indexes keyed by the same slots.
 #[derive(Debug, Default)]
 struct Namespace {
-    ids: HashMap<String, u32>,
+    /// Slot of each id, in id order (so ids, and ranges of them, are listed unsorted).
+    ids: BTreeMap<String, u32>,
     records: Vec<Option<Record>>,
     free: Vec<u32>,
     sparse: SparseIndex,
@@ -144,9 +146,19 @@ impl Namespace {
     /// Makes room for `additional` more documents (some of a batch may replace others).
     fn reserve(&mut self, additional: usize) {
         let free = additional.saturating_sub(self.free.len());
-        self.ids.reserve(additional);
         self.records.reserve(free);
         self.sparse.reserve(free);
+    }
+
+    /// A copy of the document stored as `id`.
+    fn document(&self, id: &str) -> Option<Document> {
+        let slot = *self.ids.get(id)?;
+        self.record(slot).map(|rec| Document {
+            id: Some(rec.id.clone()),
+            content: rec.content.clone(),
+            metadata: rec.metadata.clone(),
+            embedding: self.dense.get(slot).map(<[f32]>::to_vec),
+        })
     }
 
     fn remove(&mut self, id: &str) -> bool {
@@ -543,15 +555,15 @@ impl VectorStore for InMemoryVectorStore {
             return Ok(None);
         };
         let ns = ns.read();
-        let Some(&slot) = ns.ids.get(id) else {
-            return Ok(None);
+        Ok(ns.document(id))
+    }
+
+    async fn get_many(&self, namespace: &str, ids: &[String]) -> Result<Vec<Document>> {
+        let Some(ns) = self.namespace(namespace) else {
+            return Ok(Vec::new());
         };
-        Ok(ns.record(slot).map(|rec| Document {
-            id: Some(rec.id.clone()),
-            content: rec.content.clone(),
-            metadata: rec.metadata.clone(),
-            embedding: ns.dense.get(slot).map(<[f32]>::to_vec),
-        }))
+        let ns = ns.read();
+        Ok(ids.iter().filter_map(|id| ns.document(id)).collect())
     }
 
     async fn delete(&self, namespace: &str, ids: &[String]) -> Result<usize> {
@@ -589,8 +601,23 @@ impl VectorStore for InMemoryVectorStore {
         let Some(ns) = self.namespace(namespace) else {
             return Ok(Vec::new());
         };
-        let mut ids: Vec<String> = ns.read().ids.keys().cloned().collect();
-        ids.sort_unstable();
+        let ids = ns.read().ids.keys().cloned().collect();
+        Ok(ids)
+    }
+
+    async fn ids_in_range(&self, namespace: &str, from: &str, to: &str) -> Result<Vec<String>> {
+        let Some(ns) = self.namespace(namespace) else {
+            return Ok(Vec::new());
+        };
+        if from >= to {
+            return Ok(Vec::new()); // a reversed range would make `BTreeMap::range` panic
+        }
+        let ns = ns.read();
+        let ids = ns
+            .ids
+            .range::<str, _>((Bound::Included(from), Bound::Excluded(to)))
+            .map(|(id, _)| id.clone())
+            .collect();
         Ok(ids)
     }
 }

@@ -156,6 +156,20 @@ pub trait VectorStore: Send + Sync {
     async fn search(&self, namespace: &str, query: &SearchQuery) -> Result<Vec<SearchHit>>;
     /// One document by id.
     async fn get(&self, namespace: &str, id: &str) -> Result<Option<Document>>;
+    /// The documents with these (distinct) ids, in the order given, those not stored left
+    /// out: one round trip where the backend has them (episodes read what was said in a
+    /// period this way).
+    ///
+    /// The default calls [`get`](Self::get) for each id.
+    async fn get_many(&self, namespace: &str, ids: &[String]) -> Result<Vec<Document>> {
+        let mut out = Vec::with_capacity(ids.len());
+        for id in ids {
+            if let Some(doc) = self.get(namespace, id).await? {
+                out.push(doc);
+            }
+        }
+        Ok(out)
+    }
     /// Deletes documents by id; how many existed.
     async fn delete(&self, namespace: &str, ids: &[String]) -> Result<usize>;
     /// Deletes every document of the namespace.
@@ -167,4 +181,19 @@ pub trait VectorStore: Send + Sync {
     /// Ids that sort by time (ULIDs, [episode ids](crate::episodes::episode_id)) come
     /// back oldest first, which is what retention and time-ordered listing build on.
     async fn ids(&self, namespace: &str) -> Result<Vec<String>>;
+    /// The document ids of the namespace from `from` (inclusive) to `to` (exclusive), in
+    /// byte order: for ids that sort by time, what was stored in a period, without
+    /// listing the whole namespace (episodes ask for it on every question that names a
+    /// period).
+    ///
+    /// The default bisects [`ids`](Self::ids); stores that keep their ids in order answer
+    /// it from their index.
+    async fn ids_in_range(&self, namespace: &str, from: &str, to: &str) -> Result<Vec<String>> {
+        let mut ids = self.ids(namespace).await?;
+        let hi = ids.partition_point(|id| id.as_str() < to);
+        ids.truncate(hi);
+        let lo = ids.partition_point(|id| id.as_str() < from);
+        ids.drain(..lo);
+        Ok(ids)
+    }
 }

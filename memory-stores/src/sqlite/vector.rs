@@ -250,6 +250,47 @@ impl VectorStore for SqliteStore {
         .await
     }
 
+    async fn get_many(&self, namespace: &str, ids: &[String]) -> Result<Vec<Document>> {
+        let op = "get documents";
+        if ids.is_empty() {
+            return Ok(Vec::new());
+        }
+        let ns = namespace.to_owned();
+        let wanted = serde_json::to_string(ids)
+            .map_err(|e| MemoryError::invalid("document ids", e.to_string()))?;
+        let mut found = self
+            .read(op, move |conn, label| {
+                // One statement for any number of ids: they come as one JSON array.
+                let mut stmt = conn
+                    .prepare_cached(
+                        "SELECT id, content, metadata, embedding FROM documents \
+                         WHERE namespace = ?1 AND id IN (SELECT value FROM json_each(?2))",
+                    )
+                    .map_err(on(label, op))?;
+                let rows = stmt
+                    .query_map([&ns, &wanted], |r| {
+                        Ok((r.get::<_, String>(0)?, r.get(1)?, r.get(2)?, r.get(3)?))
+                    })
+                    .map_err(on(label, op))?;
+                let mut found = std::collections::HashMap::new();
+                for row in rows {
+                    let (id, content, meta, blob): (String, String, String, Option<Vec<u8>>) =
+                        row.map_err(on(label, op))?;
+                    let what = || format!("document `{id}` in {label}");
+                    let doc = Document {
+                        metadata: metadata(&meta, what)?,
+                        embedding: blob.map(|b| from_blob(&b, what)).transpose()?,
+                        content,
+                        id: Some(id.clone()),
+                    };
+                    found.insert(id, doc);
+                }
+                Ok(found)
+            })
+            .await?;
+        Ok(ids.iter().filter_map(|id| found.remove(id)).collect())
+    }
+
     async fn delete(&self, namespace: &str, ids: &[String]) -> Result<usize> {
         let m = self.mirrors().loaded(namespace);
         let _sync = match &m {
@@ -334,6 +375,26 @@ impl VectorStore for SqliteStore {
                 .map_err(on(label, op))?;
             let rows = stmt
                 .query_map([&ns], |r| r.get::<_, String>(0))
+                .map_err(on(label, op))?;
+            rows.collect::<std::result::Result<Vec<_>, _>>()
+                .map_err(on(label, op))
+        })
+        .await
+    }
+
+    async fn ids_in_range(&self, namespace: &str, from: &str, to: &str) -> Result<Vec<String>> {
+        let op = "list a range of document ids";
+        let (ns, from, to) = (namespace.to_owned(), from.to_owned(), to.to_owned());
+        self.read(op, move |conn, label| {
+            // A range of the (namespace, id) index, in byte order.
+            let mut stmt = conn
+                .prepare_cached(
+                    "SELECT id FROM documents WHERE namespace = ?1 AND id >= ?2 AND id < ?3 \
+                     ORDER BY id",
+                )
+                .map_err(on(label, op))?;
+            let rows = stmt
+                .query_map([&ns, &from, &to], |r| r.get::<_, String>(0))
                 .map_err(on(label, op))?;
             rows.collect::<std::result::Result<Vec<_>, _>>()
                 .map_err(on(label, op))
