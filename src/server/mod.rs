@@ -13,7 +13,7 @@
 //! - `index_all_messages_in_long_term_memory` (on by default; `agentmem serve
 //!   --index-all-messages-in-long-term-memory false` or the environment variable
 //!   `INDEX_ALL_MESSAGES_IN_LONG_TERM_MEMORY=false` turn it off,
-//!   [`MemoryService::index_all_messages`] in code): every working-memory message is also
+//!   [`MemoryService::index_all_messages`](crate::server::MemoryService::index_all_messages) in code): every working-memory message is also
 //!   an [episode](agentmemory_core::episodes) of the session's user, and `GET` of a
 //!   session that expired or went missing rebuilds it from them instead of answering 404.
 //! - `POST /v1/memory/prompt` and the MCP `memory_prompt` tool recall, besides the

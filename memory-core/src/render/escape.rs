@@ -106,7 +106,7 @@ fn needs_guard(rest: &str) -> bool {
         && ROLE_WORDS.iter().any(|r| r.eq_ignore_ascii_case(word))
 }
 
-/// Appends `text` to `out`, escaped by the rules of the [module](self). At most
+/// Appends `text` to `out`, escaped by the rules of the [`render`](crate::render) module. At most
 /// `max_chars` characters of `text` are read; a longer text ends in `…`. Returns whether
 /// it was cut.
 ///

@@ -97,7 +97,7 @@ impl<A: Agent> Session<A> {
     /// A prepared turn that is dropped without a commit is abandoned when the next,
     /// different message is prepared: the abandoned message leaves the short-term
     /// memory (the log keeps it, followed by a
-    /// [`ConversationEvent::Unanswered`](crate::conversation::ConversationEvent::Unanswered)
+    /// [`ConversationEvent::Unanswered`]
     /// that replay honours), so the request never holds two user messages in a row.
     /// Until then [`memory`](Self::memory) still shows it, as the open turn's message.
     pub async fn prepare(&mut self, user: impl Into<Message>) -> Result<PreparedTurn> {
