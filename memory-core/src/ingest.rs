@@ -192,29 +192,18 @@ pub async fn ingest(
 /// messages.
 fn with_stable_id(conversation_id: &str, position: usize, mut message: Message) -> Message {
     let text = message.text();
-    let parts: [&[u8]; 4] = [
-        conversation_id.as_bytes(),
-        &position.to_le_bytes(),
-        message.role.as_str().as_bytes(),
-        text.as_bytes(),
-    ];
-    let high = fnv1a(0xcbf2_9ce4_8422_2325, &parts);
-    let low = fnv1a(0x8422_2325_cbf2_9ce4, &parts);
-    let random = (u128::from(high) << 64 | u128::from(low)) & ((1u128 << 80) - 1);
-    let millis = u64::try_from(message.created_at.timestamp_millis()).unwrap_or(0);
-    message.id = ulid::Ulid::from_parts(millis, random);
+    let sep: &[u8] = &[0x1f];
+    message.id = crate::episodes::stable_ulid(
+        message.created_at,
+        &[
+            conversation_id.as_bytes(),
+            sep,
+            &position.to_le_bytes(),
+            sep,
+            message.role.as_str().as_bytes(),
+            sep,
+            text.as_bytes(),
+        ],
+    );
     message
-}
-
-/// FNV-1a over `parts` (each followed by a separator) from `seed`: a hash that stays the
-/// same across Rust versions, unlike the standard library's.
-fn fnv1a(seed: u64, parts: &[&[u8]]) -> u64 {
-    let mut h = seed;
-    for part in parts {
-        for &b in part.iter().chain(&[0xff]) {
-            h ^= u64::from(b);
-            h = h.wrapping_mul(0x0000_0100_0000_01b3);
-        }
-    }
-    h
 }

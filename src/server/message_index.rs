@@ -34,7 +34,7 @@ use chrono::{DateTime, Duration, Utc};
 use serde::{Deserialize, Serialize};
 use ulid::Ulid;
 
-use agentmemory_core::episodes::{Episode, EpisodeStore};
+use agentmemory_core::episodes::{stable_ulid, Episode, EpisodeStore};
 use agentmemory_core::kv::{KvStore, MemoryEntry, MemoryScope};
 use agentmemory_core::Message;
 
@@ -237,20 +237,7 @@ pub(crate) fn message_ulid(session_id: &str, id: &str, created_at: DateTime<Utc>
     if let Ok(ulid) = Ulid::from_string(id) {
         return ulid;
     }
-    let hash = fnv1a_128(&[session_id.as_bytes(), &[0x1f], id.as_bytes()]);
-    let millis = u64::try_from(created_at.timestamp_millis()).unwrap_or(0);
-    Ulid::from_parts(millis, hash & ((1u128 << 80) - 1))
-}
-
-fn fnv1a_128(parts: &[&[u8]]) -> u128 {
-    const OFFSET: u128 = 0x6c62_272e_07bb_0142_62b8_2175_6295_c58d;
-    const PRIME: u128 = 0x0000_0000_0100_0000_0000_0000_0000_013b;
-    let mut hash = OFFSET;
-    for byte in parts.iter().flat_map(|p| p.iter()) {
-        hash ^= u128::from(*byte);
-        hash = hash.wrapping_mul(PRIME);
-    }
-    hash
+    stable_ulid(created_at, &[session_id.as_bytes(), &[0x1f], id.as_bytes()])
 }
 
 #[cfg(test)]
@@ -269,12 +256,6 @@ mod tests {
         assert_ne!(a, message_ulid("s", "2", at));
         assert_ne!(a, message_ulid("t", "1", at), "ids are per session");
         assert_eq!(a.timestamp_ms(), at.timestamp_millis() as u64);
-        // FNV-1a 128 of "" is its offset basis: the hash is the published one.
-        assert_eq!(fnv1a_128(&[]), 0x6c62_272e_07bb_0142_62b8_2175_6295_c58d);
-        assert_eq!(
-            fnv1a_128(&[b"a"]),
-            0xd228_cb69_6f1a_8caf_7891_2b70_4e4a_8964
-        );
     }
 
     #[test]

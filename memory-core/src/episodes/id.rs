@@ -23,6 +23,37 @@ pub fn episode_id(observed_at: DateTime<Utc>, message_id: Ulid) -> String {
     Ulid::from_parts(millis(observed_at), message_id.random()).to_string()
 }
 
+/// A ULID that is the same wherever and whenever it is made from the same inputs: its
+/// time part is `at`, its random part 80 bits of the 128-bit FNV-1a hash of `parts`
+/// (stable across processes and Rust versions, unlike `std`'s hasher). How a message
+/// that arrives without a ULID (an imported conversation, a client's own id) gets one
+/// that a second import or a re-sent message finds again.
+///
+/// ```
+/// use agentmemory_core::episodes::stable_ulid;
+/// use chrono::{TimeZone, Utc};
+///
+/// let at = Utc.with_ymd_and_hms(2024, 4, 2, 19, 0, 0).unwrap();
+/// assert_eq!(stable_ulid(at, &[b"chat", b"1"]), stable_ulid(at, &[b"chat", b"1"]));
+/// assert_ne!(stable_ulid(at, &[b"chat", b"1"]), stable_ulid(at, &[b"chat", b"2"]));
+/// assert_eq!(stable_ulid(at, &[b"x"]).timestamp_ms(), at.timestamp_millis() as u64);
+/// ```
+pub fn stable_ulid(at: DateTime<Utc>, parts: &[&[u8]]) -> Ulid {
+    Ulid::from_parts(millis(at), fnv1a_128(parts) & ((1u128 << 80) - 1))
+}
+
+/// FNV-1a, 128 bits, over the bytes of `parts` in order.
+fn fnv1a_128(parts: &[&[u8]]) -> u128 {
+    const OFFSET: u128 = 0x6c62_272e_07bb_0142_62b8_2175_6295_c58d;
+    const PRIME: u128 = 0x0000_0000_0100_0000_0000_0000_0000_013b;
+    let mut hash = OFFSET;
+    for byte in parts.iter().flat_map(|p| p.iter()) {
+        hash ^= u128::from(*byte);
+        hash = hash.wrapping_mul(PRIME);
+    }
+    hash
+}
+
 /// Milliseconds since the epoch, clamped to what a ULID holds (times before 1970 are 0).
 pub(crate) fn millis(t: DateTime<Utc>) -> u64 {
     u64::try_from(t.timestamp_millis()).unwrap_or(0)
@@ -31,4 +62,20 @@ pub(crate) fn millis(t: DateTime<Utc>) -> u64 {
 /// When the episode with id `id` was said, when `id` is an episode id.
 pub(crate) fn said_at_millis(id: &str) -> Option<u64> {
     Ulid::from_string(id).ok().map(|u| u.timestamp_ms())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_hash_is_the_published_fnv1a_128() {
+        // FNV-1a 128 of "" is its offset basis.
+        assert_eq!(fnv1a_128(&[]), 0x6c62_272e_07bb_0142_62b8_2175_6295_c58d);
+        assert_eq!(
+            fnv1a_128(&[b"a"]),
+            0xd228_cb69_6f1a_8caf_7891_2b70_4e4a_8964
+        );
+        assert_eq!(fnv1a_128(&[b"a", b"b"]), fnv1a_128(&[b"ab"]));
+    }
 }

@@ -45,7 +45,7 @@ mod memory;
 mod rank;
 mod vector;
 
-pub use id::episode_id;
+pub use id::{episode_id, stable_ulid};
 pub use memory::InMemoryEpisodeStore;
 pub use vector::VectorEpisodeStore;
 
@@ -155,13 +155,6 @@ impl Episode {
             self.context = Some(previous[..cut].to_owned());
         }
         self
-    }
-
-    /// Whether anything in the episode is about a moment in `[start, end)`: it was said
-    /// then, or its words name a period overlapping it.
-    pub fn touches(&self, start: DateTime<Utc>, end: DateTime<Utc>) -> bool {
-        (self.observed_at >= start && self.observed_at < end)
-            || self.when.iter().any(|w| w.start < end && start < w.end)
     }
 }
 

@@ -210,8 +210,8 @@ struct Found {
     reason: RecallReason,
 }
 
-/// Whether the episode stored as `id` with `metadata` is about a moment in `[start, end)`
-/// ([`Episode::touches`] without parsing the episode): it was said then (its id says when
+/// Whether the episode stored as `id` with `metadata` is about a moment in `[start, end)`,
+/// read off the stored id and metadata without parsing the episode: it was said then (its id says when
 /// to the millisecond, and periods start and end on whole milliseconds), or a period its
 /// words name overlaps.
 fn touches(

@@ -271,12 +271,7 @@ impl<A: Agent> Session<A> {
             return;
         }
         // What the model sees verbatim is not recalled again.
-        let in_window = self
-            .memory
-            .messages()
-            .iter()
-            .map(|m| m.id.to_string())
-            .collect::<Vec<_>>();
+        let in_window = window.iter().map(|m| m.id.to_string()).collect::<Vec<_>>();
         let request = RecallRequest::new(self.user_id.as_str(), user.text())
             .at(user.created_at)
             .limits(lt.spec.top_k, lt.spec.recall)
