@@ -241,9 +241,11 @@ def markdown(path):
     lo, hi = res["load_average_range"]
     print(f"Measured {res['date']} on {m['cores']} cores ({m['cpu_model']}, "
           f"{m.get('memory_gib', '?')} GiB), {res['rounds']} interleaved rounds (medians), "
-          f"{res['seconds']:.0f} s. {res.get('note', '')}".rstrip() + "\n")
+          f"{res['seconds']:.0f} s of measuring.\n")
     print(f"- Load: 1-minute load average {lo}–{hi} over the runs; `uptime` before: "
           f"`{res.get('uptime_before', '?')}`, after: `{res.get('uptime_after', '?')}`.")
+    if res.get("note"):
+        print(f"- Machine and load, in words: {res['note']}")
     env = res.get("environment", {})
     removed = ", ".join(env.get("removed_from_caller", [])) or "none was set"
     print(f"- Threads: every row runs on 1 thread on both sides unless it names a count; "
@@ -251,7 +253,7 @@ def markdown(path):
           f"for both sides; OpenBLAS core-type and thread variables of the caller are dropped "
           f"({removed}).")
     blas = res.get("blas") or {}
-    libs = "; ".join(f"{l['internal_api']} {l.get('version') or ''} ({l['prefix']}"
+    libs = "; ".join(f"{l['internal_api']}{' ' + l['version'] if l.get('version') else ''} ({l['prefix']}"
                      + (f", kernel {l['architecture']}" if l.get("architecture") else "")
                      + f", threads: {l['num_threads']})"
                      for l in blas.get("threadpoolctl", []))
