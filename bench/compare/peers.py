@@ -15,6 +15,9 @@ import time
 K = 10
 WINDOW_TOKENS = 4000
 DIM = 384
+# Threads every peer may use (compare.py sets it, with the BLAS/OpenMP thread variables,
+# to the same count as agentmem's RAYON_NUM_THREADS).
+THREADS = int(os.environ.get("COMPARE_THREADS", "1"))
 
 
 def lines(d, name):
@@ -51,33 +54,56 @@ def emit(tool, metrics):
 
 
 def window(d, history):
+    """Two ways to keep the window with `trim_messages`: over the whole history (what its
+    docs show), and over the last messages only (slice first, then count), sliced to as
+    many messages as could ever fit: the budget over the cheapest message of the data, so
+    both keep the same window."""
     from langchain_core.messages import AIMessage, HumanMessage, trim_messages
 
     texts = lines(d, "messages.txt")
 
     # The same count as agentmem's default: ceil(chars / 4) + 4 per message.
+    def cost(text):
+        return (len(text) + 3) // 4 + 4
+
     def count(messages):
-        return sum((len(m.content) + 3) // 4 + 4 for m in messages)
+        return sum(cost(m.content) for m in messages)
 
-    msgs = [
-        HumanMessage(t) if i % 2 == 0 else AIMessage(t)
-        for i, t in enumerate(texts[:history])
-    ]
-    kept = []
+    cheapest = min(cost(t) for t in texts)
+    slice_len = WINDOW_TOKENS // cheapest
 
-    def turn(i):
-        msgs.append(HumanMessage(texts[i % len(texts)]))
-        msgs.append(AIMessage(texts[(i + 1) % len(texts)]))
-        kept[:] = trim_messages(
-            msgs, max_tokens=WINDOW_TOKENS, token_counter=count, strategy="last"
-        )
+    for tool, sliced in (("langchain-core trim_messages", False),
+                         ("langchain-core trim_messages, sliced", True)):
+        msgs = [
+            HumanMessage(t) if i % 2 == 0 else AIMessage(t)
+            for i, t in enumerate(texts[:history])
+        ]
+        kept = []
 
-    p50, p95, n = timed(500, 3.0, turn)
-    emit("langchain-core trim_messages",
-         {"turn_p50_us": p50, "turn_p95_us": p95, "turns": n, "window_messages": len(kept)})
+        def turn(i):
+            msgs.append(HumanMessage(texts[i % len(texts)]))
+            msgs.append(AIMessage(texts[(i + 1) % len(texts)]))
+            source = msgs[-slice_len:] if sliced else msgs
+            kept[:] = trim_messages(
+                source, max_tokens=WINDOW_TOKENS, token_counter=count, strategy="last"
+            )
+
+        p50, p95, n = timed(500, 3.0, turn)
+        metrics = {"turn_p50_us": p50, "turn_p95_us": p95, "turns": n,
+                   "window_messages": len(kept)}
+        if sliced:
+            # Checked once, untimed: the sliced window is the whole history's window.
+            whole = trim_messages(msgs, max_tokens=WINDOW_TOKENS, token_counter=count,
+                                  strategy="last")
+            metrics["slice_messages"] = slice_len
+            metrics["same_window_as_unsliced"] = (
+                [m.content for m in whole] == [m.content for m in kept])
+        emit(tool, metrics)
 
 
-def sparse(d):
+def sparse(d, threads):
+    """Top-10 BM25 search. On one thread (`threads == 1`): bm25s, tantivy and rank-bm25;
+    on more, tantivy alone, the one peer whose index build uses threads."""
     import numpy as np
 
     docs = lines(d, "docs.txt")
@@ -113,7 +139,8 @@ def sparse(d):
         r.retrieve(bm25s.tokenize([q], stopwords=None, show_progress=False), k=K,
                    show_progress=False, n_threads=1)
 
-    measure("bm25s", bm25s_build, bm25s_search)
+    if threads == 1:
+        measure("bm25s", bm25s_build, bm25s_search)
 
     import tantivy
 
@@ -123,7 +150,7 @@ def sparse(d):
         sb.add_unsigned_field("id", stored=True)
         schema = sb.build()
         index = tantivy.Index(schema)  # in RAM
-        w = index.writer(heap_size=200_000_000, num_threads=1)
+        w = index.writer(heap_size=200_000_000, num_threads=threads)
         for i, text in enumerate(docs):
             w.add_document(tantivy.Document(body=text, id=i))
         w.commit()
@@ -133,9 +160,13 @@ def sparse(d):
 
     def tantivy_search(ix, q):
         index, searcher = ix
-        searcher.search(index.parse_query(q, ["body"]), K)
+        # count=False: TopDocs alone, as a top-k search is written; counting every hit
+        # (the default) turns off tantivy's block-max pruning.
+        searcher.search(index.parse_query(q, ["body"]), K, count=False)
 
     measure("tantivy", tantivy_build, tantivy_search)
+    if threads != 1:
+        return
 
     from rank_bm25 import BM25Okapi
 
@@ -157,14 +188,44 @@ def read_vectors(d, name):
     return v / np.linalg.norm(v.astype(np.float64), axis=1, keepdims=True).astype(np.float32)
 
 
-def dense(d):
+def blas_info():
+    """Which BLAS (and OpenMP) numpy and faiss run, with how many threads: threadpoolctl's
+    view of the loaded libraries, numpy's build configuration, faiss's compile options."""
+    import faiss
+    import numpy as np
+    from threadpoolctl import threadpool_info
+
+    config = np.show_config(mode="dicts")
+    return {
+        "threadpoolctl": [
+            {k: lib.get(k) for k in ("user_api", "internal_api", "prefix", "version",
+                                     "architecture", "threading_layer", "num_threads")}
+            for lib in threadpool_info()
+        ],
+        "numpy_blas": config.get("Build Dependencies", {}).get("blas", {}).get(
+            "openblas configuration"),
+        "numpy_simd": config.get("SIMD Extensions", {}).get("found"),
+        "faiss_compile_options": faiss.get_compile_options(),
+        "faiss_omp_threads": faiss.omp_get_max_threads(),
+    }
+
+
+def dense(d, threads):
+    """Exact top-10 over the same normalised vectors: numpy, faiss `IndexFlatIP`, usearch
+    (exact), and faiss's closest equivalent of agentmem's scan: an 8-bit scalar-quantised
+    scan (`IndexScalarQuantizer`, QT_8bit) whose candidates `IndexRefineFlat` re-ranks
+    exactly in f32. Every tool answers the whole batch of queries; its top-10 ids go to
+    `compare.py`, which checks them against numpy's on every query."""
+    import faiss
     import numpy as np
 
+    faiss.omp_set_num_threads(threads)
     rows = np.ascontiguousarray(read_vectors(d, "vectors.f32"), dtype=np.float32)
     queries = np.ascontiguousarray(read_vectors(d, "dense_queries.f32"), dtype=np.float32)
+    n = len(rows)
     single = queries[:100]
 
-    def report(tool, search_one, search_batch, build_us, batch_size=len(queries)):
+    def report(tool, search_one, search_batch, build_us, bytes_per_vector, extra=None):
         samples = []
         for q in single:
             t = time.perf_counter()
@@ -172,10 +233,12 @@ def dense(d):
             samples.append((time.perf_counter() - t) * 1e6)
         p50, p95 = percentiles(samples)
         t = time.perf_counter()
-        top = search_batch(queries[:batch_size])
-        batch = (time.perf_counter() - t) * 1e6 / batch_size
+        top = search_batch(queries)
+        batch = (time.perf_counter() - t) * 1e6 / len(queries)
         emit(tool, {"single_p50_us": p50, "single_p95_us": p95, "batch_per_query_us": batch,
-                    "build_us": build_us, "batch_size": batch_size, "top10": [list(map(int, r)) for r in top[:10]]})
+                    "build_us": build_us, "bytes_per_vector": bytes_per_vector,
+                    "batch_size": len(queries), "threads": threads, **(extra or {}),
+                    "top10": [list(map(int, r)) for r in top]})
 
     def np_one(q):
         s = rows @ q
@@ -188,25 +251,50 @@ def dense(d):
         order = np.argsort(-np.take_along_axis(s, best, axis=1), axis=1, kind="stable")
         return np.take_along_axis(best, order, axis=1)
 
-    report("numpy", np_one, np_batch, 0.0)
+    # numpy and usearch (exact) scan the f32 array itself: its size is their memory.
+    report("numpy", np_one, np_batch, 0.0, rows.nbytes / n, {"blas": blas_info()})
 
-    import faiss
+    def faiss_peer(tool, make, extra=None):
+        gc.collect()
+        before = resident()
+        t = time.perf_counter()
+        index = make()
+        build = (time.perf_counter() - t) * 1e6
+        size = (resident() - before) / n
+        report(tool, lambda q: index.search(q.reshape(1, -1), K),
+               lambda qs: index.search(qs, K)[1], build, size, extra)
+        del index
+        gc.collect()
 
-    t = time.perf_counter()
-    index = faiss.IndexFlatIP(DIM)
-    index.add(rows)
-    build = (time.perf_counter() - t) * 1e6
-    report("faiss IndexFlatIP", lambda q: index.search(q.reshape(1, -1), K),
-           lambda qs: index.search(qs, K)[1], build)
-    del index
+    def flat():
+        index = faiss.IndexFlatIP(DIM)
+        index.add(rows)
+        return index
+
+    faiss_peer("faiss IndexFlatIP", flat)
+
+    k_factor = 4
+    keep = []
+
+    def sq8_refine():
+        sq = faiss.IndexScalarQuantizer(DIM, faiss.ScalarQuantizer.QT_8bit,
+                                        faiss.METRIC_INNER_PRODUCT)
+        index = faiss.IndexRefineFlat(sq)
+        index.k_factor = k_factor
+        index.train(rows)
+        index.add(rows)
+        keep.append(sq)  # the wrapper does not own its base index
+        return index
+
+    faiss_peer("faiss SQ8 + IndexRefineFlat", sq8_refine,
+               {"k_factor": k_factor, "candidates_rescored": k_factor * K})
 
     from usearch.index import MetricKind, search
 
-    threads = int(os.environ.get("OMP_NUM_THREADS", "0"))
     report("usearch exact",
-           lambda q: search(rows, q, K, MetricKind.IP, exact=True, threads=1),
+           lambda q: search(rows, q, K, MetricKind.IP, exact=True, threads=threads),
            lambda qs: search(rows, qs, K, MetricKind.IP, exact=True, threads=threads).keys,
-           0.0, batch_size=100)  # usearch's exact batch is slow: 100 queries, per query
+           0.0, rows.nbytes / n)
 
 
 def facts(d):
@@ -273,10 +361,10 @@ def main():
     workload, d = sys.argv[1], sys.argv[2]
     if workload.startswith("window_"):
         window(d, {"1k": 1000, "10k": 10000, "100k": 100000}[workload[len("window_"):]])
-    elif workload == "sparse":
-        sparse(d)
-    elif workload in ("dense_single", "dense_parallel"):
-        dense(d)
+    elif workload in ("sparse", "sparse_threads"):
+        sparse(d, THREADS)
+    elif workload in ("dense_single", "dense_threads"):
+        dense(d, THREADS)
     elif workload == "facts":
         facts(d)
     elif workload == "sqlite":

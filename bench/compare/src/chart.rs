@@ -1,5 +1,6 @@
-//! The PNG chart of a results file: one bar per (workload, peer), the peer's time divided
-//! by agentmem's on a log scale (right of 1 = agentmem faster).
+//! The PNG chart of a results file: one bar per (workload, peer), the peer's figure (time,
+//! or bytes for the memory rows) divided by agentmem's on a log scale (right of 1 =
+//! agentmem faster or smaller). Labels carry the thread count of threaded rows.
 
 use std::path::Path;
 
@@ -38,13 +39,17 @@ pub fn draw(results: &Path, png: &Path) -> Result<(), Error> {
         .filter_map(|r| Some((r["label"].as_str()?.to_owned(), r["ratio"].as_f64()?)))
         .filter(|(_, v)| *v > 0.0)
         .collect();
+    let load = &json["load_average_range"];
     let caption = format!(
-        "peer time / agentmem time (log; >1 = agentmem faster) - {}, {} cores",
+        "peer / agentmem (time or bytes; log; >1 = agentmem better) - {}, {} shared cores ({}), load {}-{}",
         json["date"].as_str().unwrap_or("?"),
-        json["machine"]["cores"].as_u64().unwrap_or(0)
+        json["machine"]["cores"].as_u64().unwrap_or(0),
+        json["machine"]["cpu_model"].as_str().unwrap_or("?"),
+        load[0].as_f64().unwrap_or(0.0),
+        load[1].as_f64().unwrap_or(0.0),
     );
     let height = 120 + 34 * bars.len() as u32;
-    let root = BitMapBackend::new(png, (1400, height)).into_drawing_area();
+    let root = BitMapBackend::new(png, (1600, height)).into_drawing_area();
     root.fill(&WHITE)?;
     let max = bars.iter().map(|b| b.1).fold(10.0f64, f64::max) * 8.0;
     let min = bars.iter().map(|b| b.1).fold(0.5f64, f64::min) / 2.0;
@@ -53,7 +58,7 @@ pub fn draw(results: &Path, png: &Path) -> Result<(), Error> {
         .caption(caption, ("sans-serif", 18))
         .margin(12)
         .x_label_area_size(36)
-        .y_label_area_size(460)
+        .y_label_area_size(640)
         .build_cartesian_2d((min..max).log_scale(), (0..n).into_segmented())?;
     chart
         .configure_mesh()
@@ -69,9 +74,12 @@ pub fn draw(results: &Path, png: &Path) -> Result<(), Error> {
         .x_label_formatter(&|v| format!("{v}"))
         .label_style(("sans-serif", 14))
         .draw()?;
-    chart.draw_series(bars.iter().enumerate().map(|(i, (_, v))| {
+    chart.draw_series(bars.iter().enumerate().map(|(i, (label, v))| {
         let y = n - 1 - i;
-        let color = if *v >= 1.0 {
+        // Rows that time different algorithms on the two sides are grey, not a win or loss.
+        let color = if label.contains("different work") {
+            RGBColor(150, 150, 150)
+        } else if *v >= 1.0 {
             RGBColor(46, 125, 50)
         } else {
             RGBColor(198, 40, 40)

@@ -177,3 +177,12 @@ pub fn vectors(dir: &Path, name: &str) -> Result<Vec<Vec<f32>>, Error> {
         })
         .collect())
 }
+
+/// The vectors of `dir/name` in one row-major array of `DIM` floats per row.
+pub fn vectors_flat(dir: &Path, name: &str) -> Result<Vec<f32>, Error> {
+    let bytes = fs::read(dir.join(name))?;
+    Ok(bytes
+        .chunks_exact(4)
+        .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+        .collect())
+}

@@ -14,7 +14,7 @@ use agentmemory_core::{Message, ShortTermMemory};
 use agentmemory_stores::SqliteStore;
 use serde_json::{json, Map, Value};
 
-use crate::data::{lines, vectors};
+use crate::data::{lines, vectors, vectors_flat, DIM};
 use crate::Error;
 
 /// Token budget of the conversation window (chars/4 + 4 per message, on both sides).
@@ -58,15 +58,18 @@ fn timed(n: usize, budget: Duration, mut op: impl FnMut(usize)) -> (f64, f64, us
 }
 
 pub fn run(workload: &str, dir: &Path) -> Result<Map<String, Value>, Error> {
+    // As many runtime workers as rayon threads (RAYON_NUM_THREADS, set by compare.py with
+    // the peers' thread variables): a one-thread row runs on one thread.
     let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(rayon::current_num_threads())
         .enable_all()
         .build()?;
     let metrics = match workload {
         "window_1k" => window(dir, 1_000),
         "window_10k" => window(dir, 10_000),
         "window_100k" => window(dir, 100_000),
-        "sparse" => rt.block_on(sparse(dir)),
-        "dense_single" | "dense_parallel" => rt.block_on(dense(dir)),
+        "sparse" | "sparse_threads" => rt.block_on(sparse(dir)),
+        "dense_single" | "dense_threads" => rt.block_on(dense(dir)),
         "facts" => rt.block_on(facts(dir)),
         "sqlite" => rt.block_on(sqlite(dir)),
         other => Err(format!("unknown workload {other}").into()),
@@ -128,28 +131,44 @@ async fn sparse(dir: &Path) -> Result<Value, Error> {
         samples.push(micros(t.elapsed()));
     }
     let (p50, p95) = percentiles(samples);
-    Ok(
-        json!({ "search_p50_us": p50, "search_p95_us": p95, "build_us": micros(build), "bytes_per_doc": bytes }),
-    )
+    Ok(json!({
+        "search_p50_us": p50, "search_p95_us": p95, "build_us": micros(build),
+        "bytes_per_doc": bytes, "threads": rayon::current_num_threads(),
+    }))
 }
 
+/// Documents upserted per call while building the dense store: the inputs of one call
+/// are freed and their memory reused by the next, so the growth of resident memory over
+/// the build is the store's own (`f32` rows, the one-byte copy, ids and records).
+const DENSE_UPSERT_BATCH: usize = 1_000;
+
 /// Single queries (p50, p95) and one batch of every query; the thread count is set by the
-/// caller (`RAYON_NUM_THREADS=1` for `dense_single`).
+/// caller (`RAYON_NUM_THREADS`, 1 for `dense_single`). Reports the resident memory the
+/// store added per vector and the top-10 ids of every query of the batch.
 async fn dense(dir: &Path) -> Result<Value, Error> {
-    let rows = vectors(dir, "vectors.f32")?;
+    let flat = vectors_flat(dir, "vectors.f32")?;
     let queries: Vec<SearchQuery> = vectors(dir, "dense_queries.f32")?
         .into_iter()
         .map(|v| SearchQuery::new("", K).with_embedding(v))
         .collect();
+    let n = flat.len() / DIM;
     let store = InMemoryVectorStore::new();
+    let before = resident();
     let start = Instant::now();
-    let docs = rows
-        .into_iter()
-        .enumerate()
-        .map(|(i, v)| Document::new("").with_id(i.to_string()).with_embedding(v))
-        .collect();
-    store.upsert_batch("v", docs).await?;
+    for (b, batch) in flat.chunks(DIM * DENSE_UPSERT_BATCH).enumerate() {
+        let docs = batch
+            .chunks_exact(DIM)
+            .enumerate()
+            .map(|(j, v)| {
+                Document::new("")
+                    .with_id((b * DENSE_UPSERT_BATCH + j).to_string())
+                    .with_embedding(v.to_vec())
+            })
+            .collect();
+        store.upsert_batch("v", docs).await?;
+    }
     let build = start.elapsed();
+    let bytes_per_vector = resident().saturating_sub(before) as f64 / n as f64;
     let mut samples = Vec::new();
     for q in queries.iter().take(100) {
         let t = Instant::now();
@@ -160,15 +179,15 @@ async fn dense(dir: &Path) -> Result<Value, Error> {
     let t = Instant::now();
     let answers = store.search_batch("v", &queries).await?;
     let batch = micros(t.elapsed()) / queries.len() as f64;
-    // Top-10 of the first queries, to check both sides agree.
+    // Top-10 of every query: compare.py checks them against numpy's exact scan.
     let top: Vec<Vec<u64>> = answers
         .iter()
-        .take(10)
         .map(|hits| hits.iter().filter_map(|h| h.id.parse().ok()).collect())
         .collect();
     Ok(json!({
         "single_p50_us": p50, "single_p95_us": p95, "batch_per_query_us": batch,
-        "build_us": micros(build), "threads": rayon::current_num_threads(),
+        "build_us": micros(build), "bytes_per_vector": bytes_per_vector,
+        "f32_bytes_per_vector": DIM * 4, "threads": rayon::current_num_threads(),
         "kernel": dense_kernel(), "batch_size": queries.len(), "top10": top,
     }))
 }
