@@ -46,6 +46,7 @@ mod rank;
 mod vector;
 
 pub use id::{episode_id, stable_ulid};
+pub(crate) use id::fnv1a_128;
 pub use memory::InMemoryEpisodeStore;
 pub use vector::VectorEpisodeStore;
 
