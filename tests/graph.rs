@@ -114,8 +114,14 @@ async fn every_change_is_kept_in_the_history() {
         &history[0].change,
         GraphChange::CreateEntities { entities } if entities[0].observations == ["likes tea"]
     ));
-    assert!(matches!(history[1].change, GraphChange::DeleteObservations { .. }));
-    assert!(matches!(history[2].change, GraphChange::DeleteEntities { .. }));
+    assert!(matches!(
+        history[1].change,
+        GraphChange::DeleteObservations { .. }
+    ));
+    assert!(matches!(
+        history[2].change,
+        GraphChange::DeleteEntities { .. }
+    ));
     assert!(history.windows(2).all(|w| w[0].seq < w[1].seq));
     assert!(graph.read_graph().await.unwrap().entities.is_empty());
 }
@@ -140,14 +146,25 @@ async fn search_finds_substrings_and_words_and_ranks_substrings_first() {
     let found = graph.search_nodes("organiz").await.unwrap();
     let names: Vec<&str> = found.entities.iter().map(|e| e.name.as_str()).collect();
     assert_eq!(names, ["Acme"]);
-    assert_eq!(found.relations, [Relation::new("Alice", "Acme", "works_at")]);
+    assert_eq!(
+        found.relations,
+        [Relation::new("Alice", "Acme", "works_at")]
+    );
     // words, in any order and form: no substring of any observation
     let found = graph.search_nodes("compilers rust").await.unwrap();
-    assert_eq!(found.entities.first().map(|e| e.name.as_str()), Some("Alice"));
+    assert_eq!(
+        found.entities.first().map(|e| e.name.as_str()),
+        Some("Alice")
+    );
     // the exact substring ranks before a word match
     let found = graph.search_nodes("compiler").await.unwrap();
     assert_eq!(found.entities[0].name, "Alice");
-    assert!(graph.search_nodes("zebra").await.unwrap().entities.is_empty());
+    assert!(graph
+        .search_nodes("zebra")
+        .await
+        .unwrap()
+        .entities
+        .is_empty());
     // the empty query matches everything, as in the reference
     assert_eq!(graph.search_nodes("").await.unwrap().entities.len(), 3);
 }
@@ -162,7 +179,9 @@ async fn the_index_is_repaired_from_the_log_when_it_lags() {
         .await
         .unwrap();
     // the index is lost (a crash between the two writes, a store restored from the log)
-    let vectors = stores.resolve::<dyn agentmemory::VectorStore>(None).unwrap();
+    let vectors = stores
+        .resolve::<dyn agentmemory::VectorStore>(None)
+        .unwrap();
     vectors.clear(graph.log_id()).await.unwrap();
     drop(graph);
     let (_stores, reopened) = open(&url, None).await;
@@ -236,4 +255,35 @@ async fn the_users_entity_is_the_users_facts() {
         .unwrap_err();
     assert!(matches!(err, GraphError::EntityNotFound(ref n) if n == "Carol"));
     assert_eq!(err.to_string(), "Entity with name Carol not found");
+}
+
+/// With the embedder, a query that shares no word with an observation finds it by
+/// meaning, and an unrelated entity stays out.
+#[cfg(feature = "local-embed")]
+#[tokio::test]
+async fn with_the_embedder_search_finds_by_meaning() {
+    if std::env::var_os("AGENTMEM_EMBED_MODEL").is_none_or(|v| v.is_empty()) {
+        let what = "AGENTMEM_EMBED_MODEL is not set (scripts/fetch-model)";
+        assert!(
+            std::env::var("CI").as_deref() != Ok("true"),
+            "{what} (required with CI=true)"
+        );
+        eprintln!("skipping: {what}");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let (_stores, graph) = open(&sqlite(&dir), None).await;
+    graph
+        .create_entities(vec![
+            Entity::new("Alice", "person", ["plays the cello in an orchestra"]),
+            Entity::new("Bob", "person", ["repairs old motorcycles"]),
+        ])
+        .await
+        .unwrap();
+    let found = graph.search_nodes("classical music").await.unwrap();
+    let names: Vec<&str> = found.entities.iter().map(|e| e.name.as_str()).collect();
+    assert_eq!(names, ["Alice"]);
+    let found = graph.search_nodes("fixing motorbikes").await.unwrap();
+    let names: Vec<&str> = found.entities.iter().map(|e| e.name.as_str()).collect();
+    assert_eq!(names, ["Bob"]);
 }

@@ -246,7 +246,10 @@ impl GraphMcp {
         output_schema = rmcp::handler::server::common::schema_for_output::<EntitiesOutput>(),
         annotations(read_only_hint = false, destructive_hint = false, idempotent_hint = false, open_world_hint = false)
     )]
-    async fn create_entities(&self, Parameters(args): Parameters<CreateEntitiesArgs>) -> ToolResult {
+    async fn create_entities(
+        &self,
+        Parameters(args): Parameters<CreateEntitiesArgs>,
+    ) -> ToolResult {
         let created = self
             .graph
             .create_entities(args.entities.into_iter().map(Into::into).collect())
@@ -358,7 +361,10 @@ impl GraphMcp {
         message_result(if report.deleted_count == requested {
             "Observations deleted successfully".to_owned()
         } else {
-            let mut message = format!("Deleted {} of {requested} observations.", report.deleted_count);
+            let mut message = format!(
+                "Deleted {} of {requested} observations.",
+                report.deleted_count
+            );
             if !report.missing_entities.is_empty() {
                 message.push_str(&format!(
                     " Entities not found: {}",
@@ -449,7 +455,9 @@ pub async fn serve_stdio(
 }
 
 /// The streamable-HTTP endpoint of the tools, for mounting in an axum router.
-pub fn http_service(graph: Arc<KnowledgeGraph>) -> StreamableHttpService<GraphMcp, LocalSessionManager> {
+pub fn http_service(
+    graph: Arc<KnowledgeGraph>,
+) -> StreamableHttpService<GraphMcp, LocalSessionManager> {
     StreamableHttpService::new(
         move || Ok(GraphMcp::new(graph.clone())),
         Arc::new(LocalSessionManager::default()),

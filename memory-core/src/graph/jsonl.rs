@@ -44,11 +44,10 @@ pub fn parse(text: &str) -> Result<Graph, GraphError> {
         if line.trim().is_empty() {
             continue;
         }
-        let parsed: Line<'_> =
-            serde_json::from_str(line).map_err(|e| GraphError::Jsonl {
-                line: index + 1,
-                reason: e.to_string(),
-            })?;
+        let parsed: Line<'_> = serde_json::from_str(line).map_err(|e| GraphError::Jsonl {
+            line: index + 1,
+            reason: e.to_string(),
+        })?;
         match parsed {
             Line::Entity {
                 name,
@@ -126,9 +125,13 @@ mod tests {
 
     #[test]
     fn keys_in_any_order_and_blank_lines_read_the_same() {
-        let text = "\n{\"observations\":[],\"entityType\":\"t\",\"name\":\"n\",\"type\":\"entity\"}\n\n";
+        let text =
+            "\n{\"observations\":[],\"entityType\":\"t\",\"name\":\"n\",\"type\":\"entity\"}\n\n";
         let graph = parse(text).unwrap();
-        assert_eq!(graph.entities, [Entity::new("n", "t", Vec::<String>::new())]);
+        assert_eq!(
+            graph.entities,
+            [Entity::new("n", "t", Vec::<String>::new())]
+        );
     }
 
     #[test]

@@ -176,10 +176,12 @@ impl KnowledgeGraph {
     async fn catch_up(
         &self,
         replayed: &mut Replayed,
-        mine: std::ops::RangeInclusive<u64>,
+        mine: Option<std::ops::RangeInclusive<u64>>,
     ) -> Result<Vec<Effect>, GraphError> {
         let mut effects = Vec::new();
-        for StoredEvent { seq, event, .. } in self.log.load_since(&self.log_id, replayed.seq).await? {
+        for StoredEvent { seq, event, .. } in
+            self.log.load_since(&self.log_id, replayed.seq).await?
+        {
             if let ConversationEvent::GraphChanged { version, change } = event {
                 if version > GRAPH_CHANGE_VERSION {
                     return Err(GraphError::FutureChange {
@@ -188,7 +190,7 @@ impl KnowledgeGraph {
                     });
                 }
                 let effect = replayed.state.apply(&change);
-                if mine.contains(&seq) {
+                if mine.as_ref().is_some_and(|m| m.contains(&seq)) {
                     effects.push(effect);
                 }
             }
@@ -209,7 +211,7 @@ impl KnowledgeGraph {
     /// The graph as the log stands now (without the user's facts).
     async fn current(&self) -> Result<tokio::sync::MutexGuard<'_, Replayed>, GraphError> {
         let mut replayed = self.replayed.lock().await;
-        self.catch_up(&mut replayed, 1..=0).await?;
+        self.catch_up(&mut replayed, None).await?;
         Ok(replayed)
     }
 
@@ -233,7 +235,7 @@ impl KnowledgeGraph {
             .collect();
         let last = self.log.append(&self.log_id, events).await?;
         let effects = self
-            .catch_up(&mut replayed, (last + 1).saturating_sub(count)..=last)
+            .catch_up(&mut replayed, Some((last + 1).saturating_sub(count)..=last))
             .await?;
         self.reflect(&effects).await?;
         Ok(effects)
@@ -258,7 +260,9 @@ impl KnowledgeGraph {
                 Effect::ObservationsAdded(added) => {
                     for a in added {
                         if let Some(index) = &self.index {
-                            index.add_observations(&a.entity_name, &a.added_observations).await?;
+                            index
+                                .add_observations(&a.entity_name, &a.added_observations)
+                                .await?;
                         }
                         if let (Some(link), true) = (&self.user, is_user(&a.entity_name)) {
                             link.remember(&a.added_observations).await?;
@@ -301,9 +305,22 @@ impl KnowledgeGraph {
         if self.current().await?.state.contains(link.user_id()) {
             return Ok(None);
         }
-        Ok(link.entity(None).await?.map(|shown| GraphChange::CreateEntities {
-            entities: vec![Entity::new(shown.name, shown.entity_type, Vec::<String>::new())],
-        }))
+        Ok(link
+            .entity(None)
+            .await?
+            .map(|shown| GraphChange::CreateEntities {
+                entities: vec![Entity::new(
+                    shown.name,
+                    shown.entity_type,
+                    Vec::<String>::new(),
+                )],
+            }))
+    }
+
+    /// A name a change may refer to besides the graph's entities: the user's, when the
+    /// same append creates the user's entity.
+    fn known(&self, creates_user: bool) -> Option<&str> {
+        self.user_id().filter(|_| creates_user)
     }
 
     /// Creates the entities whose names are new (to the graph and earlier in the list);
@@ -329,26 +346,22 @@ impl KnowledgeGraph {
         relations: Vec<Relation>,
     ) -> Result<Vec<Relation>, GraphError> {
         let mut changes: Vec<GraphChange> = self
-            .user_entity_for(relations.iter().flat_map(|r| [r.from.as_str(), r.to.as_str()]))
+            .user_entity_for(
+                relations
+                    .iter()
+                    .flat_map(|r| [r.from.as_str(), r.to.as_str()]),
+            )
             .await?
             .into_iter()
             .collect();
-        let creates_user = changes.len();
-        let user = self.user_id().map(str::to_owned);
-        let check_relations = relations.clone();
+        let known = self.known(!changes.is_empty());
+        let ends: Vec<String> = relations
+            .iter()
+            .flat_map(|r| [r.from.clone(), r.to.clone()])
+            .collect();
         changes.push(GraphChange::CreateRelations { relations });
         let effects = self
-            .commit(changes, |state| {
-                for r in &check_relations {
-                    for end in [&r.from, &r.to] {
-                        let created_now = creates_user > 0 && user.as_ref() == Some(end);
-                        if !state.contains(end) && !created_now {
-                            return Err(GraphError::EntityNotFound(end.clone()));
-                        }
-                    }
-                }
-                Ok(())
-            })
+            .commit(changes, |state| all_known(state, &ends, known))
             .await?;
         Ok(effects
             .into_iter()
@@ -372,19 +385,11 @@ impl KnowledgeGraph {
             .await?
             .into_iter()
             .collect();
-        let creates_user = !changes.is_empty();
-        let user = self.user_id().map(str::to_owned);
+        let known = self.known(!changes.is_empty());
         let names: Vec<String> = observations.iter().map(|o| o.entity_name.clone()).collect();
         changes.push(GraphChange::AddObservations { observations });
         let effects = self
-            .commit(changes, |state| {
-                match names.iter().find(|n| {
-                    !state.contains(n) && !(creates_user && user.as_ref() == Some(*n))
-                }) {
-                    Some(missing) => Err(GraphError::EntityNotFound(missing.clone())),
-                    None => Ok(()),
-                }
-            })
+            .commit(changes, |state| all_known(state, &names, known))
             .await?;
         Ok(effects
             .into_iter()
@@ -435,7 +440,9 @@ impl KnowledgeGraph {
             None => (Vec::new(), Vec::new()),
         };
         let effects = self
-            .commit(vec![GraphChange::DeleteObservations { deletions }], |_| Ok(()))
+            .commit(vec![GraphChange::DeleteObservations { deletions }], |_| {
+                Ok(())
+            })
             .await?;
         let (removed, mut report) = effects
             .into_iter()
@@ -512,7 +519,12 @@ impl KnowledgeGraph {
     pub async fn open_nodes(&self, names: &[String]) -> Result<Graph, GraphError> {
         let wanted: HashSet<&str> = names.iter().map(String::as_str).collect();
         let graph = self.read_graph().await?;
-        Ok(subgraph(graph, |e| wanted.contains(e.name.as_str())))
+        let entities = graph
+            .entities
+            .into_iter()
+            .filter(|e| wanted.contains(e.name.as_str()))
+            .collect();
+        Ok(with_relations(entities, graph.relations))
     }
 
     /// The entities matching `query`, most relevant first, and every relation with at
@@ -547,29 +559,12 @@ impl KnowledgeGraph {
             }
         }
         ranked.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
-        let order: HashMap<usize, usize> = ranked
-            .iter()
-            .enumerate()
-            .map(|(rank, (_, position))| (*position, rank))
-            .collect();
-        let mut entities: Vec<(usize, Entity)> = graph
-            .entities
+        let mut slots: Vec<Option<Entity>> = graph.entities.into_iter().map(Some).collect();
+        let entities = ranked
             .into_iter()
-            .enumerate()
-            .filter_map(|(position, e)| order.get(&position).map(|rank| (*rank, e)))
+            .filter_map(|(_, position)| slots.get_mut(position).and_then(Option::take))
             .collect();
-        entities.sort_by_key(|(rank, _)| *rank);
-        let entities: Vec<Entity> = entities.into_iter().map(|(_, e)| e).collect();
-        let names: HashSet<&str> = entities.iter().map(|e| e.name.as_str()).collect();
-        let relations = graph
-            .relations
-            .into_iter()
-            .filter(|r| names.contains(r.from.as_str()) || names.contains(r.to.as_str()))
-            .collect();
-        Ok(Graph {
-            entities,
-            relations,
-        })
+        Ok(with_relations(entities, graph.relations))
     }
 
     /// Adds a whole graph (a file read with [`jsonl::parse`]) in one atomic append:
@@ -616,12 +611,22 @@ impl KnowledgeGraph {
     }
 }
 
-/// The entities of `graph` that `keep` accepts, and the relations touching them.
-fn subgraph(graph: Graph, keep: impl Fn(&Entity) -> bool) -> Graph {
-    let entities: Vec<Entity> = graph.entities.into_iter().filter(|e| keep(e)).collect();
+/// `Ok` when every name in `names` is an entity of `state` or `also`; else the reference
+/// server's error for the first that is not.
+fn all_known(state: &GraphState, names: &[String], also: Option<&str>) -> Result<(), GraphError> {
+    match names
+        .iter()
+        .find(|n| !state.contains(n) && also != Some(n.as_str()))
+    {
+        Some(missing) => Err(GraphError::EntityNotFound(missing.clone())),
+        None => Ok(()),
+    }
+}
+
+/// `entities` with those of `relations` that touch at least one of them.
+fn with_relations(entities: Vec<Entity>, relations: Vec<Relation>) -> Graph {
     let names: HashSet<&str> = entities.iter().map(|e| e.name.as_str()).collect();
-    let relations = graph
-        .relations
+    let relations = relations
         .into_iter()
         .filter(|r| names.contains(r.from.as_str()) || names.contains(r.to.as_str()))
         .collect();

@@ -152,14 +152,14 @@ impl GraphState {
                             report.deleted.push(name.clone());
                         }
                         // a name given twice is deleted once, then not found
-                        None if report.deleted.contains(name) => {
-                            report.deleted.push(name.clone())
-                        }
+                        None if report.deleted.contains(name) => report.deleted.push(name.clone()),
                         None => report.not_found.push(name.clone()),
                     }
                 }
                 let gone: HashSet<&str> = names.iter().map(String::as_str).collect();
-                self.retain_relations(|r| !gone.contains(r.from.as_str()) && !gone.contains(r.to.as_str()));
+                self.retain_relations(|r| {
+                    !gone.contains(r.from.as_str()) && !gone.contains(r.to.as_str())
+                });
                 Effect::EntitiesDeleted { removed, report }
             }
             GraphChange::DeleteObservations { deletions } => {

@@ -61,7 +61,8 @@ impl UserLink {
         for text in texts {
             let mut source = FactSource::default();
             source.session_id = Some(self.source.clone());
-            let candidate = FactCandidate::new(text.as_str(), STATED_CONFIDENCE).with_source(source);
+            let candidate =
+                FactCandidate::new(text.as_str(), STATED_CONFIDENCE).with_source(source);
             self.facts.upsert(&self.user_id, candidate).await?;
         }
         Ok(())
@@ -98,7 +99,11 @@ impl UserLink {
         let mut entity = match held {
             Some(e) => e.clone(),
             None if facts.is_empty() => return Ok(None),
-            None => Entity::new(self.user_id.as_str(), USER_ENTITY_TYPE, Vec::<String>::new()),
+            None => Entity::new(
+                self.user_id.as_str(),
+                USER_ENTITY_TYPE,
+                Vec::<String>::new(),
+            ),
         };
         for text in facts {
             if !entity.observations.contains(&text) {

@@ -53,7 +53,9 @@ Example:\n  agentmem --store sqlite://memory.db graph import ~/memory.jsonl"
         graph: GraphArgs,
     },
     /// Print the graph in the reference MCP memory server's memory.jsonl format.
-    #[command(after_help = "Example:\n  agentmem --store sqlite://memory.db graph export > memory.jsonl")]
+    #[command(
+        after_help = "Example:\n  agentmem --store sqlite://memory.db graph export > memory.jsonl"
+    )]
     Export {
         #[command(flatten)]
         graph: GraphArgs,
