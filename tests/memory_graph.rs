@@ -134,6 +134,67 @@ fn the_mcp_python_sdk_runs_the_reference_session_of_all_nine_tools() {
         .any(|c| c["change"]["op"] == "delete_entities"));
 }
 
+/// `agentmem serve --memory-graph`, killed when dropped.
+struct Serve(std::process::Child);
+
+impl Drop for Serve {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// Whether `GET /v1/health` on `addr` answers 200.
+fn healthy(addr: &str) -> bool {
+    use std::io::{Read, Write};
+    let Ok(mut stream) = std::net::TcpStream::connect(addr) else {
+        return false;
+    };
+    let request = format!("GET /v1/health HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n");
+    let mut answer = String::new();
+    stream.write_all(request.as_bytes()).is_ok()
+        && stream.read_to_string(&mut answer).is_ok()
+        && answer.starts_with("HTTP/1.1 200")
+}
+
+#[test]
+fn serve_memory_graph_puts_the_same_tools_at_mcp() {
+    let Some(python) = python_or_skip() else {
+        return;
+    };
+    let store = Store::new();
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .expect("a free port")
+        .port();
+    let addr = format!("127.0.0.1:{port}");
+    let server = Serve(
+        Command::new(env!("CARGO_BIN_EXE_agentmem"))
+            .env_remove("AGENTMEM_STORE_URL")
+            .args(["--store", &store.url, "serve", "--addr", &addr])
+            .args(["--auth-token", "graph-token", "--memory-graph"])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("agentmem serve starts"),
+    );
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    while !healthy(&addr) {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "agentmem serve on {addr} did not start"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    run_python(
+        &python,
+        &["http", &format!("http://{addr}/mcp"), "graph-token"],
+    );
+    drop(server);
+    let facts = store.ok(&["facts", "list", "--user", "default_user", "--json"]);
+    assert!(facts.contains("is vegetarian"), "{facts}");
+}
+
 #[test]
 fn two_server_processes_writing_one_sqlite_file_lose_nothing() {
     let Some(python) = python_or_skip() else {

@@ -5,7 +5,9 @@ for the same calls on an empty graph.
 
 Usage: python mcp_graph_client.py session AGENTMEM_BIN STORE_URL
        python mcp_graph_client.py concurrent AGENTMEM_BIN STORE_URL
+       python mcp_graph_client.py http URL TOKEN
   session:    the scripted session, on an empty store
+  http:       the same session on `/mcp` of `agentmem serve --memory-graph`
   concurrent: two server processes on one store, writing at the same time; nothing is lost
 """
 
@@ -249,10 +251,23 @@ async def concurrent(binary, store):
     print("scenario: ok")
 
 
+async def over_http(url, token):
+    import httpx2
+    from mcp.client.streamable_http import streamable_http_client
+    http = httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"}, timeout=30)
+    async with http:
+        async with streamable_http_client(url, http_client=http) as streams:
+            async with ClientSession(streams[0], streams[1]) as session:
+                await session.initialize()
+                await scenario(session)
+
+
 async def main():
     mode, binary, store = sys.argv[1:4]
     if mode == "session":
         await session_on(binary, store, scenario)
+    elif mode == "http":
+        await over_http(binary, store)
     elif mode == "concurrent":
         await concurrent(binary, store)
     else:
