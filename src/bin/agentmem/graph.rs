@@ -61,6 +61,11 @@ Example:\n  agentmem --store sqlite://memory.db graph import ~/memory.jsonl"
         graph: GraphArgs,
     },
     /// Print every change of the graph, oldest first, one JSON object per line.
+    #[command(
+        after_help = "Each line is {\"seq\", \"at\", \"change\"}: the change as requested \
+({\"op\": \"add_observations\", ...}), its position in the log and when it was written.\n\n\
+Example:\n  agentmem --store sqlite://memory.db graph history | tail -5"
+    )]
     History {
         #[command(flatten)]
         graph: GraphArgs,
