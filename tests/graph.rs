@@ -31,12 +31,19 @@ fn add(entity: &str, text: &str) -> Vec<ObservationAddition> {
     }]
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
-async fn two_handles_on_one_sqlite_file_writing_at_once_lose_nothing() {
-    let dir = tempfile::tempdir().unwrap();
-    let url = sqlite(&dir);
-    let (_a_stores, a) = open(&url, None).await;
-    let (_b_stores, b) = open(&url, None).await;
+/// Two handles on `url` (independent connections, as two processes have) write at the
+/// same time to the graph `name`; a third, fresh one reads everything both acknowledged.
+async fn two_handles_lose_nothing(url: &StoreUrl, name: &str) {
+    let open_named = |url: StoreUrl| {
+        let name = name.to_owned();
+        async move {
+            let container = url.open().await.expect("open the store");
+            let graph = KnowledgeGraph::from_container(&container, &name, None).expect("stores");
+            (container, graph)
+        }
+    };
+    let (_a_stores, a) = open_named(url.clone()).await;
+    let (_b_stores, b) = open_named(url.clone()).await;
     a.create_entities(vec![Entity::new("Shared", "thing", Vec::<String>::new())])
         .await
         .unwrap();
@@ -67,7 +74,7 @@ async fn two_handles_on_one_sqlite_file_writing_at_once_lose_nothing() {
     x.await.unwrap();
     y.await.unwrap();
 
-    let (_c_stores, fresh) = open(&url, None).await;
+    let (c_stores, fresh) = open_named(url.clone()).await;
     for graph in [&*a, &*b, &fresh] {
         let read = graph.read_graph().await.unwrap();
         assert_eq!(read.entities.len(), 1 + 2 * WRITES);
@@ -90,6 +97,62 @@ async fn two_handles_on_one_sqlite_file_writing_at_once_lose_nothing() {
         b.create_entities(vec![Entity::new("Late", "x", ["from b"])]),
     );
     assert_eq!(p.unwrap().len() + q.unwrap().len(), 1);
+    // a shared service keeps what tests write: leave nothing behind
+    let log = c_stores
+        .resolve::<dyn agentmemory::ConversationStore>(None)
+        .unwrap();
+    log.delete(fresh.log_id()).await.unwrap();
+    let vectors = c_stores
+        .resolve::<dyn agentmemory::VectorStore>(None)
+        .unwrap();
+    vectors.clear(fresh.log_id()).await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn two_handles_on_one_sqlite_file_writing_at_once_lose_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    two_handles_lose_nothing(&sqlite(&dir), "default").await;
+}
+
+/// The URL in `var`, or `None` after a message (a failure with `CI=true`).
+fn service_url(var: &str) -> Option<StoreUrl> {
+    match std::env::var(var) {
+        Ok(url) if !url.is_empty() => Some(url.parse().expect("a store URL")),
+        _ => {
+            assert!(
+                std::env::var("CI").as_deref() != Ok("true"),
+                "{var} is not set (required with CI=true)"
+            );
+            eprintln!("skipping: {var} is not set");
+            None
+        }
+    }
+}
+
+/// A graph name no other run uses, on a service that outlives the test.
+#[cfg(any(feature = "redis", feature = "postgres"))]
+fn unique_name() -> String {
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_nanos())
+        .unwrap_or_default();
+    format!("test-{}-{nanos}", std::process::id())
+}
+
+#[cfg(feature = "redis")]
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn two_handles_on_one_redis_lose_nothing() {
+    if let Some(url) = service_url("AGENTMEM_REDIS_URL") {
+        two_handles_lose_nothing(&url, &unique_name()).await;
+    }
+}
+
+#[cfg(feature = "postgres")]
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn two_handles_on_one_postgres_lose_nothing() {
+    if let Some(url) = service_url("AGENTMEM_POSTGRES_URL") {
+        two_handles_lose_nothing(&url, &unique_name()).await;
+    }
 }
 
 #[tokio::test]
