@@ -2,8 +2,12 @@
 
 use crate::error::MemoryError;
 
-/// A knowledge-graph operation that failed. Nothing was written when it is returned by a
-/// change (except [`GraphError::Store`] after the change was logged, which says so).
+/// A knowledge-graph operation that failed.
+///
+/// A change that fails with [`EntityNotFound`](GraphError::EntityNotFound) wrote nothing.
+/// One that fails with [`Store`](GraphError::Store) may have been logged before the index
+/// or the user's facts were written: the graph (the log) holds it, and the index is
+/// repaired from the log when a handle next opens it.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum GraphError {
