@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Sourced by .ci/run: a Python virtual environment with the published clients of the
-# working-memory API (agent-memory-client) and of MCP (mcp), used by tests/server_clients.rs.
+# working-memory API (agent-memory-client) and of MCP (mcp), used by tests/server_clients.rs
+# and tests/memory_graph.rs.
 # Idempotent; exports AGENTMEM_SERVER_VENV.
 export AGENTMEM_SERVER_VENV="${AGENTMEM_SERVER_VENV:-$HOME/.cache/agentmem-server-venv}"
 if ! "$AGENTMEM_SERVER_VENV/bin/python" -c "import agent_memory_client, mcp" 2>/dev/null; then

@@ -134,5 +134,9 @@ pub mod __private {
 }
 
 /// The memory server (feature `server`): the working-memory REST API and, with `mcp`, MCP tools.
+/// Knowledge graphs (entities, relations, observations) kept as a log of changes on the
+/// stores, with the reference MCP `memory` server's model and file format.
+pub use agentmemory_core::graph;
+
 #[cfg(feature = "server")]
 pub mod server;

@@ -544,6 +544,9 @@ fn every_command_has_an_example_in_its_help() {
         &["sessions", "export"],
         &["sessions", "import"],
         &["sessions", "delete"],
+        &["graph", "import"],
+        &["graph", "export"],
+        &["graph", "history"],
         &["chat"],
     ];
     for args in commands {

@@ -19,6 +19,7 @@ pub mod episodes;
 pub mod error;
 pub mod extract;
 pub mod facts;
+pub mod graph;
 pub mod ingest;
 pub mod kv;
 pub mod message;

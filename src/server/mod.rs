@@ -54,6 +54,8 @@ pub mod ids;
 pub mod long_term;
 #[cfg(feature = "mcp")]
 pub mod mcp;
+#[cfg(feature = "mcp")]
+pub mod mcp_graph;
 mod message_index;
 mod metrics;
 mod prompt;
@@ -87,6 +89,10 @@ pub struct ServerConfig {
     pub timeout: Duration,
     /// Origins allowed by CORS; empty = CORS off (no CORS headers).
     pub cors_origins: Vec<String>,
+    /// When set (feature `mcp`), `/mcp` serves the knowledge-graph tools of the reference
+    /// MCP `memory` server over this graph (the `mcp_graph` module) instead of the long-term
+    /// memory tools.
+    pub memory_graph: Option<std::sync::Arc<agentmemory_core::graph::KnowledgeGraph>>,
 }
 
 impl ServerConfig {
@@ -98,6 +104,7 @@ impl ServerConfig {
             body_limit: DEFAULT_BODY_LIMIT,
             timeout: DEFAULT_TIMEOUT,
             cors_origins: Vec::new(),
+            memory_graph: None,
         }
     }
 }
@@ -161,7 +168,10 @@ pub fn app(service: MemoryService, config: &ServerConfig) -> Router {
         .with_state(state)
         .route("/metrics", get(move || async move { rendered.render() }));
     #[cfg(feature = "mcp")]
-    let router = router.nest_service("/mcp", mcp::http_service(service, config.user.clone()));
+    let router = match &config.memory_graph {
+        Some(graph) => router.nest_service("/mcp", mcp_graph::http_service(graph.clone())),
+        None => router.nest_service("/mcp", mcp::http_service(service, config.user.clone())),
+    };
     let mut router = router
         .layer(DefaultBodyLimit::max(config.body_limit))
         .layer(RequestBodyLimitLayer::new(config.body_limit))

@@ -29,6 +29,7 @@ enum Kind {
     FactsChanged,
     Snapshot,
     Unanswered,
+    GraphChanged,
 }
 
 /// The fields of each variant, read from whatever follows (or surrounds) the tag.
@@ -65,6 +66,12 @@ mod body {
     #[derive(Deserialize)]
     pub(super) struct Unanswered {
         pub message_id: ulid::Ulid,
+    }
+
+    #[derive(Deserialize)]
+    pub(super) struct GraphChanged {
+        pub version: u32,
+        pub change: crate::graph::GraphChange,
     }
 }
 
@@ -103,6 +110,10 @@ fn variant<'de, D: Deserializer<'de>>(
         Kind::Unanswered => {
             let body::Unanswered { message_id } = Deserialize::deserialize(fields)?;
             ConversationEvent::Unanswered { message_id }
+        }
+        Kind::GraphChanged => {
+            let body::GraphChanged { version, change } = Deserialize::deserialize(fields)?;
+            ConversationEvent::GraphChanged { version, change }
         }
     })
 }
@@ -210,6 +221,12 @@ mod tests {
             },
             ConversationEvent::Unanswered {
                 message_id: ulid::Ulid::new(),
+            },
+            ConversationEvent::GraphChanged {
+                version: crate::graph::GRAPH_CHANGE_VERSION,
+                change: crate::graph::GraphChange::DeleteEntities {
+                    names: vec!["Alice".into()],
+                },
             },
         ]
     }

@@ -68,6 +68,15 @@ pub enum ConversationEvent {
         /// The id of the user message.
         message_id: ulid::Ulid,
     },
+    /// A change to a [knowledge graph](crate::graph): the graph's log is a log of these,
+    /// kept apart from every conversation (replaying a conversation ignores them).
+    GraphChanged {
+        /// The version of the change's format ([`GRAPH_CHANGE_VERSION`](crate::graph::GRAPH_CHANGE_VERSION)
+        /// when written).
+        version: u32,
+        /// What changed.
+        change: crate::graph::GraphChange,
+    },
 }
 
 /// An event as stored: its position in the log and when it was written.

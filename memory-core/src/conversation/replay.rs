@@ -70,6 +70,8 @@ pub fn apply(memory: &mut ShortTermMemory, event: &ConversationEvent) {
         ConversationEvent::Unanswered { message_id } => {
             memory.remove_recent(message_id);
         }
-        ConversationEvent::Started { .. } | ConversationEvent::FactsChanged { .. } => {}
+        ConversationEvent::Started { .. }
+        | ConversationEvent::FactsChanged { .. }
+        | ConversationEvent::GraphChanged { .. } => {}
     }
 }

@@ -43,7 +43,7 @@ pub fn stable_ulid(at: DateTime<Utc>, parts: &[&[u8]]) -> Ulid {
 }
 
 /// FNV-1a, 128 bits, over the bytes of `parts` in order.
-fn fnv1a_128(parts: &[&[u8]]) -> u128 {
+pub(crate) fn fnv1a_128(parts: &[&[u8]]) -> u128 {
     const OFFSET: u128 = 0x6c62_272e_07bb_0142_62b8_2175_6295_c58d;
     const PRIME: u128 = 0x0000_0000_0100_0000_0000_0000_0000_013b;
     let mut hash = OFFSET;

@@ -96,6 +96,9 @@ Example:\n  agentmem ingest --user alice --conversation trip-2024 < trip.jsonl"
 Example:\n  agentmem recall --user alice \"what did I do last weekend?\""
     )]
     Recall(RecallArgs),
+    /// The knowledge graph of `mcp --memory-graph`: import and export memory.jsonl, history.
+    #[command(subcommand)]
+    Graph(crate::graph::GraphCommand),
     /// Serve the working-memory REST API (and MCP at /mcp with the `mcp` feature).
     #[cfg(feature = "server")]
     #[command(
@@ -104,7 +107,12 @@ Example:\n  agentmem recall --user alice \"what did I do last weekend?\""
     Serve(crate::serve::ServeArgs),
     /// Serve the MCP tools on stdin/stdout (for Claude Desktop, Cursor, IDE agents).
     #[cfg(feature = "mcp")]
-    #[command(after_help = "Example:\n  agentmem --store sqlite://memory.db mcp --user alice")]
+    #[command(
+        after_help = "With --memory-graph, the tools are the reference MCP memory server's nine \
+knowledge-graph tools (create_entities, …, open_nodes) over a graph kept in the store.\n\n\
+Examples:\n  agentmem --store sqlite://memory.db mcp --user alice\n  \
+agentmem --store sqlite://memory.db mcp --memory-graph"
+    )]
     Mcp(crate::serve::McpArgs),
 }
 

@@ -16,6 +16,7 @@ mod cli;
 mod error;
 mod extract;
 mod facts;
+mod graph;
 mod ingest;
 mod logging;
 mod models;
@@ -106,6 +107,7 @@ async fn run(cli: Cli) -> Result<(), CliError> {
             | Command::Chat(_)
             | Command::Ingest(_)
             | Command::Recall(_)
+            | Command::Graph(_)
     ) {
         stores.note_semantic_recall();
     }
@@ -117,6 +119,7 @@ async fn run(cli: Cli) -> Result<(), CliError> {
         Command::Chat(args) => chat::run(&stores, args).await,
         Command::Ingest(args) => ingest::run(&stores, args).await,
         Command::Recall(args) => recall::run(&stores, args).await,
+        Command::Graph(command) => graph::run(&stores, command).await,
         #[cfg(feature = "server")]
         Command::Serve(args) => serve::serve(&stores, args).await,
         #[cfg(feature = "mcp")]

@@ -41,6 +41,9 @@ pub struct ServeArgs {
     pub cors_origins: Vec<String>,
     #[command(flatten)]
     pub index: IndexArgs,
+    #[cfg(feature = "mcp")]
+    #[command(flatten)]
+    pub graph: MemoryGraphArgs,
 }
 
 /// `agentmem mcp`.
@@ -51,6 +54,47 @@ pub struct McpArgs {
     pub user: Option<String>,
     #[command(flatten)]
     pub index: IndexArgs,
+    #[cfg(feature = "mcp")]
+    #[command(flatten)]
+    pub graph: MemoryGraphArgs,
+}
+
+/// `--memory-graph`: the reference MCP `memory` server's knowledge-graph tools.
+#[cfg(feature = "mcp")]
+#[derive(Debug, Args)]
+pub struct MemoryGraphArgs {
+    /// Serve the knowledge-graph tools of the reference MCP memory server
+    /// (create_entities, create_relations, add_observations, delete_entities,
+    /// delete_observations, delete_relations, read_graph, search_nodes, open_nodes)
+    /// instead of the long-term memory tools. The entity named like --user (default
+    /// `default_user`) holds the user's facts.
+    #[arg(long)]
+    pub memory_graph: bool,
+    /// The knowledge graph's name (several can live in one store).
+    #[arg(long = "graph", value_name = "NAME", default_value = agentmemory::graph::DEFAULT_GRAPH, value_parser = crate::cli::non_blank)]
+    pub graph_name: String,
+}
+
+#[cfg(feature = "mcp")]
+impl MemoryGraphArgs {
+    /// The graph when --memory-graph is on, linked to `user` (default `default_user`).
+    fn open(
+        &self,
+        stores: &Stores,
+        user: Option<&str>,
+    ) -> Result<Option<std::sync::Arc<agentmemory::graph::KnowledgeGraph>>, CliError> {
+        if !self.memory_graph {
+            return Ok(None);
+        }
+        crate::graph::GraphArgs {
+            name: self.graph_name.clone(),
+            user: user
+                .unwrap_or(agentmemory::graph::user::DEFAULT_USER)
+                .to_owned(),
+        }
+        .open(stores)
+        .map(Some)
+    }
 }
 
 /// The reference server's `index_all_messages_in_long_term_memory`.
@@ -93,6 +137,10 @@ pub async fn serve(stores: &Stores, args: ServeArgs) -> Result<(), CliError> {
     config.body_limit = args.max_body_bytes;
     config.timeout = Duration::from_secs(args.timeout_secs.max(1));
     config.cors_origins = args.cors_origins;
+    #[cfg(feature = "mcp")]
+    {
+        config.memory_graph = args.graph.open(stores, config.user.as_deref())?;
+    }
     let listener = tokio::net::TcpListener::bind(args.addr)
         .await
         .map_err(|e| CliError::runtime(&format!("cannot listen on {}", args.addr), e))?;
@@ -112,6 +160,11 @@ pub async fn serve(stores: &Stores, args: ServeArgs) -> Result<(), CliError> {
 /// Serves the MCP tools on stdin/stdout.
 #[cfg(feature = "mcp")]
 pub async fn mcp(stores: &Stores, args: McpArgs) -> Result<(), CliError> {
+    if let Some(graph) = args.graph.open(stores, args.user.as_deref())? {
+        return server::mcp_graph::serve_stdio(graph)
+            .await
+            .map_err(|e| CliError::runtime("mcp", e));
+    }
     server::mcp::serve_stdio(service(stores, &args.index)?, args.user)
         .await
         .map_err(|e| CliError::runtime("mcp", e))
