@@ -111,7 +111,8 @@ pub mod prelude {
     pub use agentmemory_core::buffer::{ConversationBuffer, ShortTermMemory};
     pub use agentmemory_core::extract::{FactExtractor, RuleExtractor};
     pub use agentmemory_core::facts::{
-        FactCandidate, FactChange, InMemoryUserMemoryStore, MemoryFact, UserMemoryStore,
+        FactCandidate, FactChange, FactQuery, InMemoryUserMemoryStore, MemoryFact, ScoredFact,
+        UserMemoryStore,
     };
     pub use agentmemory_core::model::{
         ChatModel, ChatRequest, ChatStream, Completion, OfflineModel, StreamEvent, ToolDefinition,

@@ -721,7 +721,7 @@ impl UserMemoryStore for BrokenStore {
     async fn upsert(&self, _: &str, _: FactCandidate) -> agentmemory::Result<FactChange> {
         Err(MemoryError::invalid("store", "disk on fire"))
     }
-    async fn search(&self, _: &str, _: &str, _: usize) -> agentmemory::Result<Vec<ScoredFact>> {
+    async fn search_query(&self, _: &str, _: &FactQuery) -> agentmemory::Result<Vec<ScoredFact>> {
         Err(MemoryError::invalid("store", "disk on fire"))
     }
     async fn list(&self, _: &str) -> agentmemory::Result<Vec<MemoryFact>> {

@@ -296,11 +296,6 @@ impl UserMemoryStore for InMemoryUserMemoryStore {
         }
     }
 
-    async fn search(&self, user_id: &str, query: &str, top_k: usize) -> Result<Vec<ScoredFact>> {
-        self.search_query(user_id, &FactQuery::new(query, top_k))
-            .await
-    }
-
     /// With a query embedding every current fact is scored (hybrid relevance, the rules
     /// of [`rank_facts`](super::rank_facts)); without one, only the facts sharing a term
     /// with the query are, and unrelated ones only while they could still enter the top k.

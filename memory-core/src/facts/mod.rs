@@ -451,14 +451,19 @@ impl Default for FactPolicy {
 pub trait UserMemoryStore: Send + Sync {
     /// Reconciles `candidate` with the user's current facts (see [`reconcile()`]).
     async fn upsert(&self, user_id: &str, candidate: FactCandidate) -> Result<FactChange>;
-    /// The user's current facts most relevant to `query`, ranked by
-    /// [`rank_score`] (relevance × effective confidence, with a floor), facts whose effective
-    /// confidence is under the policy's minimum left out.
-    async fn search(&self, user_id: &str, query: &str, top_k: usize) -> Result<Vec<ScoredFact>>;
-    /// Like [`search`](Self::search), with the query's embedding when it carries one:
-    /// relevance is then hybrid ([`fact_relevance`]). The default ignores the embedding.
-    async fn search_query(&self, user_id: &str, query: &FactQuery) -> Result<Vec<ScoredFact>> {
-        self.search(user_id, &query.text, query.top_k).await
+    /// The user's current facts most relevant to `query`, best first, at most
+    /// `query.top_k`: ranked by [`rank_score`] (relevance × effective confidence, with a
+    /// floor), facts whose effective confidence is under the policy's minimum left out.
+    /// When the query carries an embedding, relevance is hybrid ([`fact_relevance`]); a
+    /// store without embeddings ranks by words alone.
+    async fn search_query(&self, user_id: &str, query: &FactQuery) -> Result<Vec<ScoredFact>>;
+    /// [`search_query`](Self::search_query) for a words-only query: the user's current
+    /// facts most relevant to `query`, at most `top_k`.
+    ///
+    /// Provided: stores implement [`search_query`](Self::search_query) only.
+    async fn search(&self, user_id: &str, query: &str, top_k: usize) -> Result<Vec<ScoredFact>> {
+        self.search_query(user_id, &FactQuery::new(query, top_k))
+            .await
     }
     /// The user's current facts, oldest first.
     async fn list(&self, user_id: &str) -> Result<Vec<MemoryFact>>;

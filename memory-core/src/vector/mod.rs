@@ -3,7 +3,7 @@
 use async_trait::async_trait;
 use serde::{Deserialize, Serialize};
 
-use crate::error::Result;
+use crate::error::{MemoryError, Result};
 use crate::message::Metadata;
 
 mod analyse;
@@ -142,15 +142,23 @@ pub trait Embedder: Send + Sync {
 /// documents.
 #[async_trait]
 pub trait VectorStore: Send + Sync {
-    /// Inserts or replaces a document; returns its id.
-    async fn upsert(&self, namespace: &str, document: Document) -> Result<String>;
-    /// Inserts or replaces many documents at once (one transaction where the backend has them).
-    async fn upsert_batch(&self, namespace: &str, documents: Vec<Document>) -> Result<Vec<String>> {
-        let mut ids = Vec::with_capacity(documents.len());
-        for d in documents {
-            ids.push(self.upsert(namespace, d).await?);
-        }
-        Ok(ids)
+    /// Inserts or replaces many documents at once (one transaction where the backend has
+    /// them); returns their ids, in order.
+    async fn upsert_batch(&self, namespace: &str, documents: Vec<Document>) -> Result<Vec<String>>;
+    /// Inserts or replaces one document; returns its id.
+    ///
+    /// Provided: a batch of one through [`upsert_batch`](Self::upsert_batch).
+    async fn upsert(&self, namespace: &str, document: Document) -> Result<String> {
+        self.upsert_batch(namespace, vec![document])
+            .await?
+            .pop()
+            .ok_or_else(|| {
+                MemoryError::store(
+                    "vector",
+                    "upsert a document",
+                    "upsert_batch returned no id for the document",
+                )
+            })
     }
     /// The best `query.k` documents, best first.
     async fn search(&self, namespace: &str, query: &SearchQuery) -> Result<Vec<SearchHit>>;

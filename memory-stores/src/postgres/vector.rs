@@ -521,12 +521,6 @@ impl PostgresStore {
 
 #[async_trait]
 impl VectorStore for PostgresStore {
-    async fn upsert(&self, namespace: &str, document: Document) -> Result<String> {
-        let mut ids = self.upsert_batch(namespace, vec![document]).await?;
-        ids.pop()
-            .ok_or_else(|| MemoryError::store(super::STORE, "upsert a document", "no id returned"))
-    }
-
     async fn upsert_batch(&self, namespace: &str, documents: Vec<Document>) -> Result<Vec<String>> {
         let op = "upsert documents";
         // Validate everything before touching the server.

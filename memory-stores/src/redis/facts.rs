@@ -215,11 +215,6 @@ impl UserMemoryStore for RedisStore {
         ))
     }
 
-    async fn search(&self, user_id: &str, query: &str, top_k: usize) -> Result<Vec<ScoredFact>> {
-        self.search_query(user_id, &FactQuery::new(query, top_k))
-            .await
-    }
-
     async fn search_query(&self, user_id: &str, query: &FactQuery) -> Result<Vec<ScoredFact>> {
         if query.top_k == 0 {
             return Ok(Vec::new());

@@ -175,12 +175,6 @@ impl SqliteStore {
 
 #[async_trait]
 impl VectorStore for SqliteStore {
-    async fn upsert(&self, namespace: &str, document: Document) -> Result<String> {
-        let mut ids = self.upsert_batch(namespace, vec![document]).await?;
-        ids.pop()
-            .ok_or_else(|| MemoryError::store(self.label(), "upsert a document", "no id returned"))
-    }
-
     async fn upsert_batch(&self, namespace: &str, documents: Vec<Document>) -> Result<Vec<String>> {
         let m = self.mirrors().loaded(namespace);
         let _sync = match &m {
