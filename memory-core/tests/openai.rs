@@ -121,13 +121,7 @@ async fn chat_request_body_and_headers_are_exactly_openais() {
     let completion = model.complete(request).await.unwrap();
     assert_eq!(completion.message.role, Role::Assistant);
     assert_eq!(completion.message.text(), "You're welcome.");
-    assert_eq!(
-        completion.usage,
-        Some(Usage {
-            prompt_tokens: 21,
-            completion_tokens: 7
-        })
-    );
+    assert_eq!(completion.usage, Some(Usage::new(21, 7)));
 }
 
 #[tokio::test]

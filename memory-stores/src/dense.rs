@@ -43,12 +43,7 @@ mod tests {
     use super::*;
 
     fn hit(id: &str, score: f32) -> SearchHit {
-        SearchHit {
-            id: id.into(),
-            content: String::new(),
-            metadata: Default::default(),
-            score,
-        }
+        SearchHit::new(id, "", score)
     }
 
     #[test]

@@ -30,6 +30,7 @@ pub use replay::{apply, replay, Owner};
 /// derived code does for tagged enums.)
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum ConversationEvent {
     /// The conversation was opened for a user by an agent.
     Started {

@@ -86,6 +86,7 @@ pub enum Transition {
 
 /// A fact proposed for storage, before reconciliation.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct FactCandidate {
     /// The fact as a short third-person statement ("likes Italian food").
     pub text: String,
@@ -189,6 +190,7 @@ impl FactCandidate {
 
 /// A stored fact about a user.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct MemoryFact {
     /// Unique id (a ULID string).
     pub id: String,
@@ -393,6 +395,7 @@ impl FactChange {
 
 /// A fact returned by a search, with how it ranked.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct ScoredFact {
     /// The fact.
     pub fact: MemoryFact,
@@ -402,6 +405,28 @@ pub struct ScoredFact {
     pub effective_confidence: f32,
     /// The ranking score, [`rank_score`]`(relevance, effective_confidence)`.
     pub score: f32,
+}
+
+impl ScoredFact {
+    /// `fact` ranked with this relevance and effective confidence: its
+    /// [`score`](Self::score) is [`rank_score`]`(relevance, effective_confidence)`, the
+    /// ranking every backend shares.
+    ///
+    /// ```
+    /// use agentmemory_core::facts::{rank_score, MemoryFact, FactCandidate, ScoredFact};
+    ///
+    /// let fact = MemoryFact::from_candidate("alice", FactCandidate::new("loves museums", 0.9), chrono::Utc::now());
+    /// let scored = ScoredFact::new(fact, 0.5, 0.9);
+    /// assert_eq!(scored.score, rank_score(0.5, 0.9));
+    /// ```
+    pub fn new(fact: MemoryFact, relevance: f32, effective_confidence: f32) -> Self {
+        Self {
+            fact,
+            relevance,
+            effective_confidence,
+            score: rank_score(relevance, effective_confidence),
+        }
+    }
 }
 
 /// The ranking score of a fact for a query, shared by every backend:

@@ -30,6 +30,7 @@ pub const PARAPHRASE_THRESHOLD: f32 = 0.8;
 
 /// A search of one user's facts.
 #[derive(Debug, Clone, Default, PartialEq)]
+#[non_exhaustive]
 pub struct FactQuery {
     /// The query text (the user's message).
     pub text: String,

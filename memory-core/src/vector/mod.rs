@@ -28,6 +28,7 @@ pub use simd::kernel_name as dense_kernel;
 
 /// A document to store or as stored.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct Document {
     /// Stable id; a fresh ULID is assigned on upsert when `None`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -78,6 +79,7 @@ impl Document {
 
 /// A search result.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct SearchHit {
     /// The document's id.
     pub id: String,
@@ -89,8 +91,30 @@ pub struct SearchHit {
     pub score: f32,
 }
 
+impl SearchHit {
+    /// A hit for the document `id` with this content and score, without metadata (set
+    /// [`metadata`](Self::metadata) when the document has some).
+    ///
+    /// ```
+    /// use agentmemory_core::vector::SearchHit;
+    ///
+    /// let mut hit = SearchHit::new("doc-1", "The Albertina shows Dürer's hare", 0.8);
+    /// hit.metadata.insert("lang".into(), "en".into());
+    /// assert_eq!(hit.id, "doc-1");
+    /// ```
+    pub fn new(id: impl Into<String>, content: impl Into<String>, score: f32) -> Self {
+        Self {
+            id: id.into(),
+            content: content.into(),
+            metadata: Metadata::default(),
+            score,
+        }
+    }
+}
+
 /// What to search for.
 #[derive(Debug, Clone, Default, PartialEq)]
+#[non_exhaustive]
 pub struct SearchQuery {
     /// The query text (used for sparse search, and embedded for dense search when an
     /// embedder is configured).

@@ -58,12 +58,10 @@ fn hit(row: &Row, query: &SearchQuery, score: f32) -> Result<Option<SearchHit>> 
     if query.filter.as_ref().is_some_and(|f| !f.matches(&metadata)) {
         return Ok(None);
     }
-    Ok(Some(SearchHit {
-        content: row.try_get(1).map_err(on(op))?,
-        id,
-        metadata,
-        score,
-    }))
+    let content: String = row.try_get(1).map_err(on(op))?;
+    let mut hit = SearchHit::new(id, content, score);
+    hit.metadata = metadata;
+    Ok(Some(hit))
 }
 
 /// Namespaces holding fewer embeddings than this are ranked by the exact scan: it is
@@ -633,12 +631,11 @@ impl VectorStore for PostgresStore {
                 .map_err(on(op))?;
             let Some(row) = row else { return Ok(None) };
             let meta: &str = row.try_get(1).map_err(on(op))?;
-            Ok(Some(Document {
-                id: Some(id.to_owned()),
-                content: row.try_get(0).map_err(on(op))?,
-                metadata: decode(meta, || format!("metadata of document `{id}` in postgres"))?,
-                embedding: row.try_get(2).map_err(on(op))?,
-            }))
+            let content: String = row.try_get(0).map_err(on(op))?;
+            let mut doc = Document::new(content).with_id(id);
+            doc.metadata = decode(meta, || format!("metadata of document `{id}` in postgres"))?;
+            doc.embedding = row.try_get(2).map_err(on(op))?;
+            Ok(Some(doc))
         })
         .await
     }
