@@ -790,10 +790,11 @@ struct Flaky {
 impl ChatModel for Flaky {
     async fn complete(&self, request: ChatRequest) -> agentmemory::Result<Completion> {
         if self.calls.fetch_add(1, Ordering::SeqCst) < self.failures {
-            return Err(MemoryError::Model {
-                model: "flaky".into(),
-                message: "timeout".into(),
-            });
+            return Err(MemoryError::model(
+                "flaky",
+                agentmemory::error::ModelErrorKind::Timeout,
+                "timeout",
+            ));
         }
         OfflineModel::new().complete(request).await
     }

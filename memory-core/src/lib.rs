@@ -40,7 +40,7 @@ pub use conversation::{
     ConversationEvent, ConversationStore, InMemoryConversationStore, StoredEvent,
 };
 pub use di::Container;
-pub use error::{MemoryError, Result, ToolRoundProblem};
+pub use error::{MemoryError, ModelErrorKind, Result, ToolRoundProblem};
 pub use extract::{FactExtractor, RuleExtractor, Turn};
 pub use facts::{
     FactCandidate, FactChange, FactPolicy, InMemoryUserMemoryStore, MemoryFact, Polarity,
