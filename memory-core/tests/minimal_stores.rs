@@ -8,7 +8,9 @@ use agentmemory_core::facts::{
     FactCandidate, FactChange, FactQuery, InMemoryUserMemoryStore, MemoryFact, ScoredFact,
     UserMemoryStore,
 };
-use agentmemory_core::vector::{Document, InMemoryVectorStore, SearchHit, SearchQuery, VectorStore};
+use agentmemory_core::vector::{
+    Document, InMemoryVectorStore, SearchHit, SearchQuery, VectorStore,
+};
 use agentmemory_core::Result;
 use async_trait::async_trait;
 

@@ -1,7 +1,7 @@
 //! Long-term facts about a user: what they are, how sure we are, and how they change.
 //!
 //! A [`FactCandidate`] comes out of a [`FactExtractor`](crate::extract::FactExtractor);
-//! a [`UserMemoryStore`] reconciles it with what it already holds (see [`reconcile()`])
+//! a [`UserMemoryStore`] reconciles it with what it already holds (see [`reconcile()`](crate::store_support::reconcile))
 //! and answers with a [`FactChange`].
 
 use std::time::Duration;
@@ -15,27 +15,24 @@ use crate::error::Result;
 mod contest;
 mod export;
 mod memory;
-mod quality;
-mod ranked;
-mod reconcile;
-mod semantic;
+pub(crate) mod quality;
+pub(crate) mod ranked;
+pub(crate) mod reconcile;
+pub(crate) mod semantic;
 mod strength;
-mod transition;
+pub(crate) mod transition;
 
 pub use contest::{PendingContradiction, MAX_PENDING};
 pub use export::{export_facts, import_facts, restore_facts, FactsExport, FACTS_EXPORT_VERSION};
 pub use memory::InMemoryUserMemoryStore;
-pub use quality::is_low_quality;
-pub use ranked::RankedFacts;
-pub use reconcile::{
-    decide, is_single_valued, normalize, reconcile, reconcile_with, resolve, supersede_threshold,
-    value_key, FactKey, Reconciliation, Similarity, CORRECTION_ATTRIBUTE, PARAPHRASE_SIMILARITY,
-};
-pub use semantic::{
-    cosine, fact_relevance, paraphrase_of, prepare_candidate, rank_facts, reconcile_by_meaning,
-    reconcile_by_meaning_keyed, EmbeddingUserMemoryStore, FactQuery, PARAPHRASE_THRESHOLD,
-};
-pub use transition::{closes, CLOSE_SIMILARITY};
+pub use semantic::{EmbeddingUserMemoryStore, FactQuery};
+// The rules every backend shares are public as `crate::store_support`; these are the
+// ones the rest of the crate names through `facts`.
+pub(crate) use ranked::RankedFacts;
+pub(crate) use reconcile::{FactKey, Reconciliation};
+pub(crate) use semantic::{fact_relevance, prepare_candidate, reconcile_by_meaning_keyed};
+#[cfg(test)]
+pub(crate) use semantic::{rank_facts, reconcile_by_meaning};
 
 /// Whether a fact states something the user has/likes or something they avoid.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -60,7 +57,7 @@ pub struct FactSource {
 }
 
 /// How a candidate changes a held fact beyond its own attribute and value (see
-/// [`reconcile()`]): "I sold my car" ends "has a car", "I switched to a Pixel" replaces
+/// [`reconcile()`](crate::store_support::reconcile)): "I sold my car" ends "has a car", "I switched to a Pixel" replaces
 /// "uses an iPhone".
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
@@ -474,7 +471,7 @@ impl Default for FactPolicy {
 /// Users are isolated: no call with one user id ever returns or changes another's facts.
 #[async_trait]
 pub trait UserMemoryStore: Send + Sync {
-    /// Reconciles `candidate` with the user's current facts (see [`reconcile()`]).
+    /// Reconciles `candidate` with the user's current facts (see [`reconcile()`](crate::store_support::reconcile)).
     async fn upsert(&self, user_id: &str, candidate: FactCandidate) -> Result<FactChange>;
     /// The user's current facts most relevant to `query`, best first, at most
     /// `query.top_k`: ranked by [`rank_score`] (relevance × effective confidence, with a

@@ -123,7 +123,7 @@ pub fn paraphrase_of<'a>(
         .map(|(f, _)| f)
 }
 
-/// [`decide()`](super::decide) (corrections resolved, then [`reconcile()`](super::reconcile)), except that a candidate it would
+/// [`decide()`](crate::store_support::decide) (corrections resolved, then [`reconcile()`](crate::store_support::reconcile)), except that a candidate it would
 /// add as new but that paraphrases a current fact ([`paraphrase_of`]) reinforces that fact
 /// instead. Returns the decision and the candidate as resolved. Backends reconcile with this.
 pub fn reconcile_by_meaning(

@@ -7,24 +7,23 @@ use crate::error::{MemoryError, Result};
 use crate::message::Metadata;
 
 mod analyse;
-mod dense;
+pub(crate) mod dense;
 mod embedding;
 mod filter;
-mod fuse;
+pub(crate) mod fuse;
 mod memory;
 mod quantized;
 mod recent;
-mod simd;
+pub(crate) mod simd;
 pub(crate) mod sparse;
 pub(crate) mod topk;
 
-pub use dense::normalized;
+pub(crate) use dense::normalized;
 pub use embedding::{embed_stores, EmbeddingVectorStore};
 pub use filter::{Condition, Filter};
-pub use fuse::{fuse, Fusion};
+pub(crate) use fuse::{fuse, Fusion};
 pub use memory::InMemoryVectorStore;
 pub use recent::RecentEmbeddings;
-pub use simd::kernel_name as dense_kernel;
 
 /// A document to store or as stored.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -2,12 +2,13 @@
 //! superseded) oldest first.
 //!
 //! A write loads the user's file, reconciles the candidate with the current facts
-//! ([`reconcile_by_meaning`](agentmemory_core::facts::reconcile_by_meaning), the rules every backend shares) and rewrites the file
+//! ([`reconcile_by_meaning`](agentmemory_core::store_support::reconcile_by_meaning), the rules every backend shares) and rewrites the file
 //! atomically under the file's lock; reads rank the loaded facts with the shared ranking.
 
 use std::path::PathBuf;
 
-use agentmemory_core::facts::{prepare_candidate, FactQuery};
+use agentmemory_core::facts::FactQuery;
+use agentmemory_core::store_support::prepare_candidate;
 use agentmemory_core::{
     FactCandidate, FactChange, MemoryError, MemoryFact, Result, ScoredFact, UserMemoryStore,
 };
@@ -120,7 +121,7 @@ impl UserMemoryStore for FileStore {
             return Ok(Vec::new());
         }
         let facts = self.read_facts(user_id, "search facts").await?;
-        Ok(agentmemory_core::facts::rank_facts(
+        Ok(agentmemory_core::store_support::rank_facts(
             facts,
             query,
             self.policy,

@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::SystemTime;
 
-use agentmemory_core::vector::normalized;
+use agentmemory_core::store_support::normalized;
 use agentmemory_core::{
     Document, InMemoryVectorStore, MemoryError, Result, SearchHit, SearchQuery, VectorStore,
 };

@@ -222,7 +222,7 @@ impl PostgresStore {
     }
 
     /// Words and meaning fused with the rule every backend shares
-    /// ([`agentmemory_core::vector::fuse`]): both sides return a deeper candidate list
+    /// ([`agentmemory_core::store_support::fuse`]): both sides return a deeper candidate list
     /// than `k`, filters apply to both, and a namespace without embeddings ranks by words.
     async fn hybrid_search(
         &self,
@@ -253,10 +253,10 @@ impl PostgresStore {
                 *score /= top;
             }
         }
-        let fused = agentmemory_core::vector::fuse(
+        let fused = agentmemory_core::store_support::fuse(
             &words,
             &scored(&dense),
-            agentmemory_core::vector::Fusion::DEFAULT,
+            agentmemory_core::store_support::Fusion::DEFAULT,
         );
         for hit in sparse.into_iter().chain(dense) {
             by_id.entry(hit.id.clone()).or_insert(hit);

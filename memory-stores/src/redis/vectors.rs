@@ -7,7 +7,7 @@
 
 use std::sync::{Arc, LazyLock};
 
-use agentmemory_core::vector::normalized;
+use agentmemory_core::store_support::normalized;
 use agentmemory_core::{
     Document, InMemoryVectorStore, MemoryError, Result, SearchHit, SearchQuery, VectorStore,
 };

@@ -57,7 +57,10 @@ fn dimension(conn: &Connection, label: &str, ns: &str) -> Result<Option<usize>> 
 /// Writes one document; returns it with its id set.
 fn upsert_one(conn: &Connection, label: &str, ns: &str, mut doc: Document) -> Result<Document> {
     let op = "upsert a document";
-    let id = doc.id.unwrap_or_else(|| ulid::Ulid::new().to_string());
+    let id = doc
+        .id
+        .take()
+        .unwrap_or_else(|| ulid::Ulid::new().to_string());
     let meta = serde_json::to_string(&doc.metadata)
         .map_err(|e| MemoryError::invalid("metadata", e.to_string()))?;
     let blob = match &doc.embedding {

@@ -112,7 +112,7 @@ pub async fn serve(stores: &Stores, args: ServeArgs) -> Result<(), CliError> {
 /// Serves the MCP tools on stdin/stdout.
 #[cfg(feature = "mcp")]
 pub async fn mcp(stores: &Stores, args: McpArgs) -> Result<(), CliError> {
-    server::mcp::serve_stdio(service(stores, &args.index)?, args.user)
+    server::serve_stdio(service(stores, &args.index)?, args.user)
         .await
         .map_err(|e| CliError::runtime("mcp", e))
 }
