@@ -303,4 +303,5 @@ pub mod __private {
 
 /// The memory server (feature `server`): the working-memory REST API and, with `mcp`, MCP tools.
 #[cfg(feature = "server")]
+#[cfg_attr(docsrs, doc(cfg(feature = "server")))]
 pub mod server;

@@ -148,6 +148,7 @@ pub trait ChatModel: Send + Sync {
 
 mod offline;
 #[cfg(feature = "openai")]
+#[cfg_attr(docsrs, doc(cfg(feature = "openai")))]
 pub mod openai;
 mod recording;
 
