@@ -136,7 +136,7 @@ pub mod episodes {
 /// The one error type, and what kind of model failure an error is.
 pub mod error {
     pub use agentmemory_core::error::{
-        BoxError, MemoryError, ModelErrorKind, Result, ToolRoundProblem,
+        BoxError, Chain, MemoryError, ModelErrorKind, Result, ToolRoundProblem,
     };
 }
 

@@ -13,11 +13,20 @@ pub type BoxError = Box<dyn std::error::Error + Send + Sync + 'static>;
 /// Everything that can go wrong in agentmem, with enough context to act on it:
 /// which store, which operation, which key or token.
 ///
+/// An error's message never repeats its [`source`](std::error::Error::source) (the
+/// backend's, the parser's or the HTTP client's error): print [`chain`](Self::chain) (or
+/// walk the sources, as `anyhow` and `eyre` do) for the whole story.
+///
 /// ```
 /// use agentmemory_core::MemoryError;
 ///
 /// let err = MemoryError::invalid("importance", "must be within 0.0..=1.0, got 1.5");
 /// assert_eq!(err.to_string(), "invalid importance: must be within 0.0..=1.0, got 1.5");
+///
+/// let io = std::io::Error::other("disk full");
+/// let err = MemoryError::store("sqlite", "append events", io);
+/// assert_eq!(err.to_string(), "sqlite store failed to append events");
+/// assert_eq!(err.chain().to_string(), "sqlite store failed to append events: disk full");
 /// ```
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
@@ -32,7 +41,7 @@ pub enum MemoryError {
     },
 
     /// Serialized data (a snapshot, an export, a stored record) could not be read.
-    #[error("corrupt {what}: {source}")]
+    #[error("corrupt {what}")]
     Corrupt {
         /// What was being read, e.g. `"short-term memory snapshot"` or a file path.
         what: String,
@@ -109,7 +118,7 @@ pub enum MemoryError {
     },
 
     /// A store failed to carry out an operation.
-    #[error("{store} store failed to {operation}: {source}")]
+    #[error("{store} store failed to {operation}")]
     Store {
         /// The backend (`"sqlite"`, `"redis"`, ...), with its location when known.
         store: String,
@@ -430,12 +439,34 @@ impl MemoryError {
         self.model_kind().is_some_and(ModelErrorKind::is_retryable)
     }
 
+    /// This error and its sources, outermost first, joined by `: `: the whole story on
+    /// one line, for logs and messages to people.
+    pub fn chain(&self) -> Chain<'_> {
+        Chain(self)
+    }
+
     /// A [`MemoryError::NotFound`].
     pub fn not_found(kind: &'static str, id: impl Into<String>) -> Self {
         Self::NotFound {
             kind,
             id: id.into(),
         }
+    }
+}
+
+/// An error and its sources on one line ([`MemoryError::chain`]).
+#[derive(Debug, Clone, Copy)]
+pub struct Chain<'a>(&'a MemoryError);
+
+impl fmt::Display for Chain<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.0)?;
+        let mut next = std::error::Error::source(self.0);
+        while let Some(error) = next {
+            write!(f, ": {error}")?;
+            next = error.source();
+        }
+        Ok(())
     }
 }
 

@@ -109,7 +109,7 @@ impl Transport {
                     let delay = retry_after
                         .map(|d| d.min(MAX_RETRY_AFTER))
                         .unwrap_or_else(|| backoff(self.config.initial_backoff, attempt));
-                    tracing::warn!(%url, attempt = attempt + 1, ?delay, error = %error, "retrying OpenAI request");
+                    tracing::warn!(%url, attempt = attempt + 1, ?delay, error = %error.chain(), "retrying OpenAI request");
                     tokio::time::sleep(delay).await;
                     attempt += 1;
                 }
