@@ -50,12 +50,6 @@
 // marks what each feature adds.
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
-// The modules of the engine, each with its whole public API.
-pub use agentmemory_core::{
-    buffer, conversation, di, embed, episodes, error, extract, facts, ingest, kv, message, model,
-    recall, render, session, summarize, text, time, tokens, vector, working,
-};
-
 // The types most programs name, at the root.
 pub use agentmemory_core::buffer::{
     ConversationBuffer, ShortTermMemory, ShortTermSnapshot, SNAPSHOT_VERSION,
@@ -64,11 +58,11 @@ pub use agentmemory_core::conversation::{
     ConversationEvent, ConversationStore, InMemoryConversationStore, StoredEvent,
 };
 pub use agentmemory_core::di::Container;
-pub use agentmemory_core::error::{MemoryError, Result, ToolRoundProblem};
+pub use agentmemory_core::error::{MemoryError, ModelErrorKind, Result, ToolRoundProblem};
 pub use agentmemory_core::extract::{FactExtractor, RuleExtractor, Turn};
 pub use agentmemory_core::facts::{
-    FactCandidate, FactChange, FactPolicy, InMemoryUserMemoryStore, MemoryFact, Polarity,
-    ScoredFact, UserMemoryStore,
+    FactCandidate, FactChange, FactPolicy, FactQuery, InMemoryUserMemoryStore, MemoryFact,
+    Polarity, ScoredFact, UserMemoryStore,
 };
 pub use agentmemory_core::kv::{InMemoryKvStore, KvStore, MemoryEntry, MemoryScope};
 pub use agentmemory_core::message::{Content, ContentBlock, Message, Metadata, Role, ToolCall};
@@ -83,6 +77,7 @@ pub use agentmemory_core::session::{
 };
 pub use agentmemory_core::summarize::{ExtractiveSummarizer, Summarizer};
 #[cfg(feature = "tiktoken")]
+#[cfg_attr(docsrs, doc(cfg(feature = "tiktoken")))]
 pub use agentmemory_core::tokens::{BpeCounter, Encoding};
 pub use agentmemory_core::tokens::{HeuristicCounter, TokenCounter};
 pub use agentmemory_core::vector::{
@@ -90,6 +85,174 @@ pub use agentmemory_core::vector::{
 };
 pub use agentmemory_core::working::WorkingMemory;
 pub use agentmemory_macros::remember;
+
+/// The short-term memory: a token-budget window with a running summary, and a window
+/// of the last N messages.
+pub mod buffer {
+    pub use agentmemory_core::buffer::{
+        ConversationBuffer, ShortTermMemory, ShortTermSnapshot, DEFAULT_MAX_MESSAGES,
+        DEFAULT_MAX_TOKENS, SNAPSHOT_VERSION,
+    };
+}
+
+/// The append-only log of a conversation's events, its export and its replay.
+pub mod conversation {
+    pub use agentmemory_core::conversation::{
+        apply, export, import, replay, ConversationEvent, ConversationExport, ConversationStore,
+        InMemoryConversationStore, Owner, StoredEvent, EXPORT_VERSION,
+    };
+}
+
+/// The dependency-injection container and the tokens sessions resolve by default.
+pub mod di {
+    pub use agentmemory_core::di::Container;
+
+    /// The tokens a session resolves when the agent names none.
+    pub mod tokens {
+        pub use agentmemory_core::di::tokens::{
+            CONVERSATIONS, EXTRACTOR, KV, SUMMARIZER, USER_MEMORY, VECTORS,
+        };
+    }
+}
+
+/// The offline embedding model (all-MiniLM-L6-v2 on the CPU, feature `local-embed`).
+pub mod embed {
+    pub use agentmemory_core::embed::AGENTMEM_EMBED_MODEL;
+    #[cfg(feature = "local-embed")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "local-embed")))]
+    pub use agentmemory_core::embed::{LocalEmbedder, LocalEmbedderBuilder};
+}
+
+/// Every message of a user kept as an episode, searchable across conversations by
+/// words, meaning and time.
+pub mod episodes {
+    pub use agentmemory_core::episodes::{
+        episode_id, resolve, stable_ulid, Episode, EpisodeQuery, EpisodeStore,
+        InMemoryEpisodeStore, RecallReason, Retention, ScoredEpisode, VectorEpisodeStore, When,
+        MAX_CONTEXT_CHARS,
+    };
+}
+
+/// The one error type, and what kind of model failure an error is.
+pub mod error {
+    pub use agentmemory_core::error::{
+        BoxError, Chain, MemoryError, ModelErrorKind, Result, ToolRoundProblem,
+    };
+}
+
+/// Fact extraction: the offline rules and the model-backed extractor.
+pub mod extract {
+    pub use agentmemory_core::extract::{
+        parse_facts, FactExtractor, LlmExtractor, RuleExtractor, Turn, ATTRIBUTES,
+    };
+}
+
+/// Facts about users: the store trait, the in-memory and embedding-aware stores, the
+/// changes a write makes, export and import.
+pub mod facts {
+    pub use agentmemory_core::facts::{
+        export_facts, import_facts, rank_score, restore_facts, EmbeddingUserMemoryStore,
+        FactCandidate, FactChange, FactPolicy, FactQuery, FactSource, FactsExport,
+        InMemoryUserMemoryStore, MemoryFact, PendingContradiction, Polarity, ScoredFact,
+        Transition, UserMemoryStore, FACTS_EXPORT_VERSION, MAX_PENDING, RELEVANCE_FLOOR,
+    };
+}
+
+/// Bulk ingestion of existing conversations into memory.
+pub mod ingest {
+    pub use agentmemory_core::ingest::{ingest, IngestReport, INGEST_AGENT};
+}
+
+/// Namespaced key/value entries with importance and expiry.
+pub mod kv {
+    pub use agentmemory_core::kv::{InMemoryKvStore, KvStore, MemoryEntry, MemoryScope};
+}
+
+/// Messages, their roles, content blocks and tool calls.
+pub mod message {
+    pub use agentmemory_core::message::{Content, ContentBlock, Message, Metadata, Role, ToolCall};
+}
+
+/// Chat models: the trait, requests and replies, streaming, and the offline and
+/// recording models for tests.
+pub mod model {
+    pub use agentmemory_core::model::{
+        ChatModel, ChatRequest, ChatStream, Completion, OfflineModel, RecordingModel, StreamEvent,
+        ToolDefinition, Usage,
+    };
+
+    /// An OpenAI-compatible provider (OpenAI, Ollama, vLLM, llama.cpp), feature `openai`.
+    #[cfg(feature = "openai")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "openai")))]
+    pub mod openai {
+        pub use agentmemory_core::model::openai::{
+            OpenAiChatModel, OpenAiConfig, OpenAiEmbedder, API_KEY_ENV, BASE_URL_ENV,
+            DEFAULT_BASE_URL, DEFAULT_MODEL, MODEL_ENV, ORGANIZATION_ENV,
+        };
+    }
+}
+
+/// Recall outside a session: the facts and episodes that matter for a message.
+pub mod recall {
+    pub use agentmemory_core::recall::{recall, RecallRequest, Recalled};
+}
+
+/// One user's conversation with one agent, turn by turn (`send`, or `prepare` and
+/// `commit` around your own model call), and what each turn reports.
+pub mod session {
+    pub use agentmemory_core::session::{
+        Agent, DeferredExtraction, ExtractionMode, PreparedTurn, PromptTokens, Reply, Session,
+        SessionBuilder, SessionConfig, Truncation, TurnEvent, TurnReply, TurnReport, TurnStream,
+        MEMORY_BLOCK_CLOSE, MEMORY_BLOCK_OPEN, SUMMARY_BLOCK_CLOSE, SUMMARY_BLOCK_OPEN,
+    };
+}
+
+/// For authors of store backends: the rules every backend shares (reconciliation,
+/// ranking, text analysis, embeddings), as the built-in stores use them. Applications
+/// do not need it.
+pub mod store_support {
+    pub use agentmemory_core::store_support::{
+        closes, cosine, decide, dense_kernel, fact_relevance, for_each_term, fuse, index_text,
+        is_low_quality, is_single_valued, message_ids, normalize, normalized, paraphrase_of,
+        prepare_candidate, rank_facts, reconcile, reconcile_by_meaning, reconcile_by_meaning_keyed,
+        reconcile_with, resolve, supersede_threshold, terms, value_key, without_known_messages,
+        FactKey, Fusion, RankedFacts, Reconciliation, Similarity, CLOSE_SIMILARITY,
+        CORRECTION_ATTRIBUTE, PARAPHRASE_SIMILARITY, PARAPHRASE_THRESHOLD,
+    };
+}
+
+/// Summarisers of the older part of a conversation.
+pub mod summarize {
+    pub use agentmemory_core::summarize::{ExtractiveSummarizer, LlmSummarizer, Summarizer};
+}
+
+/// Dates in text: the resolver turning "last Tuesday" into a period.
+pub mod time {
+    pub use agentmemory_core::time::{
+        asks_when, resolve, strip, Granularity, TimeMention, TimeSpan,
+    };
+}
+
+/// Token counting: the chars/4 heuristic and, with `tiktoken`, exact BPE counts.
+pub mod tokens {
+    #[cfg(feature = "tiktoken")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "tiktoken")))]
+    pub use agentmemory_core::tokens::{BpeCounter, Encoding};
+    pub use agentmemory_core::tokens::{HeuristicCounter, TokenCounter};
+}
+
+/// Documents searched by words, meaning or both, and embedders.
+pub mod vector {
+    pub use agentmemory_core::vector::{
+        embed_stores, Condition, Document, Embedder, EmbeddingVectorStore, Filter,
+        InMemoryVectorStore, RecentEmbeddings, SearchHit, SearchQuery, VectorStore,
+    };
+}
+
+/// A scoped scratchpad of keys and values with importance and expiry.
+pub mod working {
+    pub use agentmemory_core::working::{SetOptions, WorkingMemory, DEFAULT_IMPORTANCE};
+}
 
 #[cfg(feature = "rig")]
 #[cfg_attr(docsrs, doc(cfg(feature = "rig")))]
@@ -104,27 +267,32 @@ pub use agentmemory_stores as stores;
 
 /// The names most programs need, in one import: `use agentmemory::prelude::*;`.
 ///
-/// Only the runtime: backend helpers live in [`stores`], test doubles such as
+/// Everything a turn needs, the open turn (`prepare`, your own model call, `commit`)
+/// and streaming included. Backend helpers live in [`stores`], test doubles such as
 /// [`RecordingModel`](model::RecordingModel) in [`model`].
 pub mod prelude {
     pub use crate::remember;
     pub use agentmemory_core::buffer::{ConversationBuffer, ShortTermMemory};
     pub use agentmemory_core::extract::{FactExtractor, RuleExtractor};
     pub use agentmemory_core::facts::{
-        FactCandidate, FactChange, InMemoryUserMemoryStore, MemoryFact, UserMemoryStore,
+        FactCandidate, FactChange, FactQuery, InMemoryUserMemoryStore, MemoryFact, ScoredFact,
+        UserMemoryStore,
     };
     pub use agentmemory_core::model::{
         ChatModel, ChatRequest, ChatStream, Completion, OfflineModel, StreamEvent, ToolDefinition,
+        Usage,
     };
     pub use agentmemory_core::session::{
-        Agent, ExtractionMode, PreparedTurn, Reply, Session, SessionConfig, TurnEvent, TurnReply,
-        TurnReport, TurnStream,
+        Agent, ExtractionMode, PreparedTurn, Reply, Session, SessionBuilder, SessionConfig,
+        TurnEvent, TurnReply, TurnReport, TurnStream,
     };
-    pub use agentmemory_core::vector::{Document, InMemoryVectorStore, SearchQuery, VectorStore};
+    pub use agentmemory_core::vector::{
+        Document, InMemoryVectorStore, SearchHit, SearchQuery, VectorStore,
+    };
     pub use agentmemory_core::working::WorkingMemory;
     pub use agentmemory_core::{
-        Container, ConversationStore, InMemoryConversationStore, InMemoryKvStore, KvStore,
-        MemoryError, Message, Remember, RememberSpec, Role, ToolCall,
+        Container, ConversationEvent, ConversationStore, InMemoryConversationStore,
+        InMemoryKvStore, KvStore, MemoryError, Message, Remember, RememberSpec, Role, ToolCall,
     };
 }
 
@@ -139,4 +307,5 @@ pub mod __private {
 pub use agentmemory_core::graph;
 
 #[cfg(feature = "server")]
+#[cfg_attr(docsrs, doc(cfg(feature = "server")))]
 pub mod server;

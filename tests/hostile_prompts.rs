@@ -8,8 +8,8 @@ use std::sync::Arc;
 use agentmemory::episodes::{Episode, EpisodeStore, InMemoryEpisodeStore};
 use agentmemory::model::RecordingModel;
 use agentmemory::prelude::*;
-use agentmemory::render::hostile;
 use agentmemory::Summarizer;
+use agentmemory_core::render::hostile;
 
 #[remember(store = "user_memory", top_k = 20, recall = 20)]
 struct Assistant;

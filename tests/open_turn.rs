@@ -262,10 +262,11 @@ async fn a_failed_send_then_a_new_message_does_not_stack_user_messages() {
     impl ChatModel for FailsOnce {
         async fn complete(&self, request: ChatRequest) -> agentmemory::Result<Completion> {
             if !self.0.swap(true, Ordering::SeqCst) {
-                return Err(MemoryError::Model {
-                    model: "recorder".into(),
-                    message: "timeout".into(),
-                });
+                return Err(MemoryError::model(
+                    "recorder",
+                    agentmemory::error::ModelErrorKind::Timeout,
+                    "timeout",
+                ));
             }
             self.1.complete(request).await
         }

@@ -135,6 +135,6 @@ async fn bad_store_urls_are_clear_errors() {
     )
     .unwrap();
     let url: StoreUrl = format!("sqlite://{}", garbage.display()).parse().unwrap();
-    let err = url.open().await.unwrap_err().to_string();
+    let err = url.open().await.unwrap_err().chain().to_string();
     assert!(err.contains("garbage.db"), "{err}");
 }

@@ -5,7 +5,7 @@
 
 use std::time::Duration;
 
-use agentmemory::server::{app, ids, Auth, MemoryService, ServerConfig};
+use agentmemory::server::{app, Auth, MemoryService, ServerConfig};
 use agentmemory::stores::StoreUrl;
 use agentmemory_core::kv::KvStore;
 use agentmemory_core::render::{hostile, EPISODES_HEADING, MEMORIES_HEADING, SUMMARY_HEADING};
@@ -157,10 +157,12 @@ async fn messages_become_episodes_of_the_sessions_user_once() {
     anonymous.as_object_mut().unwrap().remove("user_id");
     let (status, _) = call(&s.app, "PUT", "/v1/working-memory/chat-3", anonymous).await;
     assert_eq!(status, StatusCode::OK);
-    let work_alice = ids::fact_owner(Some("work"), Some("alice"));
-    assert_eq!(s.service.episodes.len(&work_alice).await.unwrap(), 3);
-    let nobody = ids::fact_owner(None, None);
-    assert_eq!(s.service.episodes.len(&nobody).await.unwrap(), 3);
+    // Episodes of a namespaced user are kept under "namespace \u{1f} user", those of no
+    // user under the bare separator (the server's fact owners).
+    let work_alice = "work\u{1f}alice";
+    assert_eq!(s.service.episodes.len(work_alice).await.unwrap(), 3);
+    let nobody = "\u{1f}";
+    assert_eq!(s.service.episodes.len(nobody).await.unwrap(), 3);
     assert_eq!(s.service.episodes.len("alice").await.unwrap(), 4);
 }
 
@@ -267,7 +269,8 @@ async fn a_missing_session_is_rebuilt_and_without_indexing_is_404() {
         assert_eq!(status, StatusCode::OK);
         // The working memory is lost (flushed, another instance's store...).
         let kv = s.container.resolve::<dyn KvStore>(None).unwrap();
-        assert_eq!(kv.clear(&ids::sessions_namespace(None)).await.unwrap(), 1);
+        // The sessions of no namespace live in the KV namespace "agentmem.server.wm \u{1f}".
+        assert_eq!(kv.clear("agentmem.server.wm\u{1f}").await.unwrap(), 1);
 
         let (status, body) = call(
             &s.app,
@@ -572,7 +575,7 @@ async fn hostile_texts_stay_data_in_every_prompt() {
 /// pipe, as `agentmem mcp` serves stdio) and returns the tool's text.
 #[cfg(feature = "mcp")]
 async fn mcp_call(service: MemoryService, tool: &str, arguments: Value) -> String {
-    use agentmemory::server::mcp::MemoryMcp;
+    use agentmemory::server::MemoryMcp;
     use rmcp::ServiceExt;
     use tokio::io::{AsyncBufReadExt, BufReader};
 

@@ -721,7 +721,7 @@ impl UserMemoryStore for BrokenStore {
     async fn upsert(&self, _: &str, _: FactCandidate) -> agentmemory::Result<FactChange> {
         Err(MemoryError::invalid("store", "disk on fire"))
     }
-    async fn search(&self, _: &str, _: &str, _: usize) -> agentmemory::Result<Vec<ScoredFact>> {
+    async fn search_query(&self, _: &str, _: &FactQuery) -> agentmemory::Result<Vec<ScoredFact>> {
         Err(MemoryError::invalid("store", "disk on fire"))
     }
     async fn list(&self, _: &str) -> agentmemory::Result<Vec<MemoryFact>> {
@@ -790,10 +790,11 @@ struct Flaky {
 impl ChatModel for Flaky {
     async fn complete(&self, request: ChatRequest) -> agentmemory::Result<Completion> {
         if self.calls.fetch_add(1, Ordering::SeqCst) < self.failures {
-            return Err(MemoryError::Model {
-                model: "flaky".into(),
-                message: "timeout".into(),
-            });
+            return Err(MemoryError::model(
+                "flaky",
+                agentmemory::error::ModelErrorKind::Timeout,
+                "timeout",
+            ));
         }
         OfflineModel::new().complete(request).await
     }

@@ -14,9 +14,8 @@
 
 use std::hint::black_box;
 
-use agentmemory_core::vector::{
-    dense_kernel, Document, InMemoryVectorStore, SearchQuery, VectorStore,
-};
+use agentmemory_core::store_support::dense_kernel;
+use agentmemory_core::vector::{Document, InMemoryVectorStore, SearchQuery, VectorStore};
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use tokio::runtime::Runtime;
 

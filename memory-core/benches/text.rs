@@ -2,7 +2,7 @@
 
 use criterion::{black_box, criterion_group, criterion_main, Criterion, Throughput};
 
-use agentmemory_core::text::for_each_term;
+use agentmemory_core::store_support::for_each_term;
 
 const QUERY: &str = "What should I wear on my commute when it rains?";
 const DOCUMENT: &str =

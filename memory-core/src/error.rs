@@ -2,6 +2,7 @@
 
 use std::fmt;
 use std::path::PathBuf;
+use std::time::Duration;
 
 /// Shorthand for `Result<T, MemoryError>`.
 pub type Result<T, E = MemoryError> = std::result::Result<T, E>;
@@ -12,11 +13,20 @@ pub type BoxError = Box<dyn std::error::Error + Send + Sync + 'static>;
 /// Everything that can go wrong in agentmem, with enough context to act on it:
 /// which store, which operation, which key or token.
 ///
+/// An error's message never repeats its [`source`](std::error::Error::source) (the
+/// backend's, the parser's or the HTTP client's error): print [`chain`](Self::chain) (or
+/// walk the sources, as `anyhow` and `eyre` do) for the whole story.
+///
 /// ```
 /// use agentmemory_core::MemoryError;
 ///
 /// let err = MemoryError::invalid("importance", "must be within 0.0..=1.0, got 1.5");
 /// assert_eq!(err.to_string(), "invalid importance: must be within 0.0..=1.0, got 1.5");
+///
+/// let io = std::io::Error::other("disk full");
+/// let err = MemoryError::store("sqlite", "append events", io);
+/// assert_eq!(err.to_string(), "sqlite store failed to append events");
+/// assert_eq!(err.chain().to_string(), "sqlite store failed to append events: disk full");
 /// ```
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
@@ -31,7 +41,7 @@ pub enum MemoryError {
     },
 
     /// Serialized data (a snapshot, an export, a stored record) could not be read.
-    #[error("corrupt {what}: {source}")]
+    #[error("corrupt {what}")]
     Corrupt {
         /// What was being read, e.g. `"short-term memory snapshot"` or a file path.
         what: String,
@@ -108,7 +118,7 @@ pub enum MemoryError {
     },
 
     /// A store failed to carry out an operation.
-    #[error("{store} store failed to {operation}: {source}")]
+    #[error("{store} store failed to {operation}")]
     Store {
         /// The backend (`"sqlite"`, `"redis"`, ...), with its location when known.
         store: String,
@@ -119,13 +129,25 @@ pub enum MemoryError {
         source: BoxError,
     },
 
-    /// A chat or embedding model failed.
-    #[error("model `{model}` failed: {message}")]
+    /// A chat or embedding model failed; [`kind`](ModelErrorKind) says whether trying
+    /// again may help ([`MemoryError::is_retryable`]). Built with [`MemoryError::model`].
+    ///
+    /// The message never repeats the [`source`](std::error::Error::source) (the HTTP
+    /// client's or the runtime's error): walk the chain to print both.
+    #[error("model `{model}` failed{}: {message}", kind_suffix(*.kind))]
+    #[non_exhaustive]
     Model {
-        /// The model name.
+        /// The model name (or a local model's directory).
         model: String,
+        /// What kind of failure it was.
+        kind: ModelErrorKind,
         /// What went wrong.
         message: String,
+        /// How long the provider asked to wait before trying again, when it said.
+        retry_after: Option<Duration>,
+        /// The underlying error (HTTP client, JSON parser, runtime), when there is one.
+        #[source]
+        source: Option<BoxError>,
     },
 
     /// A local model's files are missing, incomplete or unreadable.
@@ -176,6 +198,105 @@ pub enum MemoryError {
         /// The agent's name.
         agent: String,
     },
+}
+
+/// What kind of failure a model had ([`MemoryError::Model`]): whether trying again may
+/// help, the credentials need fixing, or the request itself.
+///
+/// ```
+/// use agentmemory_core::error::{MemoryError, ModelErrorKind};
+///
+/// let err = MemoryError::model("gpt-4o-mini", ModelErrorKind::RateLimited, "HTTP 429");
+/// assert!(err.is_retryable());
+/// assert_eq!(err.to_string(), "model `gpt-4o-mini` failed (rate limited): HTTP 429");
+/// assert!(!ModelErrorKind::Auth.is_retryable());
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum ModelErrorKind {
+    /// The provider refused for now: too many requests or tokens (HTTP 429). Retryable.
+    RateLimited,
+    /// The credentials were refused (HTTP 401, 403). Not retryable.
+    Auth,
+    /// No answer within the configured timeout. Retryable.
+    Timeout,
+    /// The provider could not be reached or failed on its side (connection refused,
+    /// HTTP 5xx). Retryable.
+    Unavailable,
+    /// The provider refused the request itself (HTTP 4xx other than the above: a bad
+    /// parameter, an unknown model, a context too long). Not retryable.
+    BadRequest,
+    /// The provider answered with something that is not a usable reply (not JSON, no
+    /// choices, a stream that ended without its final message). Not retryable.
+    BadResponse,
+    /// Anything else: a client that could not be set up, a local inference failure.
+    /// Not retryable.
+    Other,
+}
+
+impl ModelErrorKind {
+    /// Whether the same request may succeed if sent again later.
+    pub fn is_retryable(self) -> bool {
+        matches!(
+            self,
+            ModelErrorKind::RateLimited | ModelErrorKind::Timeout | ModelErrorKind::Unavailable
+        )
+    }
+
+    /// The kind for an HTTP error status from a model provider.
+    ///
+    /// ```
+    /// use agentmemory_core::error::ModelErrorKind;
+    ///
+    /// assert_eq!(ModelErrorKind::from_http_status(429), ModelErrorKind::RateLimited);
+    /// assert_eq!(ModelErrorKind::from_http_status(401), ModelErrorKind::Auth);
+    /// assert_eq!(ModelErrorKind::from_http_status(503), ModelErrorKind::Unavailable);
+    /// assert_eq!(ModelErrorKind::from_http_status(400), ModelErrorKind::BadRequest);
+    /// ```
+    pub fn from_http_status(status: u16) -> Self {
+        match status {
+            429 => ModelErrorKind::RateLimited,
+            401 | 403 => ModelErrorKind::Auth,
+            408 => ModelErrorKind::Timeout,
+            500..=599 => ModelErrorKind::Unavailable,
+            400..=499 => ModelErrorKind::BadRequest,
+            _ => ModelErrorKind::BadResponse,
+        }
+    }
+
+    fn describe(self) -> &'static str {
+        match self {
+            ModelErrorKind::RateLimited => "rate limited",
+            ModelErrorKind::Auth => "authentication refused",
+            ModelErrorKind::Timeout => "timed out",
+            ModelErrorKind::Unavailable => "unavailable",
+            ModelErrorKind::BadRequest => "request refused",
+            ModelErrorKind::BadResponse => "bad response",
+            ModelErrorKind::Other => "other",
+        }
+    }
+}
+
+impl fmt::Display for ModelErrorKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.describe())
+    }
+}
+
+/// ` (rate limited)` after "failed" for every kind but [`ModelErrorKind::Other`].
+fn kind_suffix(kind: ModelErrorKind) -> KindSuffix {
+    KindSuffix(kind)
+}
+
+struct KindSuffix(ModelErrorKind);
+
+impl fmt::Display for KindSuffix {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.0 {
+            ModelErrorKind::Other => Ok(()),
+            kind => write!(f, " ({kind})"),
+        }
+    }
 }
 
 /// What is wrong with a reply's tool rounds ([`MemoryError::InvalidToolRound`]).
@@ -271,12 +392,81 @@ impl MemoryError {
         }
     }
 
+    /// A [`MemoryError::Model`] of this kind, without an underlying error.
+    pub fn model(
+        model: impl Into<String>,
+        kind: ModelErrorKind,
+        message: impl Into<String>,
+    ) -> Self {
+        Self::Model {
+            model: model.into(),
+            kind,
+            message: message.into(),
+            retry_after: None,
+            source: None,
+        }
+    }
+
+    /// A [`MemoryError::Model`] caused by `source` (kept as the error's source, not
+    /// repeated in its message).
+    pub fn model_caused_by(
+        model: impl Into<String>,
+        kind: ModelErrorKind,
+        message: impl Into<String>,
+        source: impl Into<BoxError>,
+    ) -> Self {
+        Self::Model {
+            model: model.into(),
+            kind,
+            message: message.into(),
+            retry_after: None,
+            source: Some(source.into()),
+        }
+    }
+
+    /// The kind of a [`MemoryError::Model`]; `None` for every other error.
+    pub fn model_kind(&self) -> Option<ModelErrorKind> {
+        match self {
+            Self::Model { kind, .. } => Some(*kind),
+            _ => None,
+        }
+    }
+
+    /// Whether the operation may succeed if tried again later: a model that was rate
+    /// limited, timed out or unavailable ([`ModelErrorKind::is_retryable`]). Every other
+    /// error is not: the request, the data or the configuration needs a change first.
+    pub fn is_retryable(&self) -> bool {
+        self.model_kind().is_some_and(ModelErrorKind::is_retryable)
+    }
+
+    /// This error and its sources, outermost first, joined by `: `: the whole story on
+    /// one line, for logs and messages to people.
+    pub fn chain(&self) -> Chain<'_> {
+        Chain(self)
+    }
+
     /// A [`MemoryError::NotFound`].
     pub fn not_found(kind: &'static str, id: impl Into<String>) -> Self {
         Self::NotFound {
             kind,
             id: id.into(),
         }
+    }
+}
+
+/// An error and its sources on one line ([`MemoryError::chain`]).
+#[derive(Debug, Clone, Copy)]
+pub struct Chain<'a>(&'a MemoryError);
+
+impl fmt::Display for Chain<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.0)?;
+        let mut next = std::error::Error::source(self.0);
+        while let Some(error) = next {
+            write!(f, ": {error}")?;
+            next = error.source();
+        }
+        Ok(())
     }
 }
 

@@ -87,7 +87,7 @@ impl MemoryEntry {
 }
 
 /// Checks that `importance` is a finite number within `0.0..=1.0`.
-pub fn validate_importance(importance: f32) -> Result<()> {
+pub(crate) fn validate_importance(importance: f32) -> Result<()> {
     if importance.is_finite() && (0.0..=1.0).contains(&importance) {
         Ok(())
     } else {

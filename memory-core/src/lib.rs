@@ -5,6 +5,9 @@
 //! implementations, fact extraction and reconciliation, the DI container and the session
 //! runtime. Most users depend on the `agentmemory` facade instead of this crate.
 #![warn(missing_docs)]
+// docs.rs builds with every feature on a nightly toolchain and `--cfg docsrs`: `doc(cfg)`
+// marks what each feature adds.
+#![cfg_attr(docsrs, feature(doc_cfg))]
 // Unsafe code lives only in the SIMD and matrix kernels (`vector/simd.rs`,
 // `embed/kernels.rs`): every block says why it is sound, every unsafe operation in an
 // `unsafe fn` sits in its own block.
@@ -29,8 +32,9 @@ pub mod remember;
 pub mod render;
 mod rfc3339;
 pub mod session;
+pub mod store_support;
 pub mod summarize;
-pub mod text;
+pub(crate) mod text;
 pub mod time;
 pub mod tokens;
 pub mod vector;
@@ -41,7 +45,7 @@ pub use conversation::{
     ConversationEvent, ConversationStore, InMemoryConversationStore, StoredEvent,
 };
 pub use di::Container;
-pub use error::{MemoryError, Result, ToolRoundProblem};
+pub use error::{MemoryError, ModelErrorKind, Result, ToolRoundProblem};
 pub use extract::{FactExtractor, RuleExtractor, Turn};
 pub use facts::{
     FactCandidate, FactChange, FactPolicy, InMemoryUserMemoryStore, MemoryFact, Polarity,
@@ -59,9 +63,11 @@ pub use session::{
 };
 pub use summarize::{ExtractiveSummarizer, Summarizer};
 #[cfg(feature = "tiktoken")]
+#[cfg_attr(docsrs, doc(cfg(feature = "tiktoken")))]
 pub use tokens::{BpeCounter, Encoding};
 pub use tokens::{HeuristicCounter, TokenCounter};
 pub use vector::{Document, Embedder, InMemoryVectorStore, SearchHit, SearchQuery, VectorStore};
 pub use working::WorkingMemory;
 #[cfg(feature = "testkit")]
+#[cfg_attr(docsrs, doc(cfg(feature = "testkit")))]
 pub mod testkit;

@@ -45,6 +45,7 @@ impl fmt::Display for Role {
 /// One block of a multi-part message.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum ContentBlock {
     /// Plain text.
     Text {
@@ -210,6 +211,7 @@ impl ToolCall {
 /// assert_eq!(back, ask);
 /// ```
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct Message {
     /// Unique, time-ordered id.
     pub id: Ulid,

@@ -152,16 +152,16 @@ pub async fn recall(
     let facts = match found_facts {
         Ok(found) => found.into_iter().filter(|f| f.relevance > 0.0).collect(),
         Err(e) => {
-            tracing::warn!(error = %e, "searching the user's facts failed; recall goes on without them");
-            out.facts_error = Some(e.to_string());
+            tracing::warn!(error = %e.chain(), "searching the user's facts failed; recall goes on without them");
+            out.facts_error = Some(e.chain().to_string());
             Vec::new()
         }
     };
     let episodes = match found_episodes {
         Ok(found) => found,
         Err(e) => {
-            tracing::warn!(error = %e, "recalling episodes failed; recall goes on without them");
-            out.episodes_error = Some(e.to_string());
+            tracing::warn!(error = %e.chain(), "recalling episodes failed; recall goes on without them");
+            out.episodes_error = Some(e.chain().to_string());
             Vec::new()
         }
     };

@@ -78,6 +78,7 @@ impl TokenCounter for HeuristicCounter {
 }
 
 #[cfg(feature = "tiktoken")]
+#[cfg_attr(docsrs, doc(cfg(feature = "tiktoken")))]
 pub use bpe::{BpeCounter, Encoding};
 
 #[cfg(feature = "tiktoken")]

@@ -9,9 +9,8 @@
 use std::collections::BTreeSet;
 
 use agentmemory_core::extract::RuleExtractor;
-use agentmemory_core::facts::{
-    value_key, InMemoryUserMemoryStore, MemoryFact, Polarity, UserMemoryStore,
-};
+use agentmemory_core::facts::{InMemoryUserMemoryStore, MemoryFact, Polarity, UserMemoryStore};
+use agentmemory_core::store_support::value_key;
 use serde::Deserialize;
 
 #[derive(Debug, Deserialize)]

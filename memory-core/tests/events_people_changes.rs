@@ -15,8 +15,9 @@ use std::collections::BTreeSet;
 
 use agentmemory_core::extract::RuleExtractor;
 use agentmemory_core::facts::{
-    value_key, FactChange, InMemoryUserMemoryStore, MemoryFact, Polarity, UserMemoryStore,
+    FactChange, InMemoryUserMemoryStore, MemoryFact, Polarity, UserMemoryStore,
 };
+use agentmemory_core::store_support::value_key;
 use serde::Deserialize;
 
 #[derive(Debug, Deserialize)]

@@ -4,6 +4,7 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use agentmemory_core::error::ModelErrorKind;
 use agentmemory_core::model::openai::{OpenAiChatModel, OpenAiConfig, OpenAiEmbedder};
 use agentmemory_core::model::{ChatModel, ChatRequest, ToolDefinition};
 use agentmemory_core::{ContentBlock, Embedder, MemoryError, Message, Role, ToolCall, Usage};
@@ -121,13 +122,7 @@ async fn chat_request_body_and_headers_are_exactly_openais() {
     let completion = model.complete(request).await.unwrap();
     assert_eq!(completion.message.role, Role::Assistant);
     assert_eq!(completion.message.text(), "You're welcome.");
-    assert_eq!(
-        completion.usage,
-        Some(Usage {
-            prompt_tokens: 21,
-            completion_tokens: 7
-        })
-    );
+    assert_eq!(completion.usage, Some(Usage::new(21, 7)));
 }
 
 #[tokio::test]
@@ -259,6 +254,8 @@ async fn retries_stop_at_max_retries_with_the_last_error() {
         message.contains("503") && message.contains("overloaded"),
         "{message}"
     );
+    assert_eq!(err.model_kind(), Some(ModelErrorKind::Unavailable));
+    assert!(err.is_retryable());
 }
 
 #[tokio::test]
@@ -277,7 +274,12 @@ async fn a_400_is_not_retried_and_says_why() {
         .unwrap_err();
     assert_eq!(server.received_requests().await.unwrap().len(), 1);
     let text = err.to_string();
-    assert!(text.starts_with("model `gpt-4o-mini` failed"), "{text}");
+    assert!(
+        text.starts_with("model `gpt-4o-mini` failed (request refused)"),
+        "{text}"
+    );
+    assert_eq!(err.model_kind(), Some(ModelErrorKind::BadRequest));
+    assert!(!err.is_retryable());
     assert!(
         text.contains("400") && text.contains("Invalid value for 'messages'"),
         "{text}"
@@ -304,6 +306,11 @@ async fn a_slow_server_times_out_with_a_typed_error() {
     let elapsed = started.elapsed();
     assert!(elapsed < Duration::from_secs(2), "took {elapsed:?}");
     assert!(model_error(&err).contains("timed out"), "{err}");
+    assert_eq!(err.model_kind(), Some(ModelErrorKind::Timeout));
+    assert!(err.is_retryable());
+    // The HTTP client's error is the source, not repeated in the message.
+    let source = std::error::Error::source(&err).expect("the client's error");
+    assert!(!err.to_string().contains(&source.to_string()), "{err}");
     // A timeout is not retried.
     assert_eq!(server.received_requests().await.unwrap().len(), 1);
 }
@@ -323,8 +330,12 @@ async fn a_non_json_success_and_an_empty_choice_list_are_errors() {
     let model = OpenAiChatModel::new(config(&server)).unwrap();
     let err = model.complete(simple_request()).await.unwrap_err();
     assert!(model_error(&err).contains("unexpected answer"), "{err}");
+    assert_eq!(err.model_kind(), Some(ModelErrorKind::BadResponse));
+    let parse_error = std::error::Error::source(&err).expect("the JSON parser's error");
+    assert!(!err.to_string().contains(&parse_error.to_string()), "{err}");
     let err = model.complete(simple_request()).await.unwrap_err();
     assert!(model_error(&err).contains("no choices"), "{err}");
+    assert_eq!(err.model_kind(), Some(ModelErrorKind::BadResponse));
 }
 
 #[test]

@@ -15,9 +15,8 @@
 use std::io::Write;
 
 use agentmemory_core::embed::{LocalEmbedder, AGENTMEM_EMBED_MODEL};
-use agentmemory_core::vector::{
-    fuse, Document, Fusion, InMemoryVectorStore, SearchQuery, VectorStore,
-};
+use agentmemory_core::store_support::{fuse, Fusion};
+use agentmemory_core::vector::{Document, InMemoryVectorStore, SearchQuery, VectorStore};
 use serde_json::Value;
 
 fn embedder() -> Option<LocalEmbedder> {
@@ -413,14 +412,14 @@ async fn paraphrase_threshold_separates_paraphrases_from_other_values() {
             .iter()
             .map(|(a, b)| {
                 let v = embedder.embed_blocking(&[*a, *b]).expect("embed");
-                agentmemory_core::facts::cosine(&v[0], &v[1])
+                agentmemory_core::store_support::cosine(&v[0], &v[1])
             })
             .collect()
     };
     let same = cos(&paraphrases);
     let other = cos(&different);
     println!("paraphrases: {same:.3?}\ndifferent values: {other:.3?}");
-    let t = agentmemory_core::facts::PARAPHRASE_THRESHOLD;
+    let t = agentmemory_core::store_support::PARAPHRASE_THRESHOLD;
     let above = same.iter().filter(|c| **c >= t).count();
     assert!(
         above * 10 >= same.len() * 7,

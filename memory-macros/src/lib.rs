@@ -5,6 +5,7 @@
 //! collected in a `ctxt::Ctxt` and reported together.
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
+#![cfg_attr(docsrs, feature(doc_cfg))]
 
 mod args;
 mod ctxt;

@@ -7,9 +7,9 @@ use agentmemory_core::vector::SearchHit;
 use agentmemory_core::Result;
 
 /// L2-normalised copy of `v`, refusing empty, non-finite and zero vectors (see
-/// [`agentmemory_core::vector::normalized`]).
+/// [`agentmemory_core::store_support::normalized`]).
 pub(crate) fn normalised(v: &[f32]) -> Result<Vec<f32>> {
-    agentmemory_core::vector::normalized(v.to_vec(), "embedding")
+    agentmemory_core::store_support::normalized(v.to_vec(), "embedding")
 }
 
 /// Cosine similarity of two normalised vectors, in `-1.0..=1.0`.
@@ -43,12 +43,7 @@ mod tests {
     use super::*;
 
     fn hit(id: &str, score: f32) -> SearchHit {
-        SearchHit {
-            id: id.into(),
-            content: String::new(),
-            metadata: Default::default(),
-            score,
-        }
+        SearchHit::new(id, "", score)
     }
 
     #[test]

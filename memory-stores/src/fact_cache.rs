@@ -16,7 +16,7 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use agentmemory_core::facts::RankedFacts;
+use agentmemory_core::store_support::RankedFacts;
 use agentmemory_core::FactChange;
 use parking_lot::Mutex;
 

@@ -3,7 +3,7 @@
 
 use std::collections::HashMap;
 
-use agentmemory_core::facts::{reconcile_by_meaning, RankedFacts, Reconciliation};
+use agentmemory_core::store_support::{reconcile_by_meaning, RankedFacts, Reconciliation};
 use agentmemory_core::{FactCandidate, FactChange, MemoryError, MemoryFact, Result};
 use chrono::{DateTime, Utc};
 

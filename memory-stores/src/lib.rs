@@ -14,6 +14,9 @@
 //! PostgreSQL); see "TLS" on [`RedisStore`] and [`PostgresStore`], and [`TlsError`].
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
+// docs.rs builds with every feature on a nightly toolchain and `--cfg docsrs`: `doc(cfg)`
+// marks what each feature adds.
+#![cfg_attr(docsrs, feature(doc_cfg))]
 
 #[cfg(any(feature = "sqlite", feature = "postgres"))]
 mod dense;
@@ -41,13 +44,18 @@ mod tls;
 mod url;
 
 #[cfg(feature = "file")]
+#[cfg_attr(docsrs, doc(cfg(feature = "file")))]
 pub use file::FileStore;
 #[cfg(feature = "postgres")]
+#[cfg_attr(docsrs, doc(cfg(feature = "postgres")))]
 pub use postgres::{PostgresOptions, PostgresStore};
 #[cfg(feature = "redis")]
+#[cfg_attr(docsrs, doc(cfg(feature = "redis")))]
 pub use redis::{RedisOptions, RedisStore};
 #[cfg(feature = "sqlite")]
+#[cfg_attr(docsrs, doc(cfg(feature = "sqlite")))]
 pub use sqlite::SqliteStore;
 #[cfg(any(feature = "redis", feature = "postgres"))]
+#[cfg_attr(docsrs, doc(cfg(any(feature = "redis", feature = "postgres"))))]
 pub use tls::TlsError;
 pub use url::{StoreKind, StoreUrl, STORE_URL_ENV};

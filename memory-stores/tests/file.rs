@@ -69,7 +69,9 @@ async fn corrupt_files_are_reported_and_left_alone() {
     let expect_corrupt = |err: MemoryError, path: &std::path::Path| {
         assert!(matches!(err, MemoryError::Corrupt { .. }), "got {err:?}");
         assert!(
-            err.to_string().contains(&path.display().to_string()),
+            err.chain()
+                .to_string()
+                .contains(&path.display().to_string()),
             "error must name the file: {err}"
         );
     };

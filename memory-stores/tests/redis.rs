@@ -336,7 +336,7 @@ async fn keys_of_the_untagged_layout_move_on_connect() {
     let err = RedisStore::connect_with(&url, options())
         .await
         .expect_err("conflict");
-    let text = err.to_string();
+    let text = err.chain().to_string();
     assert!(matches!(err, MemoryError::Corrupt { .. }), "{text}");
     assert!(
         text.contains(&format!("{p}kvns")) && text.contains(&format!("{p}{{index}}:kvns")),

@@ -81,7 +81,7 @@ async fn garbage_file_is_refused_untouched() {
         matches!(err, MemoryError::Corrupt { .. }),
         "expected Corrupt, got {err:?}"
     );
-    let shown = err.to_string();
+    let shown = err.chain().to_string();
     eprintln!("garbage file error: {shown}");
     assert!(
         shown.contains(&path.display().to_string()),

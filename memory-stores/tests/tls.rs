@@ -39,7 +39,7 @@ fn with_query(url: &str, params: &str) -> String {
 /// the URL with its password hidden.
 fn tls_error(err: &MemoryError, store: &str) -> TlsError {
     assert_store_error(err, store);
-    let text = err.to_string();
+    let text = err.chain().to_string();
     assert!(
         text.contains(":***@"),
         "the URL, password hidden, is named: {text}"
@@ -135,7 +135,10 @@ async fn postgres_require_against_a_plain_server_is_refused() {
             matches!(tls_error(&err, "postgres"), TlsError::Refused { mode } if mode == expected_mode),
             "{err}"
         );
-        assert!(err.to_string().contains("does not offer TLS"), "{err}");
+        assert!(
+            err.chain().to_string().contains("does not offer TLS"),
+            "{err}"
+        );
     }
 }
 
@@ -157,7 +160,7 @@ async fn postgres_verify_full_or_require_with_the_wrong_ca_is_a_certificate_erro
             matches!(tls_error(&err, "postgres"), TlsError::Certificate { .. }),
             "{mode}: {err}"
         );
-        assert!(err.to_string().contains("UnknownIssuer"), "{err}");
+        assert!(err.chain().to_string().contains("UnknownIssuer"), "{err}");
     }
 }
 
@@ -181,7 +184,10 @@ async fn postgres_verify_full_checks_the_host_name_and_verify_ca_does_not() {
         matches!(tls_error(&err, "postgres"), TlsError::Certificate { .. }),
         "{err}"
     );
-    assert!(err.to_string().contains("not valid for name"), "{err}");
+    assert!(
+        err.chain().to_string().contains("not valid for name"),
+        "{err}"
+    );
 }
 
 #[tokio::test]
@@ -256,7 +262,7 @@ async fn redis_insecure_fragment_is_refused_and_only_the_named_option_skips_the_
         matches!(err, MemoryError::InvalidArgument { .. }),
         "{err:?}"
     );
-    let text = err.to_string();
+    let text = err.chain().to_string();
     assert!(text.contains("danger_accept_invalid_certs"), "{text}");
     assert!(!text.contains("hunter2"), "{text}");
     // The server's certificate is signed by a CA the platform does not trust: only the

@@ -33,8 +33,8 @@ pub enum ApiError {
     /// Missing or wrong bearer token (401).
     #[error("unauthorized")]
     Unauthorized,
-    /// The store failed (500); the message is logged, not sent.
-    #[error("store error: {0}")]
+    /// The store failed (500; its message is logged, not sent) or refused the input (400).
+    #[error("store error")]
     Store(#[from] MemoryError),
 }
 
@@ -74,9 +74,10 @@ impl IntoResponse for ApiError {
                 "detail": [{"type": "value_error", "loc": [location], "msg": msg}]
             }),
             ApiError::Store(e) if status == StatusCode::INTERNAL_SERVER_ERROR => {
-                tracing::error!(error = %e, "request failed in the store");
+                tracing::error!(error = %e.chain(), "request failed in the store");
                 json!({"detail": "Internal server error"})
             }
+            ApiError::Store(e) => json!({"detail": e.chain().to_string()}),
             other => json!({"detail": other.to_string()}),
         };
         let mut response = (status, Json(body)).into_response();

@@ -234,7 +234,11 @@ pub struct MemoryMcp {
 type ToolResult = Result<String, String>;
 
 fn failed(error: ApiError) -> String {
-    format!("{} ({})", error, error.status().as_u16())
+    let status = error.status().as_u16();
+    match error {
+        ApiError::Store(e) => format!("store error: {} ({status})", e.chain()),
+        other => format!("{other} ({status})"),
+    }
 }
 
 fn to_text(value: &impl serde::Serialize) -> ToolResult {

@@ -50,24 +50,30 @@ use tower_http::trace::TraceLayer;
 mod auth;
 mod error;
 mod extract;
-pub mod ids;
-pub mod long_term;
+mod ids;
+mod long_term;
 #[cfg(feature = "mcp")]
-pub mod mcp;
+mod mcp;
 #[cfg(feature = "mcp")]
-pub mod mcp_graph;
+mod mcp_graph;
 mod message_index;
 mod metrics;
 mod prompt;
 mod routes;
 mod service;
-pub mod window;
-pub mod wire;
-pub mod working;
+mod window;
+mod wire;
+mod working;
 
 pub use auth::Auth;
-pub use error::ApiError;
-pub use metrics::Metrics;
+use error::ApiError;
+#[cfg(feature = "mcp")]
+#[cfg_attr(docsrs, doc(cfg(feature = "mcp")))]
+pub use mcp::{serve_stdio, MemoryMcp};
+#[cfg(feature = "mcp")]
+#[cfg_attr(docsrs, doc(cfg(feature = "mcp")))]
+pub use mcp_graph::{serve_stdio as serve_graph_stdio, GraphMcp};
+use metrics::Metrics;
 pub use service::MemoryService;
 
 /// Default largest request body: 1 MiB.
@@ -111,7 +117,7 @@ impl ServerConfig {
 
 /// What every route handler gets.
 #[derive(Clone)]
-pub struct AppState {
+pub(crate) struct AppState {
     /// The stores.
     pub service: MemoryService,
     /// The user every request is bound to, if any.

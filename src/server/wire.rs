@@ -180,8 +180,10 @@ impl Ack {
 pub struct CreateMemories {
     /// The memories.
     pub memories: Vec<WireMemory>,
-    /// Accepted for compatibility: agentmem always reconciles facts.
+    /// Accepted (and type-checked) for compatibility, never read: agentmem always
+    /// reconciles facts.
     #[serde(default)]
+    #[allow(dead_code)]
     pub deduplicate: Option<bool>,
 }
 

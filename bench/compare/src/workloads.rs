@@ -7,9 +7,8 @@ use std::time::{Duration, Instant};
 
 use agentmemory_core::conversation::{ConversationEvent, ConversationStore};
 use agentmemory_core::facts::{FactCandidate, InMemoryUserMemoryStore, UserMemoryStore};
-use agentmemory_core::vector::{
-    dense_kernel, Document, InMemoryVectorStore, SearchQuery, VectorStore,
-};
+use agentmemory_core::store_support::dense_kernel;
+use agentmemory_core::vector::{Document, InMemoryVectorStore, SearchQuery, VectorStore};
 use agentmemory_core::{Message, ShortTermMemory};
 use agentmemory_stores::SqliteStore;
 use serde_json::{json, Map, Value};

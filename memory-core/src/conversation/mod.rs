@@ -18,7 +18,10 @@ use crate::message::Message;
 
 mod event_de;
 mod export;
+pub(crate) mod known;
 mod replay;
+
+use known::without_known_messages;
 
 pub use export::{export, import, ConversationExport, EXPORT_VERSION};
 pub use replay::{apply, replay, Owner};
@@ -30,6 +33,7 @@ pub use replay::{apply, replay, Owner};
 /// derived code does for tagged enums.)
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum ConversationEvent {
     /// The conversation was opened for a user by an agent.
     Started {
@@ -98,7 +102,7 @@ pub struct StoredEvent {
 /// Appending messages is idempotent by message id: a [`ConversationEvent::Message`]
 /// whose message id the log already holds (or that appears earlier in the same batch)
 /// is skipped, so a turn retried after a failure never logs its user message twice.
-/// Other events are always appended. [`message_ids`] gives the ids a batch carries.
+/// Other events are always appended. [`message_ids`](crate::store_support::message_ids) gives the ids a batch carries.
 #[async_trait]
 pub trait ConversationStore: Send + Sync {
     /// Appends `events` to the log of `conversation_id`; returns the seq of the last one
@@ -116,47 +120,6 @@ pub trait ConversationStore: Send + Sync {
     async fn delete(&self, conversation_id: &str) -> Result<bool>;
     /// Drops the events with `seq < before_seq` (used after a snapshot event); how many.
     async fn compact(&self, conversation_id: &str, before_seq: u64) -> Result<usize>;
-}
-
-/// The ids of the messages `events` carries, one entry per event (`None` for events that
-/// are not messages): what a backend checks to keep appends idempotent.
-pub fn message_ids(events: &[ConversationEvent]) -> Vec<Option<ulid::Ulid>> {
-    events
-        .iter()
-        .map(|e| match e {
-            ConversationEvent::Message { message } => Some(message.id),
-            _ => None,
-        })
-        .collect()
-}
-
-/// Keeps the events of a batch that a log should append: messages whose id is neither
-/// `known` (already in the log) nor earlier in the batch are kept, other events always.
-pub fn without_known_messages(
-    events: Vec<ConversationEvent>,
-    mut known: impl FnMut(&ulid::Ulid) -> bool,
-) -> Vec<ConversationEvent> {
-    // A turn appends one to a few messages: a short list beats hashing them.
-    let mut seen: Vec<ulid::Ulid> = Vec::new();
-    let mut seen_many = std::collections::HashSet::new();
-    let many = events.len() > 16;
-    events
-        .into_iter()
-        .filter(|e| match e {
-            ConversationEvent::Message { message } => {
-                !known(&message.id)
-                    && if many {
-                        seen_many.insert(message.id)
-                    } else if seen.contains(&message.id) {
-                        false
-                    } else {
-                        seen.push(message.id);
-                        true
-                    }
-            }
-            _ => true,
-        })
-        .collect()
 }
 
 /// The default [`ConversationStore`]: logs in memory.

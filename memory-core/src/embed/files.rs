@@ -40,10 +40,11 @@ pub(crate) struct LoadedModel {
 impl LoadedModel {
     /// A [`MemoryError::Model`] for a failure while running this model.
     pub(crate) fn error(&self, message: impl std::fmt::Display) -> MemoryError {
-        MemoryError::Model {
-            model: self.dir.display().to_string(),
-            message: message.to_string(),
-        }
+        MemoryError::model(
+            self.dir.display().to_string(),
+            crate::error::ModelErrorKind::Other,
+            message.to_string(),
+        )
     }
 }
 

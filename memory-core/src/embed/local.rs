@@ -150,9 +150,13 @@ impl Embedder for LocalEmbedder {
         let texts = texts.to_vec();
         tokio::task::spawn_blocking(move || this.embed_blocking(&texts))
             .await
-            .map_err(|e| MemoryError::Model {
-                model: self.model.dir.display().to_string(),
-                message: format!("inference task failed: {e}"),
+            .map_err(|e| {
+                MemoryError::model_caused_by(
+                    self.model.dir.display().to_string(),
+                    crate::error::ModelErrorKind::Other,
+                    "inference task failed",
+                    e,
+                )
             })?
     }
 

@@ -40,8 +40,10 @@ mod local;
 mod threads;
 
 #[cfg(feature = "local-embed")]
+#[cfg_attr(docsrs, doc(cfg(feature = "local-embed")))]
 pub use builder::LocalEmbedderBuilder;
 #[cfg(feature = "local-embed")]
+#[cfg_attr(docsrs, doc(cfg(feature = "local-embed")))]
 pub use local::LocalEmbedder;
 
 /// The environment variable naming the model directory (`model.safetensors`,

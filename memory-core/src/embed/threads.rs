@@ -27,9 +27,13 @@ pub(crate) fn pool(threads: usize) -> Result<Arc<ThreadPool>> {
         .num_threads(threads)
         .thread_name(|i| format!("agentmem-embed-{i}"))
         .build()
-        .map_err(|e| MemoryError::Model {
-            model: "local embedder".into(),
-            message: format!("cannot start {threads} inference threads: {e}"),
+        .map_err(|e| {
+            MemoryError::model_caused_by(
+                "local embedder",
+                crate::error::ModelErrorKind::Other,
+                format!("cannot start {threads} inference threads"),
+                e,
+            )
         })?;
     let pool = Arc::new(pool);
     pools.insert(threads, Arc::clone(&pool));

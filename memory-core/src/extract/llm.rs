@@ -127,7 +127,7 @@ Answer {"facts": []} when the turn states no fact about the user."#;
 ///     async fn complete(&self, _: ChatRequest) -> Result<Completion> {
 ///         let json = r#"{"facts": [{"attribute": "location", "value": "Oslo",
 ///             "text": "lives in Oslo", "polarity": "positive", "confidence": 0.9}]}"#;
-///         Ok(Completion { message: Message::assistant(json), usage: None })
+///         Ok(Completion::new(Message::assistant(json)))
 ///     }
 /// }
 ///

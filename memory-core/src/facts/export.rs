@@ -423,11 +423,11 @@ mod tests {
                 f.superseded_by = Some(a.clone()); // the current one points back to the first
             }
         }
-        let err = cyclic.validate().unwrap_err().to_string();
+        let err = cyclic.validate().unwrap_err().chain().to_string();
         assert!(err.contains("cycle"), "{err}");
         let mut branching = export.clone();
         branching.facts[2].superseded_by = branching.facts[0].superseded_by.clone();
-        let err = branching.validate().unwrap_err().to_string();
+        let err = branching.validate().unwrap_err().chain().to_string();
         assert!(
             err.contains("supersedes both") && (err.contains(&a) || err.contains(&b)),
             "{err}"

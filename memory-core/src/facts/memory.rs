@@ -121,7 +121,7 @@ impl UserFacts {
     }
 
     /// The best `top_k` current facts for `query` and its normalised `embedding`, scored
-    /// as [`rank_facts`](super::rank_facts) scores them (the same scan).
+    /// as [`rank_facts`](crate::store_support::rank_facts) scores them (the same scan).
     fn hybrid(
         &self,
         query: &str,
@@ -296,13 +296,8 @@ impl UserMemoryStore for InMemoryUserMemoryStore {
         }
     }
 
-    async fn search(&self, user_id: &str, query: &str, top_k: usize) -> Result<Vec<ScoredFact>> {
-        self.search_query(user_id, &FactQuery::new(query, top_k))
-            .await
-    }
-
     /// With a query embedding every current fact is scored (hybrid relevance, the rules
-    /// of [`rank_facts`](super::rank_facts)); without one, only the facts sharing a term
+    /// of [`rank_facts`](crate::store_support::rank_facts)); without one, only the facts sharing a term
     /// with the query are, and unrelated ones only while they could still enter the top k.
     async fn search_query(&self, user_id: &str, q: &FactQuery) -> Result<Vec<ScoredFact>> {
         let (query, top_k) = (q.text.as_str(), q.top_k);

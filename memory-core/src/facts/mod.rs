@@ -1,7 +1,7 @@
 //! Long-term facts about a user: what they are, how sure we are, and how they change.
 //!
 //! A [`FactCandidate`] comes out of a [`FactExtractor`](crate::extract::FactExtractor);
-//! a [`UserMemoryStore`] reconciles it with what it already holds (see [`reconcile()`])
+//! a [`UserMemoryStore`] reconciles it with what it already holds (see [`reconcile()`](crate::store_support::reconcile))
 //! and answers with a [`FactChange`].
 
 use std::time::Duration;
@@ -15,27 +15,24 @@ use crate::error::Result;
 mod contest;
 mod export;
 mod memory;
-mod quality;
-mod ranked;
-mod reconcile;
-mod semantic;
+pub(crate) mod quality;
+pub(crate) mod ranked;
+pub(crate) mod reconcile;
+pub(crate) mod semantic;
 mod strength;
-mod transition;
+pub(crate) mod transition;
 
 pub use contest::{PendingContradiction, MAX_PENDING};
 pub use export::{export_facts, import_facts, restore_facts, FactsExport, FACTS_EXPORT_VERSION};
 pub use memory::InMemoryUserMemoryStore;
-pub use quality::is_low_quality;
-pub use ranked::RankedFacts;
-pub use reconcile::{
-    decide, is_single_valued, normalize, reconcile, reconcile_with, resolve, supersede_threshold,
-    value_key, FactKey, Reconciliation, Similarity, CORRECTION_ATTRIBUTE, PARAPHRASE_SIMILARITY,
-};
-pub use semantic::{
-    cosine, fact_relevance, paraphrase_of, prepare_candidate, rank_facts, reconcile_by_meaning,
-    reconcile_by_meaning_keyed, EmbeddingUserMemoryStore, FactQuery, PARAPHRASE_THRESHOLD,
-};
-pub use transition::{closes, CLOSE_SIMILARITY};
+pub use semantic::{EmbeddingUserMemoryStore, FactQuery};
+// The rules every backend shares are public as `crate::store_support`; these are the
+// ones the rest of the crate names through `facts`.
+pub(crate) use ranked::RankedFacts;
+pub(crate) use reconcile::{FactKey, Reconciliation};
+pub(crate) use semantic::{fact_relevance, prepare_candidate, reconcile_by_meaning_keyed};
+#[cfg(test)]
+pub(crate) use semantic::{rank_facts, reconcile_by_meaning};
 
 /// Whether a fact states something the user has/likes or something they avoid.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -60,7 +57,7 @@ pub struct FactSource {
 }
 
 /// How a candidate changes a held fact beyond its own attribute and value (see
-/// [`reconcile()`]): "I sold my car" ends "has a car", "I switched to a Pixel" replaces
+/// [`reconcile()`](crate::store_support::reconcile)): "I sold my car" ends "has a car", "I switched to a Pixel" replaces
 /// "uses an iPhone".
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
@@ -86,6 +83,7 @@ pub enum Transition {
 
 /// A fact proposed for storage, before reconciliation.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct FactCandidate {
     /// The fact as a short third-person statement ("likes Italian food").
     pub text: String,
@@ -189,6 +187,7 @@ impl FactCandidate {
 
 /// A stored fact about a user.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct MemoryFact {
     /// Unique id (a ULID string).
     pub id: String,
@@ -393,6 +392,7 @@ impl FactChange {
 
 /// A fact returned by a search, with how it ranked.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct ScoredFact {
     /// The fact.
     pub fact: MemoryFact,
@@ -402,6 +402,28 @@ pub struct ScoredFact {
     pub effective_confidence: f32,
     /// The ranking score, [`rank_score`]`(relevance, effective_confidence)`.
     pub score: f32,
+}
+
+impl ScoredFact {
+    /// `fact` ranked with this relevance and effective confidence: its
+    /// [`score`](Self::score) is [`rank_score`]`(relevance, effective_confidence)`, the
+    /// ranking every backend shares.
+    ///
+    /// ```
+    /// use agentmemory_core::facts::{rank_score, MemoryFact, FactCandidate, ScoredFact};
+    ///
+    /// let fact = MemoryFact::from_candidate("alice", FactCandidate::new("loves museums", 0.9), chrono::Utc::now());
+    /// let scored = ScoredFact::new(fact, 0.5, 0.9);
+    /// assert_eq!(scored.score, rank_score(0.5, 0.9));
+    /// ```
+    pub fn new(fact: MemoryFact, relevance: f32, effective_confidence: f32) -> Self {
+        Self {
+            fact,
+            relevance,
+            effective_confidence,
+            score: rank_score(relevance, effective_confidence),
+        }
+    }
 }
 
 /// The ranking score of a fact for a query, shared by every backend:
@@ -449,16 +471,21 @@ impl Default for FactPolicy {
 /// Users are isolated: no call with one user id ever returns or changes another's facts.
 #[async_trait]
 pub trait UserMemoryStore: Send + Sync {
-    /// Reconciles `candidate` with the user's current facts (see [`reconcile()`]).
+    /// Reconciles `candidate` with the user's current facts (see [`reconcile()`](crate::store_support::reconcile)).
     async fn upsert(&self, user_id: &str, candidate: FactCandidate) -> Result<FactChange>;
-    /// The user's current facts most relevant to `query`, ranked by
-    /// [`rank_score`] (relevance × effective confidence, with a floor), facts whose effective
-    /// confidence is under the policy's minimum left out.
-    async fn search(&self, user_id: &str, query: &str, top_k: usize) -> Result<Vec<ScoredFact>>;
-    /// Like [`search`](Self::search), with the query's embedding when it carries one:
-    /// relevance is then hybrid ([`fact_relevance`]). The default ignores the embedding.
-    async fn search_query(&self, user_id: &str, query: &FactQuery) -> Result<Vec<ScoredFact>> {
-        self.search(user_id, &query.text, query.top_k).await
+    /// The user's current facts most relevant to `query`, best first, at most
+    /// `query.top_k`: ranked by [`rank_score`] (relevance × effective confidence, with a
+    /// floor), facts whose effective confidence is under the policy's minimum left out.
+    /// When the query carries an embedding, relevance is hybrid ([`fact_relevance`]); a
+    /// store without embeddings ranks by words alone.
+    async fn search_query(&self, user_id: &str, query: &FactQuery) -> Result<Vec<ScoredFact>>;
+    /// [`search_query`](Self::search_query) for a words-only query: the user's current
+    /// facts most relevant to `query`, at most `top_k`.
+    ///
+    /// Provided: stores implement [`search_query`](Self::search_query) only.
+    async fn search(&self, user_id: &str, query: &str, top_k: usize) -> Result<Vec<ScoredFact>> {
+        self.search_query(user_id, &FactQuery::new(query, top_k))
+            .await
     }
     /// The user's current facts, oldest first.
     async fn list(&self, user_id: &str) -> Result<Vec<MemoryFact>>;

@@ -15,7 +15,8 @@ const SUBJECT_PRONOUNS: &[&str] = &["i", "you", "he", "she", "we", "they", "it",
 /// carries content ("it", "the", "of that").
 ///
 /// ```
-/// use agentmemory_core::facts::{is_low_quality, FactCandidate};
+/// use agentmemory_core::facts::FactCandidate;
+/// use agentmemory_core::store_support::is_low_quality;
 ///
 /// let fact = |v: &str| FactCandidate::new(format!("wants to {v}"), 0.8).with_attribute("goal", v);
 /// assert!(is_low_quality(&fact("s okay")));

@@ -13,12 +13,13 @@ use crate::vector::topk::TopK;
 
 /// A user's current facts, indexed for [`rank`](Self::rank).
 ///
-/// Ranks exactly as [`rank_facts`](super::rank_facts) does (which builds one and ranks
+/// Ranks exactly as [`rank_facts`](crate::store_support::rank_facts) does (which builds one and ranks
 /// once); a store that caches it per user (SQLite does, until the user's facts change)
 /// pays the indexing once instead of per query.
 ///
 /// ```
-/// use agentmemory_core::facts::{FactCandidate, FactPolicy, FactQuery, MemoryFact, RankedFacts};
+/// use agentmemory_core::facts::{FactCandidate, FactPolicy, FactQuery, MemoryFact};
+/// use agentmemory_core::store_support::RankedFacts;
 ///
 /// let now = chrono::Utc::now();
 /// let facts = vec![
@@ -96,7 +97,7 @@ impl RankedFacts {
     }
 
     /// What `candidate` means for these facts:
-    /// [`reconcile_by_meaning`](super::reconcile_by_meaning) over them, in their order
+    /// [`reconcile_by_meaning`](crate::store_support::reconcile_by_meaning) over them, in their order
     /// (so the same decision as over a fresh read), with their keys computed once.
     pub fn reconcile(&mut self, candidate: FactCandidate) -> (Reconciliation, FactCandidate) {
         while self.keys.len() < self.facts.len() {

@@ -27,12 +27,13 @@ pub enum Reconciliation {
 /// What reconciliation compares a held fact by: its [`value_key`] and its [`normalize`]d
 /// text. Computing them allocates, so a store that keeps its facts in memory computes
 /// them once per fact (when the fact is written) and hands them to
-/// [`reconcile_by_meaning_keyed`](super::reconcile_by_meaning_keyed), which then costs a
+/// [`reconcile_by_meaning_keyed`](crate::store_support::reconcile_by_meaning_keyed), which then costs a
 /// few comparisons per held fact instead of a few allocations.
 ///
 /// ```
 /// use chrono::Utc;
-/// use agentmemory_core::facts::{FactCandidate, FactKey, MemoryFact};
+/// use agentmemory_core::facts::{FactCandidate, MemoryFact};
+/// use agentmemory_core::store_support::FactKey;
 ///
 /// let fact = MemoryFact::from_candidate("u", FactCandidate::new("Likes the Museums!", 0.8).with_attribute("likes", "the Museums"), Utc::now());
 /// let key = FactKey::of(&fact);
@@ -111,7 +112,7 @@ const SINGLE_VALUED: &[&str] = &[
 /// than many (`likes`, `language`, `pet`).
 ///
 /// ```
-/// use agentmemory_core::facts::is_single_valued;
+/// use agentmemory_core::store_support::is_single_valued;
 /// assert!(is_single_valued("employer"));
 /// assert!(is_single_valued("favourite food"));
 /// assert!(!is_single_valued("likes"));
@@ -160,7 +161,7 @@ pub fn normalize(text: &str) -> String {
 /// hiking" folded to "hiking", each word in a naive singular ("museums" = "museum").
 ///
 /// ```
-/// use agentmemory_core::facts::value_key;
+/// use agentmemory_core::store_support::value_key;
 /// assert_eq!(value_key("going hiking"), value_key("Hiking"));
 /// assert_eq!(value_key("the museums"), value_key("museum"));
 /// ```
@@ -270,7 +271,8 @@ fn diets_conflict(a: &str, b: &str) -> bool {
 ///
 /// ```
 /// use chrono::Utc;
-/// use agentmemory_core::facts::{resolve, FactCandidate, MemoryFact};
+/// use agentmemory_core::facts::{FactCandidate, MemoryFact};
+/// use agentmemory_core::store_support::resolve;
 ///
 /// let sushi = FactCandidate::new("favourite food is sushi", 0.85).with_attribute("favourite food", "sushi");
 /// let held = vec![MemoryFact::from_candidate("u", sushi, Utc::now())];
@@ -322,7 +324,8 @@ pub fn resolve(current: &[MemoryFact], candidate: FactCandidate) -> FactCandidat
 ///
 /// ```
 /// use chrono::Utc;
-/// use agentmemory_core::facts::{decide, FactCandidate, MemoryFact, Reconciliation};
+/// use agentmemory_core::facts::{FactCandidate, MemoryFact};
+/// use agentmemory_core::store_support::{decide, Reconciliation};
 ///
 /// let sushi = FactCandidate::new("likes sushi", 0.85).with_attribute("likes", "sushi");
 /// let held = vec![MemoryFact::from_candidate("u", sushi, Utc::now())];
@@ -395,7 +398,8 @@ fn replace_value(text: &str, old: &str, new: &str) -> Option<String> {
 ///
 /// ```
 /// use chrono::Utc;
-/// use agentmemory_core::facts::{reconcile, FactCandidate, MemoryFact, Reconciliation};
+/// use agentmemory_core::facts::{FactCandidate, MemoryFact};
+/// use agentmemory_core::store_support::{reconcile, Reconciliation};
 ///
 /// let paris = MemoryFact::from_candidate("u", FactCandidate::new("lives in Paris", 0.9).with_attribute("location", "Paris"), Utc::now());
 /// let berlin = FactCandidate::new("lives in Berlin", 0.9).with_attribute("location", "Berlin");

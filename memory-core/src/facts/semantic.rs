@@ -30,6 +30,7 @@ pub const PARAPHRASE_THRESHOLD: f32 = 0.8;
 
 /// A search of one user's facts.
 #[derive(Debug, Clone, Default, PartialEq)]
+#[non_exhaustive]
 pub struct FactQuery {
     /// The query text (the user's message).
     pub text: String,
@@ -122,7 +123,7 @@ pub fn paraphrase_of<'a>(
         .map(|(f, _)| f)
 }
 
-/// [`decide()`](super::decide) (corrections resolved, then [`reconcile()`](super::reconcile)), except that a candidate it would
+/// [`decide()`](crate::store_support::decide) (corrections resolved, then [`reconcile()`](crate::store_support::reconcile)), except that a candidate it would
 /// add as new but that paraphrases a current fact ([`paraphrase_of`]) reinforces that fact
 /// instead. Returns the decision and the candidate as resolved. Backends reconcile with this.
 pub fn reconcile_by_meaning(
@@ -228,11 +229,6 @@ impl UserMemoryStore for EmbeddingUserMemoryStore {
             candidate.embedding = Some(self.embed_one(&candidate.text).await?);
         }
         self.inner.upsert(user_id, candidate).await
-    }
-
-    async fn search(&self, user_id: &str, query: &str, top_k: usize) -> Result<Vec<ScoredFact>> {
-        self.search_query(user_id, &FactQuery::new(query, top_k))
-            .await
     }
 
     async fn search_query(&self, user_id: &str, query: &FactQuery) -> Result<Vec<ScoredFact>> {

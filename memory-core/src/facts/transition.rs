@@ -44,7 +44,8 @@ fn content_terms(text: &str) -> Vec<String> {
 ///
 /// ```
 /// use chrono::Utc;
-/// use agentmemory_core::facts::{closes, FactCandidate, MemoryFact};
+/// use agentmemory_core::facts::{FactCandidate, MemoryFact};
+/// use agentmemory_core::store_support::closes;
 ///
 /// let car = MemoryFact::from_candidate("u", FactCandidate::new("drives a car", 0.8).with_attribute("possession", "car"), Utc::now());
 /// assert!(closes("my car", &car));

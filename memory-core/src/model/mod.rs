@@ -89,11 +89,22 @@ impl ChatRequest {
 
 /// Token usage a provider reported.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct Usage {
     /// Tokens in the request.
     pub prompt_tokens: u32,
     /// Tokens in the reply.
     pub completion_tokens: u32,
+}
+
+impl Usage {
+    /// The tokens of a request and of its reply.
+    pub fn new(prompt_tokens: u32, completion_tokens: u32) -> Self {
+        Self {
+            prompt_tokens,
+            completion_tokens,
+        }
+    }
 }
 
 impl Completion {
@@ -108,6 +119,7 @@ impl Completion {
 
 /// A model's answer.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct Completion {
     /// The assistant message (text and/or tool calls).
     pub message: Message,
@@ -136,6 +148,7 @@ pub trait ChatModel: Send + Sync {
 
 mod offline;
 #[cfg(feature = "openai")]
+#[cfg_attr(docsrs, doc(cfg(feature = "openai")))]
 pub mod openai;
 mod recording;
 

@@ -128,8 +128,8 @@ impl Extraction {
         let candidates = match self.extractor.extract(turn).await {
             Ok(c) => c,
             Err(e) => {
-                tracing::warn!(error = %e, "fact extraction failed; the turn goes on");
-                return (Vec::new(), Some(e.to_string()));
+                tracing::warn!(error = %e.chain(), "fact extraction failed; the turn goes on");
+                return (Vec::new(), Some(e.chain().to_string()));
             }
         };
         let mut changes = Vec::with_capacity(candidates.len());
@@ -143,8 +143,8 @@ impl Extraction {
             match self.store.upsert(&self.user_id, candidate).await {
                 Ok(change) => changes.push(change),
                 Err(e) => {
-                    tracing::warn!(error = %e, "storing a fact failed; the turn goes on");
-                    error = Some(e.to_string());
+                    tracing::warn!(error = %e.chain(), "storing a fact failed; the turn goes on");
+                    error = Some(e.chain().to_string());
                     break;
                 }
             }
@@ -163,10 +163,12 @@ impl Extraction {
                 )
                 .await
             {
-                tracing::error!(error = %e, "the fact changes of a turn could not be logged");
+                tracing::error!(error = %e.chain(), "the fact changes of a turn could not be logged");
                 error = Some(match error {
-                    Some(first) => format!("{first}; logging the fact changes failed: {e}"),
-                    None => format!("logging the fact changes failed: {e}"),
+                    Some(first) => {
+                        format!("{first}; logging the fact changes failed: {}", e.chain())
+                    }
+                    None => format!("logging the fact changes failed: {}", e.chain()),
                 });
             }
         }
@@ -268,8 +270,8 @@ impl<A: Agent> Session<A> {
                 Episode::from_message(&self.user_id, &self.conversation_id, &reply.message)
                     .answering(&user.text());
             if let Err(e) = lt.episodes.add(&self.user_id, vec![episode]).await {
-                tracing::warn!(error = %e, "keeping the reply as an episode failed");
-                report.recall_error = Some(e.to_string());
+                tracing::warn!(error = %e.chain(), "keeping the reply as an episode failed");
+                report.recall_error = Some(e.chain().to_string());
             }
         }
 

@@ -178,8 +178,8 @@ impl<A: Agent> Session<A> {
             {
                 Ok(n) => report.summarized = n,
                 Err(e) => {
-                    tracing::warn!(error = %e, "summarising failed; the window is trimmed instead");
-                    report.summary_error = Some(e.to_string());
+                    tracing::warn!(error = %e.chain(), "summarising failed; the window is trimmed instead");
+                    report.summary_error = Some(e.chain().to_string());
                 }
             }
         }
@@ -264,8 +264,8 @@ impl<A: Agent> Session<A> {
             episode = episode.answering(&previous.text());
         }
         if let Err(e) = lt.episodes.add(&self.user_id, vec![episode]).await {
-            tracing::warn!(error = %e, "keeping the message as an episode failed; the turn goes on");
-            report.recall_error = Some(e.to_string());
+            tracing::warn!(error = %e.chain(), "keeping the message as an episode failed; the turn goes on");
+            report.recall_error = Some(e.chain().to_string());
         }
         if !lt.spec.inject {
             return;

@@ -79,11 +79,11 @@ async fn step<A: Agent>(
         }
         Some(Err(e)) => Some((Err(e), None)),
         None => Some((
-            Err(MemoryError::Model {
-                model: state.turn.request.model.clone(),
-                message: "the reply stream ended without a final message; nothing was committed"
-                    .to_owned(),
-            }),
+            Err(MemoryError::model(
+                state.turn.request.model.clone(),
+                crate::error::ModelErrorKind::BadResponse,
+                "the reply stream ended without a final message; nothing was committed",
+            )),
             None,
         )),
     }

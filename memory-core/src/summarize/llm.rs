@@ -168,10 +168,11 @@ mod tests {
                     message: Message::assistant(text),
                     usage: None,
                 }),
-                None => Err(MemoryError::Model {
-                    model: "fixed".into(),
-                    message: "down".into(),
-                }),
+                None => Err(MemoryError::model(
+                    "fixed",
+                    crate::error::ModelErrorKind::Unavailable,
+                    "down",
+                )),
             }
         }
     }

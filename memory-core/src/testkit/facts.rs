@@ -486,7 +486,7 @@ pub async fn check_cjk_and_emoji_search(store: &dyn UserMemoryStore) {
 }
 
 /// A deterministic [`Embedder`](crate::vector::Embedder) for tests that need no model:
-/// the folded terms of a text ([`crate::text`]), each hashed into one of 64 dimensions,
+/// the folded terms of a text ([`terms`](crate::store_support::terms)), each hashed into one of 64 dimensions,
 /// plus a constant dimension so no text embeds to zero.
 #[derive(Debug, Default, Clone, Copy)]
 pub struct HashEmbedder;

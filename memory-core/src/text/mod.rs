@@ -18,7 +18,7 @@
 //! dropped, so `"👍🏽"` matches `"👍"`.
 //!
 //! ```
-//! use agentmemory_core::text::terms;
+//! use agentmemory_core::store_support::terms;
 //!
 //! assert_eq!(terms("The user LIKES museums, since 2024!"), ["user", "like", "museum", "sinc", "2024"]);
 //! assert_eq!(terms("Where do I live?"), terms("lives")); // both "live"
@@ -50,7 +50,7 @@ use stop::is_stop_word;
 ///
 /// ```
 /// let mut seen = Vec::new();
-/// agentmemory_core::text::for_each_term("Cats and dogs", |t| seen.push(t.to_owned()));
+/// agentmemory_core::store_support::for_each_term("Cats and dogs", |t| seen.push(t.to_owned()));
 /// assert_eq!(seen, ["cat", "dog"]);
 /// ```
 pub fn for_each_term(text: &str, mut f: impl FnMut(&str)) {
@@ -162,7 +162,7 @@ fn emit_word(segment: &str, scratch: &mut String, f: &mut impl FnMut(&str)) {
     }
 }
 
-/// The terms of `text`, in order (repeats included). See the [module docs](self).
+/// The terms of `text`, in order (repeats included). See [`store_support`](crate::store_support).
 pub fn terms(text: &str) -> Vec<String> {
     let mut out = Vec::new();
     for_each_term(text, |t| out.push(t.to_owned()));
@@ -173,7 +173,7 @@ pub fn terms(text: &str) -> Vec<String> {
 /// with a whitespace tokenizer. Terms never contain whitespace.
 ///
 /// ```
-/// assert_eq!(agentmemory_core::text::index_text("Lives in Zürich 🚲"), "live zurich 🚲");
+/// assert_eq!(agentmemory_core::store_support::index_text("Lives in Zürich 🚲"), "live zurich 🚲");
 /// ```
 pub fn index_text(text: &str) -> String {
     let mut out = String::with_capacity(text.len());

@@ -31,7 +31,7 @@ const NO_ROW: u32 = u32::MAX;
 /// comparing them, so cosine similarity is a dot product.
 ///
 /// ```
-/// use agentmemory_core::vector::normalized;
+/// use agentmemory_core::store_support::normalized;
 ///
 /// let v = normalized(vec![3.0, 4.0], "embedding").unwrap();
 /// assert!((v[0] - 0.6).abs() < 1e-6 && (v[1] - 0.8).abs() < 1e-6);

@@ -48,12 +48,6 @@ impl EmbeddingVectorStore {
 
 #[async_trait]
 impl VectorStore for EmbeddingVectorStore {
-    async fn upsert(&self, namespace: &str, document: Document) -> Result<String> {
-        let mut ids = self.upsert_batch(namespace, vec![document]).await?;
-        ids.pop()
-            .ok_or_else(|| MemoryError::invalid("document", "was not stored"))
-    }
-
     async fn upsert_batch(
         &self,
         namespace: &str,

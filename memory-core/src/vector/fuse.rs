@@ -36,7 +36,7 @@ impl Fusion {
     /// [`Fusion::Weighted`]; `None` for rank-based fusion, which needs whole rankings.
     ///
     /// ```
-    /// use agentmemory_core::vector::Fusion;
+    /// use agentmemory_core::store_support::Fusion;
     ///
     /// let f = Fusion::Weighted { dense_weight: 0.75 };
     /// assert_eq!(f.combine(0.0, 0.8), Some(0.6));
@@ -67,7 +67,7 @@ impl Default for Fusion {
 /// every candidate the side scored (or enough that the rest cannot matter).
 ///
 /// ```
-/// use agentmemory_core::vector::{fuse, Fusion};
+/// use agentmemory_core::store_support::{fuse, Fusion};
 ///
 /// let sparse = [("berlin", 0.9), ("paris", 0.2)];
 /// let dense = [("paris", 0.8), ("lyon", 0.5)];

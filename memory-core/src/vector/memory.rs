@@ -465,12 +465,6 @@ fn check_dimensions(ns: &Namespace, docs: &[Prepared]) -> Result<()> {
 
 #[async_trait]
 impl VectorStore for InMemoryVectorStore {
-    async fn upsert(&self, namespace: &str, document: Document) -> Result<String> {
-        let mut ids = self.upsert_batch(namespace, vec![document]).await?;
-        ids.pop()
-            .ok_or_else(|| MemoryError::invalid("document", "was not stored"))
-    }
-
     /// All or nothing: every document is validated before any is written.
     async fn upsert_batch(&self, namespace: &str, documents: Vec<Document>) -> Result<Vec<String>> {
         let prepared = self.prepare(documents).await?;

@@ -3,31 +3,31 @@
 use async_trait::async_trait;
 use serde::{Deserialize, Serialize};
 
-use crate::error::Result;
+use crate::error::{MemoryError, Result};
 use crate::message::Metadata;
 
 mod analyse;
-mod dense;
+pub(crate) mod dense;
 mod embedding;
 mod filter;
-mod fuse;
+pub(crate) mod fuse;
 mod memory;
 mod quantized;
 mod recent;
-mod simd;
+pub(crate) mod simd;
 pub(crate) mod sparse;
 pub(crate) mod topk;
 
-pub use dense::normalized;
+pub(crate) use dense::normalized;
 pub use embedding::{embed_stores, EmbeddingVectorStore};
 pub use filter::{Condition, Filter};
-pub use fuse::{fuse, Fusion};
+pub(crate) use fuse::{fuse, Fusion};
 pub use memory::InMemoryVectorStore;
 pub use recent::RecentEmbeddings;
-pub use simd::kernel_name as dense_kernel;
 
 /// A document to store or as stored.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct Document {
     /// Stable id; a fresh ULID is assigned on upsert when `None`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -78,6 +78,7 @@ impl Document {
 
 /// A search result.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct SearchHit {
     /// The document's id.
     pub id: String,
@@ -89,8 +90,30 @@ pub struct SearchHit {
     pub score: f32,
 }
 
+impl SearchHit {
+    /// A hit for the document `id` with this content and score, without metadata (set
+    /// [`metadata`](Self::metadata) when the document has some).
+    ///
+    /// ```
+    /// use agentmemory_core::vector::SearchHit;
+    ///
+    /// let mut hit = SearchHit::new("doc-1", "The Albertina shows Dürer's hare", 0.8);
+    /// hit.metadata.insert("lang".into(), "en".into());
+    /// assert_eq!(hit.id, "doc-1");
+    /// ```
+    pub fn new(id: impl Into<String>, content: impl Into<String>, score: f32) -> Self {
+        Self {
+            id: id.into(),
+            content: content.into(),
+            metadata: Metadata::default(),
+            score,
+        }
+    }
+}
+
 /// What to search for.
 #[derive(Debug, Clone, Default, PartialEq)]
+#[non_exhaustive]
 pub struct SearchQuery {
     /// The query text (used for sparse search, and embedded for dense search when an
     /// embedder is configured).
@@ -142,15 +165,23 @@ pub trait Embedder: Send + Sync {
 /// documents.
 #[async_trait]
 pub trait VectorStore: Send + Sync {
-    /// Inserts or replaces a document; returns its id.
-    async fn upsert(&self, namespace: &str, document: Document) -> Result<String>;
-    /// Inserts or replaces many documents at once (one transaction where the backend has them).
-    async fn upsert_batch(&self, namespace: &str, documents: Vec<Document>) -> Result<Vec<String>> {
-        let mut ids = Vec::with_capacity(documents.len());
-        for d in documents {
-            ids.push(self.upsert(namespace, d).await?);
-        }
-        Ok(ids)
+    /// Inserts or replaces many documents at once (one transaction where the backend has
+    /// them); returns their ids, in order.
+    async fn upsert_batch(&self, namespace: &str, documents: Vec<Document>) -> Result<Vec<String>>;
+    /// Inserts or replaces one document; returns its id.
+    ///
+    /// Provided: a batch of one through [`upsert_batch`](Self::upsert_batch).
+    async fn upsert(&self, namespace: &str, document: Document) -> Result<String> {
+        self.upsert_batch(namespace, vec![document])
+            .await?
+            .pop()
+            .ok_or_else(|| {
+                MemoryError::store(
+                    "vector",
+                    "upsert a document",
+                    "upsert_batch returned no id for the document",
+                )
+            })
     }
     /// The best `query.k` documents, best first.
     async fn search(&self, namespace: &str, query: &SearchQuery) -> Result<Vec<SearchHit>>;

@@ -223,7 +223,7 @@ fn f32_kernel() -> DotF32 {
 /// `"portable"`) to measure or test it; names the CPU cannot run are ignored.
 ///
 /// ```
-/// let k = agentmemory_core::vector::dense_kernel();
+/// let k = agentmemory_core::store_support::dense_kernel();
 /// assert!(["avx512-vnni+avx2+fma", "avx2+fma", "portable"].contains(&k));
 /// ```
 pub fn kernel_name() -> &'static str {

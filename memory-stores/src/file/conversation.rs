@@ -64,7 +64,7 @@ impl ConversationStore for FileStore {
                     _ => None,
                 })
                 .collect();
-            let events = agentmemory_core::conversation::without_known_messages(events, |id| {
+            let events = agentmemory_core::store_support::without_known_messages(events, |id| {
                 known.contains(id)
             });
             if events.is_empty() {

@@ -2,12 +2,13 @@
 //! superseded) oldest first.
 //!
 //! A write loads the user's file, reconciles the candidate with the current facts
-//! ([`reconcile_by_meaning`](agentmemory_core::facts::reconcile_by_meaning), the rules every backend shares) and rewrites the file
+//! ([`reconcile_by_meaning`](agentmemory_core::store_support::reconcile_by_meaning), the rules every backend shares) and rewrites the file
 //! atomically under the file's lock; reads rank the loaded facts with the shared ranking.
 
 use std::path::PathBuf;
 
-use agentmemory_core::facts::{prepare_candidate, FactQuery};
+use agentmemory_core::facts::FactQuery;
+use agentmemory_core::store_support::prepare_candidate;
 use agentmemory_core::{
     FactCandidate, FactChange, MemoryError, MemoryFact, Result, ScoredFact, UserMemoryStore,
 };
@@ -115,17 +116,12 @@ impl UserMemoryStore for FileStore {
         .await
     }
 
-    async fn search(&self, user_id: &str, query: &str, top_k: usize) -> Result<Vec<ScoredFact>> {
-        self.search_query(user_id, &FactQuery::new(query, top_k))
-            .await
-    }
-
     async fn search_query(&self, user_id: &str, query: &FactQuery) -> Result<Vec<ScoredFact>> {
         if query.top_k == 0 {
             return Ok(Vec::new());
         }
         let facts = self.read_facts(user_id, "search facts").await?;
-        Ok(agentmemory_core::facts::rank_facts(
+        Ok(agentmemory_core::store_support::rank_facts(
             facts,
             query,
             self.policy,

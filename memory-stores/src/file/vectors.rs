@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::SystemTime;
 
-use agentmemory_core::vector::normalized;
+use agentmemory_core::store_support::normalized;
 use agentmemory_core::{
     Document, InMemoryVectorStore, MemoryError, Result, SearchHit, SearchQuery, VectorStore,
 };
@@ -191,12 +191,6 @@ impl FileStore {
 
 #[async_trait]
 impl VectorStore for FileStore {
-    async fn upsert(&self, namespace: &str, document: Document) -> Result<String> {
-        let mut ids = self.upsert_batch(namespace, vec![document]).await?;
-        ids.pop()
-            .ok_or_else(|| MemoryError::invalid("document", "was not stored"))
-    }
-
     /// All or nothing: every document is validated before the file is rewritten.
     async fn upsert_batch(&self, namespace: &str, documents: Vec<Document>) -> Result<Vec<String>> {
         let documents = prepare(documents)?;

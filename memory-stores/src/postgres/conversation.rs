@@ -19,7 +19,7 @@ impl ConversationStore for PostgresStore {
             return Err(MemoryError::invalid("conversation id", "must not be empty"));
         }
         let op = "append events";
-        let ids = agentmemory_core::conversation::message_ids(&events);
+        let ids = agentmemory_core::store_support::message_ids(&events);
         let mut bodies = events
             .iter()
             .map(|e| encode(e, "conversation event"))

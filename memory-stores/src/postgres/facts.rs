@@ -1,13 +1,14 @@
 //! [`UserMemoryStore`] on PostgreSQL: one row per fact version (current or superseded).
 //! An upsert takes a per-user transaction-scoped advisory lock, reads the user's current
-//! facts, reconciles them with [`agentmemory_core::facts::decide`] and writes the result in
+//! facts, reconciles them with [`agentmemory_core::store_support::decide`] and writes the result in
 //! the same transaction, so concurrent writers (in any process) never lose an update.
 //! When this instance has the user's facts cached at the version it reads under that lock,
 //! it reconciles against them instead of reading them, and updates them in place.
 //! Search ranks the user's current facts in Rust (TF-IDF cosine and
 //! [`agentmemory_core::facts::rank_score`]).
 
-use agentmemory_core::facts::{prepare_candidate, FactQuery, RankedFacts};
+use agentmemory_core::facts::FactQuery;
+use agentmemory_core::store_support::{prepare_candidate, RankedFacts};
 use agentmemory_core::{
     FactCandidate, FactChange, MemoryError, MemoryFact, Result, ScoredFact, UserMemoryStore,
 };
@@ -143,11 +144,6 @@ impl UserMemoryStore for PostgresStore {
             Ok(change)
         })
         .await
-    }
-
-    async fn search(&self, user_id: &str, query: &str, top_k: usize) -> Result<Vec<ScoredFact>> {
-        self.search_query(user_id, &FactQuery::new(query, top_k))
-            .await
     }
 
     async fn search_query(&self, user_id: &str, query: &FactQuery) -> Result<Vec<ScoredFact>> {

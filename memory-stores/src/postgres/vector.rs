@@ -58,12 +58,10 @@ fn hit(row: &Row, query: &SearchQuery, score: f32) -> Result<Option<SearchHit>> 
     if query.filter.as_ref().is_some_and(|f| !f.matches(&metadata)) {
         return Ok(None);
     }
-    Ok(Some(SearchHit {
-        content: row.try_get(1).map_err(on(op))?,
-        id,
-        metadata,
-        score,
-    }))
+    let content: String = row.try_get(1).map_err(on(op))?;
+    let mut hit = SearchHit::new(id, content, score);
+    hit.metadata = metadata;
+    Ok(Some(hit))
 }
 
 /// Namespaces holding fewer embeddings than this are ranked by the exact scan: it is
@@ -224,7 +222,7 @@ impl PostgresStore {
     }
 
     /// Words and meaning fused with the rule every backend shares
-    /// ([`agentmemory_core::vector::fuse`]): both sides return a deeper candidate list
+    /// ([`agentmemory_core::store_support::fuse`]): both sides return a deeper candidate list
     /// than `k`, filters apply to both, and a namespace without embeddings ranks by words.
     async fn hybrid_search(
         &self,
@@ -255,10 +253,10 @@ impl PostgresStore {
                 *score /= top;
             }
         }
-        let fused = agentmemory_core::vector::fuse(
+        let fused = agentmemory_core::store_support::fuse(
             &words,
             &scored(&dense),
-            agentmemory_core::vector::Fusion::DEFAULT,
+            agentmemory_core::store_support::Fusion::DEFAULT,
         );
         for hit in sparse.into_iter().chain(dense) {
             by_id.entry(hit.id.clone()).or_insert(hit);
@@ -521,12 +519,6 @@ impl PostgresStore {
 
 #[async_trait]
 impl VectorStore for PostgresStore {
-    async fn upsert(&self, namespace: &str, document: Document) -> Result<String> {
-        let mut ids = self.upsert_batch(namespace, vec![document]).await?;
-        ids.pop()
-            .ok_or_else(|| MemoryError::store(super::STORE, "upsert a document", "no id returned"))
-    }
-
     async fn upsert_batch(&self, namespace: &str, documents: Vec<Document>) -> Result<Vec<String>> {
         let op = "upsert documents";
         // Validate everything before touching the server.
@@ -639,12 +631,11 @@ impl VectorStore for PostgresStore {
                 .map_err(on(op))?;
             let Some(row) = row else { return Ok(None) };
             let meta: &str = row.try_get(1).map_err(on(op))?;
-            Ok(Some(Document {
-                id: Some(id.to_owned()),
-                content: row.try_get(0).map_err(on(op))?,
-                metadata: decode(meta, || format!("metadata of document `{id}` in postgres"))?,
-                embedding: row.try_get(2).map_err(on(op))?,
-            }))
+            let content: String = row.try_get(0).map_err(on(op))?;
+            let mut doc = Document::new(content).with_id(id);
+            doc.metadata = decode(meta, || format!("metadata of document `{id}` in postgres"))?;
+            doc.embedding = row.try_get(2).map_err(on(op))?;
+            Ok(Some(doc))
         })
         .await
     }

@@ -92,7 +92,7 @@ impl ConversationStore for RedisStore {
         if conversation_id.is_empty() {
             return Err(MemoryError::invalid("conversation id", "must not be empty"));
         }
-        let ids = agentmemory_core::conversation::message_ids(&events);
+        let ids = agentmemory_core::store_support::message_ids(&events);
         let bodies = events
             .iter()
             .map(|e| encode(e, "conversation event"))

@@ -2,7 +2,7 @@
 //! bumped by every write to that user's facts.
 //!
 //! A write reads the facts and the version in one `MULTI`, reconciles in Rust with
-//! [`agentmemory_core::facts::decide`] (and [`MemoryFact::reinforce`]), then commits with a
+//! [`agentmemory_core::store_support::decide`] (and [`MemoryFact::reinforce`]), then commits with a
 //! Lua compare-and-set that applies the changes only if the version has not moved;
 //! otherwise it reads again and retries, so concurrent writers never lose an update.
 //! When this process has the user's facts cached, a write first reconciles against them
@@ -11,7 +11,8 @@
 
 use std::sync::LazyLock;
 
-use agentmemory_core::facts::{prepare_candidate, FactQuery, RankedFacts};
+use agentmemory_core::facts::FactQuery;
+use agentmemory_core::store_support::{prepare_candidate, RankedFacts};
 use agentmemory_core::{
     FactCandidate, FactChange, MemoryError, MemoryFact, Result, ScoredFact, UserMemoryStore,
 };
@@ -213,11 +214,6 @@ impl UserMemoryStore for RedisStore {
             op,
             "too many concurrent writers; gave up retrying",
         ))
-    }
-
-    async fn search(&self, user_id: &str, query: &str, top_k: usize) -> Result<Vec<ScoredFact>> {
-        self.search_query(user_id, &FactQuery::new(query, top_k))
-            .await
     }
 
     async fn search_query(&self, user_id: &str, query: &FactQuery) -> Result<Vec<ScoredFact>> {

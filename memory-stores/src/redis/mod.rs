@@ -26,7 +26,7 @@
 //!
 //! Appends run as one Lua script (the seq counter and the events move together, atomically
 //! across processes); fact writes read the user's facts and version, reconcile in Rust with
-//! [`agentmemory_core::facts::decide`], and commit with a Lua compare-and-set on the version,
+//! [`agentmemory_core::store_support::decide`], and commit with a Lua compare-and-set on the version,
 //! retrying when another writer got there first.
 //!
 //! Connections go through redis-rs's [`ConnectionManager`], which reconnects after the

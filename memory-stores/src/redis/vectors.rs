@@ -7,7 +7,7 @@
 
 use std::sync::{Arc, LazyLock};
 
-use agentmemory_core::vector::normalized;
+use agentmemory_core::store_support::normalized;
 use agentmemory_core::{
     Document, InMemoryVectorStore, MemoryError, Result, SearchHit, SearchQuery, VectorStore,
 };
@@ -152,12 +152,6 @@ impl RedisStore {
 
 #[async_trait]
 impl VectorStore for RedisStore {
-    async fn upsert(&self, namespace: &str, document: Document) -> Result<String> {
-        let mut ids = self.upsert_batch(namespace, vec![document]).await?;
-        ids.pop()
-            .ok_or_else(|| MemoryError::invalid("document", "was not stored"))
-    }
-
     /// All or nothing: one script writes the whole batch after checking its dimension.
     async fn upsert_batch(&self, namespace: &str, documents: Vec<Document>) -> Result<Vec<String>> {
         let (documents, dim) = prepare(documents)?;

@@ -59,7 +59,7 @@ impl ConversationStore for SqliteStore {
         let op = "append events";
         // Serialise before taking the writer; message ids are checked inside the
         // transaction, so a retried append never logs a message twice.
-        let ids = agentmemory_core::conversation::message_ids(&events);
+        let ids = agentmemory_core::store_support::message_ids(&events);
         let bodies = events
             .iter()
             .zip(ids)

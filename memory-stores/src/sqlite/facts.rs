@@ -1,12 +1,13 @@
 //! [`UserMemoryStore`] on SQLite: one row per fact version (current or superseded),
-//! reconciled with [`agentmemory_core::facts::decide`] inside the write transaction and
+//! reconciled with [`agentmemory_core::store_support::decide`] inside the write transaction and
 //! ranked with [`agentmemory_core::facts::rank_score`] over TF-IDF relevance. An upsert
 //! that finds the user's facts cached at the version it reads inside its transaction
 //! reconciles against them instead of reading them, and updates them in place.
 
 use crate::fact_rows::{chain, change_against_cache, change_against_facts, doomed, rows};
 
-use agentmemory_core::facts::{prepare_candidate, FactQuery, RankedFacts};
+use agentmemory_core::facts::FactQuery;
+use agentmemory_core::store_support::{prepare_candidate, RankedFacts};
 use agentmemory_core::{
     FactCandidate, FactChange, MemoryError, MemoryFact, Result, ScoredFact, UserMemoryStore,
 };
@@ -132,11 +133,6 @@ impl UserMemoryStore for SqliteStore {
             Ok(change)
         })
         .await
-    }
-
-    async fn search(&self, user_id: &str, query: &str, top_k: usize) -> Result<Vec<ScoredFact>> {
-        self.search_query(user_id, &FactQuery::new(query, top_k))
-            .await
     }
 
     async fn search_query(&self, user_id: &str, query: &FactQuery) -> Result<Vec<ScoredFact>> {

@@ -238,12 +238,10 @@ fn document(row: &rusqlite::Row<'_>, label: &str, id: String, content: String) -
     let embedding = blob
         .map(|b| super::vector::from_blob(b, what))
         .transpose()?;
-    Ok(Document {
-        id: Some(id),
-        content,
-        metadata,
-        embedding,
-    })
+    let mut doc = Document::new(content).with_id(id);
+    doc.metadata = metadata;
+    doc.embedding = embedding;
+    Ok(doc)
 }
 
 fn wrong_type(column: usize, v: ValueRef<'_>, e: FromSqlError) -> rusqlite::Error {

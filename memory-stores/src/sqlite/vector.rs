@@ -55,9 +55,12 @@ fn dimension(conn: &Connection, label: &str, ns: &str) -> Result<Option<usize>> 
 }
 
 /// Writes one document; returns it with its id set.
-fn upsert_one(conn: &Connection, label: &str, ns: &str, doc: Document) -> Result<Document> {
+fn upsert_one(conn: &Connection, label: &str, ns: &str, mut doc: Document) -> Result<Document> {
     let op = "upsert a document";
-    let id = doc.id.unwrap_or_else(|| ulid::Ulid::new().to_string());
+    let id = doc
+        .id
+        .take()
+        .unwrap_or_else(|| ulid::Ulid::new().to_string());
     let meta = serde_json::to_string(&doc.metadata)
         .map_err(|e| MemoryError::invalid("metadata", e.to_string()))?;
     let blob = match &doc.embedding {
@@ -91,10 +94,8 @@ fn upsert_one(conn: &Connection, label: &str, ns: &str, doc: Document) -> Result
     )
     .and_then(|mut s| s.execute(params![ns, id, doc.content, meta, blob]))
     .map_err(on(label, op))?;
-    Ok(Document {
-        id: Some(id),
-        ..doc
-    })
+    doc.id = Some(id);
+    Ok(doc)
 }
 
 /// A committed write, and the `document_log` positions before and after it.
@@ -175,12 +176,6 @@ impl SqliteStore {
 
 #[async_trait]
 impl VectorStore for SqliteStore {
-    async fn upsert(&self, namespace: &str, document: Document) -> Result<String> {
-        let mut ids = self.upsert_batch(namespace, vec![document]).await?;
-        ids.pop()
-            .ok_or_else(|| MemoryError::store(self.label(), "upsert a document", "no id returned"))
-    }
-
     async fn upsert_batch(&self, namespace: &str, documents: Vec<Document>) -> Result<Vec<String>> {
         let m = self.mirrors().loaded(namespace);
         let _sync = match &m {
@@ -240,12 +235,10 @@ impl VectorStore for SqliteStore {
                 return Ok(None);
             };
             let what = || format!("document `{id}` in {label}");
-            Ok(Some(Document {
-                metadata: metadata(&meta, what)?,
-                embedding: blob.map(|b| from_blob(&b, what)).transpose()?,
-                content,
-                id: Some(id.clone()),
-            }))
+            let mut doc = Document::new(content).with_id(id.clone());
+            doc.metadata = metadata(&meta, what)?;
+            doc.embedding = blob.map(|b| from_blob(&b, what)).transpose()?;
+            Ok(Some(doc))
         })
         .await
     }
@@ -277,12 +270,9 @@ impl VectorStore for SqliteStore {
                     let (id, content, meta, blob): (String, String, String, Option<Vec<u8>>) =
                         row.map_err(on(label, op))?;
                     let what = || format!("document `{id}` in {label}");
-                    let doc = Document {
-                        metadata: metadata(&meta, what)?,
-                        embedding: blob.map(|b| from_blob(&b, what)).transpose()?,
-                        content,
-                        id: Some(id.clone()),
-                    };
+                    let mut doc = Document::new(content).with_id(id.clone());
+                    doc.metadata = metadata(&meta, what)?;
+                    doc.embedding = blob.map(|b| from_blob(&b, what)).transpose()?;
                     found.insert(id, doc);
                 }
                 Ok(found)

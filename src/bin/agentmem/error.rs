@@ -26,7 +26,7 @@ impl CliError {
 
 impl From<MemoryError> for CliError {
     fn from(error: MemoryError) -> Self {
-        CliError::Runtime(error.to_string())
+        CliError::Runtime(error.chain().to_string())
     }
 }
 

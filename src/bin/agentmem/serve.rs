@@ -161,11 +161,11 @@ pub async fn serve(stores: &Stores, args: ServeArgs) -> Result<(), CliError> {
 #[cfg(feature = "mcp")]
 pub async fn mcp(stores: &Stores, args: McpArgs) -> Result<(), CliError> {
     if let Some(graph) = args.graph.open(stores, args.user.as_deref())? {
-        return server::mcp_graph::serve_stdio(graph)
+        return server::serve_graph_stdio(graph)
             .await
             .map_err(|e| CliError::runtime("mcp", e));
     }
-    server::mcp::serve_stdio(service(stores, &args.index)?, args.user)
+    server::serve_stdio(service(stores, &args.index)?, args.user)
         .await
         .map_err(|e| CliError::runtime("mcp", e))
 }

@@ -15,7 +15,7 @@ use super::tables::{ANIMAL_FOODS, DIET_ITEMS};
 use super::value::{clean, split_list, Kind};
 
 /// The attribute a correction candidate carries until reconciliation resolves it to the
-/// fact it corrects (see [`crate::facts::reconcile`]).
+/// fact it corrects (see [`crate::store_support::reconcile`]).
 pub(crate) const CORRECTION: &str = "correction";
 
 /// `found`, turned into its "no longer" form: opposite polarity, text prefixed.

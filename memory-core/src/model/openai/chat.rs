@@ -5,7 +5,7 @@ use async_trait::async_trait;
 use super::transport::Transport;
 use super::wire::{ChatBody, ChatResponse};
 use super::OpenAiConfig;
-use crate::error::{MemoryError, Result};
+use crate::error::{MemoryError, ModelErrorKind, Result};
 use crate::model::{ChatModel, ChatRequest, Completion};
 
 /// A chat model served by any OpenAI-compatible API.
@@ -73,14 +73,13 @@ impl ChatModel for OpenAiChatModel {
             .post("chat/completions", &model, &body)
             .await?;
         let usage = response.usage.map(Into::into);
-        let choice = response
-            .choices
-            .into_iter()
-            .next()
-            .ok_or_else(|| MemoryError::Model {
-                model: model.clone(),
-                message: "the answer has no choices".to_owned(),
-            })?;
+        let choice = response.choices.into_iter().next().ok_or_else(|| {
+            MemoryError::model(
+                model.clone(),
+                ModelErrorKind::BadResponse,
+                "the answer has no choices",
+            )
+        })?;
         Ok(Completion {
             message: choice.message.into_message(),
             usage,

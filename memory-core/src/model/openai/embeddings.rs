@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 
 use super::transport::Transport;
 use super::OpenAiConfig;
-use crate::error::{MemoryError, Result};
+use crate::error::{MemoryError, ModelErrorKind, Result};
 use crate::vector::Embedder;
 
 /// Embeddings from any OpenAI-compatible API (`text-embedding-3-small`,
@@ -91,11 +91,13 @@ impl OpenAiEmbedder {
         self
     }
 
+    /// An answer that does not fit the request.
     fn error(&self, message: String) -> MemoryError {
-        MemoryError::Model {
-            model: self.transport.config().model.clone(),
+        MemoryError::model(
+            self.transport.config().model.clone(),
+            ModelErrorKind::BadResponse,
             message,
-        }
+        )
     }
 }
 

@@ -6,7 +6,10 @@
 //! `OPENAI_API_KEY`, `AGENTMEM_MODEL`, `OPENAI_ORGANIZATION`) or in code. Requests that
 //! fail with HTTP 429 or 5xx, or cannot connect, are retried with exponential backoff
 //! and jitter, honouring `Retry-After`; other errors, and timeouts, fail at once as
-//! [`MemoryError::Model`](crate::MemoryError::Model).
+//! [`MemoryError::Model`](crate::MemoryError::Model), typed by
+//! [`ModelErrorKind`](crate::error::ModelErrorKind) (rate limited, authentication,
+//! timeout, unavailable, request refused, bad response) so callers can tell what
+//! [`is_retryable`](crate::MemoryError::is_retryable).
 
 mod chat;
 mod config;

@@ -8,7 +8,7 @@ use serde::de::DeserializeOwned;
 use serde::Serialize;
 
 use super::OpenAiConfig;
-use crate::error::{MemoryError, Result};
+use crate::error::{MemoryError, ModelErrorKind, Result};
 
 /// Longest backoff between two attempts when the server gives no `Retry-After`.
 const MAX_BACKOFF: Duration = Duration::from_secs(30);
@@ -40,9 +40,13 @@ impl Transport {
         let http = reqwest::Client::builder()
             .timeout(config.timeout)
             .build()
-            .map_err(|e| MemoryError::Model {
-                model: config.model.clone(),
-                message: format!("could not build the HTTP client: {e}"),
+            .map_err(|e| {
+                MemoryError::model_caused_by(
+                    config.model.clone(),
+                    ModelErrorKind::Other,
+                    "could not build the HTTP client",
+                    e,
+                )
             })?;
         Ok(Self { http, config })
     }
@@ -86,9 +90,13 @@ impl Transport {
     {
         let url = self.config.endpoint(path);
         let headers = self.headers()?;
-        let payload = serde_json::to_vec(body).map_err(|e| MemoryError::Model {
-            model: model.to_owned(),
-            message: format!("could not encode the request: {e}"),
+        let payload = serde_json::to_vec(body).map_err(|e| {
+            MemoryError::model_caused_by(
+                model,
+                ModelErrorKind::BadRequest,
+                "could not encode the request",
+                e,
+            )
         })?;
         let mut attempt = 0u32;
         loop {
@@ -101,7 +109,7 @@ impl Transport {
                     let delay = retry_after
                         .map(|d| d.min(MAX_RETRY_AFTER))
                         .unwrap_or_else(|| backoff(self.config.initial_backoff, attempt));
-                    tracing::warn!(%url, attempt = attempt + 1, ?delay, error = %error, "retrying OpenAI request");
+                    tracing::warn!(%url, attempt = attempt + 1, ?delay, error = %error.chain(), "retrying OpenAI request");
                     tokio::time::sleep(delay).await;
                     attempt += 1;
                 }
@@ -116,9 +124,8 @@ impl Transport {
         headers: &HeaderMap,
         payload: &[u8],
     ) -> Result<Attempt<R>> {
-        let fail = |message: String| MemoryError::Model {
-            model: model.to_owned(),
-            message,
+        let caused = |kind, message: String, source: reqwest::Error| {
+            MemoryError::model_caused_by(model, kind, message, source)
         };
         let sent = self
             .http
@@ -129,34 +136,53 @@ impl Transport {
             .await;
         let response = match sent {
             Ok(r) => r,
-            Err(e) if e.is_timeout() => return Err(fail(self.timed_out(url))),
+            Err(e) if e.is_timeout() => {
+                return Err(caused(ModelErrorKind::Timeout, self.timed_out(url), e))
+            }
             Err(e) if e.is_connect() => {
                 return Ok(Attempt::Retry {
-                    error: fail(format!("could not connect to {url}: {e}")),
+                    error: caused(
+                        ModelErrorKind::Unavailable,
+                        format!("could not connect to {url}"),
+                        e,
+                    ),
                     retry_after: None,
                 })
             }
-            Err(e) => return Err(fail(format!("request to {url} failed: {e}"))),
+            Err(e) => {
+                return Err(caused(
+                    ModelErrorKind::Other,
+                    format!("request to {url} failed"),
+                    e,
+                ))
+            }
         };
         let status = response.status();
         let retry_after = retry_after(response.headers());
         let text = match response.text().await {
             Ok(t) => t,
-            Err(e) if e.is_timeout() => return Err(fail(self.timed_out(url))),
-            Err(e) => return Err(fail(format!("could not read the answer of {url}: {e}"))),
+            Err(e) if e.is_timeout() => {
+                return Err(caused(ModelErrorKind::Timeout, self.timed_out(url), e))
+            }
+            Err(e) => {
+                return Err(caused(
+                    ModelErrorKind::BadResponse,
+                    format!("could not read the answer of {url}"),
+                    e,
+                ))
+            }
         };
         if status.is_success() {
             return serde_json::from_str(&text).map(Attempt::Done).map_err(|e| {
-                fail(format!(
-                    "unexpected answer from {url}: {e} (body: {})",
-                    snippet(&text)
-                ))
+                MemoryError::model_caused_by(
+                    model,
+                    ModelErrorKind::BadResponse,
+                    format!("unexpected answer from {url} (body: {})", snippet(&text)),
+                    e,
+                )
             });
         }
-        let error = fail(format!(
-            "{url} answered HTTP {status}: {}",
-            error_message(&text)
-        ));
+        let error = http_error(model, url, status, retry_after, &text);
         if status == StatusCode::TOO_MANY_REQUESTS || status.is_server_error() {
             Ok(Attempt::Retry { error, retry_after })
         } else {
@@ -169,6 +195,24 @@ impl Transport {
             "request to {url} timed out after {:.1?}",
             self.config.timeout
         )
+    }
+}
+
+/// The error for an HTTP error `status`: its kind read from the status, the server's
+/// own message quoted, its `Retry-After` kept.
+fn http_error(
+    model: &str,
+    url: &str,
+    status: StatusCode,
+    retry_after: Option<Duration>,
+    body: &str,
+) -> MemoryError {
+    MemoryError::Model {
+        model: model.to_owned(),
+        kind: ModelErrorKind::from_http_status(status.as_u16()),
+        message: format!("{url} answered HTTP {status}: {}", error_message(body)),
+        retry_after,
+        source: None,
     }
 }
 
@@ -246,6 +290,37 @@ mod tests {
         assert_eq!(retry_after(&headers), None);
         headers.insert(RETRY_AFTER, HeaderValue::from_static("-1"));
         assert_eq!(retry_after(&headers), None);
+    }
+
+    #[test]
+    fn http_errors_are_typed_by_status() {
+        let kind = |status: u16| {
+            let status = StatusCode::from_u16(status).unwrap();
+            http_error("m", "http://x/v1", status, None, "{}").model_kind()
+        };
+        assert_eq!(kind(429), Some(ModelErrorKind::RateLimited));
+        assert_eq!(kind(401), Some(ModelErrorKind::Auth));
+        assert_eq!(kind(403), Some(ModelErrorKind::Auth));
+        assert_eq!(kind(500), Some(ModelErrorKind::Unavailable));
+        assert_eq!(kind(503), Some(ModelErrorKind::Unavailable));
+        assert_eq!(kind(400), Some(ModelErrorKind::BadRequest));
+        assert_eq!(kind(404), Some(ModelErrorKind::BadRequest));
+        let limited = http_error(
+            "m",
+            "http://x/v1",
+            StatusCode::TOO_MANY_REQUESTS,
+            Some(Duration::from_secs(3)),
+            r#"{"error": {"message": "slow down"}}"#,
+        );
+        assert!(limited.is_retryable());
+        assert!(matches!(
+            limited,
+            MemoryError::Model { retry_after: Some(d), .. } if d == Duration::from_secs(3)
+        ));
+        assert_eq!(
+            limited.to_string(),
+            "model `m` failed (rate limited): http://x/v1 answered HTTP 429 Too Many Requests: slow down"
+        );
     }
 
     #[test]
