@@ -18,7 +18,7 @@ mod simd;
 pub(crate) mod sparse;
 pub(crate) mod topk;
 
-pub use dense::normalized;
+pub use dense::{normalized, DenseStats};
 pub use embedding::{embed_stores, EmbeddingVectorStore};
 pub use filter::{Condition, Filter};
 pub use fuse::{fuse, Fusion};
