@@ -66,7 +66,10 @@ type Namespaces = Arc<DashMap<String, Arc<RwLock<Namespace>>>>;
 /// 64 Ki embedding values) and a search scanning more than 1 MiB of vectors run on tokio's
 /// blocking pool, so a bulk load or a large scan does not stall the other tasks of the
 /// runtime. Smaller calls run inline, where they cost less than the hop. A call that finds
-/// its namespace locked by a writer waits for it on the blocking pool too.
+/// its namespace locked by a writer waits for it on the blocking pool too. Work moved to
+/// the blocking pool splits across rayon's global pool; outside a tokio runtime (another
+/// executor, or a future polled to completion by hand) every call runs on the calling
+/// thread, in the rayon pool that thread is installed in.
 ///
 /// ```
 /// use agentmemory_core::vector::{Document, InMemoryVectorStore, SearchQuery, VectorStore};
