@@ -209,6 +209,9 @@ fn fingerprint<'a>(parts: impl IntoIterator<Item = &'a str>) -> u64 {
     h
 }
 
+/// Rows or queries, one vector each.
+type Vectors = Vec<Vec<f32>>;
+
 const MAGIC: &[u8; 8] = b"AMDENSE1";
 
 fn write_cache(path: &Path, rows: &[Vec<f32>], queries: &[Vec<f32>]) -> std::io::Result<()> {
@@ -228,7 +231,7 @@ fn write_cache(path: &Path, rows: &[Vec<f32>], queries: &[Vec<f32>]) -> std::io:
     std::fs::rename(tmp, path)
 }
 
-fn read_cache(path: &Path) -> std::io::Result<(Vec<Vec<f32>>, Vec<Vec<f32>>)> {
+fn read_cache(path: &Path) -> std::io::Result<(Vectors, Vectors)> {
     let mut bytes = Vec::new();
     std::fs::File::open(path)?.read_to_end(&mut bytes)?;
     let bad = || std::io::Error::new(std::io::ErrorKind::InvalidData, "not a dense cache file");
@@ -304,7 +307,7 @@ pub fn real(rows: usize) -> Option<Dataset> {
 }
 
 #[cfg(feature = "local-embed")]
-fn embed(texts: &[String], questions: &[String]) -> Option<(Vec<Vec<f32>>, Vec<Vec<f32>>)> {
+fn embed(texts: &[String], questions: &[String]) -> Option<(Vectors, Vectors)> {
     use agentmemory_core::embed::{LocalEmbedder, AGENTMEM_EMBED_MODEL};
     let embedder = match LocalEmbedder::from_env() {
         Ok(Some(e)) => e,
@@ -350,7 +353,7 @@ fn embed(texts: &[String], questions: &[String]) -> Option<(Vec<Vec<f32>>, Vec<V
 }
 
 #[cfg(not(feature = "local-embed"))]
-fn embed(_: &[String], _: &[String]) -> Option<(Vec<Vec<f32>>, Vec<Vec<f32>>)> {
+fn embed(_: &[String], _: &[String]) -> Option<(Vectors, Vectors)> {
     eprintln!(
         "real dataset SKIPPED: no cached vectors, and this build has no model: run with \
          `--features local-embed` and AGENTMEM_EMBED_MODEL set (scripts/fetch-model)"
