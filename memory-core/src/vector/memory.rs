@@ -21,20 +21,23 @@ use crate::offload;
 /// Fewest documents of a batch analysed ahead of writing ([`Analysed`]).
 const ANALYSED_MIN: usize = 32;
 
-/// Most bytes of text a write analyses on the caller's thread (the async runtime's
-/// worker); a larger write runs on tokio's blocking pool. Analysis (segmentation, folding,
-/// stemming) runs at tens of MB/s per core, so this is some 100–200 µs of work, about what
-/// tokio budgets a task between two `.await`s and a few times the cost of the hop to a
-/// blocking thread. A single message-sized upsert stays inline.
-const INLINE_MAX_TEXT_BYTES: usize = 8 * 1024;
+/// Most bytes of text a write analyses and indexes on the caller's thread (the async
+/// runtime's worker); a larger write runs on tokio's blocking pool. Analysis and indexing
+/// run at some 10–20 MB/s here (100,000 short documents, 5.5 MB, in 0.3–0.6 s on two busy
+/// cores, release build), so this is 100–200 µs of work: about the most tokio advises
+/// between two `.await`s, and several times the cost of the hop to a blocking thread
+/// (waking a pooled thread and the task back, tens of µs). A message-sized upsert stays
+/// inline.
+const INLINE_MAX_TEXT_BYTES: usize = 2 * 1024;
 
-/// Most embedding values a write normalises and quantises inline (about 170 documents
-/// of 384 dimensions; some tens of microseconds).
-const INLINE_MAX_FLOATS: usize = 64 * 1024;
+/// Most embedding values a write normalises, stores and quantises inline (about 40
+/// documents of 384 dimensions; at a few ns per value, under 100 µs).
+const INLINE_MAX_FLOATS: usize = 16 * 1024;
 
 /// Most bytes of vectors a search scans inline (the one-byte copy for a screened search,
-/// the `f32` rows for an exact or hybrid one): at the 15–20 GB/s one core scans, about
-/// 60 µs. A 100,000 × 384 namespace (38 MB screened) is searched off the runtime.
+/// the `f32` rows for an exact or hybrid one): one core screens 6–17 GB/s here (100,000 ×
+/// 384 in 2.3 ms idle, 6 ms on two busy cores), so 60–160 µs. A 100,000 × 384 namespace
+/// (39 MB screened) is searched off the runtime.
 const INLINE_MAX_SCAN_BYTES: usize = 1024 * 1024;
 
 /// The namespaces of a store, shared with the work it moves off the runtime.
@@ -62,8 +65,8 @@ type Namespaces = Arc<DashMap<String, Arc<RwLock<Namespace>>>>;
 /// into an empty namespace is built aside and swapped in, so readers of the namespace
 /// never wait for it.
 ///
-/// Heavy calls leave the async runtime's worker: a write of more than 8 KiB of text (or
-/// 64 Ki embedding values) and a search scanning more than 1 MiB of vectors run on tokio's
+/// Heavy calls leave the async runtime's worker: a write of more than 2 KiB of text (or
+/// 16 Ki embedding values) and a search scanning more than 1 MiB of vectors run on tokio's
 /// blocking pool, so a bulk load or a large scan does not stall the other tasks of the
 /// runtime. Smaller calls run inline, where they cost less than the hop. A call that finds
 /// its namespace locked by a writer waits for it on the blocking pool too. Work moved to
