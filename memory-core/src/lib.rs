@@ -27,6 +27,7 @@ pub mod ingest;
 pub mod kv;
 pub mod message;
 pub mod model;
+mod offload;
 pub mod recall;
 pub mod remember;
 pub mod render;

@@ -8,9 +8,11 @@
 //! (see [`super::simd`]). Large scans and batches are split across the rayon thread pool by
 //! rows, so each part of the matrix is read once for the whole batch.
 
+use std::sync::atomic::{AtomicU64, Ordering};
+
 use rayon::prelude::*;
 
-use super::quantized::{quantise_query, scan, Candidates, QuantizedRows};
+use super::quantized::{padded, quantise_query, scan, Candidates, QuantizedRows};
 use super::simd::{dot_f32, kernels, Kernels};
 use crate::error::{MemoryError, Result};
 
@@ -60,6 +62,46 @@ pub fn normalized(mut v: Vec<f32>, what: &'static str) -> Result<Vec<f32>> {
     Ok(v)
 }
 
+/// What the dense searches of a namespace have cost so far: how many queries were
+/// screened over the one-byte copy, how many candidates that screen left to re-score
+/// exactly, and how many queries scanned every row exactly (small namespaces, large `k`,
+/// hybrid searches).
+///
+/// The quantised screen keeps every row whose score bound reaches the `k`-th best
+/// lower bound, so the number re-scored per screened query (`rescored / screened`) is
+/// `k` plus the rows the one-byte copy cannot tell from the top `k`: close to `k` on
+/// well-spread vectors, more where many documents are near-duplicates of each other.
+/// See [`InMemoryVectorStore::dense_stats`](super::InMemoryVectorStore::dense_stats).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct DenseStats {
+    /// Queries answered through the quantised screen.
+    pub screened: u64,
+    /// Candidates the screen passed on to exact re-scoring, over all screened queries.
+    pub rescored: u64,
+    /// Queries answered by an exact scan of every row.
+    pub exact: u64,
+}
+
+impl DenseStats {
+    /// Candidates re-scored per screened query (0 when none was screened).
+    pub fn rescored_per_query(&self) -> f64 {
+        if self.screened == 0 {
+            0.0
+        } else {
+            self.rescored as f64 / self.screened as f64
+        }
+    }
+}
+
+/// The counters behind [`DenseStats`] (updated under the namespace's read lock).
+#[derive(Debug, Default)]
+struct Counters {
+    screened: AtomicU64,
+    rescored: AtomicU64,
+    exact: AtomicU64,
+}
+
 /// One row of `dim` floats per embedded document, in one `Vec<f32>` so a search scans
 /// memory linearly. Rows are swap-removed; `slot_row` / `row_slot` map between caller
 /// slots and rows.
@@ -70,6 +112,7 @@ pub(crate) struct DenseIndex {
     quantized: QuantizedRows,
     row_slot: Vec<u32>,
     slot_row: Vec<u32>,
+    counters: Counters,
 }
 
 impl DenseIndex {
@@ -88,6 +131,29 @@ impl DenseIndex {
         match self.slot_row.get(slot as usize) {
             Some(&r) if r != NO_ROW => Some(r as usize),
             _ => None,
+        }
+    }
+
+    /// Bytes of rows a search of `queries` queries asking for `k` each reads: the one-byte
+    /// copy when the quantised screen serves it, the `f32` rows otherwise (and always for
+    /// `exact` scans, as hybrid search makes).
+    pub(crate) fn scan_bytes(&self, queries: usize, k: usize, exact: bool) -> usize {
+        let Some(dim) = self.dim else { return 0 };
+        let n = self.row_slot.len();
+        let per_row = if !exact && n >= QUANTIZED_MIN_ROWS && k.saturating_mul(8) <= n {
+            padded(dim) + 8
+        } else {
+            dim * 4
+        };
+        n.saturating_mul(per_row).saturating_mul(queries)
+    }
+
+    /// What the searches of this index have cost so far.
+    pub(crate) fn stats(&self) -> DenseStats {
+        DenseStats {
+            screened: self.counters.screened.load(Ordering::Relaxed),
+            rescored: self.counters.rescored.load(Ordering::Relaxed),
+            exact: self.counters.exact.load(Ordering::Relaxed),
         }
     }
 
@@ -160,6 +226,7 @@ impl DenseIndex {
         if query.len() != dim {
             return;
         }
+        self.counters.exact.fetch_add(1, Ordering::Relaxed);
         for (row, chunk) in self.data.chunks_exact(dim).enumerate() {
             f(self.row_slot[row], dot_f32(chunk, query));
         }
@@ -263,11 +330,17 @@ impl DenseIndex {
                 })
                 .unwrap_or_default()
         };
+        self.counters
+            .screened
+            .fetch_add(fast.len() as u64, Ordering::Relaxed);
         let rescore = |(qi, c): (usize, Candidates)| {
             let i = fast[qi];
             let query = queries[i];
-            c.finish(ks[i])
-                .into_iter()
+            let rows = c.finish(ks[i]);
+            self.counters
+                .rescored
+                .fetch_add(rows.len() as u64, Ordering::Relaxed);
+            rows.into_iter()
                 .map(|row| {
                     let r = row as usize;
                     (

@@ -19,6 +19,7 @@ pub(crate) mod sparse;
 pub(crate) mod topk;
 
 pub(crate) use dense::normalized;
+pub use dense::DenseStats;
 pub use embedding::{embed_stores, EmbeddingVectorStore};
 pub use filter::{Condition, Filter};
 pub(crate) use fuse::{fuse, Fusion};
