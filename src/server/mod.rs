@@ -48,6 +48,7 @@ use tower_http::timeout::TimeoutLayer;
 use tower_http::trace::TraceLayer;
 
 mod auth;
+pub mod background;
 mod error;
 mod extract;
 pub mod ids;
@@ -59,6 +60,8 @@ mod metrics;
 mod prompt;
 mod routes;
 mod service;
+pub mod settings;
+pub mod strategy;
 pub mod window;
 pub mod wire;
 pub mod working;
@@ -67,6 +70,7 @@ pub use auth::Auth;
 pub use error::ApiError;
 pub use metrics::Metrics;
 pub use service::MemoryService;
+pub use settings::{ServerSettings, SettingsError};
 
 /// Default largest request body: 1 MiB.
 pub const DEFAULT_BODY_LIMIT: usize = 1024 * 1024;
@@ -202,11 +206,22 @@ pub async fn serve(
     config: ServerConfig,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
-    let app = app(service, &config);
+    let app = app(service.clone(), &config);
     axum::serve(listener, app)
         .with_graceful_shutdown(shutdown)
+        .await?;
+    // what was acknowledged is extracted before the process ends
+    if tokio::time::timeout(SETTLE_TIMEOUT, service.settle())
         .await
+        .is_err()
+    {
+        tracing::warn!("background extraction still running at shutdown; it is abandoned");
+    }
+    Ok(())
 }
+
+/// How long a shutdown waits for background extraction.
+const SETTLE_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// Completes on Ctrl-C or SIGTERM.
 pub async fn shutdown_signal() {
