@@ -23,7 +23,7 @@ use agentmemory_core::extract::{FactExtractor, LlmExtractor, RuleExtractor, Turn
 use agentmemory_core::facts::FactCandidate;
 use agentmemory_core::model::ChatRequest;
 use agentmemory_core::summarize::{ExtractiveSummarizer, LlmSummarizer, Summarizer};
-use agentmemory_core::{Message, MemoryError};
+use agentmemory_core::{MemoryError, Message};
 
 use super::error::ApiError;
 use super::long_term::LongTermMemory;
@@ -357,7 +357,10 @@ mod tests {
             "User's favourite food is sushi"
         );
         assert!(is_preference(&candidate("likes jazz", "likes")));
-        assert!(is_preference(&candidate("favourite food is sushi", "favourite food")));
+        assert!(is_preference(&candidate(
+            "favourite food is sushi",
+            "favourite food"
+        )));
         assert!(!is_preference(&candidate("lives in Berlin", "location")));
         assert!(!is_preference(&candidate("works at Acme", "employer")));
     }

@@ -181,6 +181,8 @@ impl LongTermMemory {
                 .await?;
                 let candidate = match extracted {
                     Some(mut c) => {
+                        // worded as the record, as a stated memory is
+                        c.text = record.text.trim().to_owned();
                         c.source = FactSource {
                             session_id: record.session_id.clone(),
                             message_id: Some(record.id.clone()),

@@ -206,10 +206,22 @@ mod tests {
         assert_eq!(read(&[("WINDOW_SIZE", "8")]).unwrap().window_size, Some(8));
         let err = read(&[("WINDOW_SIZE", "1")]).unwrap_err();
         assert_eq!(err.name, "WINDOW_SIZE");
-        assert!(!read(&[("LONG_TERM_MEMORY", "off")]).unwrap().long_term_memory);
-        assert!(!read(&[("ENABLE_DISCRETE_MEMORY_EXTRACTION", "0")]).unwrap().extraction);
+        assert!(
+            !read(&[("LONG_TERM_MEMORY", "off")])
+                .unwrap()
+                .long_term_memory
+        );
+        assert!(
+            !read(&[("ENABLE_DISCRETE_MEMORY_EXTRACTION", "0")])
+                .unwrap()
+                .extraction
+        );
         let err = read(&[("ENABLE_DISCRETE_MEMORY_EXTRACTION", "maybe")]).unwrap_err();
-        assert!(err.to_string().contains("ENABLE_DISCRETE_MEMORY_EXTRACTION"), "{err}");
+        assert!(
+            err.to_string()
+                .contains("ENABLE_DISCRETE_MEMORY_EXTRACTION"),
+            "{err}"
+        );
         let s = read(&[
             ("GENERATION_MODEL", "qwen2.5"),
             ("OPENAI_BASE_URL", "http://127.0.0.1:9/v1"),

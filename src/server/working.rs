@@ -326,9 +326,8 @@ impl WorkingMemoryStore {
                     .await;
             }
         }
-        let job = extractor.and_then(|_| {
-            extraction_job(session_id, &mut memory, previous.as_ref(), strategy)
-        });
+        let job = extractor
+            .and_then(|_| extraction_job(session_id, &mut memory, previous.as_ref(), strategy));
 
         let window = scope.window();
         self.fit(&mut memory, window).await?;
