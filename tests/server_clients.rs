@@ -182,7 +182,10 @@ fn python_client_strategies() {
     let store = format!("sqlite://{}", dir.path().join("offline.db").display());
     let server = start(&store);
     let base = format!("http://{}", server.addr);
-    run_python(&python, &["strategies_client.py", &base, TOKEN, "ns-offline"]);
+    run_python(
+        &python,
+        &["strategies_client.py", &base, TOKEN, "ns-offline"],
+    );
     drop(server);
 
     // with a generation model (a local mock of an OpenAI-compatible server)
@@ -209,7 +212,13 @@ fn python_client_strategies() {
     let base = format!("http://{}", server.addr);
     run_python(
         &python,
-        &["strategies_client.py", &base, TOKEN, "ns-model", "with-model"],
+        &[
+            "strategies_client.py",
+            &base,
+            TOKEN,
+            "ns-model",
+            "with-model",
+        ],
     );
     drop(server);
     drop(mock);

@@ -697,3 +697,35 @@ async fn a_missing_created_at_is_warned_about_once_per_session() {
     );
     assert!(warnings[1].contains("b"), "{log}");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn extraction_follows_the_order_of_the_puts() {
+    let s = server(&[]).await;
+    let cities = ["Paris", "Berlin", "Madrid", "Lisbon", "Vienna", "Prague"];
+    for (i, city) in cities.iter().enumerate() {
+        // no settling in between: the jobs queue up
+        let (status, body) = call(
+            &s.app,
+            "PUT",
+            &format!("/v1/working-memory/move-{i}"),
+            session(
+                "max",
+                json!({"strategy": "discrete"}),
+                vec![message(
+                    &format!("c{i}"),
+                    "user",
+                    &format!("I live in {city}"),
+                )],
+            ),
+        )
+        .await;
+        assert_eq!(status, StatusCode::OK, "{body}");
+    }
+    s.service.settle().await;
+    let found = search(&s, "max", "where does the user live").await;
+    assert_eq!(
+        found,
+        ["User lives in Prague"],
+        "the last one said wins: {found:?}"
+    );
+}

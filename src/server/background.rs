@@ -14,9 +14,11 @@
 use std::sync::Arc;
 
 use chrono::Utc;
+use parking_lot::Mutex;
 use serde::Deserialize;
 use serde_json::Value;
-use tokio::sync::{watch, Mutex};
+use tokio::sync::watch;
+use tokio::task::JoinHandle;
 
 use agentmemory_core::episodes::stable_ulid;
 use agentmemory_core::extract::{FactExtractor, LlmExtractor, RuleExtractor, Turn};
@@ -55,17 +57,36 @@ pub(crate) struct Job {
 pub struct Extractor {
     long_term: LongTermMemory,
     model: Option<GenerationModel>,
-    order: Arc<Mutex<()>>,
+    /// The last job scheduled: the next one waits for it.
+    last: Arc<Mutex<Option<JoinHandle<()>>>>,
     pending: Arc<watch::Sender<usize>>,
 }
 
+/// Counts a job as pending until it is dropped (done, failed or panicked).
+struct Pending(Arc<watch::Sender<usize>>);
+
+impl Pending {
+    fn new(pending: &Arc<watch::Sender<usize>>) -> Self {
+        pending.send_modify(|n| *n += 1);
+        Self(Arc::clone(pending))
+    }
+}
+
+impl Drop for Pending {
+    fn drop(&mut self) {
+        self.0.send_modify(|n| *n = n.saturating_sub(1));
+    }
+}
+
 impl Extractor {
-    /// Extraction into `long_term`, with `model` when one is configured.
-    pub(crate) fn new(long_term: LongTermMemory, model: Option<GenerationModel>) -> Self {
+    /// Extraction into `long_term`, with `model` when one is configured (see
+    /// [`WorkingMemoryStore::extract_with`](super::working::WorkingMemoryStore::extract_with);
+    /// [`MemoryService::with_settings`](super::MemoryService::with_settings) builds one).
+    pub fn new(long_term: LongTermMemory, model: Option<GenerationModel>) -> Self {
         Self {
             long_term,
             model,
-            order: Arc::new(Mutex::new(())),
+            last: Arc::new(Mutex::new(None)),
             pending: Arc::new(watch::channel(0).0),
         }
     }
@@ -77,17 +98,21 @@ impl Extractor {
 
     /// Runs `job` in the background, after the jobs scheduled before it.
     pub(crate) fn schedule(&self, job: Job) {
-        self.pending.send_modify(|n| *n += 1);
+        let pending = Pending::new(&self.pending);
         let this = self.clone();
-        // taking the place in line now keeps the order of the PUTs
-        let order = Arc::clone(&self.order);
-        tokio::spawn(async move {
-            let _turn = order.lock().await;
+        // each job waits for the one scheduled before it: the order of the PUTs
+        let mut last = self.last.lock();
+        let previous = last.take();
+        *last = Some(tokio::spawn(async move {
+            let _pending = pending;
+            if let Some(previous) = previous {
+                // a job that panicked has been logged by the runtime; the line goes on
+                let _ = previous.await;
+            }
             if let Err(error) = this.run(&job).await {
                 tracing::warn!(%error, session = %job.session_id, "background extraction failed");
             }
-            this.pending.send_modify(|n| *n = n.saturating_sub(1));
-        });
+        }));
     }
 
     /// Completes when no job is scheduled or running.
