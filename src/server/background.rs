@@ -52,7 +52,7 @@ pub(crate) struct Job {
     pub(crate) all: Vec<WireMessage>,
 }
 
-/// Runs [`Job`]s in the background, in order.
+/// Runs the extraction of stored sessions in the background, in order.
 #[derive(Clone)]
 pub struct Extractor {
     long_term: LongTermMemory,

@@ -18,11 +18,14 @@
 //!   session that expired or went missing rebuilds it from them instead of answering 404.
 //! - After a `PUT` is stored, the session's new messages are extracted in the background
 //!   per its `long_term_memory_strategy` (`discrete`, `summary`, `preferences`, `custom`:
-//!   the [`strategy`] module, run by [`background`]); structured `memories` are promoted at
-//!   once with `persisted_at`. [`ServerSettings`] holds the reference server's
-//!   configuration (`WINDOW_SIZE`, `LONG_TERM_MEMORY`, `ENABLE_DISCRETE_MEMORY_EXTRACTION`,
-//!   `GENERATION_MODEL`, `OPENAI_BASE_URL` / `OPENAI_API_KEY`), read by
-//!   [`ServerSettings::from_env`] and applied with [`MemoryService::with_settings`].
+//!   the [`strategy`](crate::server::strategy) module, run by
+//!   [`background`](crate::server::background)); structured `memories` are promoted at
+//!   once with `persisted_at`. [`ServerSettings`](crate::server::ServerSettings) holds the
+//!   reference server's configuration (`WINDOW_SIZE`, `LONG_TERM_MEMORY`,
+//!   `ENABLE_DISCRETE_MEMORY_EXTRACTION`, `GENERATION_MODEL`, `OPENAI_BASE_URL` /
+//!   `OPENAI_API_KEY`), read by
+//!   [`ServerSettings::from_env`](crate::server::ServerSettings::from_env) and applied with
+//!   [`MemoryService::with_settings`](crate::server::MemoryService::with_settings).
 //! - `POST /v1/memory/prompt` and the MCP `memory_prompt` tool recall, besides the
 //!   long-term memories, the user's relevant earlier messages (episodes), with their dates.
 //! - Production basics: bearer-token auth (constant-time comparison), a request body
