@@ -57,9 +57,30 @@ impl Drop for Server {
     }
 }
 
+/// The server settings read from the environment: cleared for every server started
+/// here, so that only what a test sets applies.
+const SETTINGS_ENV: [&str; 7] = [
+    "WINDOW_SIZE",
+    "LONG_TERM_MEMORY",
+    "ENABLE_DISCRETE_MEMORY_EXTRACTION",
+    "GENERATION_MODEL",
+    "OPENAI_BASE_URL",
+    "OPENAI_API_KEY",
+    "AGENTMEM_MODEL",
+];
+
 fn start(store: &str) -> Server {
+    start_with(store, &[])
+}
+
+fn start_with(store: &str, env: &[(&str, &str)]) -> Server {
     let addr = format!("127.0.0.1:{}", free_port());
-    let child = Command::new(env!("CARGO_BIN_EXE_agentmem"))
+    let mut command = Command::new(env!("CARGO_BIN_EXE_agentmem"));
+    for var in SETTINGS_ENV {
+        command.env_remove(var);
+    }
+    command.envs(env.iter().copied());
+    let child = command
         .args([
             "--store",
             store,
@@ -130,6 +151,77 @@ fn run_python(python: &PathBuf, args: &[&str]) {
         String::from_utf8_lossy(&output.stderr)
     );
     assert!(stdout.contains("scenario: ok"), "{stdout}");
+}
+
+/// The mock generation model: memories for `custom` prompts, a 400 for anything else
+/// (so extraction and summaries fall back to the offline parts).
+struct CustomOnly;
+
+impl wiremock::Respond for CustomOnly {
+    fn respond(&self, request: &wiremock::Request) -> wiremock::ResponseTemplate {
+        let body = String::from_utf8_lossy(&request.body);
+        if !body.contains("CUSTOM-MARKER") {
+            return wiremock::ResponseTemplate::new(400).set_body_string("not a custom prompt");
+        }
+        let memories = serde_json::json!({"memories": [
+            {"type": "episodic", "text": "User signed a lease in Porto", "topics": ["home"]}
+        ]});
+        wiremock::ResponseTemplate::new(200).set_body_json(serde_json::json!({
+            "choices": [{"index": 0, "message": {"role": "assistant", "content": memories.to_string()}, "finish_reason": "stop"}]
+        }))
+    }
+}
+
+#[test]
+fn python_client_strategies() {
+    let Some(python) = venv_python() else {
+        return skip_or_fail("no Python venv with agent-memory-client; run .ci/server.sh or set AGENTMEM_SERVER_VENV");
+    };
+    let dir = tempfile::tempdir().unwrap();
+    // offline: the rule extractor, the extractive summariser, `custom` refused
+    let store = format!("sqlite://{}", dir.path().join("offline.db").display());
+    let server = start(&store);
+    let base = format!("http://{}", server.addr);
+    run_python(
+        &python,
+        &["strategies_client.py", &base, TOKEN, "ns-offline"],
+    );
+    drop(server);
+
+    // with a generation model (a local mock of an OpenAI-compatible server)
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let mock = runtime.block_on(async {
+        let mock = wiremock::MockServer::start().await;
+        wiremock::Mock::given(wiremock::matchers::method("POST"))
+            .and(wiremock::matchers::path("/v1/chat/completions"))
+            .respond_with(CustomOnly)
+            .mount(&mock)
+            .await;
+        mock
+    });
+    let store = format!("sqlite://{}", dir.path().join("model.db").display());
+    let base_url = format!("{}/v1", mock.uri());
+    let server = start_with(
+        &store,
+        &[
+            ("GENERATION_MODEL", "mock-model"),
+            ("OPENAI_BASE_URL", &base_url),
+            ("OPENAI_API_KEY", "sk-mock"),
+        ],
+    );
+    let base = format!("http://{}", server.addr);
+    run_python(
+        &python,
+        &[
+            "strategies_client.py",
+            &base,
+            TOKEN,
+            "ns-model",
+            "with-model",
+        ],
+    );
+    drop(server);
+    drop(mock);
 }
 
 #[test]

@@ -77,6 +77,7 @@ pub struct LongTermMemory {
     facts: Arc<dyn UserMemoryStore>,
     documents: Arc<dyn VectorStore>,
     kv: Arc<dyn KvStore>,
+    enabled: bool,
 }
 
 impl LongTermMemory {
@@ -90,6 +91,27 @@ impl LongTermMemory {
             facts,
             documents,
             kv,
+            enabled: true,
+        }
+    }
+
+    /// Turns long-term memory on or off (the reference server's `LONG_TERM_MEMORY`): off,
+    /// every operation answers 400 "Long-term memory is disabled".
+    pub fn enabled(mut self, on: bool) -> Self {
+        self.enabled = on;
+        self
+    }
+
+    /// Whether long-term memory is on.
+    pub fn is_enabled(&self) -> bool {
+        self.enabled
+    }
+
+    fn check_enabled(&self) -> Result<(), ApiError> {
+        if self.enabled {
+            Ok(())
+        } else {
+            Err(ApiError::BadRequest("Long-term memory is disabled".into()))
         }
     }
 
@@ -107,17 +129,35 @@ impl LongTermMemory {
 
     /// Stores `records` (all validated first: one bad record stores nothing).
     pub async fn create(&self, records: Vec<WireMemory>) -> Result<Vec<Created>, ApiError> {
+        self.check_enabled()?;
         for record in &records {
             Self::validate(record)?;
         }
         let mut created = Vec::with_capacity(records.len());
         for record in records {
-            created.push(self.store(record).await?);
+            created.push(self.store(record, None).await?);
         }
         Ok(created)
     }
 
-    async fn store(&self, mut record: WireMemory) -> Result<Created, ApiError> {
+    /// Stores a `semantic` record extracted by agentmem's extractor, reconciled as
+    /// `candidate` (its attribute and value as the extractor read them) instead of as its
+    /// text reads.
+    pub async fn create_extracted(
+        &self,
+        record: WireMemory,
+        candidate: FactCandidate,
+    ) -> Result<Created, ApiError> {
+        self.check_enabled()?;
+        Self::validate(&record)?;
+        self.store(record, Some(candidate)).await
+    }
+
+    async fn store(
+        &self,
+        mut record: WireMemory,
+        extracted: Option<FactCandidate>,
+    ) -> Result<Created, ApiError> {
         let now = Utc::now();
         // an id the client reuses overwrites what it named
         if let Some(old) = self.entry(&record.id).await? {
@@ -139,7 +179,19 @@ impl LongTermMemory {
                     }),
                 )
                 .await?;
-                let change = self.facts.upsert(&owner, candidate(&record)).await?;
+                let candidate = match extracted {
+                    Some(mut c) => {
+                        // worded as the record, as a stated memory is
+                        c.text = record.text.trim().to_owned();
+                        c.source = FactSource {
+                            session_id: record.session_id.clone(),
+                            message_id: Some(record.id.clone()),
+                        };
+                        c
+                    }
+                    None => candidate(&record),
+                };
+                let change = self.facts.upsert(&owner, candidate).await?;
                 let kind = change.kind();
                 let Some(fact) = change.current() else {
                     return Ok(Created {
@@ -224,6 +276,7 @@ impl LongTermMemory {
 
     /// The memory `id` as it is now; `None` when unknown or deleted.
     pub async fn get(&self, id: &str) -> Result<Option<WireMemory>, ApiError> {
+        self.check_enabled()?;
         let Some(entry) = self.entry(id).await? else {
             return Ok(None);
         };
@@ -269,12 +322,13 @@ impl LongTermMemory {
         let edited: WireMemory = serde_json::from_value(merged)
             .map_err(|e| ApiError::unprocessable("body", e.to_string()))?;
         Self::validate(&edited)?;
-        self.store(edited).await?;
+        self.store(edited, None).await?;
         self.get(id).await
     }
 
     /// Deletes the memories `ids`; how many existed.
     pub async fn delete(&self, ids: &[String]) -> Result<usize, ApiError> {
+        self.check_enabled()?;
         let mut deleted = 0;
         for id in ids {
             if let Some(entry) = self.entry(id).await? {
@@ -287,7 +341,12 @@ impl LongTermMemory {
     }
 
     /// Searches memories matching `request`'s filters, ranked by relevance to its text.
+    ///
+    /// With text, only memories that match it are returned: a fact or document of
+    /// relevance zero (no word in common and, with an embedder, no likeness) is left out
+    /// rather than ranked last at distance 1.
     pub async fn search(&self, request: &SearchRequest) -> Result<SearchResults, ApiError> {
+        self.check_enabled()?;
         let limit = request.limit.clamp(1, 1000);
         let wanted = request.offset.saturating_add(limit);
         let mut hits = if request.text.trim().is_empty() {
@@ -326,6 +385,9 @@ impl LongTermMemory {
         let k = wanted.saturating_mul(4).max(50);
         for (owner, info) in self.owners(request).await? {
             for scored in self.facts.search(&owner, &request.text, k).await? {
+                if scored.relevance <= 0.0 {
+                    continue;
+                }
                 let memory = fact_record(scored.fact, &info);
                 if matches(request, &memory) {
                     hits.push(WireMemoryResult {
@@ -380,6 +442,9 @@ impl LongTermMemory {
             }
             let query = SearchQuery::new(request.text.clone(), k);
             for hit in self.documents.search(&entry.key, &query).await? {
+                if hit.score <= 0.0 {
+                    continue;
+                }
                 let Some(record) = hit.metadata.get("record") else {
                     continue;
                 };

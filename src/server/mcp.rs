@@ -404,6 +404,7 @@ impl MemoryMcp {
                 created_at: now,
                 persisted_at: None,
                 discrete_memory_extracted: "f".into(),
+                created_at_missing: false,
             })
             .collect();
         let memories = args

@@ -185,6 +185,7 @@ impl MessageIndex {
                 created_at: e.observed_at,
                 persisted_at: Some(now),
                 discrete_memory_extracted: "f".to_owned(),
+                created_at_missing: false,
             })
             .collect();
         Ok((!messages.is_empty()).then_some(messages))
@@ -268,6 +269,7 @@ mod tests {
             created_at: at,
             persisted_at: None,
             discrete_memory_extracted: "f".into(),
+            created_at_missing: false,
         };
         let e = episode("alice", "chat_1", &message);
         assert_eq!(e.message_id, "m-1");

@@ -16,6 +16,16 @@
 //!   [`MemoryService::index_all_messages`](crate::server::MemoryService::index_all_messages) in code): every working-memory message is also
 //!   an [episode](agentmemory_core::episodes) of the session's user, and `GET` of a
 //!   session that expired or went missing rebuilds it from them instead of answering 404.
+//! - After a `PUT` is stored, the session's new messages are extracted in the background
+//!   per its `long_term_memory_strategy` (`discrete`, `summary`, `preferences`, `custom`:
+//!   the [`strategy`](crate::server::strategy) module, run by
+//!   [`background`](crate::server::background)); structured `memories` are promoted at
+//!   once with `persisted_at`. [`ServerSettings`](crate::server::ServerSettings) holds the
+//!   reference server's configuration (`WINDOW_SIZE`, `LONG_TERM_MEMORY`,
+//!   `ENABLE_DISCRETE_MEMORY_EXTRACTION`, `GENERATION_MODEL`, `OPENAI_BASE_URL` /
+//!   `OPENAI_API_KEY`), read by
+//!   [`ServerSettings::from_env`](crate::server::ServerSettings::from_env) and applied with
+//!   [`MemoryService::with_settings`](crate::server::MemoryService::with_settings).
 //! - `POST /v1/memory/prompt` and the MCP `memory_prompt` tool recall, besides the
 //!   long-term memories, the user's relevant earlier messages (episodes), with their dates.
 //! - Production basics: bearer-token auth (constant-time comparison), a request body
@@ -48,6 +58,7 @@ use tower_http::timeout::TimeoutLayer;
 use tower_http::trace::TraceLayer;
 
 mod auth;
+mod background;
 mod error;
 mod extract;
 mod ids;
@@ -61,11 +72,14 @@ mod metrics;
 mod prompt;
 mod routes;
 mod service;
+mod settings;
+mod strategy;
 mod window;
 mod wire;
 mod working;
 
 pub use auth::Auth;
+pub use background::summary_id;
 use error::ApiError;
 #[cfg(feature = "mcp")]
 #[cfg_attr(docsrs, doc(cfg(feature = "mcp")))]
@@ -75,6 +89,7 @@ pub use mcp::{serve_stdio, MemoryMcp};
 pub use mcp_graph::{serve_stdio as serve_graph_stdio, GraphMcp};
 use metrics::Metrics;
 pub use service::MemoryService;
+pub use settings::{ServerSettings, SettingsError};
 
 /// Default largest request body: 1 MiB.
 pub const DEFAULT_BODY_LIMIT: usize = 1024 * 1024;
@@ -218,11 +233,22 @@ pub async fn serve(
     config: ServerConfig,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
-    let app = app(service, &config);
+    let app = app(service.clone(), &config);
     axum::serve(listener, app)
         .with_graceful_shutdown(shutdown)
+        .await?;
+    // what was acknowledged is extracted before the process ends
+    if tokio::time::timeout(SETTLE_TIMEOUT, service.settle())
         .await
+        .is_err()
+    {
+        tracing::warn!("background extraction still running at shutdown; it is abandoned");
+    }
+    Ok(())
 }
+
+/// How long a shutdown waits for background extraction.
+const SETTLE_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// Completes on Ctrl-C or SIGTERM.
 pub async fn shutdown_signal() {

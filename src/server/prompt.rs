@@ -34,12 +34,18 @@ pub async fn build(service: &MemoryService, request: PromptRequest) -> Result<Va
         return Err(ApiError::BadRequest("Query cannot be empty".into()));
     }
     let mut messages = Vec::new();
+    let mut request = request;
+    if !service.long_term.is_enabled() {
+        // LONG_TERM_MEMORY=false: the prompt is working memory and the query only
+        request.long_term_search = None;
+    }
     if let Some(session) = &request.session {
         let scope = SessionScope {
             namespace: session.namespace.as_deref(),
             user_id: session.user_id.as_deref(),
             model_name: session.model_name.as_deref(),
             context_window_max: session.context_window_max,
+            ttl_seconds: None,
         };
         if let Some(memory) = service.working.get(&session.session_id, &scope).await? {
             if let Some(context) = memory.memory.context.as_deref().filter(|c| !c.is_empty()) {

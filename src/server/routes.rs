@@ -86,6 +86,8 @@ struct SessionParams {
     model_name: Option<String>,
     #[serde(default, deserialize_with = "wire::number_or_string")]
     context_window_max: Option<u64>,
+    #[serde(default, deserialize_with = "wire::number_or_string")]
+    ttl_seconds: Option<u64>,
 }
 
 impl SessionParams {
@@ -95,6 +97,7 @@ impl SessionParams {
             user_id: user,
             model_name: self.model_name.as_deref(),
             context_window_max: self.context_window_max,
+            ttl_seconds: self.ttl_seconds,
         }
     }
 }

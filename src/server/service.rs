@@ -4,13 +4,21 @@
 use std::sync::Arc;
 
 use agentmemory_core::episodes::{EpisodeStore, VectorEpisodeStore};
-use agentmemory_core::summarize::{ExtractiveSummarizer, Summarizer};
+use agentmemory_core::summarize::{ExtractiveSummarizer, LlmSummarizer, Summarizer};
 use agentmemory_core::{Container, ConversationStore, KvStore, UserMemoryStore, VectorStore};
 
+use super::background::Extractor;
 use super::long_term::LongTermMemory;
+use super::settings::ServerSettings;
 use super::working::WorkingMemoryStore;
 
 /// Working and long-term memory over the stores of a container.
+///
+/// The [settings](ServerSettings) start at their defaults (everything on, offline);
+/// [`with_settings`](Self::with_settings) applies others, e.g.
+/// [`ServerSettings::from_env`] as `agentmem serve` does. New session messages are
+/// extracted in the background through each session's `long_term_memory_strategy` (the
+/// `strategy` module); [`settle`](Self::settle) waits for that.
 ///
 /// Working-memory messages are indexed as episodes (and expired sessions rebuilt from
 /// them) by default: `index_all_messages_in_long_term_memory` of the reference server;
@@ -63,6 +71,49 @@ impl MemoryService {
             long_term,
             episodes,
         }
+        .with_settings(ServerSettings::default())
+    }
+
+    /// Applies `settings`: long-term memory on or off, background extraction, the
+    /// message-count window, and the generation model, which then summarises (with the
+    /// extractive summariser as fallback), extracts and runs `custom` prompts.
+    ///
+    /// ```
+    /// # tokio_test::block_on(async {
+    /// use agentmemory::server::{MemoryService, ServerSettings};
+    ///
+    /// let container = agentmemory::stores::StoreUrl::Memory.open().await.unwrap();
+    /// let settings = ServerSettings::from_lookup(|name| {
+    ///     (name == "LONG_TERM_MEMORY").then(|| "false".to_owned())
+    /// })
+    /// .unwrap();
+    /// let service = MemoryService::from_container(&container).unwrap().with_settings(settings);
+    /// assert!(!service.long_term.is_enabled());
+    /// # });
+    /// ```
+    pub fn with_settings(mut self, settings: ServerSettings) -> Self {
+        self.long_term = self.long_term.clone().enabled(settings.long_term_memory);
+        let extractor = (settings.long_term_memory && settings.extraction)
+            .then(|| Extractor::new(self.long_term.clone(), settings.model.clone()));
+        let mut working = self
+            .working
+            .clone()
+            .long_term_memory(self.long_term.clone())
+            .extract_with(extractor)
+            .window_size(settings.window_size)
+            .has_model(settings.model.is_some());
+        if let Some(model) = &settings.model {
+            working = working.summarizer(Arc::new(
+                LlmSummarizer::new(Arc::clone(&model.model)).with_model_name(model.name.clone()),
+            ));
+        }
+        self.working = working;
+        self
+    }
+
+    /// Completes when every background extraction scheduled so far is done.
+    pub async fn settle(&self) {
+        self.working.settle().await;
     }
 
     /// Keeps and recalls episodes in `episodes` instead.

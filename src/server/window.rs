@@ -127,6 +127,51 @@ pub async fn summarize_if_needed(
     Ok(true)
 }
 
+/// Tokens a summary folded by the message-count window may take.
+pub const COUNT_WINDOW_SUMMARY_TOKENS: usize = 512;
+
+/// Folds the oldest messages of `memory` into its context when it holds more than
+/// `window_size` messages (system messages neither count nor are folded), keeping the
+/// newest half of the window. Returns whether it summarised.
+pub async fn summarize_by_count(
+    memory: &mut WorkingMemoryBody,
+    window_size: usize,
+    summarizer: &dyn Summarizer,
+) -> Result<bool> {
+    let positions: Vec<usize> = memory
+        .messages
+        .iter()
+        .enumerate()
+        .filter(|(_, m)| m.role != "system")
+        .map(|(i, _)| i)
+        .collect();
+    if window_size == 0 || positions.len() <= window_size {
+        return Ok(false);
+    }
+    let keep = (window_size / 2).max(1);
+    let fold = positions.len() - keep;
+    let folded: Vec<Message> = positions[..fold]
+        .iter()
+        .map(|&i| core_message(&memory.messages[i]))
+        .collect();
+    let summary = summarizer
+        .summarize(
+            memory.context.as_deref(),
+            &folded,
+            COUNT_WINDOW_SUMMARY_TOKENS,
+        )
+        .await?;
+    let drop: std::collections::HashSet<usize> = positions[..fold].iter().copied().collect();
+    let mut index = 0;
+    memory.messages.retain(|_| {
+        let keep = !drop.contains(&index);
+        index += 1;
+        keep
+    });
+    memory.context = Some(summary);
+    Ok(true)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -163,6 +208,24 @@ mod tests {
             .unwrap()
             .content
             .starts_with("message 39"));
+    }
+
+    #[tokio::test]
+    async fn past_the_message_window_the_oldest_are_folded_to_half_of_it() {
+        let mut memory = body(60);
+        let done = summarize_by_count(&mut memory, 20, &ExtractiveSummarizer::new())
+            .await
+            .unwrap();
+        assert!(done);
+        assert_eq!(memory.messages.len(), 10);
+        assert!(memory.messages[0].content.starts_with("message 50"));
+        assert!(memory.context.as_deref().is_some_and(|c| !c.is_empty()));
+        let mut short = body(20);
+        assert!(
+            !summarize_by_count(&mut short, 20, &ExtractiveSummarizer::new())
+                .await
+                .unwrap()
+        );
     }
 
     #[tokio::test]

@@ -7,6 +7,7 @@ use serde_json::{Map, Value};
 
 /// One conversation message of a session (`MemoryMessage`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(from = "SentMessage")]
 pub struct WireMessage {
     /// `user`, `assistant`, `system` or `tool`.
     pub role: String,
@@ -21,9 +22,50 @@ pub struct WireMessage {
     /// When the message was written to long-term storage.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub persisted_at: Option<DateTime<Utc>>,
-    /// `"t"` once memory extraction ran over it.
+    /// `"t"` once memory extraction ran over it (or was scheduled to: the server marks a
+    /// message when it hands it to background extraction).
     #[serde(default = "not_extracted")]
     pub discrete_memory_extracted: String,
+    /// Whether the client sent no `created_at` (the server filled in now): deprecated in
+    /// the reference API, which logs a warning. Never serialised.
+    #[serde(skip)]
+    pub created_at_missing: bool,
+}
+
+/// A message as the client sends it: `created_at` may be missing.
+#[derive(Deserialize)]
+struct SentMessage {
+    role: String,
+    content: String,
+    #[serde(default = "new_id")]
+    id: String,
+    #[serde(default)]
+    created_at: Option<DateTime<Utc>>,
+    #[serde(default)]
+    persisted_at: Option<DateTime<Utc>>,
+    #[serde(default = "not_extracted")]
+    discrete_memory_extracted: String,
+}
+
+impl From<SentMessage> for WireMessage {
+    fn from(sent: SentMessage) -> Self {
+        Self {
+            role: sent.role,
+            content: sent.content,
+            id: sent.id,
+            created_at_missing: sent.created_at.is_none(),
+            created_at: sent.created_at.unwrap_or_else(Utc::now),
+            persisted_at: sent.persisted_at,
+            discrete_memory_extracted: sent.discrete_memory_extracted,
+        }
+    }
+}
+
+impl WireMessage {
+    /// Whether memory extraction ran over it (`discrete_memory_extracted == "t"`).
+    pub fn extracted(&self) -> bool {
+        self.discrete_memory_extracted == "t"
+    }
 }
 
 /// A long-term memory as the client sends and reads it (`MemoryRecord`).

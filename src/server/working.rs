@@ -7,20 +7,28 @@
 //! session is also an episode of the session's user, and a session that expired or went
 //! missing is rebuilt from them (see the `message_index` module).
 
+use std::collections::HashSet;
 use std::sync::Arc;
 
 use chrono::Utc;
+use parking_lot::Mutex;
 
 use agentmemory_core::episodes::EpisodeStore;
 use agentmemory_core::kv::{KvStore, MemoryEntry, MemoryScope};
 use agentmemory_core::summarize::Summarizer;
 
+use super::background::{Extractor, Job};
 use super::error::ApiError;
 use super::ids;
 use super::long_term::LongTermMemory;
 use super::message_index::MessageIndex;
+use super::settings::DEFAULT_WINDOW_SIZE;
+use super::strategy::Strategy;
 use super::window;
 use super::wire::{SessionList, WorkingMemoryBody, WorkingMemoryResponse};
+
+/// Sessions remembered as warned about a missing `created_at`, at most (then forgotten).
+const MAX_WARNED_SESSIONS: usize = 10_000;
 
 /// Which session a request names.
 #[derive(Debug, Clone, Default)]
@@ -33,6 +41,8 @@ pub struct SessionScope<'a> {
     pub model_name: Option<&'a str>,
     /// The window in tokens (wins over the model's).
     pub context_window_max: Option<u64>,
+    /// Expiry in seconds from the query (`?ttl_seconds=`): wins over the body's.
+    pub ttl_seconds: Option<u64>,
 }
 
 impl SessionScope<'_> {
@@ -54,6 +64,10 @@ pub struct WorkingMemoryStore {
     summarizer: Arc<dyn Summarizer>,
     long_term: LongTermMemory,
     index: Option<MessageIndex>,
+    extractor: Option<Extractor>,
+    has_model: bool,
+    window_size: Option<usize>,
+    warned: Arc<Mutex<HashSet<String>>>,
 }
 
 impl WorkingMemoryStore {
@@ -68,7 +82,104 @@ impl WorkingMemoryStore {
             summarizer,
             long_term,
             index: None,
+            extractor: None,
+            has_model: false,
+            window_size: None,
+            warned: Arc::new(Mutex::new(HashSet::new())),
         }
+    }
+
+    /// Promotes into `long_term` instead.
+    pub fn long_term_memory(mut self, long_term: LongTermMemory) -> Self {
+        self.long_term = long_term;
+        self
+    }
+
+    /// Summarises with `summarizer` instead.
+    pub fn summarizer(mut self, summarizer: Arc<dyn Summarizer>) -> Self {
+        self.summarizer = summarizer;
+        self
+    }
+
+    /// Extracts new messages in the background through each session's strategy
+    /// (`Some`), or not at all (`None`, the default of [`new`](Self::new)).
+    pub fn extract_with(mut self, extractor: Option<Extractor>) -> Self {
+        self.extractor = extractor;
+        self
+    }
+
+    /// Whether a generation model is configured (the `custom` strategy needs one).
+    pub fn has_model(mut self, on: bool) -> Self {
+        self.has_model = on;
+        self
+    }
+
+    /// The message-count window applied to every session (`Some`, the reference
+    /// server's `WINDOW_SIZE`), or only to sessions with no token window, at
+    /// [`DEFAULT_WINDOW_SIZE`] (`None`).
+    pub fn window_size(mut self, window_size: Option<usize>) -> Self {
+        self.window_size = window_size;
+        self
+    }
+
+    /// Completes when every background extraction scheduled so far is done.
+    pub async fn settle(&self) {
+        if let Some(extractor) = &self.extractor {
+            extractor.settle().await;
+        }
+    }
+
+    /// Folds the session into its windows: the token window the scope names, and the
+    /// message-count window (always when set, else when there is no token window).
+    async fn fit(
+        &self,
+        memory: &mut WorkingMemoryBody,
+        window: Option<u64>,
+    ) -> Result<(), ApiError> {
+        if let Some(window) = window {
+            window::summarize_if_needed(memory, window, self.summarizer.as_ref()).await?;
+        }
+        let count = match (self.window_size, window) {
+            (Some(n), _) => Some(n),
+            (None, None) => Some(DEFAULT_WINDOW_SIZE),
+            (None, Some(_)) => None,
+        };
+        if let Some(count) = count {
+            window::summarize_by_count(memory, count, self.summarizer.as_ref()).await?;
+        }
+        Ok(())
+    }
+
+    /// Logs, once per session, that messages came without `created_at`.
+    fn warn_missing_times(&self, session_id: &str, memory: &WorkingMemoryBody) {
+        let missing = memory
+            .messages
+            .iter()
+            .filter(|m| m.created_at_missing)
+            .count();
+        if missing == 0 {
+            return;
+        }
+        let key = format!(
+            "{}\u{1f}{}",
+            memory.namespace.as_deref().unwrap_or(""),
+            ids::session_key(memory.user_id.as_deref(), session_id)
+        );
+        let mut warned = self.warned.lock();
+        if warned.contains(&key) {
+            return;
+        }
+        if warned.len() >= MAX_WARNED_SESSIONS {
+            warned.clear();
+        }
+        warned.insert(key);
+        drop(warned);
+        tracing::warn!(
+            session = session_id,
+            messages = missing,
+            "messages without created_at: the server set it to the time they arrived; \
+             send created_at with every message (it will become required)"
+        );
     }
 
     /// Indexes every message put into a session as an episode in `episodes` and rebuilds
@@ -123,9 +234,7 @@ impl WorkingMemoryStore {
             last_accessed: Utc::now(),
         };
         let window = scope.window();
-        if let Some(window) = window {
-            window::summarize_if_needed(&mut memory, window, self.summarizer.as_ref()).await?;
-        }
+        self.fit(&mut memory, window).await?;
         memory.tokens = window::token_count(&memory);
         Ok(Some(respond(memory, window, Some(false))))
     }
@@ -182,32 +291,49 @@ impl WorkingMemoryStore {
         for record in &memory.memories {
             LongTermMemory::validate(record)?;
         }
+        let strategy = Strategy::parse(&memory.long_term_memory_strategy, self.has_model)?;
+        if let Some(ttl) = scope.ttl_seconds {
+            memory.ttl_seconds = Some(ttl);
+        }
         memory.session_id = Some(session_id.to_owned());
         memory.last_accessed = Utc::now();
-        if let Some(index) = &self.index {
+        self.warn_missing_times(session_id, &memory);
+
+        let long_term = self.long_term.is_enabled();
+        let index = self.index.as_ref().filter(|_| long_term);
+        let extractor = self.extractor.as_ref().filter(|_| long_term);
+        let needs_previous = (index.is_some()
+            && memory.messages.iter().any(|m| m.persisted_at.is_none()))
+            || (extractor.is_some() && memory.messages.iter().any(|m| !m.extracted()));
+        let previous = if needs_previous {
+            self.load(
+                session_id,
+                memory.namespace.as_deref(),
+                memory.user_id.as_deref(),
+            )
+            .await
+            .unwrap_or_else(|error| {
+                tracing::warn!(%error, session = session_id, "the stored session is unreadable; it is replaced");
+                None
+            })
+        } else {
+            None
+        };
+        if let Some(index) = index {
             if memory.messages.iter().any(|m| m.persisted_at.is_none()) {
-                let previous = self
-                    .load(
-                        session_id,
-                        memory.namespace.as_deref(),
-                        memory.user_id.as_deref(),
-                    )
-                    .await
-                    .unwrap_or_else(|error| {
-                        tracing::warn!(%error, session = session_id, "the stored session is unreadable; it is replaced");
-                        None
-                    });
                 index
                     .index(session_id, &mut memory, previous.as_ref())
                     .await;
             }
         }
+        let job = extractor
+            .and_then(|_| extraction_job(session_id, &mut memory, previous.as_ref(), strategy));
 
         let window = scope.window();
-        if let Some(window) = window {
-            window::summarize_if_needed(&mut memory, window, self.summarizer.as_ref()).await?;
+        self.fit(&mut memory, window).await?;
+        if long_term {
+            self.promote(&mut memory).await?;
         }
-        self.promote(&mut memory).await?;
         memory.tokens = window::token_count(&memory);
 
         let mut entry = MemoryEntry::new(
@@ -227,6 +353,9 @@ impl WorkingMemoryStore {
         self.kv
             .put(&ids::sessions_namespace(memory.namespace.as_deref()), entry)
             .await?;
+        if let (Some(extractor), Some(job)) = (extractor, job) {
+            extractor.schedule(job);
+        }
         Ok(respond(memory, window, None))
     }
 
@@ -310,6 +439,44 @@ impl WorkingMemoryStore {
         let sessions = sessions.into_iter().skip(offset).take(limit).collect();
         Ok(SessionList { sessions, total })
     }
+}
+
+/// The extraction job of a `PUT`: the messages neither the client nor the stored
+/// session (`previous`) marks extracted, which are marked now. `None` when there are none.
+fn extraction_job(
+    session_id: &str,
+    memory: &mut WorkingMemoryBody,
+    previous: Option<&WorkingMemoryBody>,
+    strategy: Strategy,
+) -> Option<Job> {
+    let done: HashSet<&str> = previous
+        .into_iter()
+        .flat_map(|p| &p.messages)
+        .filter(|m| m.extracted())
+        .map(|m| m.id.as_str())
+        .collect();
+    let mut fresh = Vec::new();
+    for message in &mut memory.messages {
+        if message.extracted() {
+            continue;
+        }
+        if !done.contains(message.id.as_str()) {
+            fresh.push(message.clone());
+        }
+        message.discrete_memory_extracted = "t".to_owned();
+    }
+    if fresh.is_empty() {
+        return None;
+    }
+    Some(Job {
+        session_id: session_id.to_owned(),
+        namespace: memory.namespace.clone(),
+        user_id: memory.user_id.clone(),
+        strategy,
+        fresh,
+        context: memory.context.clone(),
+        all: memory.messages.clone(),
+    })
 }
 
 fn respond(

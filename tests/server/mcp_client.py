@@ -69,7 +69,7 @@ async def scenario(session):
     wm = json.loads(text(await session.call_tool("get_working_memory", {"session_id": "mcp-s1"})))
     assert wm["data"] == {"party": 2}, wm
 
-    prompt = json.loads(text(await session.call_tool("memory_prompt", {"query": "Any food I should avoid?", "session_id": "mcp-s1"})))
+    prompt = json.loads(text(await session.call_tool("memory_prompt", {"query": "Which foods am I allergic to?", "session_id": "mcp-s1"})))
     rendered = json.dumps(prompt)
     assert "peanuts" in rendered and "table for tonight" in rendered, rendered
 

@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use clap::Args;
 
-use agentmemory::server::{self, Auth, MemoryService, ServerConfig};
+use agentmemory::server::{self, Auth, MemoryService, ServerConfig, ServerSettings};
 
 use crate::error::CliError;
 use crate::store::Stores;
@@ -114,9 +114,18 @@ pub struct IndexArgs {
     pub index_all_messages_in_long_term_memory: bool,
 }
 
+/// The service over the store, configured by the reference server's environment
+/// variables (`WINDOW_SIZE`, `LONG_TERM_MEMORY`, `ENABLE_DISCRETE_MEMORY_EXTRACTION`,
+/// `GENERATION_MODEL`, `OPENAI_BASE_URL`, `OPENAI_API_KEY`; see
+/// `agentmemory::server::ServerSettings`).
 fn service(stores: &Stores, index: &IndexArgs) -> Result<MemoryService, CliError> {
+    let settings = ServerSettings::from_env().map_err(|e| CliError::Usage(e.to_string()))?;
+    if let Some(model) = &settings.model {
+        tracing::info!(model = %model.name, "generation model configured: extraction and summaries use it");
+    }
     Ok(MemoryService::from_container(stores.container())
         .map_err(CliError::from)?
+        .with_settings(settings)
         .index_all_messages(index.index_all_messages_in_long_term_memory))
 }
 

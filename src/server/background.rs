@@ -1,0 +1,412 @@
+//! Background extraction: after a `PUT` is stored and answered, the session's new
+//! messages go through its [`Strategy`] into long-term memory.
+//!
+//! - **Which messages.** Those the client did not mark `discrete_memory_extracted: "t"`
+//!   and the stored session does not hold marked: the server marks them when it hands
+//!   them over, so a message is extracted once however often the session is sent again.
+//! - **In order.** Jobs run one at a time, in the order the `PUT`s were stored, so that a
+//!   later "I moved to Berlin" supersedes an earlier "I live in Paris" and not the reverse.
+//! - **Never costs the write.** A failing model or store is logged; with a model, a failed
+//!   extraction falls back to the rule extractor and a failed summary to the extractive
+//!   summariser. [`Extractor::settle`] waits until every scheduled job is done (tests,
+//!   graceful shutdown).
+
+use std::sync::Arc;
+
+use chrono::Utc;
+use parking_lot::Mutex;
+use serde::Deserialize;
+use serde_json::Value;
+use tokio::sync::watch;
+use tokio::task::JoinHandle;
+
+use agentmemory_core::episodes::stable_ulid;
+use agentmemory_core::extract::{FactExtractor, LlmExtractor, RuleExtractor, Turn};
+use agentmemory_core::facts::FactCandidate;
+use agentmemory_core::model::ChatRequest;
+use agentmemory_core::summarize::{ExtractiveSummarizer, LlmSummarizer, Summarizer};
+use agentmemory_core::{MemoryError, Message};
+
+use super::error::ApiError;
+use super::long_term::LongTermMemory;
+use super::settings::GenerationModel;
+use super::strategy::Strategy;
+use super::window;
+use super::wire::{MemoryType, WireMemory, WireMessage};
+
+/// The topic of summary memories.
+pub const SUMMARY_TOPIC: &str = "summary";
+
+/// One session's messages to extract.
+#[derive(Debug, Clone)]
+pub(crate) struct Job {
+    pub(crate) session_id: String,
+    pub(crate) namespace: Option<String>,
+    pub(crate) user_id: Option<String>,
+    pub(crate) strategy: Strategy,
+    /// The messages not extracted yet, oldest first.
+    pub(crate) fresh: Vec<WireMessage>,
+    /// The session's summary of folded messages, before this `PUT`.
+    pub(crate) context: Option<String>,
+    /// Every message of the session as sent (the summary strategy reads them all).
+    pub(crate) all: Vec<WireMessage>,
+}
+
+/// Runs the extraction of stored sessions in the background, in order.
+#[derive(Clone)]
+pub struct Extractor {
+    long_term: LongTermMemory,
+    model: Option<GenerationModel>,
+    /// The last job scheduled: the next one waits for it.
+    last: Arc<Mutex<Option<JoinHandle<()>>>>,
+    pending: Arc<watch::Sender<usize>>,
+}
+
+/// Counts a job as pending until it is dropped (done, failed or panicked).
+struct Pending(Arc<watch::Sender<usize>>);
+
+impl Pending {
+    fn new(pending: &Arc<watch::Sender<usize>>) -> Self {
+        pending.send_modify(|n| *n += 1);
+        Self(Arc::clone(pending))
+    }
+}
+
+impl Drop for Pending {
+    fn drop(&mut self) {
+        self.0.send_modify(|n| *n = n.saturating_sub(1));
+    }
+}
+
+impl Extractor {
+    /// Extraction into `long_term`, with `model` when one is configured (see
+    /// [`WorkingMemoryStore::extract_with`](super::working::WorkingMemoryStore::extract_with);
+    /// [`MemoryService::with_settings`](super::MemoryService::with_settings) builds one).
+    pub fn new(long_term: LongTermMemory, model: Option<GenerationModel>) -> Self {
+        Self {
+            long_term,
+            model,
+            last: Arc::new(Mutex::new(None)),
+            pending: Arc::new(watch::channel(0).0),
+        }
+    }
+
+    /// Whether a generation model is configured.
+    pub fn has_model(&self) -> bool {
+        self.model.is_some()
+    }
+
+    /// Runs `job` in the background, after the jobs scheduled before it.
+    pub(crate) fn schedule(&self, job: Job) {
+        let pending = Pending::new(&self.pending);
+        let this = self.clone();
+        // each job waits for the one scheduled before it: the order of the PUTs
+        let mut last = self.last.lock();
+        let previous = last.take();
+        *last = Some(tokio::spawn(async move {
+            let _pending = pending;
+            if let Some(previous) = previous {
+                // a job that panicked has been logged by the runtime; the line goes on
+                let _ = previous.await;
+            }
+            if let Err(error) = this.run(&job).await {
+                tracing::warn!(%error, session = %job.session_id, "background extraction failed");
+            }
+        }));
+    }
+
+    /// Completes when no job is scheduled or running.
+    pub async fn settle(&self) {
+        let mut rx = self.pending.subscribe();
+        let _ = rx.wait_for(|n| *n == 0).await;
+    }
+
+    async fn run(&self, job: &Job) -> Result<(), ApiError> {
+        match &job.strategy {
+            Strategy::Discrete => self.facts(job, false).await,
+            Strategy::Preferences => self.facts(job, true).await,
+            Strategy::Summary { max_words } => self.summary(job, *max_words).await,
+            Strategy::Custom { prompt } => self.custom(job, prompt).await,
+        }
+    }
+
+    /// Facts of the user's fresh messages (each with the assistant's reply that follows
+    /// it, as context), reconciled in the user's fact store.
+    async fn facts(&self, job: &Job, preferences_only: bool) -> Result<(), ApiError> {
+        let rules = RuleExtractor::new();
+        let llm = self
+            .model
+            .as_ref()
+            .map(|m| LlmExtractor::new(Arc::clone(&m.model)).with_model_name(m.name.clone()));
+        for (i, message) in job.fresh.iter().enumerate() {
+            if message.role != "user" {
+                continue;
+            }
+            let user = core_message(message);
+            let reply = job
+                .fresh
+                .get(i + 1)
+                .filter(|m| m.role == "assistant")
+                .map(core_message);
+            let turn = Turn {
+                user: &user,
+                assistant: reply.as_ref(),
+            };
+            let candidates = match &llm {
+                Some(llm) => match llm.extract(turn).await {
+                    Ok(found) => found,
+                    Err(error) => {
+                        tracing::warn!(%error, session = %job.session_id, "the model's extraction failed; the rule extractor reads the message instead");
+                        rules.extract(turn).await?
+                    }
+                },
+                None => rules.extract(turn).await?,
+            };
+            for mut candidate in candidates {
+                if preferences_only && !is_preference(&candidate) {
+                    continue;
+                }
+                candidate.observed_at = Some(message.created_at);
+                let mut record = self.record(job, statement(&candidate), MemoryType::Semantic);
+                record.topics = (!candidate.topics.is_empty()).then(|| candidate.topics.clone());
+                record.entities =
+                    (!candidate.entities.is_empty()).then(|| candidate.entities.clone());
+                record.extracted_from = Some(vec![message.id.clone()]);
+                self.long_term.create_extracted(record, candidate).await?;
+            }
+        }
+        Ok(())
+    }
+
+    /// One summary memory of the session, rewritten: its id is derived from the session.
+    async fn summary(&self, job: &Job, max_words: usize) -> Result<(), ApiError> {
+        let messages: Vec<Message> = job.all.iter().map(core_message).collect();
+        // about four tokens for three words
+        let budget = (max_words.saturating_mul(4) / 3).max(16);
+        let summary = match &self.model {
+            Some(m) => {
+                LlmSummarizer::new(Arc::clone(&m.model))
+                    .with_model_name(m.name.clone())
+                    .summarize(job.context.as_deref(), &messages, budget)
+                    .await?
+            }
+            None => {
+                ExtractiveSummarizer::new()
+                    .summarize(job.context.as_deref(), &messages, budget)
+                    .await?
+            }
+        };
+        if summary.trim().is_empty() {
+            return Ok(());
+        }
+        let mut record = self.record(job, summary, MemoryType::Episodic);
+        record.id = summary_id(
+            job.namespace.as_deref(),
+            job.user_id.as_deref(),
+            &job.session_id,
+        );
+        record.topics = Some(vec![SUMMARY_TOPIC.to_owned()]);
+        record.extracted_from = Some(job.all.iter().map(|m| m.id.clone()).collect());
+        self.long_term.create(vec![record]).await?;
+        Ok(())
+    }
+
+    /// The memories the model finds with the client's prompt.
+    async fn custom(&self, job: &Job, prompt: &str) -> Result<(), ApiError> {
+        let Some(model) = &self.model else {
+            // refused when the session was stored; a model cannot go away since
+            return Ok(());
+        };
+        let transcript = job
+            .fresh
+            .iter()
+            .map(|m| format!("{}: {}", m.role, m.content))
+            .collect::<Vec<_>>()
+            .join("\n");
+        let prompt = prompt
+            .replace("{message}", &transcript)
+            .replace("{current_datetime}", &Utc::now().to_rfc3339());
+        let request = ChatRequest::new(
+            model.name.clone(),
+            "",
+            vec![Arc::new(Message::user(prompt))],
+        )
+        .with_temperature(0.0);
+        let completion = model.model.complete(request).await?;
+        let found = parse_memories(&completion.message.text())?;
+        let mut records = Vec::with_capacity(found.len());
+        for memory in found {
+            let kind = match memory.kind.as_deref() {
+                Some("episodic") => MemoryType::Episodic,
+                _ => MemoryType::Semantic,
+            };
+            let mut record = self.record(job, memory.text, kind);
+            record.topics = memory.topics.filter(|t| !t.is_empty());
+            record.entities = memory.entities.filter(|e| !e.is_empty());
+            record.event_date = memory
+                .event_date
+                .as_deref()
+                .and_then(|d| chrono::DateTime::parse_from_rfc3339(d).ok())
+                .map(|d| d.with_timezone(&Utc));
+            record.extracted_from = Some(job.fresh.iter().map(|m| m.id.clone()).collect());
+            records.push(record);
+        }
+        if !records.is_empty() {
+            self.long_term.create(records).await?;
+        }
+        Ok(())
+    }
+
+    fn record(&self, job: &Job, text: String, kind: MemoryType) -> WireMemory {
+        let now = Utc::now();
+        WireMemory {
+            id: ulid::Ulid::new().to_string(),
+            text,
+            session_id: Some(job.session_id.clone()),
+            user_id: job.user_id.clone(),
+            namespace: job.namespace.clone(),
+            last_accessed: now,
+            created_at: now,
+            updated_at: now,
+            topics: None,
+            entities: None,
+            memory_hash: None,
+            discrete_memory_extracted: "t".to_owned(),
+            memory_type: kind,
+            persisted_at: None,
+            extracted_from: None,
+            event_date: None,
+        }
+    }
+}
+
+/// The id of the summary memory of a session: the same for every `PUT` of it.
+pub fn summary_id(namespace: Option<&str>, user_id: Option<&str>, session_id: &str) -> String {
+    stable_ulid(
+        chrono::DateTime::<Utc>::UNIX_EPOCH,
+        &[
+            b"summary\x1f",
+            namespace.unwrap_or("").as_bytes(),
+            b"\x1f",
+            user_id.unwrap_or("").as_bytes(),
+            b"\x1f",
+            session_id.as_bytes(),
+        ],
+    )
+    .to_string()
+}
+
+fn core_message(message: &WireMessage) -> Message {
+    Message::new(window::role(&message.role), message.content.as_str()).at(message.created_at)
+}
+
+/// Whether a fact states a preference: a like or dislike, a favourite, a diet.
+fn is_preference(candidate: &FactCandidate) -> bool {
+    candidate.subject.is_none()
+        && candidate
+            .attribute
+            .as_deref()
+            .is_some_and(|a| a == "likes" || a == "diet" || a.starts_with("favourite "))
+}
+
+/// The fact as the reference server words it: "User likes jazz", "User's favourite food
+/// is sushi".
+fn statement(candidate: &FactCandidate) -> String {
+    let text = candidate.text.trim();
+    match &candidate.subject {
+        Some(subject) => format!("User's {subject}: {text}"),
+        None if text.starts_with("favourite ") => format!("User's {text}"),
+        None => format!("User {text}"),
+    }
+}
+
+#[derive(Debug, Deserialize)]
+struct Found {
+    #[serde(default, rename = "type")]
+    kind: Option<String>,
+    text: String,
+    #[serde(default)]
+    topics: Option<Vec<String>>,
+    #[serde(default)]
+    entities: Option<Vec<String>>,
+    #[serde(default)]
+    event_date: Option<String>,
+}
+
+#[derive(Debug, Deserialize)]
+struct FoundList {
+    memories: Vec<Value>,
+}
+
+/// The memories of a model's `{"memories": [...]}` answer (in a ```` ```json ```` fence or
+/// not); entries without text are skipped.
+fn parse_memories(answer: &str) -> Result<Vec<Found>, MemoryError> {
+    let trimmed = answer.trim();
+    let json = trimmed
+        .strip_prefix("```json")
+        .or_else(|| trimmed.strip_prefix("```"))
+        .and_then(|rest| rest.trim_end().strip_suffix("```"))
+        .unwrap_or(trimmed)
+        .trim();
+    let list: FoundList = serde_json::from_str(json).map_err(|e| {
+        MemoryError::Extraction(format!(
+            "the model's answer to the custom prompt is not JSON of the form {{\"memories\": [...]}}: {e}"
+        ))
+    })?;
+    Ok(list
+        .memories
+        .into_iter()
+        .filter_map(|m| serde_json::from_value::<Found>(m).ok())
+        .filter(|m| !m.text.trim().is_empty())
+        .collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn candidate(text: &str, attribute: &str) -> FactCandidate {
+        let mut c = FactCandidate::new(text, 0.9);
+        c.attribute = Some(attribute.to_owned());
+        c
+    }
+
+    #[test]
+    fn facts_read_as_statements_about_the_user() {
+        assert_eq!(
+            statement(&candidate("lives in Berlin", "location")),
+            "User lives in Berlin"
+        );
+        assert_eq!(
+            statement(&candidate("favourite food is sushi", "favourite food")),
+            "User's favourite food is sushi"
+        );
+        assert!(is_preference(&candidate("likes jazz", "likes")));
+        assert!(is_preference(&candidate(
+            "favourite food is sushi",
+            "favourite food"
+        )));
+        assert!(!is_preference(&candidate("lives in Berlin", "location")));
+        assert!(!is_preference(&candidate("works at Acme", "employer")));
+    }
+
+    #[test]
+    fn summary_ids_are_per_session_and_stable() {
+        let a = summary_id(Some("ns"), Some("alice"), "s1");
+        assert_eq!(a, summary_id(Some("ns"), Some("alice"), "s1"));
+        assert_ne!(a, summary_id(Some("ns"), Some("bob"), "s1"));
+        assert_ne!(a, summary_id(None, Some("alice"), "s1"));
+        assert!(ulid::Ulid::from_string(&a).is_ok());
+    }
+
+    #[test]
+    fn custom_answers_parse_fenced_or_not() {
+        let found = parse_memories(
+            "```json\n{\"memories\": [{\"type\": \"episodic\", \"text\": \"User flew to Oslo\", \"event_date\": \"2026-01-02T00:00:00Z\"}, {\"text\": \" \"}, 7]}\n```",
+        )
+        .unwrap();
+        assert_eq!(found.len(), 1);
+        assert_eq!(found[0].kind.as_deref(), Some("episodic"));
+        assert!(parse_memories("no JSON here").is_err());
+    }
+}
