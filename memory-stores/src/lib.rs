@@ -28,6 +28,8 @@ mod fact_cache;
 mod fact_rows;
 #[cfg(feature = "file")]
 mod file;
+#[cfg(any(feature = "redis", feature = "postgres"))]
+mod params;
 #[cfg(feature = "postgres")]
 mod postgres;
 #[cfg(feature = "redis")]
