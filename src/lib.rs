@@ -52,8 +52,8 @@
 
 // The modules of the engine, each with its whole public API.
 pub use agentmemory_core::{
-    buffer, conversation, di, embed, episodes, error, extract, facts, ingest, kv, message, model,
-    recall, render, session, summarize, text, time, tokens, vector, working,
+    buffer, conversation, di, embed, episodes, error, extract, facts, ingest, kv, manager, message,
+    model, recall, render, session, summarize, text, time, tokens, vector, working,
 };
 
 // The types most programs name, at the root.
@@ -71,6 +71,7 @@ pub use agentmemory_core::facts::{
     ScoredFact, UserMemoryStore,
 };
 pub use agentmemory_core::kv::{InMemoryKvStore, KvStore, MemoryEntry, MemoryScope};
+pub use agentmemory_core::manager::{MemoryConfig, MemoryManager};
 pub use agentmemory_core::message::{Content, ContentBlock, Message, Metadata, Role, ToolCall};
 pub use agentmemory_core::model::{
     ChatModel, ChatRequest, ChatStream, Completion, OfflineModel, StreamEvent, ToolDefinition,
@@ -90,6 +91,9 @@ pub use agentmemory_core::vector::{
 };
 pub use agentmemory_core::working::WorkingMemory;
 pub use agentmemory_macros::remember;
+/// `MemoryManager::from_env()` and `MemoryManager::open_url(...)`: a manager over the
+/// stores of a URL.
+pub use agentmemory_stores::MemoryManagerExt;
 
 #[cfg(feature = "rig")]
 #[cfg_attr(docsrs, doc(cfg(feature = "rig")))]
@@ -113,6 +117,7 @@ pub mod prelude {
     pub use agentmemory_core::facts::{
         FactCandidate, FactChange, InMemoryUserMemoryStore, MemoryFact, UserMemoryStore,
     };
+    pub use agentmemory_core::manager::{MemoryConfig, MemoryManager};
     pub use agentmemory_core::model::{
         ChatModel, ChatRequest, ChatStream, Completion, OfflineModel, StreamEvent, ToolDefinition,
     };
@@ -126,6 +131,7 @@ pub mod prelude {
         Container, ConversationStore, InMemoryConversationStore, InMemoryKvStore, KvStore,
         MemoryError, Message, Remember, RememberSpec, Role, ToolCall,
     };
+    pub use agentmemory_stores::MemoryManagerExt;
 }
 
 #[doc(hidden)]

@@ -21,6 +21,7 @@ pub mod extract;
 pub mod facts;
 pub mod ingest;
 pub mod kv;
+pub mod manager;
 pub mod message;
 pub mod model;
 pub mod recall;
@@ -47,6 +48,7 @@ pub use facts::{
     ScoredFact, UserMemoryStore,
 };
 pub use kv::{InMemoryKvStore, KvStore, MemoryEntry, MemoryScope};
+pub use manager::{MemoryConfig, MemoryManager};
 pub use message::{Content, ContentBlock, Message, Metadata, Role, ToolCall};
 pub use model::{
     ChatModel, ChatRequest, ChatStream, Completion, StreamEvent, ToolDefinition, Usage,

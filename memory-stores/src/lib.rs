@@ -28,6 +28,7 @@ mod fact_cache;
 mod fact_rows;
 #[cfg(feature = "file")]
 mod file;
+mod manager;
 #[cfg(any(feature = "redis", feature = "postgres"))]
 mod params;
 #[cfg(feature = "postgres")]
@@ -44,6 +45,7 @@ mod url;
 
 #[cfg(feature = "file")]
 pub use file::FileStore;
+pub use manager::{MemoryManagerExt, DEFAULT_MANAGER_URL};
 #[cfg(feature = "postgres")]
 pub use postgres::{PostgresOptions, PostgresStore};
 #[cfg(feature = "redis")]
