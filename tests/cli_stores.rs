@@ -347,7 +347,15 @@ fn postgres_url_parameters_reach_the_store() {
     let url_b = format!("{base}{sep}schema=cli_b_{suffix}");
     let user = format!("ada-{suffix}");
     run(
-        &["--store", &url_a, "facts", "add", "--user", &user, "I live in Lisbon"],
+        &[
+            "--store",
+            &url_a,
+            "facts",
+            "add",
+            "--user",
+            &user,
+            "I live in Lisbon",
+        ],
         "",
         &[],
     )
