@@ -346,6 +346,10 @@ fn postgres_url_parameters_reach_the_store() {
     let url_a = format!("{base}{sep}schema=cli_a_{suffix}&pool_size=2&pool_min_size=1");
     let url_b = format!("{base}{sep}schema=cli_b_{suffix}");
     let user = format!("ada-{suffix}");
+    let _cleanup = DropSchemas {
+        url: base.clone(),
+        schemas: vec![format!("cli_a_{suffix}"), format!("cli_b_{suffix}")],
+    };
     run(
         &[
             "--store",
@@ -378,4 +382,29 @@ fn postgres_url_parameters_reach_the_store() {
     let refused = run(&["--store", &bad, "facts", "list", "--user", "x"], "", &[]);
     assert_eq!(refused.code, 2, "{}", refused.stderr);
     assert!(refused.error().contains("`shcema`"), "{}", refused.stderr);
+}
+
+/// Drops the test's schemas at the end, best effort: through `psql` when it is on the PATH
+/// (the facade's tests have no PostgreSQL client of their own).
+#[cfg(feature = "postgres")]
+struct DropSchemas {
+    url: String,
+    schemas: Vec<String>,
+}
+
+#[cfg(feature = "postgres")]
+impl Drop for DropSchemas {
+    fn drop(&mut self) {
+        for schema in &self.schemas {
+            let _ = Command::new("psql")
+                .args([
+                    self.url.as_str(),
+                    "-qc",
+                    &format!("DROP SCHEMA IF EXISTS \"{schema}\" CASCADE"),
+                ])
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .status();
+        }
+    }
 }
