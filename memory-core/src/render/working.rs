@@ -39,7 +39,8 @@ pub fn working_memory<'a>(entries: impl IntoIterator<Item = (&'a str, &'a str)>)
 /// use agentmemory_core::render::working_memory_within;
 /// use agentmemory_core::tokens::HeuristicCounter;
 ///
-/// let entries = [("goal", "book flights"), ("note", "a long note ".repeat(40).as_str())];
+/// let long = "a long note ".repeat(40);
+/// let entries = [("goal", "book flights"), ("note", long.as_str())];
 /// let text = working_memory_within(entries, 40, &HeuristicCounter::default());
 /// assert!(text.contains("- goal: book flights"));
 /// assert!(!text.contains("- note:"));
