@@ -6,7 +6,7 @@
 //! [`MemoryConfig`], older turns folded into a running summary past the threshold; working
 //! memory is a [`WorkingMemory`] scope of its [`KvStore`]. [`fork`](MemoryManager::fork)
 //! gives a sub-agent the same conversations and a working memory of its own;
-//! [`session`](MemoryManager::session) builds a [`Session`](crate::Session) over the same
+//! [`session`](MemoryManager::session) builds a [`Session`] over the same
 //! stores whose prompts carry the working memory.
 
 mod config;
