@@ -65,6 +65,7 @@ pub use agentmemory_core::facts::{
     Polarity, ScoredFact, UserMemoryStore,
 };
 pub use agentmemory_core::kv::{InMemoryKvStore, KvStore, MemoryEntry, MemoryScope};
+pub use agentmemory_core::manager::{MemoryConfig, MemoryManager};
 pub use agentmemory_core::message::{Content, ContentBlock, Message, Metadata, Role, ToolCall};
 pub use agentmemory_core::model::{
     ChatModel, ChatRequest, ChatStream, Completion, OfflineModel, StreamEvent, ToolDefinition,
@@ -85,6 +86,9 @@ pub use agentmemory_core::vector::{
 };
 pub use agentmemory_core::working::WorkingMemory;
 pub use agentmemory_macros::remember;
+/// `MemoryManager::from_env()` and `MemoryManager::open_url(...)`: a manager over the
+/// stores of a URL.
+pub use agentmemory_stores::MemoryManagerExt;
 
 /// The short-term memory: a token-budget window with a running summary, and a window
 /// of the last N messages.
@@ -278,6 +282,7 @@ pub mod prelude {
         FactCandidate, FactChange, FactQuery, InMemoryUserMemoryStore, MemoryFact, ScoredFact,
         UserMemoryStore,
     };
+    pub use agentmemory_core::manager::{MemoryConfig, MemoryManager};
     pub use agentmemory_core::model::{
         ChatModel, ChatRequest, ChatStream, Completion, OfflineModel, StreamEvent, ToolDefinition,
         Usage,
@@ -294,6 +299,7 @@ pub mod prelude {
         Container, ConversationEvent, ConversationStore, InMemoryConversationStore,
         InMemoryKvStore, KvStore, MemoryError, Message, Remember, RememberSpec, Role, ToolCall,
     };
+    pub use agentmemory_stores::MemoryManagerExt;
 }
 
 #[doc(hidden)]
@@ -301,11 +307,38 @@ pub mod __private {
     pub use agentmemory_core::{Remember, RememberSpec};
 }
 
-/// The memory server (feature `server`): the working-memory REST API and, with `mcp`, MCP tools.
 /// Knowledge graphs (entities, relations, observations) kept as a log of changes on the
 /// stores, with the reference MCP `memory` server's model and file format.
-pub use agentmemory_core::graph;
+pub mod graph {
+    pub use agentmemory_core::graph::{
+        log_id, AddedObservations, Effect, EntitiesDeleted, Entity, Graph, GraphChange, GraphError,
+        GraphEvent, GraphState, KnowledgeGraph, ObservationAddition, ObservationDeletion,
+        ObservationsDeleted, Relation, DEFAULT_GRAPH, GRAPH_CHANGE_VERSION, MEANING_THRESHOLD,
+    };
 
+    /// The reference server's `memory.jsonl` file format.
+    pub mod jsonl {
+        pub use agentmemory_core::graph::jsonl::{parse, write};
+    }
+
+    /// The entity that stands for the user, whose observations are the user's facts.
+    pub mod user {
+        pub use agentmemory_core::graph::user::{DEFAULT_USER, USER_ENTITY_TYPE};
+    }
+}
+
+/// Conversation memory and working memory behind one object, configured from the
+/// environment.
+pub mod manager {
+    pub use agentmemory_core::manager::{
+        AddedTurn, MemoryConfig, MemoryManager, CONFIG_ENV_VARS, DEFAULT_WORKING_SCOPE,
+        MEMORY_BLOCK_TOKENS_ENV, SUMMARIZE_THRESHOLD_ENV, SUMMARIZE_TO_ENV, SUMMARY_TOKENS_ENV,
+        WINDOW_TOKENS_ENV, WORKING_MEMORY_TOKENS_ENV, WORKING_SCOPE_ENV,
+    };
+    pub use agentmemory_stores::MemoryManagerExt;
+}
+
+/// The memory server (feature `server`): the working-memory REST API and, with `mcp`, MCP tools.
 #[cfg(feature = "server")]
 #[cfg_attr(docsrs, doc(cfg(feature = "server")))]
 pub mod server;

@@ -324,3 +324,87 @@ fn a_missing_embedding_model_is_a_usage_error_naming_the_directory() {
     assert_eq!(run.code, 2, "{}", run.stderr);
     assert!(run.error().contains("/nonexistent/model"), "{}", run.stderr);
 }
+
+/// `?schema=` in `--store` puts the tables in that schema (the CLI and `agentmem serve`
+/// no longer always use `agentmem`), and an unknown parameter is a usage error naming it.
+#[cfg(feature = "postgres")]
+#[test]
+fn postgres_url_parameters_reach_the_store() {
+    let Ok(base) = std::env::var("AGENTMEM_POSTGRES_URL") else {
+        assert!(
+            std::env::var("CI").map_or(true, |v| v != "true"),
+            "AGENTMEM_POSTGRES_URL must be set in CI"
+        );
+        eprintln!("skipping: set AGENTMEM_POSTGRES_URL to run");
+        return;
+    };
+    let sep = if base.contains('?') { '&' } else { '?' };
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos());
+    let suffix = format!("{}_{nanos}", std::process::id());
+    let url_a = format!("{base}{sep}schema=cli_a_{suffix}&pool_size=2&pool_min_size=1");
+    let url_b = format!("{base}{sep}schema=cli_b_{suffix}");
+    let user = format!("ada-{suffix}");
+    let _cleanup = DropSchemas {
+        url: base.clone(),
+        schemas: vec![format!("cli_a_{suffix}"), format!("cli_b_{suffix}")],
+    };
+    run(
+        &[
+            "--store",
+            &url_a,
+            "facts",
+            "add",
+            "--user",
+            &user,
+            "I live in Lisbon",
+        ],
+        "",
+        &[],
+    )
+    .ok();
+    let count = |url: &str| {
+        run(
+            &["--store", url, "facts", "list", "--user", &user, "--json"],
+            "",
+            &[],
+        )
+        .ok()
+        .json()
+        .as_array()
+        .map(Vec::len)
+    };
+    assert_eq!(count(&url_a), Some(1));
+    assert_eq!(count(&url_b), Some(0), "another schema holds other tables");
+
+    let bad = format!("{base}{sep}shcema=x");
+    let refused = run(&["--store", &bad, "facts", "list", "--user", "x"], "", &[]);
+    assert_eq!(refused.code, 2, "{}", refused.stderr);
+    assert!(refused.error().contains("`shcema`"), "{}", refused.stderr);
+}
+
+/// Drops the test's schemas at the end, best effort: through `psql` when it is on the PATH
+/// (the facade's tests have no PostgreSQL client of their own).
+#[cfg(feature = "postgres")]
+struct DropSchemas {
+    url: String,
+    schemas: Vec<String>,
+}
+
+#[cfg(feature = "postgres")]
+impl Drop for DropSchemas {
+    fn drop(&mut self) {
+        for schema in &self.schemas {
+            let _ = Command::new("psql")
+                .args([
+                    self.url.as_str(),
+                    "-qc",
+                    &format!("DROP SCHEMA IF EXISTS \"{schema}\" CASCADE"),
+                ])
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .status();
+        }
+    }
+}

@@ -1,6 +1,6 @@
 //! The hostile corpus (`render::hostile::CORPUS`) through the session's prompt paths: stored
-//! as facts, said as earlier messages (episodes) and folded into the summary, every text
-//! stays data inside its block. (The server's and rig's paths have tests of their own.)
+//! as facts, said as earlier messages (episodes), folded into the summary and kept in the
+//! working memory a session renders, every text stays data inside its block. (The server's and rig's paths have tests of their own.)
 
 use std::borrow::Cow;
 use std::sync::Arc;
@@ -43,6 +43,8 @@ const TAGS: &[&str] = &[
     "</user_memory>",
     "<conversation_summary>",
     "</conversation_summary>",
+    "<working_memory>",
+    "</working_memory>",
 ];
 
 #[tokio::test]
@@ -75,13 +77,22 @@ async fn every_hostile_text_stays_data_in_the_system_prompt() {
             .unwrap();
     }
 
+    // Every hostile text as a working-memory value, and as a key.
+    let working = WorkingMemory::new("task");
+    for (i, text) in hostile::CORPUS.iter().enumerate() {
+        working.set(format!("note {i}"), *text).await.unwrap();
+        working.set(*text, i).await.unwrap();
+    }
+
     let mut session = Session::builder(Assistant, &container)
         .user("mallory")
         .config(
             SessionConfig::default()
                 .with_max_tokens(6_000)
-                .with_memory_block_tokens(1_500),
+                .with_memory_block_tokens(1_500)
+                .with_working_memory_tokens(1_000),
         )
+        .working_memory(working)
         .build()
         .await
         .unwrap();
@@ -103,6 +114,9 @@ async fn every_hostile_text_stays_data_in_the_system_prompt() {
             block.contains("&lt;/user_memory&gt;") && block.contains("\\u{200b}"),
             "{block}"
         );
+        let notes = reply.report.working_memory.expect("a working-memory block");
+        assert!(system.contains(&notes), "the block is in the prompt");
+        assert!(notes.contains("- note 0: likes tea\\n"), "{notes}");
         saw_summary |= system.contains("<conversation_summary>");
     }
     assert!(

@@ -172,6 +172,38 @@ pub enum MemoryError {
         reason: String,
     },
 
+    /// A parameter of a store URL (`?schema=`, `?pool_size=`, ...) is unknown to that kind
+    /// of store, or its value is not one it accepts. Reported before any connection is made.
+    ///
+    /// ```
+    /// use agentmemory_core::MemoryError;
+    ///
+    /// let err = MemoryError::url_parameter("postgres://db/app?shcema=x", "shcema", "unknown parameter");
+    /// assert!(matches!(&err, MemoryError::UrlParameter { parameter, .. } if parameter == "shcema"));
+    /// assert_eq!(err.to_string(), "store URL `postgres://db/app?shcema=x`: parameter `shcema`: unknown parameter");
+    /// ```
+    #[error("store URL `{url}`: parameter `{parameter}`: {reason}")]
+    UrlParameter {
+        /// The URL, its password shown as `***`.
+        url: String,
+        /// The parameter at fault.
+        parameter: String,
+        /// Why it was refused, and what is accepted.
+        reason: String,
+    },
+
+    /// An environment variable agentmem reads (`AGENTMEM_WINDOW_TOKENS`, ...) holds a value
+    /// it cannot use.
+    #[error("environment variable {variable}=`{value}`: {reason}")]
+    Environment {
+        /// The variable.
+        variable: &'static str,
+        /// Its value.
+        value: String,
+        /// What it must be.
+        reason: String,
+    },
+
     /// A fact extractor produced output that could not be used.
     #[error("fact extraction failed: {0}")]
     Extraction(String),
@@ -443,6 +475,19 @@ impl MemoryError {
     /// one line, for logs and messages to people.
     pub fn chain(&self) -> Chain<'_> {
         Chain(self)
+    }
+
+    /// A [`MemoryError::UrlParameter`].
+    pub fn url_parameter(
+        url: impl Into<String>,
+        parameter: impl Into<String>,
+        reason: impl Into<String>,
+    ) -> Self {
+        Self::UrlParameter {
+            url: url.into(),
+            parameter: parameter.into(),
+            reason: reason.into(),
+        }
     }
 
     /// A [`MemoryError::NotFound`].

@@ -25,6 +25,7 @@ pub mod facts;
 pub mod graph;
 pub mod ingest;
 pub mod kv;
+pub mod manager;
 pub mod message;
 pub mod model;
 mod offload;
@@ -53,6 +54,7 @@ pub use facts::{
     ScoredFact, UserMemoryStore,
 };
 pub use kv::{InMemoryKvStore, KvStore, MemoryEntry, MemoryScope};
+pub use manager::{MemoryConfig, MemoryManager};
 pub use message::{Content, ContentBlock, Message, Metadata, Role, ToolCall};
 pub use model::{
     ChatModel, ChatRequest, ChatStream, Completion, StreamEvent, ToolDefinition, Usage,

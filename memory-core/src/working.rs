@@ -206,19 +206,8 @@ impl WorkingMemory {
     /// every key and value escaped so one entry is always one line of data. Empty string
     /// when there are no entries.
     pub async fn to_context_string(&self) -> Result<String> {
-        let mut entries = self.entries().await?;
-        entries.sort_by(|a, b| {
-            b.importance
-                .total_cmp(&a.importance)
-                .then_with(|| a.key.cmp(&b.key))
-        });
-        let values: Vec<String> = entries
-            .iter()
-            .map(|e| match &e.content {
-                Value::String(s) => s.clone(),
-                other => other.to_string(),
-            })
-            .collect();
+        let entries = self.ranked_entries().await?;
+        let values = display_values(&entries);
         Ok(crate::render::working_memory(
             entries
                 .iter()
@@ -227,10 +216,52 @@ impl WorkingMemory {
         ))
     }
 
+    /// Like [`to_context_string`](Self::to_context_string), within `max_tokens` as
+    /// `counter` counts them: the least important entries are left out first (see
+    /// [`render::working_memory_within`](crate::render::working_memory_within)).
+    pub async fn to_context_string_within(
+        &self,
+        max_tokens: usize,
+        counter: &dyn crate::tokens::TokenCounter,
+    ) -> Result<String> {
+        let entries = self.ranked_entries().await?;
+        let values = display_values(&entries);
+        Ok(crate::render::working_memory_within(
+            entries
+                .iter()
+                .zip(&values)
+                .map(|(e, v)| (e.key.as_str(), v.as_str())),
+            max_tokens,
+            counter,
+        ))
+    }
+
+    /// Every live entry, most important first (ties by key).
+    async fn ranked_entries(&self) -> Result<Vec<MemoryEntry>> {
+        let mut entries = self.entries().await?;
+        entries.sort_by(|a, b| {
+            b.importance
+                .total_cmp(&a.importance)
+                .then_with(|| a.key.cmp(&b.key))
+        });
+        Ok(entries)
+    }
+
     /// Removes every entry of this scope; how many there were.
     pub async fn clear(&self) -> Result<usize> {
         self.store.clear(&self.namespace).await
     }
+}
+
+/// Each entry's value as prompt text: strings unquoted, anything else as compact JSON.
+fn display_values(entries: &[MemoryEntry]) -> Vec<String> {
+    entries
+        .iter()
+        .map(|e| match &e.content {
+            Value::String(s) => s.clone(),
+            other => other.to_string(),
+        })
+        .collect()
 }
 
 #[cfg(test)]

@@ -31,6 +31,9 @@ mod fact_cache;
 mod fact_rows;
 #[cfg(feature = "file")]
 mod file;
+mod manager;
+#[cfg(any(feature = "redis", feature = "postgres"))]
+mod params;
 #[cfg(feature = "postgres")]
 mod postgres;
 #[cfg(feature = "redis")]
@@ -46,6 +49,7 @@ mod url;
 #[cfg(feature = "file")]
 #[cfg_attr(docsrs, doc(cfg(feature = "file")))]
 pub use file::FileStore;
+pub use manager::{MemoryManagerExt, DEFAULT_MANAGER_URL};
 #[cfg(feature = "postgres")]
 #[cfg_attr(docsrs, doc(cfg(feature = "postgres")))]
 pub use postgres::{PostgresOptions, PostgresStore};

@@ -86,9 +86,13 @@ pub enum StoreUrl {
     /// `redis://HOST:PORT/DB` or, over TLS, `rediss://...` (the whole URL): every store in
     /// Redis (vector documents are kept in Redis and searched through an in-process index
     /// rebuilt when they change).
+    /// Takes `?pool_size=N` (see `RedisStore::connect_with`, feature `redis`); an unknown
+    /// parameter is a [`MemoryError::UrlParameter`] naming it.
     Redis(String),
     /// `postgres://USER@HOST:PORT/DB` or `postgresql://...` (the whole URL): every store in
-    /// PostgreSQL.
+    /// PostgreSQL. Takes `?schema=`, `pool_size`, `pool_min_size` and `connect_timeout`
+    /// (see "URL parameters" on `PostgresStore`, feature `postgres`); an unknown parameter
+    /// is a [`MemoryError::UrlParameter`] naming it.
     Postgres(String),
 }
 

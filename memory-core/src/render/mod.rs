@@ -25,4 +25,4 @@ pub use reference::{
 };
 pub(crate) use summary::RenderedSummary;
 pub use summary::{render as summary_block, SUMMARY_BLOCK_CLOSE, SUMMARY_BLOCK_OPEN};
-pub use working::working_memory;
+pub use working::{working_memory, working_memory_within, WORKING_BLOCK_CLOSE, WORKING_BLOCK_OPEN};

@@ -12,6 +12,7 @@ use crate::facts::UserMemoryStore;
 use crate::model::ChatModel;
 use crate::summarize::Summarizer;
 use crate::tokens::{HeuristicCounter, TokenCounter};
+use crate::working::WorkingMemory;
 
 use super::{Agent, LongTerm, Session};
 
@@ -61,6 +62,15 @@ pub struct SessionConfig {
     /// `max_tokens` (default 75). The headroom means the next summarisation comes
     /// several turns later instead of on every turn.
     pub summarize_to: u8,
+    /// Summarise as soon as messages and summary take more than this many tokens, even
+    /// when the prompt would still fit `max_tokens` (default `None`: only when it would
+    /// not). An absolute threshold beside the percentage [`summarize_to`](Self::summarize_to),
+    /// which then applies to it.
+    pub summarize_threshold: Option<usize>,
+    /// Token cap of the working-memory block, when the session renders one
+    /// ([`SessionBuilder::working_memory`]; default 500, never more than a quarter of
+    /// `max_tokens`): the least important entries are left out first.
+    pub working_memory_tokens: usize,
     /// Where fact extraction runs (default inline).
     pub extraction: ExtractionMode,
     /// Whether the assistant's replies are kept as episodes too, beside everything the
@@ -77,6 +87,8 @@ impl Default for SessionConfig {
             memory_block_tokens: 500,
             summary_tokens: 1_000,
             summarize_to: 75,
+            summarize_threshold: None,
+            working_memory_tokens: 500,
             extraction: ExtractionMode::Inline,
             episodes_of_replies: true,
             episode_retention: Retention::all(),
@@ -106,6 +118,18 @@ impl SessionConfig {
     /// Sets the low-water mark of summarisation, in percent of `max_tokens`.
     pub fn with_summarize_to(mut self, percent: u8) -> Self {
         self.summarize_to = percent;
+        self
+    }
+
+    /// Sets the absolute summarisation threshold, in tokens of messages and summary.
+    pub fn with_summarize_threshold(mut self, tokens: usize) -> Self {
+        self.summarize_threshold = Some(tokens);
+        self
+    }
+
+    /// Sets the working-memory block's token cap.
+    pub fn with_working_memory_tokens(mut self, tokens: usize) -> Self {
+        self.working_memory_tokens = tokens;
         self
     }
 
@@ -141,6 +165,7 @@ pub struct SessionBuilder<A: Agent> {
     must_exist: bool,
     ephemeral: bool,
     external_model: bool,
+    working: Option<WorkingMemory>,
 }
 
 impl<A: Agent> SessionBuilder<A> {
@@ -155,6 +180,7 @@ impl<A: Agent> SessionBuilder<A> {
             must_exist: false,
             ephemeral: false,
             external_model: false,
+            working: None,
         }
     }
 
@@ -249,6 +275,18 @@ impl<A: Agent> SessionBuilder<A> {
         self
     }
 
+    /// Renders `working` into every prompt of the session (opt-in): its entries, most
+    /// important first, as one delimited, escaped block after the memory block (see
+    /// [`render::working_memory`](crate::render::working_memory)), within
+    /// [`SessionConfig::working_memory_tokens`]. Entries set between turns show in the
+    /// next turn. A store error reading it is reported in the turn report
+    /// ([`TurnReport::working_memory_error`](super::TurnReport::working_memory_error)) and
+    /// the turn goes on without the block.
+    pub fn working_memory(mut self, working: WorkingMemory) -> Self {
+        self.working = Some(working);
+        self
+    }
+
     /// The token counter. By default the chars/4 heuristic; with the `tiktoken` feature,
     /// the exact BPE count of the agent's model family (o200k for `gpt-4o`, `gpt-4.1`,
     /// `o1`, `o3`, `o4`, `gpt-5`; cl100k otherwise).
@@ -324,6 +362,12 @@ impl<A: Agent> SessionBuilder<A> {
             .unwrap_or_else(|| ulid::Ulid::new().to_string());
         if conversation_id.is_empty() {
             return Err(MemoryError::invalid("conversation id", "must not be empty"));
+        }
+        if self.config.summarize_threshold == Some(0) {
+            return Err(MemoryError::invalid(
+                "summarize_threshold",
+                "must be at least 1 token",
+            ));
         }
         if !(1..=100).contains(&self.config.summarize_to) {
             return Err(MemoryError::invalid(
@@ -433,6 +477,7 @@ impl<A: Agent> SessionBuilder<A> {
             extraction,
             background,
             summary_block: Default::default(),
+            working: self.working,
         })
     }
 }

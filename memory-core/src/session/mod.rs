@@ -103,6 +103,8 @@ pub struct Session<A: Agent> {
     extraction: Option<commit::Extraction>,
     background: Option<background::Worker>,
     summary_block: crate::render::RenderedSummary,
+    /// The working memory rendered into each prompt, when the builder was given one.
+    working: Option<crate::working::WorkingMemory>,
 }
 
 impl<A: Agent> std::fmt::Debug for Session<A> {
@@ -195,6 +197,12 @@ impl<A: Agent> Session<A> {
             Some(worker) => worker.flush().await,
             None => Ok(Vec::new()),
         }
+    }
+
+    /// The working memory rendered into each prompt, if any
+    /// ([`SessionBuilder::working_memory`]).
+    pub fn working_memory(&self) -> Option<&crate::working::WorkingMemory> {
+        self.working.as_ref()
     }
 
     /// The session's budgets and modes.

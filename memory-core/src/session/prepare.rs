@@ -162,17 +162,41 @@ impl<A: Agent> Session<A> {
             .memory_block
             .as_deref()
             .map_or(0, |b| counter.count_text(b) + joiner);
+        if let Some(working) = &self.working {
+            let cap = self.config.working_memory_tokens.min(budget / 4);
+            match working
+                .to_context_string_within(cap, counter.as_ref())
+                .instrument(tracing::info_span!("working_memory"))
+                .await
+            {
+                Ok(block) if !block.is_empty() => report.working_memory = Some(block),
+                Ok(_) => {}
+                Err(e) => {
+                    tracing::warn!(error = %e, "reading working memory failed; the turn goes on without it");
+                    report.working_memory_error = Some(e.to_string());
+                }
+            }
+        }
+        let working_tokens = report
+            .working_memory
+            .as_deref()
+            .map_or(0, |b| counter.count_text(b) + joiner);
 
-        // 3. Summarise what no longer fits beside the system prompt and the memory block.
-        let base = budget.saturating_sub(system_tokens + block_tokens);
+        // 3. Summarise what no longer fits beside the system prompt and the memory blocks.
+        let base = budget.saturating_sub(system_tokens + block_tokens + working_tokens);
         let summary_cap = self.config.summary_tokens.min(base / 3);
         let counter_ref = counter.as_ref();
         let (_, summary_tokens_now) =
             self.summary_block
                 .get(self.memory.summary(), summary_cap, counter_ref);
-        if self.memory.message_tokens() + summary_tokens_now > base {
+        // An absolute threshold summarises before the prompt is full.
+        let trigger = self
+            .config
+            .summarize_threshold
+            .map_or(base, |threshold| threshold.min(base));
+        if self.memory.message_tokens() + summary_tokens_now > trigger {
             match self
-                .summarize(base)
+                .summarize(trigger)
                 .instrument(tracing::info_span!("summarize"))
                 .await
             {
@@ -192,9 +216,13 @@ impl<A: Agent> Session<A> {
             0
         };
         let mut system = system_prompt;
-        for block in [report.memory_block.as_deref(), summary]
-            .into_iter()
-            .flatten()
+        for block in [
+            report.memory_block.as_deref(),
+            report.working_memory.as_deref(),
+            summary,
+        ]
+        .into_iter()
+        .flatten()
         {
             system.push_str("\n\n");
             system.push_str(block);
@@ -226,9 +254,10 @@ impl<A: Agent> Session<A> {
         report.tokens = PromptTokens {
             system: system_tokens,
             memory_block: block_tokens,
+            working_memory: working_tokens,
             summary: summary_tokens,
             window: window_tokens,
-            total: system_tokens + block_tokens + summary_tokens + window_tokens,
+            total: system_tokens + block_tokens + working_tokens + summary_tokens + window_tokens,
             budget,
         };
         Ok(PreparedTurn {

@@ -28,6 +28,12 @@ pub struct TurnReport {
     pub recall_error: Option<String>,
     /// Searching the user's facts failed; the turn went on without them.
     pub inject_error: Option<String>,
+    /// The working-memory block as the model saw it, when the session renders one
+    /// ([`SessionBuilder::working_memory`](super::SessionBuilder::working_memory)) and it
+    /// has entries.
+    pub working_memory: Option<String>,
+    /// Reading the working memory failed; the turn went on without its block.
+    pub working_memory_error: Option<String>,
     /// How many messages were folded into the summary this turn (0 = no summarisation).
     pub summarized: usize,
     /// Summarising failed; the turn went on with the window that fits.
@@ -63,6 +69,7 @@ impl TurnReport {
     /// Whether any part of memory failed this turn (the reply is unaffected).
     pub fn has_errors(&self) -> bool {
         self.inject_error.is_some()
+            || self.working_memory_error.is_some()
             || self.recall_error.is_some()
             || self.summary_error.is_some()
             || self.extraction_error.is_some()
@@ -78,6 +85,8 @@ pub struct PromptTokens {
     pub system: usize,
     /// The memory block.
     pub memory_block: usize,
+    /// The working-memory block.
+    pub working_memory: usize,
     /// The summary block.
     pub summary: usize,
     /// The window's messages.

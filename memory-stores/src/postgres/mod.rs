@@ -20,6 +20,7 @@ use deadpool_postgres::{
 mod conversation;
 mod facts;
 mod kv;
+mod options;
 mod schema;
 mod tls;
 mod vector;
@@ -37,6 +38,9 @@ pub struct PostgresOptions {
     pub use_pgvector: bool,
     /// Largest number of pooled connections (default 16).
     pub max_connections: usize,
+    /// Connections opened when the store connects and kept in the pool (default 0: opened
+    /// on first use). At most `max_connections`.
+    pub min_connections: usize,
     /// Time allowed to open a connection (default 3 s).
     pub connect_timeout: Duration,
     /// Time allowed for one operation, waiting for a connection included (default 10 s).
@@ -51,6 +55,7 @@ impl Default for PostgresOptions {
             schema: "agentmem".to_owned(),
             use_pgvector: true,
             max_connections: 16,
+            min_connections: 0,
             connect_timeout: Duration::from_secs(3),
             operation_timeout: Duration::from_secs(10),
             fact_policy: FactPolicy::default(),
@@ -101,6 +106,24 @@ impl Default for PostgresOptions {
 /// ```text
 /// postgres://me@db.internal:5432/app?sslmode=verify-full&sslrootcert=/etc/agentmem/ca.pem
 /// ```
+///
+/// # URL parameters
+///
+/// Besides libpq's parameters that tokio-postgres reads (`sslmode`, `application_name`,
+/// `options`, `keepalives`, ...), a `postgres://` URL takes:
+///
+/// | parameter | meaning | default |
+/// | --- | --- | --- |
+/// | `schema` | the schema holding the tables, created when missing (a plain lowercase identifier) | `agentmem` |
+/// | `pool_size` | the largest number of pooled connections | 16 |
+/// | `pool_min_size` | connections opened at connect and kept (at most `pool_size`) | 0 |
+/// | `connect_timeout` | seconds allowed to open a connection (`0.5` allowed) | 3 |
+///
+/// Any other parameter is a [`MemoryError::UrlParameter`] naming it, before any connection.
+///
+/// ```text
+/// postgres://me@db:5432/app?schema=tenant_a&pool_size=32&pool_min_size=2&connect_timeout=5
+/// ```
 #[derive(Clone)]
 pub struct PostgresStore {
     pool: Pool,
@@ -140,7 +163,12 @@ impl PostgresStore {
     }
 
     /// Connects to `url` with `options` and brings the schema up to date.
+    ///
+    /// The URL's [parameters](Self#url-parameters) `schema`, `pool_size`, `pool_min_size`
+    /// and `connect_timeout` override the matching fields of `options`.
     pub async fn connect_with(url: &str, options: PostgresOptions) -> Result<Self> {
+        let (url, options) = options::from_url(url, options)?;
+        let url = url.as_str();
         let schema = schema::quoted(&options.schema)?;
         let shown_url: std::sync::Arc<str> = crate::url::redact(url).into();
         let (driver_url, settings) = tls::TlsSettings::from_url(url)
@@ -193,6 +221,7 @@ impl PostgresStore {
             ssl_mode: settings.mode,
             dense: Default::default(),
         };
+        store.open_min_connections(options.min_connections).await?;
         store
             .bounded("migrate the schema", async {
                 let mut client = store.client("migrate the schema").await?;
@@ -214,6 +243,36 @@ impl PostgresStore {
             );
         }
         Ok(store)
+    }
+
+    /// Opens `n` connections at once and returns them to the pool, which keeps them (a
+    /// `deadpool` pool never closes an idle connection).
+    async fn open_min_connections(&self, n: usize) -> Result<()> {
+        if n == 0 {
+            return Ok(());
+        }
+        let mut opened = Vec::with_capacity(n);
+        for _ in 0..n {
+            opened.push(
+                self.bounded("open the pool's minimum connections", async {
+                    self.client("open the pool's minimum connections").await
+                })
+                .await?,
+            );
+        }
+        drop(opened);
+        Ok(())
+    }
+
+    /// How many connections the pool holds now (in use or idle), and its largest size.
+    pub fn pool_status(&self) -> (usize, usize) {
+        let status = self.pool.status();
+        (status.size, status.max_size)
+    }
+
+    /// The schema the tables live in, unquoted.
+    pub fn schema(&self) -> &str {
+        self.schema.trim_matches('"')
     }
 
     /// Whether dense search runs in the server through `pgvector`.

@@ -117,7 +117,7 @@ impl ConversationStore for RedisStore {
             .arg(&idx)
             .arg(conversation_id)
             .ignore();
-        let mut conn = self.conn.clone();
+        let mut conn = self.conn();
         let (last,): (u64,) = self
             .run("append events", pipe.query_async(&mut conn))
             .await?;
@@ -126,7 +126,7 @@ impl ConversationStore for RedisStore {
 
     async fn load_since(&self, conversation_id: &str, after: u64) -> Result<Vec<StoredEvent>> {
         let [_, ev, _] = self.conv_keys(conversation_id);
-        let mut conn = self.conn.clone();
+        let mut conn = self.conn();
         let members: Vec<String> = self
             .run(
                 "load events",
@@ -145,7 +145,7 @@ impl ConversationStore for RedisStore {
 
     async fn list_conversations(&self) -> Result<Vec<String>> {
         let op = "list conversations";
-        let mut conn = self.conn.clone();
+        let mut conn = self.conn();
         let mut ids: Vec<String> = self
             .run(
                 op,
@@ -172,7 +172,7 @@ impl ConversationStore for RedisStore {
     async fn delete(&self, conversation_id: &str) -> Result<bool> {
         let op = "delete a conversation";
         let [seq, ev, mids] = self.conv_keys(conversation_id);
-        let mut conn = self.conn.clone();
+        let mut conn = self.conn();
         // Unlisted first: an append racing with this delete lists the id again.
         self.run::<(), _>(
             op,
@@ -190,7 +190,7 @@ impl ConversationStore for RedisStore {
 
     async fn compact(&self, conversation_id: &str, before_seq: u64) -> Result<usize> {
         let [_, ev, _] = self.conv_keys(conversation_id);
-        let mut conn = self.conn.clone();
+        let mut conn = self.conn();
         self.run(
             "compact a conversation",
             redis::cmd("ZREMRANGEBYSCORE")

@@ -82,7 +82,7 @@ impl RedisStore {
         let (ver, hash) = self.fact_keys(user);
         let mut pipe = redis::pipe();
         pipe.atomic().cmd("GET").arg(ver).cmd("HVALS").arg(hash);
-        let mut conn = self.conn.clone();
+        let mut conn = self.conn();
         let (version, bodies): (Option<String>, Vec<String>) =
             self.run(op, pipe.query_async(&mut conn)).await?;
         let mut facts = bodies
@@ -114,7 +114,7 @@ impl RedisStore {
                 Write::Delete(id) => inv.arg("d").arg(id).arg(""),
             };
         }
-        let mut conn = self.conn.clone();
+        let mut conn = self.conn();
         let applied: i64 = self.run(op, inv.invoke_async(&mut conn)).await?;
         Ok(applied == 1)
     }
@@ -169,7 +169,7 @@ impl RedisStore {
         if writes.is_empty() {
             // Nothing to commit, so nothing checked the version: check it here.
             let (ver, _) = self.fact_keys(user);
-            let mut conn = self.conn.clone();
+            let mut conn = self.conn();
             let now: Option<i64> = self
                 .run(op, redis::cmd("GET").arg(ver).query_async(&mut conn))
                 .await?;
@@ -222,7 +222,7 @@ impl UserMemoryStore for RedisStore {
         }
         let op = "search facts";
         let (ver, _) = self.fact_keys(user_id);
-        let mut conn = self.conn.clone();
+        let mut conn = self.conn();
         let version: Option<i64> = self
             .run(op, redis::cmd("GET").arg(ver).query_async(&mut conn))
             .await?;
@@ -248,7 +248,7 @@ impl UserMemoryStore for RedisStore {
 
     async fn get(&self, user_id: &str, fact_id: &str) -> Result<Option<MemoryFact>> {
         let (_, hash) = self.fact_keys(user_id);
-        let mut conn = self.conn.clone();
+        let mut conn = self.conn();
         let text: Option<String> = self
             .run(
                 "get a fact",
@@ -288,7 +288,7 @@ impl UserMemoryStore for RedisStore {
         let (ver, hash) = self.fact_keys(user_id);
         let mut inv = FORGET.prepare_invoke();
         inv.key(ver).key(hash);
-        let mut conn = self.conn.clone();
+        let mut conn = self.conn();
         self.run("forget a user", inv.invoke_async(&mut conn)).await
     }
 
@@ -310,7 +310,7 @@ impl UserMemoryStore for RedisStore {
             pipe.cmd("HSETNX").arg(&hash).arg(&fact.id).arg(body);
         }
         pipe.cmd("INCR").arg(&ver).ignore();
-        let mut conn = self.conn.clone();
+        let mut conn = self.conn();
         let set: Vec<i64> = self
             .run("import facts", pipe.query_async(&mut conn))
             .await?;

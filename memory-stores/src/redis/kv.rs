@@ -31,7 +31,7 @@ impl RedisStore {
 
     /// The index members of `ns` and whether each one's entry still exists.
     async fn kv_members(&self, ns: &str, op: &'static str) -> Result<Vec<(String, bool)>> {
-        let mut conn = self.conn.clone();
+        let mut conn = self.conn();
         let keys: Vec<String> = self
             .run(
                 op,
@@ -79,7 +79,7 @@ impl KvStore for RedisStore {
             .ignore()
             .cmd("EXEC");
         let op = "put a KV entry";
-        let mut conn = self.conn.clone();
+        let mut conn = self.conn();
         let (exec,): (redis::Value,) = self.run(op, pipe.query_async(&mut conn)).await?;
         // A command that failed inside EXEC is an element of its reply, not an error.
         if let redis::Value::Array(replies) = &exec {
@@ -94,7 +94,7 @@ impl KvStore for RedisStore {
     }
 
     async fn get(&self, namespace: &str, key: &str) -> Result<Option<MemoryEntry>> {
-        let mut conn = self.conn.clone();
+        let mut conn = self.conn();
         let text: Option<String> = self
             .run(
                 "get a KV entry",
@@ -120,7 +120,7 @@ impl KvStore for RedisStore {
             .arg(self.kv_index(namespace))
             .arg(key)
             .ignore();
-        let mut conn = self.conn.clone();
+        let mut conn = self.conn();
         let (n,): (i64,) = self
             .run("delete a KV entry", pipe.query_async(&mut conn))
             .await?;
@@ -129,7 +129,7 @@ impl KvStore for RedisStore {
 
     async fn list(&self, namespace: &str) -> Result<Vec<MemoryEntry>> {
         let op = "list KV entries";
-        let mut conn = self.conn.clone();
+        let mut conn = self.conn();
         let mut keys: Vec<String> = self
             .run(
                 op,
@@ -175,7 +175,7 @@ impl KvStore for RedisStore {
             .arg(self.kv_namespaces())
             .arg(namespace)
             .ignore();
-        let mut conn = self.conn.clone();
+        let mut conn = self.conn();
         let (deleted,): (usize,) = self.run(op, pipe.query_async(&mut conn)).await?;
         // DEL counted the index set too when it existed.
         Ok(deleted.saturating_sub(usize::from(!members.is_empty())))
@@ -183,7 +183,7 @@ impl KvStore for RedisStore {
 
     async fn cleanup_expired(&self) -> Result<usize> {
         let op = "delete expired KV entries";
-        let mut conn = self.conn.clone();
+        let mut conn = self.conn();
         let namespaces: Vec<String> = self
             .run(
                 op,

@@ -98,7 +98,7 @@ impl RedisStore {
     pub(crate) async fn migrate_layout(&self) -> Result<()> {
         let op = "move keys to the hash-tagged layout";
         let layout_key = self.global("layout");
-        let mut conn = self.conn.clone();
+        let mut conn = self.conn();
         let found: Option<String> = self
             .run(
                 op,

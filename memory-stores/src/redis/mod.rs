@@ -56,6 +56,10 @@ pub struct RedisOptions {
     pub prefix: String,
     /// Time allowed to open a connection (default 2 s).
     pub connect_timeout: Duration,
+    /// How many connections the store opens and spreads its commands over, round robin
+    /// (default 1). Each is multiplexed and reconnects on its own; more than one helps when
+    /// large replies (a namespace of documents) would hold up small ones.
+    pub pool_size: usize,
     /// Time allowed for one response (default 3 s).
     pub response_timeout: Duration,
     /// Policy used to rank and filter facts in searches.
@@ -73,6 +77,7 @@ impl Default for RedisOptions {
         Self {
             prefix: DEFAULT_PREFIX.to_owned(),
             connect_timeout: Duration::from_secs(2),
+            pool_size: 1,
             response_timeout: Duration::from_secs(3),
             fact_policy: FactPolicy::default(),
             danger_accept_invalid_certs: false,
@@ -120,7 +125,9 @@ impl Default for RedisOptions {
 /// ```
 #[derive(Clone)]
 pub struct RedisStore {
-    conn: ConnectionManager,
+    /// The connections, used round robin (at least one).
+    conns: std::sync::Arc<[ConnectionManager]>,
+    next: std::sync::Arc<std::sync::atomic::AtomicUsize>,
     prefix: String,
     timeout: Duration,
     policy: FactPolicy,
@@ -150,8 +157,22 @@ impl RedisStore {
     /// [`MemoryError::Store`] within about `options.connect_timeout`.
     /// Keys written by an agentmem before hash-tagged keys are moved to their new names
     /// on the first connect (a typed error when that cannot be done without overwriting).
-    pub async fn connect_with(url: &str, options: RedisOptions) -> Result<Self> {
+    ///
+    /// The URL's `pool_size` parameter (`redis://host:6379/0?pool_size=4`) overrides
+    /// [`RedisOptions::pool_size`]. Besides it, a URL takes the redis crate's `protocol`,
+    /// `db`, `user` and `pass` and agentmem's `sslrootcert`; any other parameter is a
+    /// [`MemoryError::UrlParameter`] naming it.
+    pub async fn connect_with(url: &str, mut options: RedisOptions) -> Result<Self> {
         layout::check_prefix(&options.prefix)?;
+        let params = crate::params::UrlParams::take(
+            url,
+            &["pool_size"],
+            &["protocol", "db", "user", "pass", "sslrootcert"],
+        )?;
+        if let Some(n) = params.positive("pool_size")? {
+            options.pool_size = n;
+        }
+        let url = params.rest.as_str();
         let shown_url = crate::url::redact(url);
         let (url, params) = crate::tls::take_params(url, &["sslrootcert"]);
         let tls = url.starts_with("rediss://") || url.starts_with("valkeys://");
@@ -202,7 +223,12 @@ impl RedisStore {
             .set_number_of_retries(1)
             .set_max_delay(Duration::from_millis(500));
         let bound = options.connect_timeout * 3;
-        let conn = tokio::time::timeout(bound, ConnectionManager::new_with_config(client, config))
+        let mut conns = Vec::with_capacity(options.pool_size.max(1));
+        for _ in 0..options.pool_size.max(1) {
+            let conn = tokio::time::timeout(
+                bound,
+                ConnectionManager::new_with_config(client.clone(), config.clone()),
+            )
             .await
             .map_err(|_| MemoryError::store(STORE, "connect", "timed out"))?
             .map_err(|e| match crate::tls::classify(&e).filter(|_| tls) {
@@ -211,8 +237,11 @@ impl RedisStore {
                 }
                 None => MemoryError::store(STORE, "connect", e),
             })?;
+            conns.push(conn);
+        }
         let store = Self {
-            conn,
+            conns: conns.into(),
+            next: Default::default(),
             prefix: options.prefix,
             timeout: options.response_timeout + options.connect_timeout,
             policy: options.fact_policy,
@@ -221,6 +250,17 @@ impl RedisStore {
         };
         store.migrate_layout().await?;
         Ok(store)
+    }
+
+    /// The next connection, round robin.
+    fn conn(&self) -> ConnectionManager {
+        let i = self.next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        self.conns[i % self.conns.len()].clone()
+    }
+
+    /// How many connections the store spreads its commands over.
+    pub fn pool_size(&self) -> usize {
+        self.conns.len()
     }
 
     /// The prefix of every key of this store.

@@ -107,7 +107,7 @@ impl RedisStore {
     /// The search index of `namespace`, rebuilt when its version moved since it was built.
     async fn vector_index(&self, namespace: &str) -> Result<Arc<InMemoryVectorStore>> {
         let (ver, hash, _) = self.document_keys(namespace);
-        let mut conn = self.conn.clone();
+        let mut conn = self.conn();
         let version: Option<String> = self
             .run(
                 "search documents",
@@ -168,7 +168,7 @@ impl VectorStore for RedisStore {
             inv.arg(&id).arg(encode(doc, "document")?);
             ids.push(id);
         }
-        let mut conn = self.conn.clone();
+        let mut conn = self.conn();
         let answer: String = self
             .run("upsert documents", inv.invoke_async(&mut conn))
             .await?;
@@ -191,7 +191,7 @@ impl VectorStore for RedisStore {
 
     async fn get(&self, namespace: &str, id: &str) -> Result<Option<Document>> {
         let (_, hash, _) = self.document_keys(namespace);
-        let mut conn = self.conn.clone();
+        let mut conn = self.conn();
         let text: Option<String> = self
             .run(
                 "get a document",
@@ -212,7 +212,7 @@ impl VectorStore for RedisStore {
         for id in ids {
             inv.arg(id);
         }
-        let mut conn = self.conn.clone();
+        let mut conn = self.conn();
         self.run("delete documents", inv.invoke_async(&mut conn))
             .await
     }
@@ -228,14 +228,14 @@ impl VectorStore for RedisStore {
             .cmd("INCR")
             .arg(ver)
             .ignore();
-        let mut conn = self.conn.clone();
+        let mut conn = self.conn();
         self.run::<(), _>("clear a namespace", pipe.query_async(&mut conn))
             .await
     }
 
     async fn len(&self, namespace: &str) -> Result<usize> {
         let (_, hash, _) = self.document_keys(namespace);
-        let mut conn = self.conn.clone();
+        let mut conn = self.conn();
         self.run(
             "count documents",
             redis::cmd("HLEN").arg(hash).query_async(&mut conn),
@@ -245,7 +245,7 @@ impl VectorStore for RedisStore {
 
     async fn ids(&self, namespace: &str) -> Result<Vec<String>> {
         let (_, hash, _) = self.document_keys(namespace);
-        let mut conn = self.conn.clone();
+        let mut conn = self.conn();
         let mut ids: Vec<String> = self
             .run(
                 "list document ids",

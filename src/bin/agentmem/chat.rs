@@ -62,7 +62,12 @@ pub async fn run(stores: &Stores, args: ChatArgs) -> Result<(), CliError> {
     let agent = CliAgent {
         prompt: args.agent_prompt.clone(),
     };
-    let mut builder = Session::builder(agent, container).user(&args.user);
+    // The budgets of the environment (AGENTMEM_WINDOW_TOKENS, ...); --max-tokens wins.
+    let budgets = agentmemory::manager::MemoryConfig::from_env()
+        .map_err(|e| CliError::Usage(e.to_string()))?;
+    let mut builder = Session::builder(agent, container)
+        .user(&args.user)
+        .config(budgets.session_config());
     if let Some(max_tokens) = args.max_tokens {
         builder = builder.max_tokens(max_tokens as usize);
     }

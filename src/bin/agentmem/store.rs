@@ -33,6 +33,8 @@ impl Stores {
             // A misconfigured AGENTMEM_EMBED_MODEL is a usage error naming the directory.
             MemoryError::ModelFiles { .. } => CliError::Usage(e.to_string()),
             MemoryError::Unsupported { .. } => CliError::Usage(format!("--store: {e}")),
+            // An unknown or malformed URL parameter (`?schema=`, `?pool_size=`, ...).
+            MemoryError::UrlParameter { .. } => CliError::Usage(format!("--store: {e}")),
             e => CliError::Runtime(format!("cannot open store `{parsed}`: {e}")),
         })?;
         tracing::info!(store = %parsed, "store opened");

@@ -1,0 +1,149 @@
+//! The conversation side of a [`MemoryManager`]: turns in, history out.
+
+use crate::buffer::ShortTermMemory;
+use crate::conversation::ConversationEvent;
+use crate::error::{MemoryError, Result};
+use crate::kv::{MemoryEntry, MemoryScope};
+use crate::message::Message;
+
+use super::MemoryManager;
+
+/// What [`MemoryManager::add_turn`] did besides logging the turn.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct AddedTurn {
+    /// How many older messages were folded into the summary (0: none).
+    pub summarized: usize,
+    /// Tokens of the history (messages and summary) after the turn.
+    pub history_tokens: usize,
+}
+
+impl MemoryManager {
+    /// A new conversation id (a ULID). Nothing is written until its first turn.
+    pub fn new_conversation(&self) -> String {
+        ulid::Ulid::new().to_string()
+    }
+
+    /// Appends a user message and the assistant's reply to the conversation's log (see
+    /// [`add_messages`](Self::add_messages)).
+    pub async fn add_turn(
+        &self,
+        conversation_id: &str,
+        user: impl Into<String>,
+        assistant: impl Into<String>,
+    ) -> Result<AddedTurn> {
+        self.add_messages(
+            conversation_id,
+            vec![
+                Message::user(user.into()),
+                Message::assistant(assistant.into()),
+            ],
+        )
+        .await
+    }
+
+    /// Appends `messages` (tool calls and results included) to the conversation's log.
+    /// When the history then takes more than the summarisation threshold
+    /// ([`MemoryConfig::summarize_trigger`](super::MemoryConfig::summarize_trigger)), the
+    /// oldest messages are folded into the running summary, down to `summarize_to` percent
+    /// of it, and the summary is logged, as a [`Session`](crate::Session) does: a session
+    /// resuming the conversation, or another manager, reads the same history.
+    pub async fn add_messages(
+        &self,
+        conversation_id: &str,
+        messages: Vec<Message>,
+    ) -> Result<AddedTurn> {
+        if conversation_id.is_empty() {
+            return Err(MemoryError::invalid("conversation id", "must not be empty"));
+        }
+        let events = messages
+            .into_iter()
+            .map(|message| ConversationEvent::Message { message })
+            .collect();
+        self.log.append(conversation_id, events).await?;
+        self.kv
+            .put(
+                &self.registry,
+                MemoryEntry::new(MemoryScope::Conversation, conversation_id, true.into()),
+            )
+            .await?;
+        let mut memory = self.conversation(conversation_id).await?;
+        let summarized = self.summarize_if_over(conversation_id, &mut memory).await?;
+        Ok(AddedTurn {
+            summarized,
+            history_tokens: memory.message_tokens() + memory.summary_tokens(),
+        })
+    }
+
+    /// The conversation as its log rebuilds it: every message kept verbatim and the
+    /// running summary, within the window budget (empty when the conversation is unknown).
+    pub async fn conversation(&self, conversation_id: &str) -> Result<ShortTermMemory> {
+        let events = self.log.load(conversation_id).await?;
+        let mut memory =
+            ShortTermMemory::with_counter(self.config.window_tokens, self.counter.clone());
+        crate::conversation::replay(&events, &mut memory);
+        Ok(memory)
+    }
+
+    /// The messages for the next model call, oldest first: the most recent that fit the
+    /// window budget beside the summary (system messages always kept). Pair it with
+    /// [`summary`](Self::summary) for what no longer fits.
+    pub async fn history(&self, conversation_id: &str) -> Result<Vec<Message>> {
+        let memory = self.conversation(conversation_id).await?;
+        Ok(memory.messages().into_iter().cloned().collect())
+    }
+
+    /// The running summary of the conversation's older messages, if any were folded.
+    pub async fn summary(&self, conversation_id: &str) -> Result<Option<String>> {
+        Ok(self
+            .conversation(conversation_id)
+            .await?
+            .summary()
+            .map(str::to_owned))
+    }
+
+    /// Deletes one conversation's log; whether it existed.
+    pub async fn clear_conversation(&self, conversation_id: &str) -> Result<bool> {
+        let existed = self.log.delete(conversation_id).await?;
+        self.kv.delete(&self.registry, conversation_id).await?;
+        Ok(existed)
+    }
+
+    /// Folds the oldest messages into the summary when the history is over the threshold;
+    /// how many were folded.
+    async fn summarize_if_over(
+        &self,
+        conversation_id: &str,
+        memory: &mut ShortTermMemory,
+    ) -> Result<usize> {
+        let trigger = self.config.summarize_trigger();
+        if memory.message_tokens() + memory.summary_tokens() <= trigger {
+            return Ok(0);
+        }
+        let reserve = self.config.summary_tokens.min(trigger / 4);
+        let target = trigger.saturating_mul(usize::from(self.config.summarize_to)) / 100;
+        let room = target
+            .saturating_sub(memory.system_tokens())
+            .saturating_sub(reserve);
+        let keep_recent = memory.recent_within(room).max(1);
+        let old = memory.messages_to_summarize(keep_recent);
+        if old.is_empty() {
+            return Ok(0);
+        }
+        let summary = self
+            .summarizer
+            .summarize(memory.summary(), &old, reserve)
+            .await?;
+        self.log
+            .append(
+                conversation_id,
+                vec![ConversationEvent::SummaryUpdated {
+                    summary: summary.clone(),
+                    keep_recent,
+                }],
+            )
+            .await?;
+        memory.set_summary(summary);
+        Ok(memory.trim_to_recent(keep_recent))
+    }
+}
