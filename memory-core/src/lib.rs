@@ -21,6 +21,7 @@ pub mod extract;
 pub mod facts;
 pub mod ingest;
 pub mod kv;
+pub mod memory_tool;
 pub mod message;
 pub mod model;
 pub mod recall;
