@@ -75,7 +75,14 @@ pub enum MemoryCommand {
 }
 
 /// The command names, in the order the tool documents them.
-pub const COMMANDS: [&str; 6] = ["view", "create", "str_replace", "insert", "delete", "rename"];
+pub const COMMANDS: [&str; 6] = [
+    "view",
+    "create",
+    "str_replace",
+    "insert",
+    "delete",
+    "rename",
+];
 
 impl MemoryCommand {
     /// Reads a command from the `input` of a `tool_use` block. Unknown commands, missing
@@ -171,6 +178,10 @@ mod tests {
             &json!({"command": "insert", "path": "/memories/a", "insert_line": "two", "insert_text": ""}),
         )
         .unwrap_err();
-        assert!(err.to_string().starts_with("Invalid insert command: invalid type"), "{err}");
+        assert!(
+            err.to_string()
+                .starts_with("Invalid insert command: invalid type"),
+            "{err}"
+        );
     }
 }

@@ -95,7 +95,9 @@ pub enum MemoryToolError {
     #[error("Cannot rename the /memories directory itself")]
     RenameRoot,
     /// `str_replace` whose `old_str` does not occur.
-    #[error("No replacement was performed, old_str `{old_str}` did not appear verbatim in {path}.")]
+    #[error(
+        "No replacement was performed, old_str `{old_str}` did not appear verbatim in {path}."
+    )]
     NoMatch {
         /// The file.
         path: String,
@@ -117,7 +119,9 @@ pub enum MemoryToolError {
         path: String,
     },
     /// `insert` outside the file.
-    #[error("Invalid `insert_line` parameter: {line}. It should be within the range [0, {lines}].")]
+    #[error(
+        "Invalid `insert_line` parameter: {line}. It should be within the range [0, {lines}]."
+    )]
     InsertLine {
         /// The line asked for.
         line: i64,

@@ -16,8 +16,8 @@ use crate::vector::{Document, SearchQuery, VectorStore};
 use super::error::MemoryToolError;
 use super::path::MemoryPath;
 use super::records::{
-    documents_namespace, history_namespace, paths_namespace, version_key, FileChange,
-    FileVersion, LiveFile, PathEntry, StoredVersion, FORMAT,
+    documents_namespace, history_namespace, paths_namespace, version_key, FileChange, FileVersion,
+    LiveFile, PathEntry, StoredVersion, FORMAT,
 };
 
 type Result<T> = std::result::Result<T, MemoryToolError>;
@@ -60,8 +60,7 @@ impl Index {
     ) -> impl Iterator<Item = (&'s MemoryPath, &'s LiveFile)> + 's {
         let prefix = dir.child_prefix();
         self.entries
-            .range(dir.clone()..)
-            .skip_while(move |(p, _)| *p == dir)
+            .range(dir.first_below()..)
             .take_while(move |(p, _)| p.as_str().starts_with(&prefix))
             .filter_map(|(p, e)| e.file.as_ref().map(|f| (p, f)))
     }

@@ -56,7 +56,9 @@ pub enum PathError {
         path: String,
     },
     /// A character that looks like a dot or a slash (`．`, `∕`, `／`, ...).
-    #[error("Path {path} is refused: it contains {character:?}, which looks like a dot or a slash")]
+    #[error(
+        "Path {path} is refused: it contains {character:?}, which looks like a dot or a slash"
+    )]
     Lookalike {
         /// The path, escaped.
         path: String,
@@ -194,6 +196,13 @@ impl MemoryPath {
         format!("{}/", self.0)
     }
 
+    /// The first path in sort order that can lie below this one (its child prefix as a
+    /// path): where a range over sorted paths starts, since names such as `a b` or `a.txt`
+    /// sort between `a` and `a/...`.
+    pub(crate) fn first_below(&self) -> MemoryPath {
+        MemoryPath(self.child_prefix())
+    }
+
     /// Whether `other` lies strictly below this path.
     pub fn contains(&self, other: &MemoryPath) -> bool {
         other.0.starts_with(&self.child_prefix())
@@ -291,10 +300,12 @@ fn is_link_like(name: &str) -> bool {
     // Windows device names, with or without an extension (`NUL`, `con.txt`, `COM1`).
     let stem = name.split('.').next().unwrap_or(name).trim_end();
     let upper = stem.to_ascii_uppercase();
-    matches!(upper.as_str(), "CON" | "PRN" | "AUX" | "NUL" | "CONIN$" | "CONOUT$")
-        || (upper.len() == 4
-            && (upper.starts_with("COM") || upper.starts_with("LPT"))
-            && upper.as_bytes()[3].is_ascii_digit())
+    matches!(
+        upper.as_str(),
+        "CON" | "PRN" | "AUX" | "NUL" | "CONIN$" | "CONOUT$"
+    ) || (upper.len() == 4
+        && (upper.starts_with("COM") || upper.starts_with("LPT"))
+        && upper.as_bytes()[3].is_ascii_digit())
 }
 
 #[cfg(test)]

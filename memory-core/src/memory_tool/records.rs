@@ -195,7 +195,10 @@ mod tests {
             version: version.clone(),
         })
         .unwrap();
-        assert_eq!(stored["change"], json!({"type": "renamed", "from": "/memories/b"}));
+        assert_eq!(
+            stored["change"],
+            json!({"type": "renamed", "from": "/memories/b"})
+        );
         assert_eq!(StoredVersion::from_value("k", stored).unwrap(), version);
         assert_eq!(version.supersedes(), Some(1));
         let newer = json!({"v": FORMAT + 1});

@@ -241,9 +241,18 @@ mod tests {
     fn insert_goes_after_the_line() {
         let edit = insert(&p(), "a\nb\n", 1, "between\n").unwrap();
         assert_eq!(edit.content, "a\nbetween\nb\n");
-        assert_eq!(edit.message, "The file /memories/notes.txt has been edited.");
-        assert_eq!(insert(&p(), "a\nb", 0, "top").unwrap().content, "top\na\nb\n");
-        assert_eq!(insert(&p(), "a\nb", 2, "end").unwrap().content, "a\nb\nend\n");
+        assert_eq!(
+            edit.message,
+            "The file /memories/notes.txt has been edited."
+        );
+        assert_eq!(
+            insert(&p(), "a\nb", 0, "top").unwrap().content,
+            "top\na\nb\n"
+        );
+        assert_eq!(
+            insert(&p(), "a\nb", 2, "end").unwrap().content,
+            "a\nb\nend\n"
+        );
         assert_eq!(insert(&p(), "", 0, "only").unwrap().content, "only\n");
         for line in [-1, 3] {
             assert_eq!(

@@ -238,9 +238,12 @@ impl MemoryTool {
             )),
             Kind::File => {
                 // written between the two reads
-                let file = index.file(&path).cloned().ok_or(MemoryToolError::Vanished {
-                    path: path.to_string(),
-                })?;
+                let file = index
+                    .file(&path)
+                    .cloned()
+                    .ok_or(MemoryToolError::Vanished {
+                        path: path.to_string(),
+                    })?;
                 text::view(&path, &store.read(&path, &file).await?, range)
             }
             Kind::Nothing => Err(MemoryToolError::NotFound {
