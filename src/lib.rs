@@ -91,6 +91,10 @@ pub use agentmemory_core::vector::{
 pub use agentmemory_core::working::WorkingMemory;
 pub use agentmemory_macros::remember;
 
+/// A backend for Claude's memory tool (`memory_20250818`): the six file commands over
+/// agentmem's stores, each file a searchable document whose edits keep every version.
+pub use agentmemory_core::memory_tool;
+
 #[cfg(feature = "rig")]
 #[cfg_attr(docsrs, doc(cfg(feature = "rig")))]
 pub mod rig;
