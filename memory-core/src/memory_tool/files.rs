@@ -65,6 +65,18 @@ impl Index {
             .filter_map(|(p, e)| e.file.as_ref().map(|f| (p, f)))
     }
 
+    /// The file at `path` and every file below it, in path order, each with its entry:
+    /// what `delete` and `rename` of `path` act on.
+    pub(crate) fn files_within(&self, path: &MemoryPath) -> Vec<(MemoryPath, PathEntry, LiveFile)> {
+        let at = self
+            .entry(path)
+            .and_then(|e| e.file.clone().map(|f| (path.clone(), e.clone(), f)));
+        let below = self
+            .files_below(path)
+            .filter_map(|(p, f)| self.entry(p).map(|e| (p.clone(), e.clone(), f.clone())));
+        at.into_iter().chain(below).collect()
+    }
+
     /// Whether `path` is a file, a directory (the root, or a path with files below), or
     /// nothing.
     pub(crate) fn kind(&self, path: &MemoryPath) -> Kind {

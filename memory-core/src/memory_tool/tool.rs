@@ -352,22 +352,13 @@ impl MemoryTool {
         let _writing = self.files.lock_of(&self.user).lock().await;
         let store = self.store();
         let index = store.index().await?;
-        let doomed: Vec<(MemoryPath, _)> = match index.kind(&path) {
-            Kind::File => vec![(path.clone(), index.file(&path).cloned())],
-            Kind::Directory => index
-                .files_below(&path)
-                .map(|(p, f)| (p.clone(), Some(f.clone())))
-                .collect(),
-            Kind::Nothing => {
-                return Err(MemoryToolError::Missing {
-                    path: path.to_string(),
-                })
-            }
-        };
-        for (p, file) in doomed {
-            if let (Some(file), Some(entry)) = (file, index.entry(&p).cloned()) {
-                store.delete(&p, entry, &file).await?;
-            }
+        if index.kind(&path) == Kind::Nothing {
+            return Err(MemoryToolError::Missing {
+                path: path.to_string(),
+            });
+        }
+        for (p, entry, file) in index.files_within(&path) {
+            store.delete(&p, entry, &file).await?;
         }
         Ok(format!("Successfully deleted {path}"))
     }
@@ -404,19 +395,13 @@ impl MemoryTool {
                 parent: parent.to_string(),
             });
         }
-        let moves: Vec<(MemoryPath, MemoryPath)> = if kind == Kind::File {
-            vec![(from.clone(), to.clone())]
-        } else {
-            index
-                .files_below(&from)
-                .map(|(p, _)| Ok((p.clone(), MemoryPath::parse(p.moved(&from, &to).as_str())?)))
-                .collect::<Result<_>>()?
-        };
-        for (old, new) in moves {
-            let (Some(entry), Some(file)) = (index.entry(&old).cloned(), index.file(&old).cloned())
-            else {
-                continue;
-            };
+        let mut moves = Vec::new();
+        for (old, entry, file) in index.files_within(&from) {
+            // checked again: a file deep below may not fit the limits at its new place
+            let new = MemoryPath::parse(old.moved(&from, &to).as_str())?;
+            moves.push((old, entry, file, new));
+        }
+        for (old, entry, file, new) in moves {
             store
                 .rename(&old, entry, &file, &new, index.entry(&new).cloned())
                 .await?;
@@ -465,15 +450,9 @@ impl MemoryTool {
         let _writing = self.files.lock_of(&self.user).lock().await;
         let store = self.store();
         let index = store.index().await?;
-        let root = MemoryPath::root();
-        let files: Vec<(MemoryPath, _)> = index
-            .files_below(&root)
-            .map(|(p, f)| (p.clone(), f.clone()))
-            .collect();
-        for (path, file) in &files {
-            if let Some(entry) = index.entry(path).cloned() {
-                store.delete(path, entry, file).await?;
-            }
+        let files = index.files_within(&MemoryPath::root());
+        for (path, entry, file) in &files {
+            store.delete(path, entry.clone(), file).await?;
         }
         Ok(files.len())
     }
