@@ -258,6 +258,16 @@ pub mod working {
     pub use agentmemory_core::working::{SetOptions, WorkingMemory, DEFAULT_IMPORTANCE};
 }
 
+/// A backend for Claude's memory tool (`memory_20250818`): the six file commands over
+/// agentmem's stores, each file a searchable document whose edits keep every version.
+pub mod memory_tool {
+    pub use agentmemory_core::memory_tool::{
+        format_size, FileChange, FileHit, FileVersion, MemoryCommand, MemoryFiles, MemoryPath,
+        MemoryTool, MemoryToolError, PathError, ToolOutput, COMMANDS, DEFAULT_MAX_FILE_BYTES,
+        LINE_NUMBER_WIDTH, MAX_DEPTH, MAX_LINES, MAX_NAME_BYTES, MAX_PATH_BYTES, ROOT,
+    };
+}
+
 #[cfg(feature = "rig")]
 #[cfg_attr(docsrs, doc(cfg(feature = "rig")))]
 pub mod rig;

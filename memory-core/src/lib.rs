@@ -26,6 +26,7 @@ pub mod graph;
 pub mod ingest;
 pub mod kv;
 pub mod manager;
+pub mod memory_tool;
 pub mod message;
 pub mod model;
 mod offload;

@@ -5,9 +5,10 @@
 //! Tools are named as the reference server names them: `create_long_term_memories`,
 //! `search_long_term_memory`, `memory_prompt`, `set_working_memory`, `get_working_memory`,
 //! `get_long_term_memory`, `edit_long_term_memory`, `delete_long_term_memories`, plus
-//! `get_current_datetime`. The user is the server's (`--user`) when it is bound to one;
-//! otherwise the `user_id` argument, and memories without one belong to no user: it is
-//! never guessed.
+//! `get_current_datetime`, and `memory`: the commands of Claude's memory tool over the
+//! same stores (the `mcp_memory_tool` module). The user is the server's (`--user`) when
+//! it is bound to one; otherwise the `user_id` argument, and memories without one belong
+//! to no user: it is never guessed (the `memory` tool refuses to run without a user).
 
 use std::sync::Arc;
 
@@ -260,11 +261,16 @@ impl MemoryMcp {
         Self {
             service,
             user: user.map(Into::into),
-            tool_router: Self::tool_router(),
+            tool_router: Self::tool_router() + Self::memory_tool_router(),
         }
     }
 
-    fn user(&self, asked: Option<String>) -> Result<Option<String>, String> {
+    /// The stores behind the tools.
+    pub(super) fn service(&self) -> &MemoryService {
+        &self.service
+    }
+
+    pub(super) fn user(&self, asked: Option<String>) -> Result<Option<String>, String> {
         match (&self.user, asked) {
             (Some(bound), Some(asked)) if **bound != *asked => Err(format!(
                 "this server is bound to another user than `{asked}`"
@@ -562,7 +568,7 @@ impl MemoryMcp {
 #[tool_handler(
     router = self.tool_router,
     name = "agentmem",
-    instructions = "Memory for this assistant: working memory per session and long-term memories about the user (facts are reconciled: a repeated fact reinforces, a contradicting one supersedes). Use memory_prompt to answer with what is remembered; create_long_term_memories to remember."
+    instructions = "Memory for this assistant: working memory per session and long-term memories about the user (facts are reconciled: a repeated fact reinforces, a contradicting one supersedes). Use memory_prompt to answer with what is remembered; create_long_term_memories to remember; the memory tool keeps files under /memories."
 )]
 impl ServerHandler for MemoryMcp {}
 

@@ -7,6 +7,10 @@
 //!   /v1/long-term-memory/search`, `GET`/`PATCH /v1/long-term-memory/{id}`, `DELETE
 //!   /v1/long-term-memory?memory_ids=`; `POST /v1/memory/prompt`; `GET /metrics`; with the
 //!   `mcp` feature, MCP over streamable HTTP at `/mcp`.
+//! - `POST /v1/memory-tool` runs a command of Claude's memory tool for a user (the tool
+//!   call's `input` as the body, the `tool_result` back), with `POST
+//!   /v1/memory-tool/search` and `GET /v1/memory-tool/history` beside it (the
+//!   `memory_tool` module of this server; [`agentmemory_core::memory_tool`] is the handler).
 //! - Working memory is one JSON document per session in the [`KvStore`](crate::KvStore)
 //!   of the store URL, so several instances on one Redis or PostgreSQL serve the same
 //!   sessions. Long-term memory maps to facts and documents (the `long_term` module).
@@ -67,6 +71,9 @@ mod long_term;
 mod mcp;
 #[cfg(feature = "mcp")]
 mod mcp_graph;
+#[cfg(feature = "mcp")]
+mod mcp_memory_tool;
+mod memory_tool;
 mod message_index;
 mod metrics;
 mod prompt;

@@ -36,6 +36,7 @@ pub fn routes() -> Router<AppState> {
             get(get_memory).patch(edit_memory),
         )
         .route("/v1/memory/prompt", post(memory_prompt))
+        .merge(super::memory_tool::routes())
 }
 
 async fn health() -> Json<Value> {

@@ -4,6 +4,7 @@
 use std::sync::Arc;
 
 use agentmemory_core::episodes::{EpisodeStore, VectorEpisodeStore};
+use agentmemory_core::memory_tool::MemoryFiles;
 use agentmemory_core::summarize::{ExtractiveSummarizer, LlmSummarizer, Summarizer};
 use agentmemory_core::{Container, ConversationStore, KvStore, UserMemoryStore, VectorStore};
 
@@ -31,6 +32,8 @@ pub struct MemoryService {
     pub long_term: LongTermMemory,
     /// The users' earlier messages, recalled by the memory prompt.
     pub episodes: Arc<dyn EpisodeStore>,
+    /// The files of Claude's memory tool (`/v1/memory-tool`, the MCP `memory` tool).
+    pub memory_files: MemoryFiles,
 }
 
 impl MemoryService {
@@ -63,6 +66,7 @@ impl MemoryService {
         summarizer: Arc<dyn Summarizer>,
     ) -> Self {
         let episodes: Arc<dyn EpisodeStore> = Arc::new(VectorEpisodeStore::new(vectors.clone()));
+        let memory_files = MemoryFiles::new(vectors.clone(), kv.clone());
         let long_term = LongTermMemory::new(facts, vectors, kv.clone());
         let working = WorkingMemoryStore::new(kv, summarizer, long_term.clone())
             .index_messages(Some(Arc::clone(&episodes)));
@@ -70,6 +74,7 @@ impl MemoryService {
             working,
             long_term,
             episodes,
+            memory_files,
         }
         .with_settings(ServerSettings::default())
     }

@@ -16,6 +16,7 @@ TOOLS = {
     "create_long_term_memories", "search_long_term_memory", "memory_prompt",
     "set_working_memory", "get_working_memory", "get_long_term_memory",
     "edit_long_term_memory", "delete_long_term_memories", "get_current_datetime",
+    "memory",
 }
 
 
@@ -77,7 +78,30 @@ async def scenario(session):
     assert deleted["deleted"] == 1, deleted
     missing = await session.call_tool("get_long_term_memory", {"memory_id": "mcp-2"})
     assert is_error(missing), missing
+    await memory_tool_scenario(session)
     print("mcp client scenario: ok")
+
+
+async def memory_tool_scenario(session):
+    """The commands of Claude's memory tool through the `memory` tool."""
+    async def memory(**args):
+        return await session.call_tool("memory", {"user_id": "carol", **args})
+
+    created = text(await memory(command="create", path="/memories/mcp/notes.md", file_text="tea\n"))
+    assert created == "File created successfully at: /memories/mcp/notes.md", created
+    edited = text(await memory(command="str_replace", path="/memories/mcp/notes.md", old_str="tea", new_str="green tea"))
+    assert "green tea" in edited, edited
+    text(await memory(command="insert", path="/memories/mcp/notes.md", insert_line=0, insert_text="# Notes"))
+    shown = text(await memory(command="view", path="/memories/mcp/notes.md", view_range=[1, 2]))
+    assert shown == "Here's the content of /memories/mcp/notes.md with line numbers:\n     1\t# Notes\n     2\tgreen tea", shown
+    text(await memory(command="rename", old_path="/memories/mcp", new_path="/memories/mcp2"))
+    listing = text(await memory(command="view", path="/memories/mcp2"))
+    assert "/memories/mcp2/notes.md" in listing, listing
+    escaped = await memory(command="view", path="/memories/../etc/passwd")
+    assert is_error(escaped), escaped
+    assert escaped.content[0].text == "Path /memories/../etc/passwd would escape /memories directory", escaped
+    deleted = text(await memory(command="delete", path="/memories/mcp2"))
+    assert deleted == "Successfully deleted /memories/mcp2", deleted
 
 
 async def main():
