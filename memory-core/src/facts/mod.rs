@@ -15,6 +15,7 @@ use crate::error::Result;
 mod contest;
 mod export;
 mod memory;
+mod plan;
 mod quality;
 mod ranked;
 mod reconcile;
@@ -25,6 +26,7 @@ mod transition;
 pub use contest::{PendingContradiction, MAX_PENDING};
 pub use export::{export_facts, import_facts, restore_facts, FactsExport, FACTS_EXPORT_VERSION};
 pub use memory::InMemoryUserMemoryStore;
+pub use plan::plan_change;
 pub use quality::is_low_quality;
 pub use ranked::RankedFacts;
 pub use reconcile::{

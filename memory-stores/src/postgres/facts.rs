@@ -7,7 +7,7 @@
 //! Search ranks the user's current facts in Rust (TF-IDF cosine and
 //! [`agentmemory_core::facts::rank_score`]).
 
-use agentmemory_core::facts::{prepare_candidate, FactQuery, RankedFacts};
+use agentmemory_core::facts::{plan_change, prepare_candidate, FactQuery, RankedFacts};
 use agentmemory_core::{
     FactCandidate, FactChange, MemoryError, MemoryFact, Result, ScoredFact, UserMemoryStore,
 };
@@ -16,7 +16,7 @@ use chrono::Utc;
 use deadpool_postgres::GenericClient;
 
 use super::{decode, encode, on, PostgresStore};
-use crate::fact_rows::{chain, change_against_cache, change_against_facts, doomed, rows};
+use crate::fact_rows::{chain, doomed, rows};
 
 impl PostgresStore {
     /// The user's facts, oldest first; only current ones when `current_only`.
@@ -115,15 +115,12 @@ impl UserMemoryStore for PostgresStore {
             let now = Utc::now();
             let (change, cached) = match self.fact_cache.take(user_id, version) {
                 Some(mut ranked) => {
-                    let change = change_against_cache(user_id, &mut ranked, candidate, now)?;
+                    let change = ranked.plan(user_id, candidate, now)?;
                     (change, Some(ranked))
                 }
                 None => {
                     let current = self.load_facts(&tx, user_id, true).await?;
-                    (
-                        change_against_facts(user_id, &current, candidate, now)?,
-                        None,
-                    )
+                    (plan_change(user_id, &current, candidate, now)?, None)
                 }
             };
             if let FactChange::Ignored { .. } = change {

@@ -11,7 +11,7 @@
 
 use std::sync::LazyLock;
 
-use agentmemory_core::facts::{prepare_candidate, FactQuery, RankedFacts};
+use agentmemory_core::facts::{plan_change, prepare_candidate, FactQuery, RankedFacts};
 use agentmemory_core::{
     FactCandidate, FactChange, MemoryError, MemoryFact, Result, ScoredFact, UserMemoryStore,
 };
@@ -20,7 +20,7 @@ use chrono::Utc;
 use redis::Script;
 
 use super::{decode, encode, hex, RedisStore, STORE};
-use crate::fact_rows::{chain, change_against_cache, change_against_facts, doomed, rows};
+use crate::fact_rows::{chain, doomed, rows};
 
 /// How many times a write re-reads after losing a race before giving up.
 const MAX_ATTEMPTS: usize = 64;
@@ -131,7 +131,7 @@ fn decide(
     candidate: FactCandidate,
 ) -> Result<(FactChange, Vec<Write>)> {
     let live: Vec<MemoryFact> = current.into_iter().filter(MemoryFact::is_current).collect();
-    let change = change_against_facts(user, &live, candidate, Utc::now())?;
+    let change = plan_change(user, &live, candidate, Utc::now())?;
     let writes = writes(&change)?;
     Ok((change, writes))
 }
@@ -163,7 +163,7 @@ impl RedisStore {
         let Some((version, mut ranked)) = self.fact_cache.take_any(user) else {
             return Ok(Err(candidate));
         };
-        let change = change_against_cache(user, &mut ranked, candidate.clone(), Utc::now())?;
+        let change = ranked.plan(user, candidate.clone(), Utc::now())?;
         let writes = writes(&change)?;
         if writes.is_empty() {
             // Nothing to commit, so nothing checked the version: check it here.

@@ -4,9 +4,9 @@
 //! that finds the user's facts cached at the version it reads inside its transaction
 //! reconciles against them instead of reading them, and updates them in place.
 
-use crate::fact_rows::{chain, change_against_cache, change_against_facts, doomed, rows};
+use crate::fact_rows::{chain, doomed, rows};
 
-use agentmemory_core::facts::{prepare_candidate, FactQuery, RankedFacts};
+use agentmemory_core::facts::{plan_change, prepare_candidate, FactQuery, RankedFacts};
 use agentmemory_core::{
     FactCandidate, FactChange, MemoryError, MemoryFact, Result, ScoredFact, UserMemoryStore,
 };
@@ -103,12 +103,12 @@ impl UserMemoryStore for SqliteStore {
             let now = Utc::now();
             let (change, cached) = match cache.take(&user, version) {
                 Some(mut ranked) => {
-                    let change = change_against_cache(&user, &mut ranked, candidate, now)?;
+                    let change = ranked.plan(&user, candidate, now)?;
                     (change, Some(ranked))
                 }
                 None => {
                     let current = load_facts(&tx, label, &user, true)?;
-                    (change_against_facts(&user, &current, candidate, now)?, None)
+                    (plan_change(&user, &current, candidate, now)?, None)
                 }
             };
             if let FactChange::Ignored { .. } = change {
