@@ -254,19 +254,13 @@ impl DenseIndex {
                         kernels,
                     )
                 })
-                .reduce_with(|a, b| {
-                    a.into_iter()
-                        .zip(b)
-                        .zip(&quantised)
-                        .map(|((a, b), q)| a.merge(b, q.k()))
-                        .collect()
-                })
+                .reduce_with(|a, b| a.into_iter().zip(b).map(|(a, b)| a.merge(b)).collect())
                 .unwrap_or_default()
         };
         let rescore = |(qi, c): (usize, Candidates)| {
             let i = fast[qi];
             let query = queries[i];
-            c.finish(ks[i])
+            c.finish()
                 .into_iter()
                 .map(|row| {
                     let r = row as usize;

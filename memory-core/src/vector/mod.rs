@@ -25,6 +25,7 @@ pub use fuse::{fuse, Fusion};
 pub use memory::InMemoryVectorStore;
 pub use recent::RecentEmbeddings;
 pub use simd::kernel_name as dense_kernel;
+pub use topk::{best, Ties};
 
 /// A document to store or as stored.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
