@@ -16,6 +16,7 @@ mod quantized;
 mod recent;
 mod simd;
 pub(crate) mod sparse;
+pub mod tfidf;
 pub(crate) mod topk;
 
 pub use dense::normalized;
