@@ -7,7 +7,7 @@
 //! Search ranks the user's current facts in Rust (TF-IDF cosine and
 //! [`agentmemory_core::facts::rank_score`]).
 
-use agentmemory_core::facts::{plan_change, prepare_candidate, FactQuery, RankedFacts};
+use agentmemory_core::facts::{prepare_candidate, FactQuery, RankedFacts};
 use agentmemory_core::{
     FactCandidate, FactChange, MemoryError, MemoryFact, Result, ScoredFact, UserMemoryStore,
 };
@@ -119,8 +119,10 @@ impl UserMemoryStore for PostgresStore {
                     (change, Some(ranked))
                 }
                 None => {
-                    let current = self.load_facts(&tx, user_id, true).await?;
-                    (plan_change(user_id, &current, candidate, now)?, None)
+                    // Read once, then kept and updated in place: the next upsert (or
+                    // search) of this user does not read every fact again.
+                    let mut ranked = RankedFacts::new(self.load_facts(&tx, user_id, true).await?);
+                    (ranked.plan(user_id, candidate, now)?, Some(ranked))
                 }
             };
             if let FactChange::Ignored { .. } = change {

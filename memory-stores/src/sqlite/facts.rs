@@ -6,7 +6,7 @@
 
 use crate::fact_rows::{chain, doomed, rows};
 
-use agentmemory_core::facts::{plan_change, prepare_candidate, FactQuery, RankedFacts};
+use agentmemory_core::facts::{prepare_candidate, FactQuery, RankedFacts};
 use agentmemory_core::{
     FactCandidate, FactChange, MemoryError, MemoryFact, Result, ScoredFact, UserMemoryStore,
 };
@@ -107,8 +107,10 @@ impl UserMemoryStore for SqliteStore {
                     (change, Some(ranked))
                 }
                 None => {
-                    let current = load_facts(&tx, label, &user, true)?;
-                    (plan_change(&user, &current, candidate, now)?, None)
+                    // Read once, then kept and updated in place: the next upsert (or
+                    // search) of this user does not read every fact again.
+                    let mut ranked = RankedFacts::new(load_facts(&tx, label, &user, true)?);
+                    (ranked.plan(&user, candidate, now)?, Some(ranked))
                 }
             };
             if let FactChange::Ignored { .. } = change {
