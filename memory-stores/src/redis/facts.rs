@@ -11,7 +11,7 @@
 
 use std::sync::LazyLock;
 
-use agentmemory_core::facts::{plan_change, prepare_candidate, FactQuery, RankedFacts};
+use agentmemory_core::facts::{prepare_candidate, FactQuery, RankedFacts};
 use agentmemory_core::{
     FactCandidate, FactChange, MemoryError, MemoryFact, Result, ScoredFact, UserMemoryStore,
 };
@@ -124,18 +124,6 @@ fn writes(change: &FactChange) -> Result<Vec<Write>> {
     rows(change).into_iter().map(|row| set(row.fact)).collect()
 }
 
-/// What reconciling `candidate` against `current` does, and the writes it needs.
-fn decide(
-    user: &str,
-    current: Vec<MemoryFact>,
-    candidate: FactCandidate,
-) -> Result<(FactChange, Vec<Write>)> {
-    let live: Vec<MemoryFact> = current.into_iter().filter(MemoryFact::is_current).collect();
-    let change = plan_change(user, &live, candidate, Utc::now())?;
-    let writes = writes(&change)?;
-    Ok((change, writes))
-}
-
 /// Whether a fresh read of the user's facts (sorted by creation time, then id) would
 /// put the facts `change` adds after every fact `ranked` holds, as
 /// [`RankedFacts::apply`] does.
@@ -202,9 +190,24 @@ impl UserMemoryStore for RedisStore {
             Err(candidate) => candidate,
         };
         for _ in 0..MAX_ATTEMPTS {
+            // Read once, then kept and updated in place: the next upsert (or search) of
+            // this user does not read every fact again.
             let (version, facts) = self.load_facts(user_id, op).await?;
-            let (change, writes) = decide(user_id, facts, candidate.clone())?;
-            if writes.is_empty() || self.commit(user_id, &version, &writes, op).await? {
+            let mut ranked = RankedFacts::new(facts);
+            let change = ranked.plan(user_id, candidate.clone(), Utc::now())?;
+            let writes = writes(&change)?;
+            let read_at = version.parse::<i64>().ok();
+            if writes.is_empty() {
+                if let Some(v) = read_at {
+                    self.fact_cache.put(user_id, v, ranked);
+                }
+                return Ok(change);
+            }
+            if self.commit(user_id, &version, &writes, op).await? {
+                // The script raised the version by one, exactly: this write.
+                if let Some(v) = read_at.filter(|_| keeps_order(&ranked, &change)) {
+                    self.fact_cache.advance(user_id, ranked, &change, v + 1);
+                }
                 return Ok(change);
             }
         }
