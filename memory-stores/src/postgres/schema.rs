@@ -102,16 +102,23 @@ CREATE TABLE {s}.document_terms (
 );
 CREATE FUNCTION {s}.count_document_terms() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
+    -- The namespace's document count first: every writer of a namespace's statistics
+    -- takes that row's lock before any term's, so concurrent writers queue instead of
+    -- deadlocking over terms locked in different orders.
     IF TG_OP <> 'INSERT' AND OLD.terms IS NOT NULL THEN
         UPDATE {s}.document_terms AS t SET df = t.df - 1
-            WHERE t.namespace = OLD.namespace AND t.term = ANY(array_append(OLD.terms, ''));
+            WHERE t.namespace = OLD.namespace AND t.term = '';
+        UPDATE {s}.document_terms AS t SET df = t.df - 1
+            WHERE t.namespace = OLD.namespace AND t.term = ANY(OLD.terms);
         DELETE FROM {s}.document_terms AS t
             WHERE t.namespace = OLD.namespace AND t.term = ANY(OLD.terms) AND t.df <= 0;
     END IF;
     IF TG_OP <> 'DELETE' AND NEW.terms IS NOT NULL THEN
+        INSERT INTO {s}.document_terms AS t (namespace, term, df) VALUES (NEW.namespace, '', 1)
+            ON CONFLICT (namespace, term) DO UPDATE SET df = t.df + 1;
         INSERT INTO {s}.document_terms AS t (namespace, term, df)
             SELECT NEW.namespace, u.term, 1
-            FROM (SELECT DISTINCT unnest(array_append(NEW.terms, '')) AS term) u
+            FROM (SELECT DISTINCT unnest(NEW.terms) AS term) u
             ORDER BY u.term
             ON CONFLICT (namespace, term) DO UPDATE SET df = t.df + 1;
     END IF;

@@ -636,13 +636,18 @@ impl VectorStore for PostgresStore {
                 ))
                 .await
                 .map_err(on(op))?;
-            let mut ids = Vec::with_capacity(prepared.len());
-            for (id, content, meta, emb, terms, weights) in &prepared {
+            // Rows written in id order (a stable sort: the last of one id wins), so
+            // concurrent batches over the same documents lock them in one order and
+            // queue instead of deadlocking; ids are returned in the order given.
+            let mut order: Vec<usize> = (0..prepared.len()).collect();
+            order.sort_by(|&a, &b| prepared[a].0.cmp(&prepared[b].0));
+            for i in order {
+                let (id, content, meta, emb, terms, weights) = &prepared[i];
                 tx.execute(&stmt, &[&namespace, id, content, meta, emb, terms, weights])
                     .await
                     .map_err(on(op))?;
-                ids.push(id.clone());
             }
+            let ids = prepared.iter().map(|p| p.0.clone()).collect();
             tx.commit().await.map_err(on(op))?;
             Ok(ids)
         })
@@ -1100,6 +1105,78 @@ mod tests {
                 .map(|h| (&h.id, h.score.to_bits()))
                 .collect::<Vec<_>>()
         );
+        let client = store.client("test").await.expect("client");
+        client
+            .batch_execute(&format!("DROP SCHEMA {} CASCADE", store.schema))
+            .await
+            .expect("drop schema");
+    }
+
+    /// Writers of one namespace sharing terms, replacing each other's documents at the
+    /// same time, neither deadlock nor lose a count: the statistics afterwards are
+    /// those of the documents stored.
+    #[tokio::test]
+    async fn concurrent_writers_keep_the_term_statistics() {
+        let Some(url) = server_url() else { return };
+        let schema = format!("terms_{}", ulid::Ulid::new().to_string().to_lowercase());
+        let store = PostgresStore::connect_with(
+            &url,
+            crate::PostgresOptions {
+                schema,
+                use_pgvector: false,
+                ..crate::PostgresOptions::default()
+            },
+        )
+        .await
+        .expect("connect");
+        let words = ["jazz", "tea", "lisbon", "chess", "piano", "sea"];
+        let batch = |w: usize, round: usize| -> Vec<Document> {
+            (0..8)
+                .map(|i| {
+                    let text = format!(
+                        "{} {} {} round {round}",
+                        words[(i + w) % 6],
+                        words[(i * 5 + w) % 6],
+                        words[(i + 3) % 6]
+                    );
+                    Document::new(text).with_id(format!("d{}", (i * 3 + w) % 12))
+                })
+                .collect()
+        };
+        for round in 0..5 {
+            let (a, b, c, d) = tokio::join!(
+                store.upsert_batch("shared", batch(0, round)),
+                store.upsert_batch("shared", batch(1, round)),
+                store.upsert_batch("shared", batch(2, round)),
+                store.upsert_batch("shared", batch(3, round)),
+            );
+            for result in [a, b, c, d] {
+                result.expect("concurrent upsert");
+            }
+        }
+        let reference = agentmemory_core::InMemoryVectorStore::new();
+        let ids = store.ids("shared").await.expect("ids");
+        assert_eq!(ids.len(), 12, "every id written once");
+        for doc in store.get_many("shared", &ids).await.expect("get many") {
+            reference.upsert("shared", doc).await.expect("reference");
+        }
+        for query in ["jazz tea", "lisbon sea piano", "chess"] {
+            let q = SearchQuery::new(query, 5);
+            let got = store.search("shared", &q).await.expect("search");
+            let want = reference
+                .search("shared", &q)
+                .await
+                .expect("reference search");
+            assert_eq!(
+                got.iter()
+                    .map(|h| (&h.id, h.score.to_bits()))
+                    .collect::<Vec<_>>(),
+                want.iter()
+                    .map(|h| (&h.id, h.score.to_bits()))
+                    .collect::<Vec<_>>(),
+                "{query}"
+            );
+        }
         let client = store.client("test").await.expect("client");
         client
             .batch_execute(&format!("DROP SCHEMA {} CASCADE", store.schema))
