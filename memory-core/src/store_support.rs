@@ -31,6 +31,7 @@
 //! ```
 
 pub use crate::conversation::known::{message_ids, without_known_messages};
+pub use crate::facts::plan::plan_change;
 pub use crate::facts::quality::is_low_quality;
 pub use crate::facts::ranked::RankedFacts;
 pub use crate::facts::reconcile::{
@@ -46,3 +47,10 @@ pub use crate::text::{for_each_term, index_text, terms};
 pub use crate::vector::dense::normalized;
 pub use crate::vector::fuse::{fuse, Fusion};
 pub use crate::vector::simd::kernel_name as dense_kernel;
+pub use crate::vector::topk::{best, Ties};
+
+/// The TF-IDF cosine every word index scores documents with, as plain functions, for
+/// stores that keep their own term statistics (the PostgreSQL store does).
+pub mod tfidf {
+    pub use crate::vector::tfidf::*;
+}

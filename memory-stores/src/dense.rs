@@ -3,6 +3,7 @@
 //! similarity is a dot product.
 
 #[cfg(feature = "postgres")]
+use agentmemory_core::store_support::Ties;
 use agentmemory_core::vector::SearchHit;
 use agentmemory_core::Result;
 
@@ -22,20 +23,15 @@ pub(crate) fn cosine(a: &[f32], b: &[f32]) -> f32 {
         .clamp(-1.0, 1.0)
 }
 
-/// The `k` best hits, best first, ties broken by id. Only the `k` best are sorted.
+/// The `k` best hits, best first, ties broken by id (core's one top-k).
 #[cfg(feature = "postgres")]
-pub(crate) fn best(mut hits: Vec<SearchHit>, k: usize) -> Vec<SearchHit> {
-    let order =
-        |a: &SearchHit, b: &SearchHit| b.score.total_cmp(&a.score).then_with(|| a.id.cmp(&b.id));
-    if k == 0 {
-        return Vec::new();
-    }
-    if hits.len() > k {
-        hits.select_nth_unstable_by(k - 1, order);
-        hits.truncate(k);
-    }
-    hits.sort_by(order);
-    hits
+pub(crate) fn best(hits: Vec<SearchHit>, k: usize) -> Vec<SearchHit> {
+    agentmemory_core::store_support::best(
+        hits,
+        k,
+        |h| (h.score, h.id.as_str()),
+        Ties::SmallerIdFirst,
+    )
 }
 
 #[cfg(all(test, feature = "postgres"))]

@@ -1,11 +1,11 @@
-//! Fact helpers shared by the persistent stores: the change an upsert makes and the rows
-//! it writes, walking a fact's chain of versions, and what deleting one removes.
+//! Fact helpers shared by the persistent stores: the rows an upsert's change writes,
+//! walking a fact's chain of versions, and what deleting one removes. The change itself
+//! is planned in core ([`RankedFacts::plan`](agentmemory_core::facts::RankedFacts::plan),
+//! [`plan_change`](agentmemory_core::store_support::plan_change)), as the in-memory store plans it.
 
 use std::collections::HashMap;
 
-use agentmemory_core::store_support::{reconcile_by_meaning, RankedFacts, Reconciliation};
-use agentmemory_core::{FactCandidate, FactChange, MemoryError, MemoryFact, Result};
-use chrono::{DateTime, Utc};
+use agentmemory_core::{FactChange, MemoryFact};
 
 /// The chain of versions through `fact_id`, oldest first (empty when unknown).
 pub(crate) fn chain(all: &[MemoryFact], fact_id: &str) -> Vec<MemoryFact> {
@@ -56,72 +56,6 @@ pub(crate) struct Row<'a> {
     pub(crate) fact: &'a MemoryFact,
     #[cfg_attr(not(any(feature = "sqlite", feature = "file")), allow(dead_code))]
     pub(crate) new: bool,
-}
-
-/// The change `candidate` makes for `user` at `now`, reconciled against the user's
-/// current facts as read from the store.
-pub(crate) fn change_against_facts(
-    user: &str,
-    current: &[MemoryFact],
-    candidate: FactCandidate,
-    now: DateTime<Utc>,
-) -> Result<FactChange> {
-    let (decision, candidate) = reconcile_by_meaning(current, candidate);
-    change_for(user, decision, candidate, now, |id| {
-        current.iter().find(|f| f.id == id).cloned()
-    })
-}
-
-/// [`change_against_facts`] against the user's cached facts, which decide exactly as
-/// a fresh read of the same facts would.
-#[cfg_attr(
-    not(any(feature = "sqlite", feature = "redis", feature = "postgres")),
-    allow(dead_code)
-)]
-pub(crate) fn change_against_cache(
-    user: &str,
-    ranked: &mut RankedFacts,
-    candidate: FactCandidate,
-    now: DateTime<Utc>,
-) -> Result<FactChange> {
-    let (decision, candidate) = ranked.reconcile(candidate);
-    change_for(user, decision, candidate, now, |id| {
-        ranked.current(id).cloned()
-    })
-}
-
-/// The change a reconciliation `decision` makes for `user` at `now`, with `find` giving
-/// the current fact with an id (from the facts it was decided on).
-fn change_for(
-    user: &str,
-    decision: Reconciliation,
-    candidate: FactCandidate,
-    now: DateTime<Utc>,
-    find: impl Fn(&str) -> Option<MemoryFact>,
-) -> Result<FactChange> {
-    let found = |id: String| find(&id).ok_or_else(|| MemoryError::not_found("fact", id));
-    Ok(match decision {
-        Reconciliation::Ignore(reason) => FactChange::Ignored { candidate, reason },
-        Reconciliation::Add => FactChange::Added {
-            fact: MemoryFact::from_candidate(user, candidate, now),
-        },
-        Reconciliation::Contest(id) => {
-            let mut fact = found(id)?;
-            fact.contest(&candidate, now);
-            FactChange::Contested { fact, candidate }
-        }
-        Reconciliation::Reinforce(id) => {
-            let mut fact = found(id)?;
-            fact.reinforce(candidate.confidence, now);
-            FactChange::Reinforced { fact }
-        }
-        Reconciliation::Supersede(id) => {
-            let mut old = found(id)?;
-            let new = MemoryFact::from_candidate(user, candidate, now);
-            old.superseded_by = Some(new.id.clone());
-            FactChange::Superseded { old, new }
-        }
-    })
 }
 
 /// The rows an upsert's `change` writes, in order (none when it was ignored).

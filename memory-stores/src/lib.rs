@@ -40,8 +40,6 @@ mod postgres;
 mod redis;
 #[cfg(feature = "sqlite")]
 mod sqlite;
-#[cfg(feature = "postgres")]
-mod text;
 #[cfg(any(feature = "redis", feature = "postgres"))]
 mod tls;
 mod url;

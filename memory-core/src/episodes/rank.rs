@@ -40,19 +40,10 @@ pub fn dated(score: f32, asks_when: bool, names_a_date: bool) -> f32 {
     }
 }
 
-/// Sorts best first (ties: the more recent first) and keeps `k`; `key` gives each item's
-/// score and episode id.
-pub fn best<T>(
-    mut found: Vec<T>,
-    k: usize,
-    key: impl for<'a> Fn(&'a T) -> (f32, &'a str),
-) -> Vec<T> {
-    found.sort_by(|a, b| {
-        let ((score_a, id_a), (score_b, id_b)) = (key(a), key(b));
-        score_b.total_cmp(&score_a).then_with(|| id_b.cmp(id_a))
-    });
-    found.truncate(k);
-    found
+/// The best `k`, best first (ties: the more recent first), through the one top-k
+/// ([`crate::vector::best`]); `key` gives each item's score and episode id.
+pub fn best<T>(found: Vec<T>, k: usize, key: impl for<'a> Fn(&'a T) -> (f32, &'a str)) -> Vec<T> {
+    crate::vector::topk::best(found, k, key, crate::vector::topk::Ties::LargerIdFirst)
 }
 
 #[cfg(test)]

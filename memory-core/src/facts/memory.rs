@@ -1,4 +1,5 @@
-//! `InMemoryUserMemoryStore`: facts per user, reconciled on write, ranked on read.
+//! `InMemoryUserMemoryStore`: facts per user, reconciled on write, ranked on read, through
+//! the same engine ([`RankedFacts`]) as every persistent store.
 
 use std::collections::HashMap;
 use std::fmt;
@@ -9,20 +10,20 @@ use chrono::Utc;
 use dashmap::DashMap;
 use parking_lot::RwLock;
 
-use super::strength::{Decay, Needed, Strength};
 use super::{
-    prepare_candidate, rank_score, reconcile_by_meaning_keyed, FactCandidate, FactChange, FactKey,
-    FactPolicy, FactQuery, MemoryFact, Reconciliation, ScoredFact, UserMemoryStore,
+    prepare_candidate, FactCandidate, FactChange, FactPolicy, FactQuery, MemoryFact, RankedFacts,
+    ScoredFact, UserMemoryStore,
 };
 use crate::error::{MemoryError, Result};
-use crate::vector::sparse::SparseIndex;
-use crate::vector::topk::TopK;
 
 /// A [`UserMemoryStore`] held in memory.
 ///
 /// Each user has their own lock (users never contend with each other), all versions of
-/// their facts, and a TF-IDF inverted index over the text of their *current* facts, so
-/// a search costs O(the user's current facts) whatever the number of users.
+/// their facts, and their current facts in a [`RankedFacts`] (the engine the persistent
+/// stores cache per user): reconciled and planned by [`RankedFacts::plan`], updated in
+/// place by [`RankedFacts::apply`], searched by [`RankedFacts::rank`], so a search costs
+/// O(the user's current facts) whatever the number of users, and every backend decides
+/// and ranks alike.
 ///
 /// ```
 /// use agentmemory_core::facts::{FactCandidate, InMemoryUserMemoryStore, UserMemoryStore};
@@ -57,30 +58,13 @@ impl fmt::Debug for InMemoryUserMemoryStore {
     }
 }
 
-/// One user's facts.
-///
-/// Current facts live in a dense `Vec` whose positions are also their slots in the
-/// sparse index (a removal swap-removes and re-indexes the one fact that moved), so
-/// reconciliation reads them as a slice and search scans them linearly.
+/// One user's facts: the current ones indexed, the superseded versions beside them.
 #[derive(Debug, Default)]
 struct UserFacts {
-    current: Vec<MemoryFact>,
-    /// What reconciliation compares each current fact by, computed once.
-    keys: Vec<FactKey>,
-    /// How strong each current fact is, for bounding its decayed confidence cheaply.
-    strength: Vec<Strength>,
-    /// Insertion sequence of each current fact, for oldest-first listing.
-    seqs: Vec<u64>,
-    pos_of: HashMap<String, usize>,
+    current: RankedFacts,
     superseded: HashMap<String, MemoryFact>,
     /// `new id → id of the fact it superseded`.
     prev_of: HashMap<String, String>,
-    index: SparseIndex,
-    /// An upper bound on the confidence of every current fact (raised on insert and
-    /// reinforcement, never lowered), so search can tell when no fact outside the
-    /// relevant ones could enter the top k.
-    max_confidence: f32,
-    next_seq: u64,
     /// Set when `forget_user` unlinks this state; a writer that fetched it before then
     /// must fetch the user again.
     retired: bool,
@@ -91,114 +75,31 @@ impl UserFacts {
         self.current.len() + self.superseded.len()
     }
 
-    fn push_current(&mut self, fact: MemoryFact) {
-        let pos = self.current.len();
-        self.index.insert(pos as u32, &fact.text);
-        self.pos_of.insert(fact.id.clone(), pos);
-        self.keys.push(FactKey::of(&fact));
-        self.strength.push(Strength::of(&fact));
-        self.seqs.push(self.next_seq);
-        self.next_seq += 1;
-        self.max_confidence = self.max_confidence.max(fact.confidence);
-        self.current.push(fact);
-    }
-
-    fn remove_current(&mut self, id: &str) -> Option<MemoryFact> {
-        let pos = self.pos_of.remove(id)?;
-        let last = self.current.len() - 1;
-        let fact = self.current.swap_remove(pos);
-        self.seqs.swap_remove(pos);
-        self.keys.swap_remove(pos);
-        self.strength.swap_remove(pos);
-        self.index.remove(pos as u32);
-        if pos != last {
-            self.index.remove(last as u32);
-            let moved = &self.current[pos];
-            self.index.insert(pos as u32, &moved.text);
-            self.pos_of.insert(moved.id.clone(), pos);
-        }
-        Some(fact)
-    }
-
-    /// The best `top_k` current facts for `query` and its normalised `embedding`, scored
-    /// as [`rank_facts`](crate::store_support::rank_facts) scores them (the same scan).
-    fn hybrid(
-        &self,
-        query: &str,
-        embedding: Vec<f32>,
-        top_k: usize,
-        policy: FactPolicy,
-    ) -> Vec<ScoredFact> {
-        super::ranked::rank_scan(
-            super::ranked::Indexed {
-                facts: &self.current,
-                strength: &self.strength,
-                dead: &[],
-                index: &self.index,
-            },
-            &FactQuery::new(query, top_k).with_embedding(embedding),
-            policy,
-            Utc::now(),
-        )
-    }
-
     fn get(&self, id: &str) -> Option<&MemoryFact> {
-        match self.pos_of.get(id) {
-            Some(&pos) => self.current.get(pos),
-            None => self.superseded.get(id),
-        }
+        self.current.current(id).or_else(|| self.superseded.get(id))
     }
 
-    fn apply(
+    /// Plans what `candidate` changes and makes the change: the index updated in place,
+    /// a superseded fact kept as history.
+    fn upsert(
         &mut self,
         user_id: &str,
         candidate: FactCandidate,
         now: chrono::DateTime<Utc>,
     ) -> Result<FactChange> {
-        let (decision, candidate) =
-            reconcile_by_meaning_keyed(&self.current, &self.keys, candidate);
-        match decision {
-            Reconciliation::Add => {
-                let fact = MemoryFact::from_candidate(user_id, candidate, now);
-                self.push_current(fact.clone());
-                Ok(FactChange::Added { fact })
-            }
-            Reconciliation::Reinforce(id) => {
-                let pos = *self
-                    .pos_of
-                    .get(&id)
-                    .ok_or_else(|| MemoryError::not_found("fact", id.clone()))?;
-                let fact = &mut self.current[pos];
-                fact.reinforce(candidate.confidence, now);
-                self.strength[pos] = Strength::of(fact);
-                self.max_confidence = self.max_confidence.max(fact.confidence);
-                Ok(FactChange::Reinforced { fact: fact.clone() })
-            }
-            Reconciliation::Supersede(id) => {
-                let new = MemoryFact::from_candidate(user_id, candidate, now);
-                let mut old = self
-                    .remove_current(&id)
-                    .ok_or_else(|| MemoryError::not_found("fact", id.clone()))?;
-                old.superseded_by = Some(new.id.clone());
-                self.superseded.insert(old.id.clone(), old.clone());
-                self.prev_of.insert(new.id.clone(), old.id.clone());
-                self.push_current(new.clone());
-                Ok(FactChange::Superseded { old, new })
-            }
-            Reconciliation::Contest(id) => {
-                let pos = *self
-                    .pos_of
-                    .get(&id)
-                    .ok_or_else(|| MemoryError::not_found("fact", id.clone()))?;
-                let fact = &mut self.current[pos];
-                fact.contest(&candidate, now);
-                Ok(FactChange::Contested {
-                    fact: fact.clone(),
-                    candidate,
-                })
-            }
-            Reconciliation::Ignore(reason) => Ok(FactChange::Ignored { candidate, reason }),
+        let change = self.current.plan(user_id, candidate, now)?;
+        if !self.current.apply(&change) {
+            // The plan was made against these very facts under this lock.
+            return Err(MemoryError::invalid(
+                "fact change",
+                "planned against facts the index does not hold",
+            ));
         }
+        if let FactChange::Superseded { old, new } = &change {
+            self.superseded.insert(old.id.clone(), old.clone());
+            self.prev_of.insert(new.id.clone(), old.id.clone());
+        }
+        Ok(change)
     }
 
     /// `id` and the versions before it, newest first.
@@ -225,8 +126,10 @@ impl UserFacts {
         }
         for c in self.chain_back(id) {
             self.prev_of.remove(&c);
-            if self.remove_current(&c).is_none() {
-                self.superseded.remove(&c);
+            if self.superseded.remove(&c).is_none() {
+                if let Some(fact) = self.current.current(&c).cloned() {
+                    self.current.apply(&FactChange::Deleted { fact });
+                }
             }
         }
         true
@@ -253,6 +156,22 @@ impl UserFacts {
         }
         out
     }
+
+    /// Writes `fact` as it is (an import): current ones into the index, superseded ones
+    /// into the history. Whether it was new.
+    fn import(&mut self, user_id: &str, mut fact: MemoryFact) -> bool {
+        if self.get(&fact.id).is_some() {
+            return false;
+        }
+        user_id.clone_into(&mut fact.user_id);
+        if let Some(next) = &fact.superseded_by {
+            self.prev_of.insert(next.clone(), fact.id.clone());
+            self.superseded.insert(fact.id.clone(), fact);
+            true
+        } else {
+            self.current.apply(&FactChange::Added { fact })
+        }
+    }
 }
 
 impl InMemoryUserMemoryStore {
@@ -277,12 +196,10 @@ impl InMemoryUserMemoryStore {
     fn user(&self, user_id: &str) -> Option<Arc<RwLock<UserFacts>>> {
         self.users.get(user_id).map(|u| Arc::clone(&u))
     }
-}
 
-#[async_trait]
-impl UserMemoryStore for InMemoryUserMemoryStore {
-    async fn upsert(&self, user_id: &str, candidate: FactCandidate) -> Result<FactChange> {
-        let candidate = prepare_candidate(candidate)?;
+    /// Runs `write` on the user's state under its write lock, creating the state when
+    /// the user has none and starting over when it was forgotten meanwhile.
+    fn write<T>(&self, user_id: &str, write: impl FnOnce(&mut UserFacts) -> T) -> T {
         loop {
             let user = match self.user(user_id) {
                 Some(u) => u,
@@ -292,98 +209,32 @@ impl UserMemoryStore for InMemoryUserMemoryStore {
             if user.retired {
                 continue; // forgotten meanwhile: write to the user's fresh state
             }
-            return user.apply(user_id, candidate.clone(), Utc::now());
+            return write(&mut user);
         }
     }
+}
 
-    /// With a query embedding every current fact is scored (hybrid relevance, the rules
-    /// of [`rank_facts`](crate::store_support::rank_facts)); without one, only the facts sharing a term
-    /// with the query are, and unrelated ones only while they could still enter the top k.
+#[async_trait]
+impl UserMemoryStore for InMemoryUserMemoryStore {
+    async fn upsert(&self, user_id: &str, candidate: FactCandidate) -> Result<FactChange> {
+        let candidate = prepare_candidate(candidate)?;
+        self.write(user_id, |user| user.upsert(user_id, candidate, Utc::now()))
+    }
+
+    /// Ranked by [`RankedFacts::rank`], the search of every backend.
     async fn search_query(&self, user_id: &str, q: &FactQuery) -> Result<Vec<ScoredFact>> {
-        let (query, top_k) = (q.text.as_str(), q.top_k);
-        let embedding = q
-            .embedding
-            .clone()
-            .map(|v| crate::vector::normalized(v, "query embedding"))
-            .transpose()?;
-        if top_k == 0 {
+        let mut query = FactQuery::new(q.text.clone(), q.top_k);
+        if let Some(embedding) = q.embedding.clone() {
+            query = query.with_embedding(crate::vector::normalized(embedding, "query embedding")?);
+        }
+        if query.top_k == 0 {
             return Ok(Vec::new());
         }
         let Some(user) = self.user(user_id) else {
             return Ok(Vec::new());
         };
         let user = user.read();
-        if let Some(embedding) = embedding {
-            return Ok(user.hybrid(query, embedding, top_k, self.policy));
-        }
-        let mut relevant: Vec<(usize, f32)> = Vec::new();
-        user.index.score(query, |slot, cos| {
-            if cos > 0.0 && (slot as usize) < user.current.len() {
-                relevant.push((slot as usize, cos));
-            }
-        });
-        let now = Utc::now();
-        let policy = self.policy;
-        let decay = Decay::at(now, policy.half_life);
-        let mut top: TopK<&str, (usize, f32, f32)> = TopK::new(top_k);
-        let consider = |top: &mut TopK<_, _>, pos: usize, rel: f32| {
-            let Some(fact) = user.current.get(pos) else {
-                return;
-            };
-            let effective = decay.effective(user.strength[pos]);
-            if effective >= policy.min_confidence {
-                top.push(
-                    rank_score(rel, effective),
-                    fact.id.as_str(),
-                    (pos, rel, effective),
-                );
-            }
-        };
-        // The effective confidence a fact of relevance `rel` needs to enter the top k.
-        let needed = |top: &TopK<_, _>, rel: f32| {
-            let floor = rank_score(rel, 1.0);
-            Needed::new((top.threshold() / floor).max(policy.min_confidence))
-        };
-        // Relevant facts first: they fill the heap with high scores, so most of the
-        // unrelated ones are then rejected by the bound alone.
-        for &(pos, rel) in &relevant {
-            if decay.may_reach(user.strength[pos], needed(&top, rel)) {
-                consider(&mut top, pos, rel);
-            }
-        }
-        // Unrelated facts need what the threshold asks of relevance 0; it is recomputed
-        // only when the threshold moves, and a fact is decayed exactly only when its bound
-        // passes.
-        if top.admits(rank_score(0.0, user.max_confidence)) {
-            let mut is_relevant = vec![false; user.current.len()];
-            for &(pos, _) in &relevant {
-                is_relevant[pos] = true;
-            }
-            let mut threshold = top.threshold();
-            let mut need = needed(&top, 0.0);
-            for (pos, strength) in user.strength.iter().enumerate() {
-                if is_relevant[pos] || !decay.may_reach(*strength, need) {
-                    continue;
-                }
-                consider(&mut top, pos, 0.0);
-                if top.threshold() != threshold {
-                    threshold = top.threshold();
-                    need = needed(&top, 0.0);
-                }
-            }
-        }
-        Ok(top
-            .into_sorted()
-            .into_iter()
-            .map(
-                |(score, _, (pos, relevance, effective_confidence))| ScoredFact {
-                    fact: user.current[pos].clone(),
-                    relevance,
-                    effective_confidence,
-                    score,
-                },
-            )
-            .collect())
+        Ok(user.current.rank(&query, self.policy, Utc::now()))
     }
 
     async fn list(&self, user_id: &str) -> Result<Vec<MemoryFact>> {
@@ -391,9 +242,7 @@ impl UserMemoryStore for InMemoryUserMemoryStore {
             return Ok(Vec::new());
         };
         let user = user.read();
-        let mut order: Vec<usize> = (0..user.current.len()).collect();
-        order.sort_by_key(|&i| user.seqs[i]);
-        Ok(order.into_iter().map(|i| user.current[i].clone()).collect())
+        Ok(user.current.facts().cloned().collect())
     }
 
     async fn get(&self, user_id: &str, fact_id: &str) -> Result<Option<MemoryFact>> {
@@ -430,31 +279,13 @@ impl UserMemoryStore for InMemoryUserMemoryStore {
         if user_id.is_empty() {
             return Err(MemoryError::invalid("user id", "must not be empty"));
         }
-        loop {
-            let user = match self.user(user_id) {
-                Some(u) => u,
-                None => Arc::clone(&self.users.entry(user_id.to_owned()).or_default()),
-            };
-            let mut user = user.write();
-            if user.retired {
-                continue; // forgotten meanwhile: write to the user's fresh state
-            }
-            let mut written = 0;
-            for mut fact in records {
-                if user.get(&fact.id).is_some() {
-                    continue;
-                }
-                user_id.clone_into(&mut fact.user_id);
-                if let Some(next) = &fact.superseded_by {
-                    user.prev_of.insert(next.clone(), fact.id.clone());
-                    user.superseded.insert(fact.id.clone(), fact);
-                } else {
-                    user.push_current(fact);
-                }
-                written += 1;
-            }
-            return Ok(written);
-        }
+        Ok(self.write(user_id, |user| {
+            records
+                .into_iter()
+                .map(|fact| user.import(user_id, fact))
+                .filter(|&new| new)
+                .count()
+        }))
     }
 
     async fn history(&self, user_id: &str, fact_id: &str) -> Result<Vec<MemoryFact>> {
@@ -479,7 +310,7 @@ mod tests {
     }
 
     #[test]
-    fn index_follows_swap_removal() {
+    fn index_follows_supersession() {
         block_on(async {
             let store = InMemoryUserMemoryStore::new();
             let a = FactCandidate::new("lives in Paris", 0.9).with_attribute("location", "Paris");
@@ -492,7 +323,7 @@ mod tests {
                 .upsert("u", FactCandidate::new("owns a bicycle", 0.9))
                 .await
                 .unwrap();
-            // Superseding the first fact swap-moves "owns a bicycle" into slot 0.
+            // Superseding the first fact buries its slot; the others keep theirs.
             let b = FactCandidate::new("lives in Rome", 0.9).with_attribute("location", "Rome");
             store.upsert("u", b).await.unwrap();
             let hits = store.search("u", "bicycle", 1).await.unwrap();
@@ -545,7 +376,7 @@ mod tests {
             let store = InMemoryUserMemoryStore::new();
             let now = Utc::now();
             let words = ["tea", "jazz", "hiking", "chess", "rust", "paris", "dogs"];
-            let mut user = UserFacts::default();
+            let mut facts = Vec::new();
             for i in 0..200usize {
                 let text = format!("{} {} note{i}", words[i % 7], words[(i * 5) % 7]);
                 // Confidence and age both vary, so decay reorders the facts.
@@ -556,9 +387,12 @@ mod tests {
                     FactCandidate::new(text, confidence),
                     now - age,
                 );
-                user.push_current(fact);
+                facts.push(fact);
             }
-            let facts = user.current.clone();
+            let user = UserFacts {
+                current: RankedFacts::new(facts.clone()),
+                ..UserFacts::default()
+            };
             store.users.insert("u".into(), Arc::new(RwLock::new(user)));
             for query in ["tea jazz", "chess", "unrelated words", ""] {
                 let full = rank_facts(

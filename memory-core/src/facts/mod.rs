@@ -15,6 +15,7 @@ use crate::error::Result;
 mod contest;
 mod export;
 mod memory;
+pub(crate) mod plan;
 pub(crate) mod quality;
 pub(crate) mod ranked;
 pub(crate) mod reconcile;

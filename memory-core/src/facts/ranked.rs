@@ -1,17 +1,24 @@
 //! [`RankedFacts`]: a user's current facts with their word index built once, so a
-//! backend that keeps them between searches ranks each query without re-indexing.
+//! backend that keeps them between searches ranks each query without re-indexing. It is
+//! the one fact engine of every store: the in-memory store keeps one per user for good,
+//! the persistent stores cache one per user until another writer changes the user's facts.
+
+use std::collections::HashMap;
 
 use chrono::{DateTime, Utc};
 
+use super::plan::change_for;
 use super::strength::{Decay, Needed, Strength};
 use super::{
     fact_relevance, rank_score, reconcile_by_meaning_keyed, FactCandidate, FactChange, FactKey,
     FactPolicy, FactQuery, MemoryFact, Reconciliation, ScoredFact,
 };
+use crate::error::Result;
 use crate::vector::sparse::SparseIndex;
 use crate::vector::topk::TopK;
 
-/// A user's current facts, indexed for [`rank`](Self::rank).
+/// A user's current facts, indexed for [`rank`](Self::rank), reconciled and planned by
+/// [`plan`](Self::plan), updated in place by [`apply`](Self::apply).
 ///
 /// Ranks exactly as [`rank_facts`](crate::store_support::rank_facts) does (which builds one and ranks
 /// once); a store that caches it per user (SQLite does, until the user's facts change)
@@ -26,9 +33,15 @@ use crate::vector::topk::TopK;
 ///     MemoryFact::from_candidate("u", FactCandidate::new("likes jazz", 0.8), now),
 ///     MemoryFact::from_candidate("u", FactCandidate::new("lives in Porto", 0.9), now),
 /// ];
-/// let ranked = RankedFacts::new(facts);
+/// let mut ranked = RankedFacts::new(facts);
 /// let hits = ranked.rank(&FactQuery::new("any jazz tonight?", 1), FactPolicy::default(), now);
 /// assert_eq!(hits[0].fact.text, "likes jazz");
+///
+/// let lisbon = FactCandidate::new("lives in Lisbon", 0.9).with_attribute("location", "Lisbon");
+/// let change = ranked.plan("u", lisbon, now).unwrap();
+/// assert_eq!(change.kind(), "added"); // "lives in Porto" had no attribute
+/// assert!(ranked.apply(&change));
+/// assert_eq!(ranked.len(), 3);
 /// ```
 #[derive(Debug, Default)]
 pub struct RankedFacts {
@@ -40,10 +53,16 @@ pub struct RankedFacts {
     /// Whether each slot is a tombstone; empty while there is none.
     dead: Vec<bool>,
     tombstones: usize,
+    /// The slot of each current fact, by id.
+    slots: HashMap<String, usize>,
     /// Reconciliation keys of the first `keys.len()` slots, computed on the first
     /// [`reconcile`](Self::reconcile) (a store that only searches never pays for them).
     keys: Vec<FactKey>,
     index: SparseIndex,
+    /// An upper bound on the confidence of every current fact (raised on insert and
+    /// reinforcement, recomputed on compaction), so a search can tell when no fact that
+    /// shares no term with the query could enter the top k.
+    max_confidence: f32,
 }
 
 impl RankedFacts {
@@ -51,8 +70,12 @@ impl RankedFacts {
     pub fn new(facts: Vec<MemoryFact>) -> Self {
         let facts: Vec<MemoryFact> = facts.into_iter().filter(MemoryFact::is_current).collect();
         let mut index = SparseIndex::default();
+        let mut slots = HashMap::with_capacity(facts.len());
+        let mut max_confidence = 0.0f32;
         for (slot, fact) in facts.iter().enumerate() {
             index.insert(slot as u32, &fact.text);
+            slots.insert(fact.id.clone(), slot);
+            max_confidence = max_confidence.max(fact.confidence);
         }
         let strength = facts.iter().map(Strength::of).collect();
         Self {
@@ -60,8 +83,10 @@ impl RankedFacts {
             strength,
             dead: Vec::new(),
             tombstones: 0,
+            slots,
             keys: Vec::new(),
             index,
+            max_confidence,
         }
     }
 
@@ -107,6 +132,20 @@ impl RankedFacts {
         reconcile_by_meaning_keyed(&self.facts, &self.keys, candidate)
     }
 
+    /// The change `candidate` makes for `user` at `now`: [`reconcile`](Self::reconcile)d
+    /// against these facts and planned as [`plan_change`](super::plan_change) plans it
+    /// against a fresh read of them. Changes nothing here: the store writes the change,
+    /// then [`apply`](Self::apply)s it.
+    pub fn plan(
+        &mut self,
+        user: &str,
+        candidate: FactCandidate,
+        now: DateTime<Utc>,
+    ) -> Result<FactChange> {
+        let (decision, candidate) = self.reconcile(candidate);
+        change_for(user, decision, candidate, now, |id| self.current(id))
+    }
+
     /// Updates the index with a change made to the store: an added fact goes last, a
     /// reinforced or contested one is replaced in its slot, a superseded one leaves (its
     /// replacement goes last), a deleted one leaves. Ranks exactly as a fresh
@@ -136,6 +175,7 @@ impl RankedFacts {
                 if let Some(key) = self.keys.get_mut(slot) {
                     *key = FactKey::of(fact);
                 }
+                self.max_confidence = self.max_confidence.max(fact.confidence);
                 self.facts[slot] = fact.clone();
                 true
             }
@@ -166,7 +206,7 @@ impl RankedFacts {
     }
 
     fn slot_of(&self, id: &str) -> Option<usize> {
-        (0..self.facts.len()).find(|&slot| self.facts[slot].id == id && !self.is_dead(slot))
+        self.slots.get(id).copied()
     }
 
     fn push(&mut self, fact: MemoryFact) {
@@ -179,6 +219,8 @@ impl RankedFacts {
         if !self.dead.is_empty() {
             self.dead.push(false);
         }
+        self.slots.insert(fact.id.clone(), slot);
+        self.max_confidence = self.max_confidence.max(fact.confidence);
         self.facts.push(fact);
     }
 
@@ -191,6 +233,7 @@ impl RankedFacts {
         }
         self.dead[slot] = true;
         self.tombstones += 1;
+        self.slots.remove(&self.facts[slot].id);
         self.facts[slot] = fact;
     }
 
@@ -211,7 +254,13 @@ impl RankedFacts {
     }
 
     /// The best `query.top_k` facts under `policy` at `now`: [`rank_score`] over
-    /// [`fact_relevance`], ties by id.
+    /// [`fact_relevance`], ties by id. The one fact search of every store.
+    ///
+    /// With a query embedding every current fact is a candidate (hybrid relevance).
+    /// Without one only the facts sharing a term with the query have a relevance above
+    /// zero; they are scored first, and the others only while one of them could still
+    /// enter the top k. Either way a fact whose decayed confidence cannot reach the
+    /// threshold is skipped before its exact decay (relevance is at most 1).
     pub fn rank(
         &self,
         query: &FactQuery,
@@ -221,86 +270,130 @@ impl RankedFacts {
         if query.top_k == 0 {
             return Vec::new();
         }
-        rank_scan(
-            Indexed {
-                facts: &self.facts,
-                strength: &self.strength,
-                dead: &self.dead,
-                index: &self.index,
-            },
-            query,
-            policy,
-            now,
-        )
+        let decay = Decay::at(now, policy.half_life);
+        let top = match query.embedding.as_deref() {
+            Some(q) => self.rank_hybrid(query, q, policy, decay),
+            None => self.rank_by_words(query, policy, decay),
+        };
+        top.into_sorted()
+            .into_iter()
+            .map(
+                |(score, _, (pos, relevance, effective_confidence))| ScoredFact {
+                    fact: self.facts[pos].clone(),
+                    relevance,
+                    effective_confidence,
+                    score,
+                },
+            )
+            .collect()
     }
-}
 
-/// A user's current facts with their strengths and word index, in the same order.
-pub(super) struct Indexed<'a> {
-    pub(super) facts: &'a [MemoryFact],
-    pub(super) strength: &'a [Strength],
-    /// Tombstone slots to skip (`true`); may be empty when there are none.
-    pub(super) dead: &'a [bool],
-    pub(super) index: &'a SparseIndex,
-}
-
-/// The one ranking scan every fact search ends in: the best `query.top_k` of `facts` by
-/// [`rank_score`] over [`fact_relevance`], ties by id. Relevance is at most 1, so a fact
-/// whose decayed confidence cannot reach the threshold is skipped before its cosine and
-/// its exact decay.
-pub(super) fn rank_scan(
-    facts: Indexed<'_>,
-    query: &FactQuery,
-    policy: FactPolicy,
-    now: DateTime<Utc>,
-) -> Vec<ScoredFact> {
-    let Indexed {
-        facts,
-        strength,
-        dead,
-        index,
-    } = facts;
-    let mut sparse = vec![0.0f32; facts.len()];
-    index.score(&query.text, |slot, cos| {
-        if let Some(s) = sparse.get_mut(slot as usize) {
-            *s = cos;
-        }
-    });
-    let q = query.embedding.as_deref();
-    let decay = Decay::at(now, policy.half_life);
-    let mut top: TopK<&str, (usize, f32, f32)> = TopK::new(query.top_k);
-    let needed = |top: &TopK<_, _>| Needed::new(top.threshold().max(policy.min_confidence));
-    let (mut threshold, mut need) = (top.threshold(), needed(&top));
-    for (pos, fact) in facts.iter().enumerate() {
-        if top.threshold() != threshold {
-            threshold = top.threshold();
-            need = needed(&top);
-        }
-        if !decay.may_reach(strength[pos], need) || dead.get(pos).copied().unwrap_or(false) {
-            continue;
-        }
-        let relevance = fact_relevance(sparse[pos], q, fact.embedding.as_deref());
-        let effective = decay.effective(strength[pos]);
+    /// Offers the fact in `pos` with relevance `rel` when its decayed confidence clears
+    /// the policy's minimum.
+    fn consider<'a>(
+        &'a self,
+        top: &mut Hits<'a>,
+        pos: usize,
+        rel: f32,
+        policy: FactPolicy,
+        decay: Decay,
+    ) {
+        let effective = decay.effective(self.strength[pos]);
         if effective >= policy.min_confidence {
             top.push(
-                rank_score(relevance, effective),
-                fact.id.as_str(),
-                (pos, relevance, effective),
+                rank_score(rel, effective),
+                self.facts[pos].id.as_str(),
+                (pos, rel, effective),
             );
         }
     }
-    top.into_sorted()
-        .into_iter()
-        .map(
-            |(score, _, (pos, relevance, effective_confidence))| ScoredFact {
-                fact: facts[pos].clone(),
-                relevance,
-                effective_confidence,
-                score,
-            },
-        )
-        .collect()
+
+    /// Every current fact scored by hybrid relevance to the query's words and embedding.
+    fn rank_hybrid<'a>(
+        &'a self,
+        query: &FactQuery,
+        q: &[f32],
+        policy: FactPolicy,
+        decay: Decay,
+    ) -> Hits<'a> {
+        let mut sparse = vec![0.0f32; self.facts.len()];
+        self.index.score(&query.text, |slot, cos| {
+            if let Some(s) = sparse.get_mut(slot as usize) {
+                *s = cos;
+            }
+        });
+        let mut top = Hits::new(query.top_k);
+        let needed = |top: &Hits<'_>| Needed::new(top.threshold().max(policy.min_confidence));
+        let (mut threshold, mut need) = (top.threshold(), needed(&top));
+        for (pos, fact) in self.facts.iter().enumerate() {
+            if top.threshold() != threshold {
+                threshold = top.threshold();
+                need = needed(&top);
+            }
+            if self.is_dead(pos) || !decay.may_reach(self.strength[pos], need) {
+                continue;
+            }
+            let relevance = fact_relevance(sparse[pos], Some(q), fact.embedding.as_deref());
+            self.consider(&mut top, pos, relevance, policy, decay);
+        }
+        top
+    }
+
+    /// The facts sharing a term with the query first (they fill the heap with high
+    /// scores), then the unrelated ones, each only when its bound could reach the
+    /// threshold that relevance asks for.
+    fn rank_by_words<'a>(
+        &'a self,
+        query: &FactQuery,
+        policy: FactPolicy,
+        decay: Decay,
+    ) -> Hits<'a> {
+        let mut relevant: Vec<(usize, f32)> = Vec::new();
+        self.index.score(&query.text, |slot, cos| {
+            let slot = slot as usize;
+            if cos > 0.0 && slot < self.facts.len() && !self.is_dead(slot) {
+                relevant.push((slot, cos.clamp(0.0, 1.0)));
+            }
+        });
+        let mut top = Hits::new(query.top_k);
+        // The effective confidence a fact of relevance `rel` needs to enter the top k.
+        let needed = |top: &Hits<'_>, rel: f32| {
+            let floor = rank_score(rel, 1.0);
+            Needed::new((top.threshold() / floor).max(policy.min_confidence))
+        };
+        for &(pos, rel) in &relevant {
+            if decay.may_reach(self.strength[pos], needed(&top, rel)) {
+                self.consider(&mut top, pos, rel, policy, decay);
+            }
+        }
+        if !top.admits(rank_score(0.0, self.max_confidence)) {
+            return top;
+        }
+        // Unrelated facts need what the threshold asks of relevance 0; it is recomputed
+        // only when the threshold moves.
+        let mut is_relevant = vec![false; self.facts.len()];
+        for &(pos, _) in &relevant {
+            is_relevant[pos] = true;
+        }
+        let mut threshold = top.threshold();
+        let mut need = needed(&top, 0.0);
+        for (pos, strength) in self.strength.iter().enumerate() {
+            if is_relevant[pos] || self.is_dead(pos) || !decay.may_reach(*strength, need) {
+                continue;
+            }
+            self.consider(&mut top, pos, 0.0, policy, decay);
+            if top.threshold() != threshold {
+                threshold = top.threshold();
+                need = needed(&top, 0.0);
+            }
+        }
+        top
+    }
 }
+
+/// The best facts of one search: score, id (ties), and slot, relevance and effective
+/// confidence.
+type Hits<'a> = TopK<&'a str, (usize, f32, f32)>;
 
 #[cfg(test)]
 mod tests {

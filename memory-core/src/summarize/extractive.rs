@@ -347,33 +347,13 @@ fn split_prefix(line: &str) -> (Option<&'static str>, &str) {
     (None, line)
 }
 
-/// Sentences of `text`: split after `.`, `!`, `?` followed by whitespace, and at line
-/// breaks; the terminator stays with its sentence.
+/// Sentences of `text` as written, each with its terminators (the one splitter,
+/// [`crate::text::sentence`]).
 fn sentences(text: &str) -> Vec<&str> {
-    let mut out = Vec::new();
-    let mut start = 0;
-    let mut chars = text.char_indices().peekable();
-    while let Some((i, c)) = chars.next() {
-        let end = match c {
-            '\n' => Some(i),
-            '.' | '!' | '?' | '…' if chars.peek().is_none_or(|(_, n)| n.is_whitespace()) => {
-                Some(i + c.len_utf8())
-            }
-            _ => None,
-        };
-        if let Some(end) = end {
-            let s = text[start..end].trim();
-            if !s.is_empty() {
-                out.push(s);
-            }
-            start = end;
-        }
-    }
-    let s = text[start..].trim();
-    if !s.is_empty() {
-        out.push(s);
-    }
-    out
+    crate::text::sentence::sentences(text)
+        .into_iter()
+        .map(|s| s.full)
+        .collect()
 }
 
 /// Month and weekday names (and their abbreviations), and relative days.

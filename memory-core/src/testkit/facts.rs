@@ -25,6 +25,7 @@ pub async fn run_all(store: &dyn UserMemoryStore) {
     check_pending_contradictions_are_capped(store).await;
     check_confirmation_answers_a_contradiction(store).await;
     check_restore(store).await;
+    check_same_top3_as_in_memory(store).await;
 }
 
 /// A fresh user id containing `label`.
@@ -660,4 +661,52 @@ pub async fn check_restore(store: &dyn UserMemoryStore) {
     );
     let hits = store.search(&u, "sailing", 5).await.expect("search");
     assert_eq!(hits[0].fact.text, "likes sailing");
+}
+
+/// The top 3 facts of every query over a realistic corpus (inflections, case, accents,
+/// CJK, emoji) are the in-memory store's, in the same order with the same scores: every
+/// backend reconciles and ranks facts through the same engine.
+pub async fn check_same_top3_as_in_memory(store: &dyn UserMemoryStore) {
+    use super::corpus::{QUERIES, TEXTS};
+    let u = user("top3");
+    let reference = crate::facts::InMemoryUserMemoryStore::new();
+    // Distinct confidences, so no two facts tie (ties go by id, and ids differ).
+    for (i, (_, text)) in TEXTS.iter().enumerate() {
+        let candidate = FactCandidate::new(*text, 0.95 - i as f32 * 0.02);
+        store.upsert(&u, candidate.clone()).await.expect("upsert");
+        reference
+            .upsert(&u, candidate)
+            .await
+            .expect("reference upsert");
+    }
+    let text_of = |id: &str| TEXTS.iter().find(|(i, _)| *i == id).map(|(_, t)| *t);
+    for (query, first) in QUERIES {
+        let got = store.search(&u, query, 3).await.expect("search");
+        let want = reference
+            .search(&u, query, 3)
+            .await
+            .expect("reference search");
+        let texts =
+            |hits: &[ScoredFact]| hits.iter().map(|h| h.fact.text.clone()).collect::<Vec<_>>();
+        assert_eq!(
+            texts(&want).first().map(String::as_str),
+            text_of(first),
+            "the shared analysis ranks {first} first for {query:?}"
+        );
+        assert_eq!(
+            texts(&got),
+            texts(&want),
+            "top 3 facts for {query:?} differ from the in-memory store's"
+        );
+        for (g, w) in got.iter().zip(&want) {
+            assert!(
+                (g.relevance - w.relevance).abs() < 1e-5,
+                "relevance of {:?} for {query:?}: {} vs {}",
+                g.fact.text,
+                g.relevance,
+                w.relevance
+            );
+        }
+    }
+    store.forget_user(&u).await.expect("forget");
 }

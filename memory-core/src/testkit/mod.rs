@@ -15,6 +15,7 @@
 //! ```
 
 pub mod conversation;
+mod corpus;
 pub mod episodes;
 pub mod facts;
 pub mod kv;

@@ -22,6 +22,7 @@ pub async fn run_all(store: &dyn VectorStore) {
     check_hybrid_search(store).await;
     check_ids_in_order(store).await;
     check_get_many(store).await;
+    check_same_top3_as_in_memory(store).await;
 }
 
 /// A fresh namespace name containing `label`.
@@ -623,4 +624,50 @@ pub async fn check_get_many(store: &dyn VectorStore) {
     assert_eq!(got, [(Some("c"), "charlie"), (Some("a"), "alpha")]);
     assert_eq!(docs[0].metadata.get("k"), Some(&json!("c")));
     assert!(store.get_many(&ns, &[]).await.expect("none").is_empty());
+}
+
+/// The top 3 of every query over a realistic corpus (inflections, case, accents, CJK,
+/// emoji) is the in-memory store's, in the same order with the same scores: every
+/// backend analyses and ranks documents through the same text analysis and scorer.
+pub async fn check_same_top3_as_in_memory(store: &dyn VectorStore) {
+    use super::corpus::{QUERIES, TEXTS};
+    let ns = namespace("top3");
+    let reference = crate::vector::InMemoryVectorStore::new();
+    let docs: Vec<Document> = TEXTS
+        .iter()
+        .map(|(id, text)| Document::new(*text).with_id(*id))
+        .collect();
+    store
+        .upsert_batch(&ns, docs.clone())
+        .await
+        .expect("upsert batch");
+    reference
+        .upsert_batch(&ns, docs)
+        .await
+        .expect("reference upsert");
+    for (query, first) in QUERIES {
+        let q = SearchQuery::new(*query, 3);
+        let got = store.search(&ns, &q).await.expect("search");
+        let want = reference.search(&ns, &q).await.expect("reference search");
+        assert_eq!(
+            ids(&want).first(),
+            Some(first),
+            "the shared analysis ranks {first} first for {query:?}: {want:?}"
+        );
+        assert_eq!(
+            ids(&got),
+            ids(&want),
+            "top 3 for {query:?} differs from the in-memory store's: {got:?} vs {want:?}"
+        );
+        for (g, w) in got.iter().zip(&want) {
+            assert!(
+                (g.score - w.score).abs() < 1e-5,
+                "score of {} for {query:?}: {} vs {}",
+                g.id,
+                g.score,
+                w.score
+            );
+        }
+    }
+    store.clear(&ns).await.expect("clear");
 }

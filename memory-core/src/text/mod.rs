@@ -37,6 +37,7 @@ use unicode_segmentation::UnicodeSegmentation;
 
 mod ascii;
 mod script;
+pub(crate) mod sentence;
 mod stem;
 mod stop;
 

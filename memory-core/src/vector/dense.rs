@@ -321,13 +321,7 @@ impl DenseIndex {
                         kernels,
                     )
                 })
-                .reduce_with(|a, b| {
-                    a.into_iter()
-                        .zip(b)
-                        .zip(&quantised)
-                        .map(|((a, b), q)| a.merge(b, q.k()))
-                        .collect()
-                })
+                .reduce_with(|a, b| a.into_iter().zip(b).map(|(a, b)| a.merge(b)).collect())
                 .unwrap_or_default()
         };
         self.counters
@@ -336,7 +330,7 @@ impl DenseIndex {
         let rescore = |(qi, c): (usize, Candidates)| {
             let i = fast[qi];
             let query = queries[i];
-            let rows = c.finish(ks[i]);
+            let rows = c.finish();
             self.counters
                 .rescored
                 .fetch_add(rows.len() as u64, Ordering::Relaxed);

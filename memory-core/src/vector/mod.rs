@@ -16,6 +16,7 @@ mod quantized;
 mod recent;
 pub(crate) mod simd;
 pub(crate) mod sparse;
+pub(crate) mod tfidf;
 pub(crate) mod topk;
 
 pub(crate) use dense::normalized;

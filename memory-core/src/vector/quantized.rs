@@ -15,11 +15,10 @@
 //! are always among those candidates, which the caller re-scores in `f32`. A small slack
 //! covers the rounding of the `f32` arithmetic on both sides.
 
-use std::cmp::{Ordering, Reverse};
-use std::collections::BinaryHeap;
 use std::ops::Range;
 
 use super::simd::{pack_queries, Kernels, Terms, GROUP, LANE_BYTES, MAX_GROUPS};
+use super::topk::TopK;
 
 /// Rows scored per tile: the tile stays in cache while every query block passes over it.
 const TILE_ROWS: usize = 64;
@@ -116,13 +115,6 @@ pub(crate) struct QuantizedQuery {
     k: usize,
 }
 
-impl QuantizedQuery {
-    /// How many results the query asks for.
-    pub(crate) fn k(&self) -> usize {
-        self.k
-    }
-}
-
 /// Quantises `query` (unit length) into `codes` (padded with zeros) and returns its terms.
 pub(crate) fn quantise_query(query: &[f32], k: usize, codes: &mut Vec<i8>) -> QuantizedQuery {
     let start = codes.len();
@@ -140,70 +132,51 @@ pub(crate) fn quantise_query(query: &[f32], k: usize, codes: &mut Vec<i8>) -> Qu
     }
 }
 
-/// An `f32` ordered totally, for heaps.
-#[derive(Debug, Clone, Copy, PartialEq)]
-struct Total(f32);
-
-impl Eq for Total {}
-
-impl PartialOrd for Total {
-    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
-        Some(self.cmp(other))
-    }
-}
-
-impl Ord for Total {
-    fn cmp(&self, other: &Self) -> Ordering {
-        self.0.total_cmp(&other.0)
-    }
-}
-
 /// What one scan of some rows found for one query: the best `k` lower bounds and the rows
 /// whose upper bound reached the `k`-th of them when they were seen.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub(crate) struct Candidates {
-    lower: BinaryHeap<Reverse<Total>>,
+    /// The best `k` lower bounds (the one top-k, [`TopK`], with no keys: equal bounds
+    /// are interchangeable).
+    lower: TopK<(), ()>,
     /// `(row, upper bound)`.
     rows: Vec<(u32, f32)>,
 }
 
 impl Candidates {
-    fn threshold(&self, k: usize) -> f32 {
-        if self.lower.len() < k {
-            f32::NEG_INFINITY
-        } else {
-            self.lower.peek().map_or(f32::NEG_INFINITY, |r| r.0 .0)
+    /// Nothing found yet, for a query that wants `k` rows.
+    pub(crate) fn new(k: usize) -> Self {
+        Self {
+            lower: TopK::new(k),
+            rows: Vec::new(),
         }
     }
 
-    fn offer_lower(&mut self, k: usize, lower: f32) {
-        if self.lower.len() < k {
-            self.lower.push(Reverse(Total(lower)));
-        } else if let Some(mut worst) = self.lower.peek_mut() {
-            if lower > worst.0 .0 {
-                *worst = Reverse(Total(lower));
-            }
-        }
+    /// The `k`-th best lower bound so far (`NEG_INFINITY` until `k` are known).
+    fn threshold(&self) -> f32 {
+        self.lower.threshold()
+    }
+
+    fn offer_lower(&mut self, lower: f32) {
+        self.lower.push(lower, (), ());
     }
 
     /// Drops candidates that can no longer reach the threshold.
-    fn prune(&mut self, k: usize) {
-        let t = self.threshold(k);
+    fn prune(&mut self) {
+        let t = self.threshold();
         self.rows.retain(|&(_, upper)| upper >= t);
     }
 
     /// Combines the findings of two disjoint row ranges.
-    pub(crate) fn merge(mut self, other: Self, k: usize) -> Self {
-        for Reverse(Total(l)) in other.lower {
-            self.offer_lower(k, l);
-        }
+    pub(crate) fn merge(mut self, other: Self) -> Self {
+        self.lower.merge(other.lower);
         self.rows.extend(other.rows);
         self
     }
 
     /// The rows that may hold the exact top `k` (ties included).
-    pub(crate) fn finish(mut self, k: usize) -> Vec<u32> {
-        self.prune(k);
+    pub(crate) fn finish(mut self) -> Vec<u32> {
+        self.prune();
         self.rows.into_iter().map(|(row, _)| row).collect()
     }
 }
@@ -229,10 +202,10 @@ fn consider(
         return;
     }
     c.rows.push((row as u32, approx + bound));
-    c.offer_lower(k, approx - bound);
-    *threshold = c.threshold(k);
+    c.offer_lower(approx - bound);
+    *threshold = c.threshold();
     if c.rows.len() >= 4 * k + 256 {
-        c.prune(k);
+        c.prune();
     }
 }
 
@@ -266,12 +239,8 @@ fn scan_rows(
     kernels: &Kernels,
 ) -> Vec<Candidates> {
     let p = rows.padded;
-    let mut found: Vec<Candidates> = queries.iter().map(|_| Candidates::default()).collect();
-    let mut thresholds: Vec<f32> = found
-        .iter()
-        .zip(queries)
-        .map(|(c, q)| c.threshold(q.k))
-        .collect();
+    let mut found: Vec<Candidates> = queries.iter().map(|q| Candidates::new(q.k)).collect();
+    let mut thresholds: Vec<f32> = found.iter().map(Candidates::threshold).collect();
     let mut raw = vec![0i32; TILE_ROWS * QUERY_BLOCK.min(queries.len().max(1))];
     // Per-query terms, contiguous so the per-row check below vectorises.
     let offset: Vec<i32> = queries.iter().map(|q| q.offset).collect();
@@ -351,7 +320,7 @@ fn scan_packed(
     let packed = pack_queries(codes, p, nq);
     let groups = nq.div_ceil(GROUP);
     let lanes = groups * GROUP;
-    let mut found: Vec<Candidates> = queries.iter().map(|_| Candidates::default()).collect();
+    let mut found: Vec<Candidates> = queries.iter().map(|q| Candidates::new(q.k)).collect();
     // Per-lane terms; padding lanes have an infinite threshold, so they never pass.
     let mut offset = vec![0i32; lanes];
     let mut scale = vec![0f32; lanes];
@@ -360,7 +329,7 @@ fn scan_packed(
     let mut thresholds = vec![f32::INFINITY; lanes];
     for (i, q) in queries.iter().enumerate() {
         (offset[i], scale[i], widen[i], pad[i]) = (q.offset, q.scale, q.widen, q.pad);
-        thresholds[i] = found[i].threshold(q.k);
+        thresholds[i] = found[i].threshold();
     }
     let panel_lanes = MAX_GROUPS * GROUP;
     let mut dots = vec![0i32; CHUNK_ROWS * panel_lanes];
@@ -496,11 +465,11 @@ mod tests {
                     let whole = scan(&rows, 0..n, &quantised, &codes, filter, kernels);
                     let a = scan(&rows, 0..17, &quantised, &codes, filter, kernels);
                     let b = scan(&rows, 17..n, &quantised, &codes, filter, kernels);
-                    let merged = a.into_iter().zip(b).map(|(a, b)| a.merge(b, k));
+                    let merged = a.into_iter().zip(b).map(|(a, b)| a.merge(b));
                     for (part, found) in [whole, merged.collect()].into_iter().enumerate() {
                         assert_eq!(found.len(), nq);
                         for (qi, c) in found.into_iter().enumerate() {
-                            let got = c.finish(k);
+                            let got = c.finish();
                             let at =
                                 format!("{} {name} {part}: query {qi} of {nq}", kernels.name());
                             assert!(want[qi].iter().all(|r| got.contains(r)), "{at}");

@@ -118,31 +118,7 @@ pub(crate) struct SparseIndex {
     idf_cache: Mutex<Option<Arc<IdfTable>>>,
 }
 
-/// `(term, 1 + ln tf)` for each distinct term of `text` (analysed by [`crate::text`]),
-/// sorted by term.
-fn weighted_terms(text: &str) -> Vec<(String, f32)> {
-    let mut tokens = text::terms(text);
-    tokens.sort_unstable();
-    let mut out: Vec<(String, f32)> = Vec::with_capacity(tokens.len());
-    for t in tokens {
-        match out.last_mut() {
-            Some((prev, count)) if *prev == t => *count += 1.0,
-            _ => out.push((t, 1.0)),
-        }
-    }
-    for (_, count) in &mut out {
-        *count = 1.0 + count.ln();
-    }
-    out
-}
-
-fn idf(n: usize, df: usize) -> f32 {
-    if df == 0 {
-        0.0
-    } else {
-        (1.0 + n as f64 / df as f64).ln() as f32
-    }
-}
+use super::tfidf::{document_terms as weighted_terms, idf};
 
 impl SparseIndex {
     /// An empty index.

@@ -1,6 +1,6 @@
 //! A bounded heap keeping the best `k` scored items, ties broken by key.
 
-use std::cmp::Ordering;
+use std::cmp::{Ordering, Reverse};
 use std::collections::BinaryHeap;
 
 /// One candidate. Ordered so that the *worst* candidate is the greatest, which puts it at
@@ -97,6 +97,13 @@ impl<K: Ord, V> TopK<K, V> {
         }
     }
 
+    /// Offers every item `other` kept (the best `k` of two disjoint scans).
+    pub(crate) fn merge(&mut self, other: Self) {
+        for e in other.heap {
+            self.push(e.score, e.key, e.value);
+        }
+    }
+
     /// The kept items, best first.
     pub(crate) fn into_sorted(self) -> Vec<(f32, K, V)> {
         // `into_sorted_vec` is ascending by `Ord`, i.e. best first.
@@ -106,6 +113,57 @@ impl<K: Ord, V> TopK<K, V> {
             .map(|e| (e.score, e.key, e.value))
             .collect()
     }
+}
+
+/// How [`best`] breaks ties between equal scores.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Ties {
+    /// The smaller id first (documents, facts).
+    SmallerIdFirst,
+    /// The larger id first: with ULIDs, the more recent (episodes).
+    LargerIdFirst,
+}
+
+/// The best `k` of `items`, best first: by descending score (`key`'s first part), ties
+/// by id (its second part) as `ties` says; items with a non-finite score are left out.
+/// The top-k selection every ranked list in the workspace ends in, O(n log k).
+///
+/// ```
+/// use agentmemory_core::vector::{best, Ties};
+///
+/// let found = vec![("b", 0.5), ("a", 0.5), ("c", 0.9), ("d", 0.1)];
+/// let top = best(found.clone(), 3, |&(id, s)| (s, id), Ties::SmallerIdFirst);
+/// assert_eq!(top, [("c", 0.9), ("a", 0.5), ("b", 0.5)]);
+/// let top = best(found, 2, |&(id, s)| (s, id), Ties::LargerIdFirst);
+/// assert_eq!(top, [("c", 0.9), ("b", 0.5)]);
+/// ```
+pub fn best<T>(
+    items: Vec<T>,
+    k: usize,
+    key: impl for<'a> Fn(&'a T) -> (f32, &'a str),
+    ties: Ties,
+) -> Vec<T> {
+    fn order<'a, T, K: Ord>(
+        items: &'a [T],
+        k: usize,
+        key: impl Fn(&'a T) -> (f32, K),
+    ) -> Vec<usize> {
+        let mut top = TopK::new(k);
+        for (i, item) in items.iter().enumerate() {
+            let (score, id) = key(item);
+            top.push(score, id, i);
+        }
+        top.into_sorted().into_iter().map(|(_, _, i)| i).collect()
+    }
+    let order = match ties {
+        Ties::SmallerIdFirst => order(&items, k, &key),
+        Ties::LargerIdFirst => order(&items, k, |t| {
+            let (score, id) = key(t);
+            (score, Reverse(id))
+        }),
+    };
+    let mut slots: Vec<Option<T>> = items.into_iter().map(Some).collect();
+    order.into_iter().filter_map(|i| slots[i].take()).collect()
 }
 
 #[cfg(test)]

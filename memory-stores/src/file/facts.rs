@@ -8,7 +8,7 @@
 use std::path::PathBuf;
 
 use agentmemory_core::facts::FactQuery;
-use agentmemory_core::store_support::prepare_candidate;
+use agentmemory_core::store_support::{plan_change, prepare_candidate};
 use agentmemory_core::{
     FactCandidate, FactChange, MemoryError, MemoryFact, Result, ScoredFact, UserMemoryStore,
 };
@@ -18,7 +18,7 @@ use serde::{Deserialize, Serialize};
 
 use super::atomic::{read_doc, remove, write_doc, FORMAT_VERSION};
 use super::{FileStore, FACTS_DIR};
-use crate::fact_rows::{chain, change_against_facts, doomed, rows};
+use crate::fact_rows::{chain, doomed, rows};
 
 const FORMAT: &str = "agentmem.facts";
 
@@ -47,7 +47,7 @@ impl FactsFile {
 /// rows replace the facts with their ids or are appended.
 fn apply(user: &str, facts: &mut Vec<MemoryFact>, candidate: FactCandidate) -> Result<FactChange> {
     let live: Vec<MemoryFact> = facts.iter().filter(|f| f.is_current()).cloned().collect();
-    let change = change_against_facts(user, &live, candidate, Utc::now())?;
+    let change = plan_change(user, &live, candidate, Utc::now())?;
     for row in rows(&change) {
         if row.new {
             facts.push(row.fact.clone());

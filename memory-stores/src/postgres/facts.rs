@@ -17,7 +17,7 @@ use chrono::Utc;
 use deadpool_postgres::GenericClient;
 
 use super::{decode, encode, on, PostgresStore};
-use crate::fact_rows::{chain, change_against_cache, change_against_facts, doomed, rows};
+use crate::fact_rows::{chain, doomed, rows};
 
 impl PostgresStore {
     /// The user's facts, oldest first; only current ones when `current_only`.
@@ -116,15 +116,14 @@ impl UserMemoryStore for PostgresStore {
             let now = Utc::now();
             let (change, cached) = match self.fact_cache.take(user_id, version) {
                 Some(mut ranked) => {
-                    let change = change_against_cache(user_id, &mut ranked, candidate, now)?;
+                    let change = ranked.plan(user_id, candidate, now)?;
                     (change, Some(ranked))
                 }
                 None => {
-                    let current = self.load_facts(&tx, user_id, true).await?;
-                    (
-                        change_against_facts(user_id, &current, candidate, now)?,
-                        None,
-                    )
+                    // Read once, then kept and updated in place: the next upsert (or
+                    // search) of this user does not read every fact again.
+                    let mut ranked = RankedFacts::new(self.load_facts(&tx, user_id, true).await?);
+                    (ranked.plan(user_id, candidate, now)?, Some(ranked))
                 }
             };
             if let FactChange::Ignored { .. } = change {

@@ -228,6 +228,15 @@ impl PostgresStore {
                 schema::migrate(&mut client, &store.schema).await
             })
             .await?;
+        // Unbounded by the operation timeout, like the index builds below: a database
+        // written by an earlier version may hold many documents to analyse, once.
+        let filled = {
+            let client = store.client("migrate the schema").await?;
+            schema::backfill_terms(&client, &store.schema).await?
+        };
+        if filled > 0 {
+            tracing::info!(schema = %store.schema, documents = filled, "indexed documents written by an earlier version through the shared text analysis");
+        }
         store.pgvector = if options.use_pgvector {
             let client = store.client("detect pgvector").await?;
             schema::enable_pgvector(&client).await

@@ -12,7 +12,7 @@ pub(crate) const SCHEMA_VERSION: u32 = MIGRATIONS.len() as u32;
 pub(crate) const MIGRATION_LOCK: i64 = 0x6167_656e_746d_656d; // "agentmem"
 
 /// The SQL of each version, in order; `{s}` is the quoted schema.
-const MIGRATIONS: &[&str] = &[
+pub(super) const MIGRATIONS: &[&str] = &[
     // 0 → 1: conversations, KV, documents, facts.
     r"
 CREATE TABLE {s}.conversations (
@@ -81,7 +81,100 @@ $$;
 CREATE TRIGGER facts_version AFTER INSERT OR UPDATE OR DELETE ON {s}.facts
     FOR EACH ROW EXECUTE FUNCTION {s}.bump_fact_version();
 ",
+    // 2 → 3: documents indexed through the shared text analysis (`agentmemory_core::text`:
+    // folding, stemming, CJK bigrams) instead of `to_tsvector('simple', …)`. Each document
+    // keeps its distinct analysed terms and their `1 + ln tf` weights (written by the
+    // client, GIN-indexed for retrieval); `document_terms` keeps each term's document
+    // frequency per namespace, and under the term '' (never an analysed term) the number
+    // of documents, kept by a trigger from any client, so a search scores with the same
+    // TF-IDF cosine as every other backend. Rows written before have NULL terms until the
+    // client that migrates fills them in (`backfill_terms`); they are not counted before.
+    r"
+DROP INDEX {s}.documents_tsv;
+ALTER TABLE {s}.documents DROP COLUMN tsv;
+ALTER TABLE {s}.documents ADD COLUMN terms text[], ADD COLUMN term_weights real[];
+CREATE INDEX documents_terms ON {s}.documents USING gin (terms);
+CREATE TABLE {s}.document_terms (
+    namespace text NOT NULL,
+    term text NOT NULL,
+    df bigint NOT NULL,
+    PRIMARY KEY (namespace, term)
+);
+CREATE FUNCTION {s}.count_document_terms() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    -- The namespace's document count first: every writer of a namespace's statistics
+    -- takes that row's lock before any term's, so concurrent writers queue instead of
+    -- deadlocking over terms locked in different orders.
+    IF TG_OP <> 'INSERT' AND OLD.terms IS NOT NULL THEN
+        UPDATE {s}.document_terms AS t SET df = t.df - 1
+            WHERE t.namespace = OLD.namespace AND t.term = '';
+        UPDATE {s}.document_terms AS t SET df = t.df - 1
+            WHERE t.namespace = OLD.namespace AND t.term = ANY(OLD.terms);
+        DELETE FROM {s}.document_terms AS t
+            WHERE t.namespace = OLD.namespace AND t.term = ANY(OLD.terms) AND t.df <= 0;
+    END IF;
+    IF TG_OP <> 'DELETE' AND NEW.terms IS NOT NULL THEN
+        INSERT INTO {s}.document_terms AS t (namespace, term, df) VALUES (NEW.namespace, '', 1)
+            ON CONFLICT (namespace, term) DO UPDATE SET df = t.df + 1;
+        INSERT INTO {s}.document_terms AS t (namespace, term, df)
+            SELECT NEW.namespace, u.term, 1
+            FROM (SELECT DISTINCT unnest(NEW.terms) AS term) u
+            ORDER BY u.term
+            ON CONFLICT (namespace, term) DO UPDATE SET df = t.df + 1;
+    END IF;
+    RETURN NULL;
+END
+$$;
+CREATE TRIGGER documents_count_terms AFTER INSERT OR DELETE OR UPDATE OF namespace, terms
+    ON {s}.documents FOR EACH ROW EXECUTE FUNCTION {s}.count_document_terms();
+",
 ];
+
+/// How many documents [`backfill_terms`] analyses per statement.
+const BACKFILL_BATCH: i64 = 500;
+
+/// Fills in the analysed terms of documents written before schema version 3 (NULL
+/// `terms`), in batches; how many it filled. Runs at connect after [`migrate`], so a
+/// database created by an earlier version ranks its old documents like new ones.
+pub(crate) async fn backfill_terms(client: &Client, schema: &str) -> Result<usize> {
+    let op = "index documents written by an earlier version";
+    let select = format!(
+        "SELECT namespace, id, content FROM {schema}.documents WHERE terms IS NULL LIMIT $1"
+    );
+    let update = format!(
+        "UPDATE {schema}.documents SET terms = $3, term_weights = $4 \
+         WHERE namespace = $1 AND id = $2 AND terms IS NULL"
+    );
+    let mut filled = 0;
+    loop {
+        let rows = client
+            .query(&select, &[&BACKFILL_BATCH])
+            .await
+            .map_err(on(op))?;
+        if rows.is_empty() {
+            return Ok(filled);
+        }
+        for row in &rows {
+            let namespace: &str = row.try_get(0).map_err(on(op))?;
+            let id: &str = row.try_get(1).map_err(on(op))?;
+            let content: &str = row.try_get(2).map_err(on(op))?;
+            let (terms, weights) = analysed(content);
+            client
+                .execute(&update, &[&namespace, &id, &terms, &weights])
+                .await
+                .map_err(on(op))?;
+            filled += 1;
+        }
+    }
+}
+
+/// A document's distinct analysed terms (sorted) and their `1 + ln tf` weights, as the
+/// `terms` and `term_weights` columns keep them.
+pub(crate) fn analysed(content: &str) -> (Vec<String>, Vec<f32>) {
+    agentmemory_core::store_support::tfidf::document_terms(content)
+        .into_iter()
+        .unzip()
+}
 
 /// `name` quoted as an identifier, if it is a plain lowercase one.
 pub(crate) fn quoted(name: &str) -> Result<String> {

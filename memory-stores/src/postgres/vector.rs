@@ -4,9 +4,11 @@
 //!   write and kept as `real[]`. The first embedding of a namespace fixes its dimension
 //!   (until the namespace is cleared); another is refused with
 //!   [`MemoryError::DimensionMismatch`].
-//! - **Sparse search** matches a generated `tsvector` column (GIN-indexed, `simple`
-//!   configuration) against the query's words OR-ed together, ranked by
-//!   `ts_rank_cd(..., 32)`, which is `rank / (rank + 1)`: `0.0..1.0`, in BM25-like order.
+//! - **Sparse search** goes through the shared text analysis ([`agentmemory_core::text`]:
+//!   folding, stemming, CJK bigrams), as every other backend's: each row keeps its
+//!   document's analysed terms (GIN-indexed) and their weights, `document_terms` each
+//!   term's document frequency (kept by a trigger), and the documents sharing a term with
+//!   the query are scored with the same TF-IDF cosine ([`tfidf::cosine`]), `0.0..=1.0`.
 //! - **Dense search** with `pgvector` ranks in the server with the cosine distance `<=>`.
 //!   Each embedding dimension `N` in use has an HNSW index over the typed expression
 //!   `embedding::vector(N)` of the rows with `cardinality(embedding) = N` (a partial
@@ -35,16 +37,10 @@ use agentmemory_core::{MemoryError, Metadata, Result, VectorStore};
 use async_trait::async_trait;
 use tokio_postgres::Row;
 
+use super::schema::analysed;
 use super::{decode, on, PostgresStore};
 use crate::dense::{best, cosine, normalised};
-use crate::text::words;
-
-/// The `to_tsquery` text matching any word of `text` (words are alphanumeric only, so no
-/// tsquery syntax can leak in).
-fn ts_query(text: &str) -> Option<String> {
-    let terms = words(text);
-    (!terms.is_empty()).then(|| terms.join(" | "))
-}
+use agentmemory_core::store_support::tfidf;
 
 /// A hit from a row `(id, content, metadata::text, score)`, or `None` when the filter
 /// rejects it.
@@ -202,23 +198,74 @@ impl PostgresStore {
         Ok(d.map(|d| usize::try_from(d).unwrap_or(0)))
     }
 
+    /// The documents sharing an analysed term with the query (found through the GIN
+    /// index on `terms`), scored in the client with the TF-IDF cosine every backend
+    /// ranks by ([`tfidf::cosine`]) from the namespace's document frequencies, read in
+    /// the same snapshot; the best `query.k` the filter accepts, ties by id.
     async fn sparse_search(&self, ns: &str, query: &SearchQuery) -> Result<Vec<SearchHit>> {
         let op = "search documents";
-        let Some(tsq) = ts_query(&query.text) else {
+        let q = tfidf::query_terms(&query.text);
+        if q.is_empty() {
             return Ok(Vec::new());
-        };
-        let client = self.client(op).await?;
-        let stmt = client
+        }
+        let q_terms: Vec<&str> = q.iter().map(|(t, _)| t.as_str()).collect();
+        let mut client = self.client(op).await?;
+        let tx = client
+            .build_transaction()
+            .isolation_level(tokio_postgres::IsolationLevel::RepeatableRead)
+            .read_only(true)
+            .start()
+            .await
+            .map_err(on(op))?;
+        let stmt = tx
             .prepare_cached(&format!(
-                "SELECT d.id, d.content, d.metadata::text, ts_rank_cd(d.tsv, q, 32) AS r \
-                 FROM {} d, to_tsquery('simple'::regconfig, $2) q \
-                 WHERE d.namespace = $1 AND d.tsv @@ q ORDER BY r DESC, d.id",
+                "SELECT d.id, d.content, d.metadata::text, d.terms, d.term_weights \
+                 FROM {} d WHERE d.namespace = $1 AND d.terms && $2::text[]",
                 self.table("documents")
             ))
             .await
             .map_err(on(op))?;
-        let rows = client.query(&stmt, &[&ns, &tsq]).await.map_err(on(op))?;
-        ranked_hits(&rows, query, 0.0..=1.0)
+        let rows = tx.query(&stmt, &[&ns, &q_terms]).await.map_err(on(op))?;
+        let mut docs = Vec::with_capacity(rows.len());
+        let mut wanted: std::collections::HashSet<&str> = q_terms.iter().copied().collect();
+        wanted.insert("");
+        for row in &rows {
+            let terms: Vec<&str> = row.try_get(3).map_err(on(op))?;
+            let weights: Vec<f32> = row.try_get(4).map_err(on(op))?;
+            wanted.extend(terms.iter().copied());
+            docs.push((row, terms, weights));
+        }
+        let wanted: Vec<&str> = wanted.into_iter().collect();
+        let stmt = tx
+            .prepare_cached(&format!(
+                "SELECT term, df FROM {} WHERE namespace = $1 AND term = ANY($2::text[])",
+                self.table("document_terms")
+            ))
+            .await
+            .map_err(on(op))?;
+        let stats = tx.query(&stmt, &[&ns, &wanted]).await.map_err(on(op))?;
+        tx.commit().await.map_err(on(op))?;
+        let mut df: std::collections::HashMap<String, usize> =
+            std::collections::HashMap::with_capacity(stats.len());
+        for row in &stats {
+            let term: String = row.try_get(0).map_err(on(op))?;
+            let count: i64 = row.try_get(1).map_err(on(op))?;
+            df.insert(term, usize::try_from(count).unwrap_or(0));
+        }
+        let n = df.get("").copied().unwrap_or(0);
+        let df = |t: &str| df.get(t).copied().unwrap_or(0);
+        let mut hits = Vec::new();
+        for (row, terms, weights) in docs {
+            let doc: Vec<(String, f32)> =
+                terms.into_iter().map(str::to_owned).zip(weights).collect();
+            let score = tfidf::cosine(&q, &doc, n, df);
+            if score > 0.0 {
+                if let Some(h) = hit(row, query, score)? {
+                    hits.push(h);
+                }
+            }
+        }
+        Ok(best(hits, query.k))
     }
 
     /// Words and meaning fused with the rule every backend shares
@@ -244,15 +291,8 @@ impl PostgresStore {
         let scored = |hits: &[SearchHit]| -> Vec<(String, f32)> {
             hits.iter().map(|h| (h.id.clone(), h.score)).collect()
         };
-        // ts_rank is not bounded like a cosine: scale the word side to 0..=1 (best = 1) so
-        // the weighting means what it means for the other backends.
-        let top = sparse.iter().map(|h| h.score).fold(0.0f32, f32::max);
-        let mut words = scored(&sparse);
-        if top > 0.0 {
-            for (_, score) in &mut words {
-                *score /= top;
-            }
-        }
+        // Both sides are cosines, as for every other backend.
+        let words = scored(&sparse);
         let fused = agentmemory_core::store_support::fuse(
             &words,
             &scored(&dense),
@@ -528,7 +568,8 @@ impl VectorStore for PostgresStore {
             let meta = serde_json::to_string(&doc.metadata)
                 .map_err(|e| MemoryError::invalid("metadata", e.to_string()))?;
             let emb = doc.embedding.as_deref().map(normalised).transpose()?;
-            prepared.push((id, doc.content, meta, emb));
+            let (terms, weights) = analysed(&doc.content);
+            prepared.push((id, doc.content, meta, emb, terms, weights));
         }
         if let Some(first) = prepared.iter().find_map(|p| p.3.as_ref()) {
             let dim = first.len();
@@ -578,21 +619,27 @@ impl VectorStore for PostgresStore {
             }
             let stmt = tx
                 .prepare_cached(&format!(
-                    "INSERT INTO {} (namespace, id, content, metadata, embedding) \
-                     VALUES ($1, $2, $3, $4::text::jsonb, $5) \
+                    "INSERT INTO {} (namespace, id, content, metadata, embedding, terms, term_weights) \
+                     VALUES ($1, $2, $3, $4::text::jsonb, $5, $6, $7) \
                      ON CONFLICT (namespace, id) DO UPDATE SET content = excluded.content, \
-                     metadata = excluded.metadata, embedding = excluded.embedding",
+                     metadata = excluded.metadata, embedding = excluded.embedding, \
+                     terms = excluded.terms, term_weights = excluded.term_weights",
                     self.table("documents")
                 ))
                 .await
                 .map_err(on(op))?;
-            let mut ids = Vec::with_capacity(prepared.len());
-            for (id, content, meta, emb) in &prepared {
-                tx.execute(&stmt, &[&namespace, id, content, meta, emb])
+            // Rows written in id order (a stable sort: the last of one id wins), so
+            // concurrent batches over the same documents lock them in one order and
+            // queue instead of deadlocking; ids are returned in the order given.
+            let mut order: Vec<usize> = (0..prepared.len()).collect();
+            order.sort_by(|&a, &b| prepared[a].0.cmp(&prepared[b].0));
+            for i in order {
+                let (id, content, meta, emb, terms, weights) = &prepared[i];
+                tx.execute(&stmt, &[&namespace, id, content, meta, emb, terms, weights])
                     .await
                     .map_err(on(op))?;
-                ids.push(id.clone());
             }
+            let ids = prepared.iter().map(|p| p.0.clone()).collect();
             tx.commit().await.map_err(on(op))?;
             Ok(ids)
         })
@@ -937,10 +984,194 @@ mod tests {
             .expect("drop schema");
     }
 
-    #[test]
-    fn tsquery_text_holds_only_words_joined_by_or() {
-        assert_eq!(ts_query("Hello, world!").as_deref(), Some("hello | world"));
-        assert_eq!(ts_query("a & !b | c:*").as_deref(), Some("a | b | c"));
-        assert_eq!(ts_query("?!"), None);
+    /// A database written by the version before the shared analysis (schema 2, documents
+    /// in a `simple` tsvector) is migrated at connect: its documents are analysed and
+    /// rank exactly as the in-memory store ranks them.
+    #[tokio::test]
+    async fn documents_of_a_schema_2_database_rank_through_the_shared_analysis() {
+        let Some(url) = server_url() else { return };
+        let schema = format!("analysis_{}", ulid::Ulid::new().to_string().to_lowercase());
+        let options = || crate::PostgresOptions {
+            schema: schema.clone(),
+            use_pgvector: false,
+            ..crate::PostgresOptions::default()
+        };
+        let texts = [
+            ("a", "Ana lives in Lisbon and loves living by the sea"),
+            ("b", "She lived in PARIS for three years"),
+            ("c", "Crème brûlée at the café"),
+            ("d", "我住在北京"),
+            ("e", "The team meets on Thursday"),
+        ];
+        // The previous version's schema, written the way it wrote documents.
+        {
+            let store = PostgresStore::connect_with(&url, options())
+                .await
+                .expect("connect");
+            let client = store.client("test").await.expect("client");
+            let quoted = store.schema.clone();
+            client
+                .batch_execute(&format!(
+                    "DROP SCHEMA {quoted} CASCADE; CREATE SCHEMA {quoted}; \
+                     CREATE TABLE {quoted}.schema_version (version integer NOT NULL); \
+                     INSERT INTO {quoted}.schema_version VALUES (1), (2);"
+                ))
+                .await
+                .expect("reset schema");
+            for sql in &super::super::schema::MIGRATIONS[..2] {
+                client
+                    .batch_execute(&sql.replace("{s}", &quoted))
+                    .await
+                    .expect("schema 2");
+            }
+            for (id, text) in texts {
+                client
+                    .execute(
+                        &format!(
+                            "INSERT INTO {quoted}.documents (namespace, id, content, metadata) \
+                             VALUES ('old', $1, $2, '{{}}'::jsonb)"
+                        ),
+                        &[&id, &text],
+                    )
+                    .await
+                    .expect("old insert");
+            }
+        }
+        let store = PostgresStore::connect_with(&url, options())
+            .await
+            .expect("migrating connect");
+        let reference = agentmemory_core::InMemoryVectorStore::new();
+        for (id, text) in texts {
+            reference
+                .upsert("old", Document::new(text).with_id(id))
+                .await
+                .expect("reference");
+        }
+        for (query, first) in [
+            ("where does she live?", "a"),
+            ("paris", "b"),
+            ("creme brulee", "c"),
+            ("北京", "d"),
+        ] {
+            let q = SearchQuery::new(query, 3);
+            let got = store.search("old", &q).await.expect("search");
+            let want = reference.search("old", &q).await.expect("reference search");
+            assert_eq!(
+                got.first().map(|h| h.id.as_str()),
+                Some(first),
+                "{query}: {got:?}"
+            );
+            let key = |hits: &[SearchHit]| {
+                hits.iter()
+                    .map(|h| (h.id.clone(), h.score.to_bits()))
+                    .collect::<Vec<_>>()
+            };
+            assert_eq!(key(&got), key(&want), "{query}");
+        }
+        // New writes and deletes keep the statistics: the same ranking as in memory.
+        store
+            .upsert("old", Document::new("She lives near the café").with_id("f"))
+            .await
+            .expect("upsert");
+        reference
+            .upsert("old", Document::new("She lives near the café").with_id("f"))
+            .await
+            .expect("reference");
+        store
+            .delete("old", &["b".to_owned()])
+            .await
+            .expect("delete");
+        reference
+            .delete("old", &["b".to_owned()])
+            .await
+            .expect("reference");
+        let q = SearchQuery::new("living in a cafe", 3);
+        let got = store.search("old", &q).await.expect("search");
+        let want = reference.search("old", &q).await.expect("reference search");
+        assert_eq!(
+            got.iter()
+                .map(|h| (&h.id, h.score.to_bits()))
+                .collect::<Vec<_>>(),
+            want.iter()
+                .map(|h| (&h.id, h.score.to_bits()))
+                .collect::<Vec<_>>()
+        );
+        let client = store.client("test").await.expect("client");
+        client
+            .batch_execute(&format!("DROP SCHEMA {} CASCADE", store.schema))
+            .await
+            .expect("drop schema");
+    }
+
+    /// Writers of one namespace sharing terms, replacing each other's documents at the
+    /// same time, neither deadlock nor lose a count: the statistics afterwards are
+    /// those of the documents stored.
+    #[tokio::test]
+    async fn concurrent_writers_keep_the_term_statistics() {
+        let Some(url) = server_url() else { return };
+        let schema = format!("terms_{}", ulid::Ulid::new().to_string().to_lowercase());
+        let store = PostgresStore::connect_with(
+            &url,
+            crate::PostgresOptions {
+                schema,
+                use_pgvector: false,
+                ..crate::PostgresOptions::default()
+            },
+        )
+        .await
+        .expect("connect");
+        let words = ["jazz", "tea", "lisbon", "chess", "piano", "sea"];
+        let batch = |w: usize, round: usize| -> Vec<Document> {
+            (0..8)
+                .map(|i| {
+                    let text = format!(
+                        "{} {} {} round {round}",
+                        words[(i + w) % 6],
+                        words[(i * 5 + w) % 6],
+                        words[(i + 3) % 6]
+                    );
+                    Document::new(text).with_id(format!("d{}", (i * 3 + w) % 12))
+                })
+                .collect()
+        };
+        for round in 0..5 {
+            let (a, b, c, d) = tokio::join!(
+                store.upsert_batch("shared", batch(0, round)),
+                store.upsert_batch("shared", batch(1, round)),
+                store.upsert_batch("shared", batch(2, round)),
+                store.upsert_batch("shared", batch(3, round)),
+            );
+            for result in [a, b, c, d] {
+                result.expect("concurrent upsert");
+            }
+        }
+        let reference = agentmemory_core::InMemoryVectorStore::new();
+        let ids = store.ids("shared").await.expect("ids");
+        assert_eq!(ids.len(), 12, "every id written once");
+        for doc in store.get_many("shared", &ids).await.expect("get many") {
+            reference.upsert("shared", doc).await.expect("reference");
+        }
+        for query in ["jazz tea", "lisbon sea piano", "chess"] {
+            let q = SearchQuery::new(query, 5);
+            let got = store.search("shared", &q).await.expect("search");
+            let want = reference
+                .search("shared", &q)
+                .await
+                .expect("reference search");
+            assert_eq!(
+                got.iter()
+                    .map(|h| (&h.id, h.score.to_bits()))
+                    .collect::<Vec<_>>(),
+                want.iter()
+                    .map(|h| (&h.id, h.score.to_bits()))
+                    .collect::<Vec<_>>(),
+                "{query}"
+            );
+        }
+        let client = store.client("test").await.expect("client");
+        client
+            .batch_execute(&format!("DROP SCHEMA {} CASCADE", store.schema))
+            .await
+            .expect("drop schema");
     }
 }

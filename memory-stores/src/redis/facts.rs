@@ -21,7 +21,7 @@ use chrono::Utc;
 use redis::Script;
 
 use super::{decode, encode, hex, RedisStore, STORE};
-use crate::fact_rows::{chain, change_against_cache, change_against_facts, doomed, rows};
+use crate::fact_rows::{chain, doomed, rows};
 
 /// How many times a write re-reads after losing a race before giving up.
 const MAX_ATTEMPTS: usize = 64;
@@ -125,18 +125,6 @@ fn writes(change: &FactChange) -> Result<Vec<Write>> {
     rows(change).into_iter().map(|row| set(row.fact)).collect()
 }
 
-/// What reconciling `candidate` against `current` does, and the writes it needs.
-fn decide(
-    user: &str,
-    current: Vec<MemoryFact>,
-    candidate: FactCandidate,
-) -> Result<(FactChange, Vec<Write>)> {
-    let live: Vec<MemoryFact> = current.into_iter().filter(MemoryFact::is_current).collect();
-    let change = change_against_facts(user, &live, candidate, Utc::now())?;
-    let writes = writes(&change)?;
-    Ok((change, writes))
-}
-
 /// Whether a fresh read of the user's facts (sorted by creation time, then id) would
 /// put the facts `change` adds after every fact `ranked` holds, as
 /// [`RankedFacts::apply`] does.
@@ -164,7 +152,7 @@ impl RedisStore {
         let Some((version, mut ranked)) = self.fact_cache.take_any(user) else {
             return Ok(Err(candidate));
         };
-        let change = change_against_cache(user, &mut ranked, candidate.clone(), Utc::now())?;
+        let change = ranked.plan(user, candidate.clone(), Utc::now())?;
         let writes = writes(&change)?;
         if writes.is_empty() {
             // Nothing to commit, so nothing checked the version: check it here.
@@ -203,9 +191,24 @@ impl UserMemoryStore for RedisStore {
             Err(candidate) => candidate,
         };
         for _ in 0..MAX_ATTEMPTS {
+            // Read once, then kept and updated in place: the next upsert (or search) of
+            // this user does not read every fact again.
             let (version, facts) = self.load_facts(user_id, op).await?;
-            let (change, writes) = decide(user_id, facts, candidate.clone())?;
-            if writes.is_empty() || self.commit(user_id, &version, &writes, op).await? {
+            let mut ranked = RankedFacts::new(facts);
+            let change = ranked.plan(user_id, candidate.clone(), Utc::now())?;
+            let writes = writes(&change)?;
+            let read_at = version.parse::<i64>().ok();
+            if writes.is_empty() {
+                if let Some(v) = read_at {
+                    self.fact_cache.put(user_id, v, ranked);
+                }
+                return Ok(change);
+            }
+            if self.commit(user_id, &version, &writes, op).await? {
+                // The script raised the version by one, exactly: this write.
+                if let Some(v) = read_at.filter(|_| keeps_order(&ranked, &change)) {
+                    self.fact_cache.advance(user_id, ranked, &change, v + 1);
+                }
                 return Ok(change);
             }
         }

@@ -4,7 +4,7 @@
 //! that finds the user's facts cached at the version it reads inside its transaction
 //! reconciles against them instead of reading them, and updates them in place.
 
-use crate::fact_rows::{chain, change_against_cache, change_against_facts, doomed, rows};
+use crate::fact_rows::{chain, doomed, rows};
 
 use agentmemory_core::facts::FactQuery;
 use agentmemory_core::store_support::{prepare_candidate, RankedFacts};
@@ -104,12 +104,14 @@ impl UserMemoryStore for SqliteStore {
             let now = Utc::now();
             let (change, cached) = match cache.take(&user, version) {
                 Some(mut ranked) => {
-                    let change = change_against_cache(&user, &mut ranked, candidate, now)?;
+                    let change = ranked.plan(&user, candidate, now)?;
                     (change, Some(ranked))
                 }
                 None => {
-                    let current = load_facts(&tx, label, &user, true)?;
-                    (change_against_facts(&user, &current, candidate, now)?, None)
+                    // Read once, then kept and updated in place: the next upsert (or
+                    // search) of this user does not read every fact again.
+                    let mut ranked = RankedFacts::new(load_facts(&tx, label, &user, true)?);
+                    (ranked.plan(&user, candidate, now)?, Some(ranked))
                 }
             };
             if let FactChange::Ignored { .. } = change {

@@ -6,6 +6,8 @@
 use super::lexicon::listed;
 use std::borrow::Cow;
 
+pub(crate) use crate::text::sentence::sentences;
+
 /// One word: as written (used for values) and lowercased (used for matching). Both
 /// borrow from the message where they can: a lowercase word costs no allocation.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -68,63 +70,6 @@ fn part<'a>(token: &Cow<'a, str>, range: std::ops::Range<usize>) -> Cow<'a, str>
     match token {
         Cow::Borrowed(t) => Cow::Borrowed(&t[range]),
         Cow::Owned(t) => Cow::Owned(t[range].to_owned()),
-    }
-}
-
-/// A sentence as written, and whether it was a question.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct Sentence<'a> {
-    pub(crate) text: &'a str,
-    pub(crate) question: bool,
-}
-
-/// Splits at `.`, `!`, `?`, `;`, `…` and newlines; a `.` only ends a sentence when
-/// followed by whitespace or the end (so `3.5` and `e.g.x` stay whole).
-pub(crate) fn sentences(text: &str) -> Vec<Sentence<'_>> {
-    let mut out = Vec::new();
-    let mut start = 0;
-    let mut chars = text.char_indices().peekable();
-    while let Some((i, c)) = chars.next() {
-        let ends = match c {
-            '!' | '?' | ';' | '\n' | '…' => true,
-            // An emoji closes a chat sentence: "long day 😩 i'm a pharmacist".
-            c if is_emoji(c) => true,
-            '.' => chars.peek().is_none_or(|(_, n)| n.is_whitespace()),
-            _ => false,
-        };
-        if !ends {
-            continue;
-        }
-        // Swallow a run of terminators ("?!", "...").
-        let mut end = i + c.len_utf8();
-        let mut question = c == '?';
-        while let Some(&(j, n)) = chars.peek() {
-            if matches!(n, '!' | '?' | '.' | '…') {
-                question |= n == '?';
-                end = j + n.len_utf8();
-                chars.next();
-            } else {
-                break;
-            }
-        }
-        // An emoji stays with its sentence (it may mark a joke).
-        let until = if is_emoji(c) { i + c.len_utf8() } else { i };
-        push_sentence(&mut out, &text[start..until], question);
-        start = end;
-    }
-    push_sentence(&mut out, &text[start..], false);
-    out
-}
-
-/// Pictographs and symbols used as sentence ends in chat.
-fn is_emoji(c: char) -> bool {
-    matches!(c as u32, 0x1F300..=0x1FAFF | 0x2600..=0x27BF | 0x1F000..=0x1F2FF)
-}
-
-fn push_sentence<'a>(out: &mut Vec<Sentence<'a>>, text: &'a str, question: bool) {
-    let text = text.trim();
-    if !text.is_empty() {
-        out.push(Sentence { text, question });
     }
 }
 
@@ -449,21 +394,6 @@ mod tests {
             .map(|w| w.lower())
             .collect::<Vec<_>>()
             .join(" ")
-    }
-
-    #[test]
-    fn sentences_split_and_flag_questions() {
-        let s = sentences("Hello! Do you like jazz? I live in Berlin. Version 3.5 rocks");
-        let texts: Vec<_> = s.iter().map(|s| (s.text, s.question)).collect();
-        assert_eq!(
-            texts,
-            vec![
-                ("Hello", false),
-                ("Do you like jazz", true),
-                ("I live in Berlin", false),
-                ("Version 3.5 rocks", false)
-            ]
-        );
     }
 
     #[test]

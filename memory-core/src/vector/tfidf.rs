@@ -1,0 +1,110 @@
+//! The TF-IDF cosine every sparse document search ranks by, as functions of the analysed
+//! terms and the corpus statistics. The in-memory index ([`InMemoryVectorStore`], and the
+//! SQLite, file and Redis stores through it) keeps these statistics in its postings; a
+//! store that keeps them elsewhere (PostgreSQL keeps each document's terms and each
+//! term's document frequency in tables) scores with [`cosine`] and ranks alike, to the bit.
+//!
+//! - a term's weight in a document or query: `(1 + ln tf) × idf`, with
+//!   `idf = ln(1 + N / df)` (`N` documents in the namespace, `df` of them holding the term);
+//! - the score: the cosine of the two weight vectors, in `0.0..=1.0`.
+//!
+//! [`InMemoryVectorStore`]: super::InMemoryVectorStore
+//!
+//! ```
+//! use agentmemory_core::vector::tfidf::{cosine, document_terms, query_terms};
+//!
+//! let doc = document_terms("She lives in Lisbon and loves living there");
+//! assert_eq!(doc.iter().find(|(t, _)| t == "live").map(|(_, w)| *w), Some(1.0 + 2f32.ln()));
+//! let q = query_terms("Where does she live?");
+//! // Two documents, "live" in one of them.
+//! let df = |t: &str| usize::from(t == "live" || t == "lisbon" || t == "love");
+//! assert!(cosine(&q, &doc, 2, df) > 0.0);
+//! assert_eq!(cosine(&query_terms("Paris"), &doc, 2, df), 0.0);
+//! ```
+
+use crate::text;
+
+/// `(term, 1 + ln tf)` for each distinct term of `text` (analysed by [`crate::text`]),
+/// sorted by term: what a document contributes to the index.
+pub fn document_terms(text: &str) -> Vec<(String, f32)> {
+    let mut tokens = text::terms(text);
+    tokens.sort_unstable();
+    let mut out: Vec<(String, f32)> = Vec::with_capacity(tokens.len());
+    for t in tokens {
+        match out.last_mut() {
+            Some((prev, count)) if *prev == t => *count += 1.0,
+            _ => out.push((t, 1.0)),
+        }
+    }
+    for (_, count) in &mut out {
+        *count = 1.0 + count.ln();
+    }
+    out
+}
+
+/// `(term, count)` for each distinct term of a query, in the order of first appearance
+/// (the order the index sums a query's terms in).
+pub fn query_terms(query: &str) -> Vec<(String, f32)> {
+    let mut out: Vec<(String, f32)> = Vec::new();
+    text::for_each_term(query, |t| match out.iter_mut().find(|(k, _)| k == t) {
+        Some((_, count)) => *count += 1.0,
+        None => out.push((t.to_owned(), 1.0)),
+    });
+    out
+}
+
+/// `ln(1 + n / df)`; `0` for a term no document holds.
+pub fn idf(n: usize, df: usize) -> f32 {
+    if df == 0 {
+        0.0
+    } else {
+        (1.0 + n as f64 / df as f64).ln() as f32
+    }
+}
+
+/// The cosine of `query` ([`query_terms`]) and `doc` ([`document_terms`]) in a corpus of
+/// `n` documents where `df(term)` hold the term: `0.0` when they share no term the
+/// corpus knows. Computed in the order and precision the in-memory index computes it,
+/// so both give the same score.
+pub fn cosine(
+    query: &[(String, f32)],
+    doc: &[(String, f32)],
+    n: usize,
+    df: impl Fn(&str) -> usize,
+) -> f32 {
+    let q: Vec<(&str, f32, f32)> = query
+        .iter()
+        .filter_map(|(t, count)| {
+            let held = df(t);
+            (held > 0).then(|| {
+                let idf = idf(n, held);
+                (t.as_str(), (1.0 + count.ln()) * idf, idf)
+            })
+        })
+        .collect();
+    let q_norm_sq: f32 = q.iter().map(|(_, w, _)| w * w).sum();
+    if q.is_empty() || q_norm_sq <= 0.0 {
+        return 0.0;
+    }
+    let inv_q = 1.0 / q_norm_sq.sqrt();
+    let mut dot = 0.0f32;
+    for &(t, w, idf) in &q {
+        if let Ok(i) = doc.binary_search_by(|(d, _)| d.as_str().cmp(t)) {
+            dot += doc[i].1 * (w * idf);
+        }
+    }
+    if dot <= 0.0 {
+        return 0.0;
+    }
+    let sum: f32 = doc
+        .iter()
+        .map(|(t, tf_weight)| {
+            let w = tf_weight * idf(n, df(t));
+            w * w
+        })
+        .sum();
+    if sum <= 0.0 {
+        return 0.0;
+    }
+    (dot * (1.0 / sum.sqrt()) * inv_q).clamp(0.0, 1.0)
+}
