@@ -22,8 +22,8 @@
 //!   session that expired or went missing rebuilds it from them instead of answering 404.
 //! - After a `PUT` is stored, the session's new messages are extracted in the background
 //!   per its `long_term_memory_strategy` (`discrete`, `summary`, `preferences`, `custom`:
-//!   the [`strategy`](crate::server::strategy) module, run by
-//!   [`background`](crate::server::background)); structured `memories` are promoted at
+//!   the strategy module, run by
+//!   the background queue); structured `memories` are promoted at
 //!   once with `persisted_at`. [`ServerSettings`](crate::server::ServerSettings) holds the
 //!   reference server's configuration (`WINDOW_SIZE`, `LONG_TERM_MEMORY`,
 //!   `ENABLE_DISCRETE_MEMORY_EXTRACTION`, `GENERATION_MODEL`, `OPENAI_BASE_URL` /
@@ -96,7 +96,7 @@ pub use mcp::{serve_stdio, MemoryMcp};
 pub use mcp_graph::{serve_stdio as serve_graph_stdio, GraphMcp};
 use metrics::Metrics;
 pub use service::MemoryService;
-pub use settings::{ServerSettings, SettingsError};
+pub use settings::{ServerSettings, SettingsError, DEFAULT_WINDOW_SIZE};
 
 /// Default largest request body: 1 MiB.
 pub const DEFAULT_BODY_LIMIT: usize = 1024 * 1024;

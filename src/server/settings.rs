@@ -84,7 +84,8 @@ impl Default for ServerSettings {
 }
 
 impl ServerSettings {
-    /// Reads the variables of the [module table](self) from the process environment.
+    /// Reads `WINDOW_SIZE`, `LONG_TERM_MEMORY`, `ENABLE_DISCRETE_MEMORY_EXTRACTION`,
+    /// `GENERATION_MODEL`, `OPENAI_BASE_URL` and `OPENAI_API_KEY` from the process environment.
     pub fn from_env() -> Result<Self, SettingsError> {
         Self::from_lookup(|name| std::env::var(name).ok())
     }

@@ -133,7 +133,7 @@ impl RankedFacts {
     }
 
     /// The change `candidate` makes for `user` at `now`: [`reconcile`](Self::reconcile)d
-    /// against these facts and planned as [`plan_change`](super::plan_change) plans it
+    /// against these facts and planned as [`plan_change`](crate::store_support::plan_change) plans it
     /// against a fresh read of them. Changes nothing here: the store writes the change,
     /// then [`apply`](Self::apply)s it.
     pub fn plan(

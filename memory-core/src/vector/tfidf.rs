@@ -24,7 +24,7 @@
 
 use crate::text;
 
-/// `(term, 1 + ln tf)` for each distinct term of `text` (analysed by [`crate::text`]),
+/// `(term, 1 + ln tf)` for each distinct term of `text` (analysed by [`terms`](crate::store_support::terms)),
 /// sorted by term: what a document contributes to the index.
 pub fn document_terms(text: &str) -> Vec<(String, f32)> {
     let mut tokens = text::terms(text);
