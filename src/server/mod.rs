@@ -7,7 +7,7 @@
 //!   /v1/long-term-memory/search`, `GET`/`PATCH /v1/long-term-memory/{id}`, `DELETE
 //!   /v1/long-term-memory?memory_ids=`; `POST /v1/memory/prompt`; `GET /metrics`; with the
 //!   `mcp` feature, MCP over streamable HTTP at `/mcp`.
-//! - Working memory is one JSON document per session in the [`KvStore`](crate::KvStore)
+//! - Working memory is one JSON document per session in the [`KvStore`]
 //!   of the store URL, so several instances on one Redis or PostgreSQL serve the same
 //!   sessions. Long-term memory maps to facts and documents (the `long_term` module).
 //! - `index_all_messages_in_long_term_memory` (on by default; `agentmem serve
