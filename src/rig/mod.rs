@@ -10,7 +10,7 @@
 //!
 //! | rig | agentmem |
 //! |---|---|
-//! | `AsyncStore` (session log and files) | [`SessionStore`]: the log in the [`ConversationStore`], owned by one user; files in a [`KvStore`](agentmemory_core::KvStore) |
+//! | `AsyncStore` (session log and files) | [`SessionStore`]: the log in the [`ConversationStore`], owned by one user; files in a [`KvStore`] |
 //! | `AgentHook` | [`MemoryHook`]: the user's relevant facts, as the memory block, appended to the preamble of every model call; facts extracted from each turn |
 //! | `Tool` | [`RememberTool`], [`RecallTool`], [`ForgetTool`] over the user's facts |
 //!

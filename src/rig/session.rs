@@ -24,7 +24,7 @@ use std::io;
 use agentmemory_core::conversation::{ConversationEvent, StoredEvent};
 use agentmemory_core::episodes::stable_ulid;
 use agentmemory_core::kv::{MemoryEntry, MemoryScope};
-use agentmemory_core::{MemoryError, Message, Role};
+use agentmemory_core::{KvStore, MemoryError, Message, Role};
 use base64::Engine as _;
 use chrono::DateTime;
 use rig_memory::{check_log_name, check_name, AsyncStore, LogWriteError};
@@ -169,7 +169,7 @@ fn io_error(error: MemoryError) -> io::Error {
 /// [`io::ErrorKind::PermissionDenied`] (so rig fails the run), and names the user as the
 /// owner of a log it starts. A write keeps rig's contract: it appends (or replaces) only
 /// if the log is the length the writer read, in one step — see the module docs for how.
-/// Files are kept in the [`KvStore`](agentmemory_core::KvStore) given to
+/// Files are kept in the [`KvStore`] given to
 /// [`RigMemoryBuilder::files`](super::RigMemoryBuilder::files), under the namespace
 /// `rig.files/<user>`; without one, file calls fail with [`io::ErrorKind::Unsupported`].
 ///
@@ -267,7 +267,7 @@ impl SessionStore {
         }
     }
 
-    fn files(&self) -> io::Result<&dyn agentmemory_core::KvStore> {
+    fn files(&self) -> io::Result<&dyn KvStore> {
         self.memory.shared().files.as_deref().ok_or_else(|| {
             io::Error::new(
                 io::ErrorKind::Unsupported,
