@@ -10,8 +10,9 @@
 # Tests are picked by name so a run takes minutes; the other tests of those modules loop
 # over large inputs that say nothing more about memory safety.
 #
-# Installs the nightly toolchain with the miri component when missing (the project's own
-# toolchain stays pinned by rust-toolchain.toml). Builds go to their own target directory.
+# Installs the nightly toolchain with the miri component when missing (Miri exists only on
+# nightly; the project's own toolchain, 1.99.1, stays pinned by rust-toolchain.toml and
+# builds everything else). Builds go to their own target directory.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 

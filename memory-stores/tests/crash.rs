@@ -49,8 +49,9 @@ fn crash_child() {
     };
     runtime().block_on(async {
         let store = open(&spec).await;
-        let start = store.load(CONVERSATION).await.expect("load").len();
-        for i in start.. {
+        let mut i = store.load(CONVERSATION).await.expect("load").len();
+        // Until the parent kills it.
+        loop {
             let message = Message::user(format!("msg-{i}")).with_metadata("i", i.into());
             let id = message.id;
             let seq = store
@@ -58,6 +59,7 @@ fn crash_child() {
                 .await
                 .expect("append");
             println!("ACK {seq} {id}");
+            i += 1;
         }
     });
 }

@@ -1,10 +1,9 @@
-//! Between rig's messages and agentmem's.
+//! From rig's messages to agentmem's, for extraction.
 //!
-//! A rig message is logged as an agentmem [`Message`] carrying its exact rig form in the
-//! `rig` metadata entry, so a load gives back what rig appended (tool-call ids, provider
-//! items, reasoning) while token counting, summaries and extraction read the projection.
+//! The agentmem projection carries the exact rig form in the `rig` metadata entry, so
+//! nothing rig said (tool-call ids, provider items, reasoning) is lost to a reader.
 
-use agentmemory_core::{Message, Role, ToolCall};
+use agentmemory_core::{Message, ToolCall};
 use rig_core::message::{AssistantContent, Message as RigMessage, ToolResultContent, UserContent};
 
 /// The metadata entry holding a message's rig form.
@@ -67,31 +66,6 @@ fn user_to_agentmem(content: &[UserContent]) -> Message {
     }
 }
 
-/// The rig form of `message`: exactly what rig appended when it came from rig, else a
-/// text rendering (a log written by an agentmem `Session`, for instance).
-pub(crate) fn to_rig(message: &Message) -> RigMessage {
-    if let Some(form) = message.metadata.get(RIG_FORM) {
-        if let Ok(rig) = serde_json::from_value::<RigMessage>(form.clone()) {
-            return rig;
-        }
-    }
-    let text = message.text();
-    match message.role {
-        Role::System => RigMessage::system(text),
-        Role::User => RigMessage::user(text),
-        Role::Assistant if message.tool_calls.is_empty() => RigMessage::assistant(text),
-        Role::Assistant => {
-            let calls: Vec<String> = message
-                .tool_calls
-                .iter()
-                .map(|c| format!("[called {} with {}]", c.name, c.arguments))
-                .collect();
-            RigMessage::assistant(format!("{text}\n{}", calls.join("\n")).trim().to_owned())
-        }
-        Role::Tool => RigMessage::user(format!("[tool result] {text}")),
-    }
-}
-
 /// The text a user typed in `message` (tool results and media left out), if any.
 pub(crate) fn user_text(message: &RigMessage) -> Option<String> {
     let RigMessage::User { content } = message else {
@@ -110,22 +84,23 @@ pub(crate) fn user_text(message: &RigMessage) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use agentmemory_core::Role;
 
     #[test]
-    fn a_rig_message_survives_the_log() {
+    fn a_rig_message_keeps_its_form() {
         let original = RigMessage::user("I live in Lyon");
         let logged = to_agentmem(&original);
         assert_eq!(logged.role, Role::User);
         assert_eq!(logged.text(), "I live in Lyon");
-        let json = serde_json::to_string(&logged).unwrap();
-        let back: Message = serde_json::from_str(&json).unwrap();
-        assert_eq!(to_rig(&back), original);
+        let form = logged.metadata.get(RIG_FORM).cloned().unwrap();
+        assert_eq!(
+            serde_json::from_value::<RigMessage>(form).unwrap(),
+            original
+        );
     }
 
     #[test]
-    fn a_foreign_message_becomes_text() {
-        let m = Message::tool_result("c1", "-3°C");
-        assert_eq!(to_rig(&m), RigMessage::user("[tool result] -3°C"));
+    fn user_text_is_what_the_user_typed() {
         assert_eq!(user_text(&RigMessage::user("hi")).as_deref(), Some("hi"));
         assert_eq!(user_text(&RigMessage::assistant("hi")), None);
     }

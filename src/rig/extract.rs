@@ -1,9 +1,9 @@
-//! Extraction and reconciliation shared by the hook (each turn) and the demotion hook.
+//! Extraction and reconciliation of a turn, and logging what changed.
 
 use agentmemory_core::conversation::ConversationEvent;
 use agentmemory_core::extract::Turn;
 use agentmemory_core::facts::{FactChange, FactSource};
-use agentmemory_core::{Message, Result, Role};
+use agentmemory_core::{Message, Result};
 
 use super::Shared;
 
@@ -53,20 +53,4 @@ pub(crate) async fn log_changes(
             .await?;
     }
     Ok(())
-}
-
-/// The user turns of `messages`, each with the assistant message that answered it.
-pub(crate) fn turns(messages: &[Message]) -> Vec<(&Message, Option<&Message>)> {
-    let mut out = Vec::new();
-    for (i, m) in messages.iter().enumerate() {
-        if m.role == Role::User && !m.text().trim().is_empty() {
-            let reply = messages[i + 1..]
-                .iter()
-                .take_while(|n| n.role != Role::User)
-                .filter(|n| n.role == Role::Assistant && !n.text().trim().is_empty())
-                .last();
-            out.push((m, reply));
-        }
-    }
-    out
 }

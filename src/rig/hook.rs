@@ -3,7 +3,7 @@
 use std::sync::{Arc, Mutex};
 
 use agentmemory_core::facts::{FactChange, ScoredFact};
-use agentmemory_core::session::render_memory_block;
+use agentmemory_core::render::facts_block;
 use agentmemory_core::Message;
 use rig_agent::agent::{
     CompletionCallAction, CompletionCallEvent, RequestPatch, RunSettled, SettledOutcome,
@@ -110,7 +110,7 @@ impl MemoryHook {
                 return None;
             }
         };
-        let (block, included) = render_memory_block(
+        let (block, included) = facts_block(
             facts,
             shared.config.memory_block_tokens,
             shared.counter.as_ref(),
@@ -121,7 +121,7 @@ impl MemoryHook {
         Some(block)
     }
 
-    async fn extract_turn(&self, messages: &[rig_core::message::Message], reply: String) {
+    async fn extract_turn(&self, messages: &[Arc<rig_core::message::Message>], reply: String) {
         let Some(user) = messages.iter().find(|m| convert::user_text(m).is_some()) else {
             return;
         };
@@ -156,8 +156,13 @@ impl AgentHook for MemoryHook {
             return CompletionCallAction::continue_run();
         }
         // After a tool call the prompt is a tool result: the query is the user's last words.
-        let query = convert::user_text(event.prompt)
-            .or_else(|| event.history.iter().rev().find_map(convert::user_text));
+        let query = convert::user_text(event.prompt).or_else(|| {
+            event
+                .history
+                .iter()
+                .rev()
+                .find_map(|m| convert::user_text(m))
+        });
         let Some(query) = query else {
             return CompletionCallAction::continue_run();
         };

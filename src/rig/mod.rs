@@ -1,23 +1,24 @@
 //! Memory for [rig](https://docs.rs/rig-agent) agents (cargo feature `rig`).
 //!
-//! rig 0.44 keeps conversation history behind three traits of `rig-core` — a
-//! [`ConversationMemory`](rig_core::memory::ConversationMemory) that loads and appends a
-//! thread, a [`Compactor`](rig_core::memory::Compactor) that folds evicted messages into a
-//! summary, a [`DemotionHook`] that receives what leaves the
-//! window — and runs agents in `rig-agent`, whose [`AgentHook`](rig_agent::AgentHook)s see
-//! every model call. rig has no long-term memory of the user; this module adds it:
+//! rig (0.46) keeps each conversation as a session log behind
+//! [`rig_memory::AsyncStore`]: an agent given a store (`AgentBuilder::memory`, or
+//! `AgentRunner::memory` per request) loads the log before a run's first model call and
+//! saves the run's messages with one compare-length-then-append once it finished, and a
+//! failed load or save fails the run. Agents run in `rig-agent`, whose
+//! [`AgentHook`](rig_agent::AgentHook)s see every model call. rig has no long-term memory
+//! of the user; this module adds it:
 //!
 //! | rig | agentmem |
 //! |---|---|
-//! | `ConversationMemory` | [`LogMemory`]: the [`ConversationStore`] log, replayed into a token-budget [`ShortTermMemory`](agentmemory_core::ShortTermMemory) window |
-//! | `Compactor` | [`SummaryCompactor`]: the [`Summarizer`], rolling summary in the log |
-//! | `DemotionHook` | [`FactDemotion`]: evicted turns → [`FactExtractor`] → reconciliation in the [`UserMemoryStore`] |
-//! | `AgentHook` | [`MemoryHook`]: the user's relevant facts, as the memory block, appended to the preamble of every model call |
+//! | `AsyncStore` (session log and files) | [`SessionStore`]: the log in the [`ConversationStore`], owned by one user; files in a [`KvStore`] |
+//! | `AgentHook` | [`MemoryHook`]: the user's relevant facts, as the memory block, appended to the preamble of every model call; facts extracted from each turn |
 //! | `Tool` | [`RememberTool`], [`RecallTool`], [`ForgetTool`] over the user's facts |
 //!
 //! rig's hooks and tools see no user id, so everything user-specific is bound per request
-//! through a [`UserMemory`] handle: it names the conversation's owner in the log, makes the
-//! hook for that user, and puts the user into the tools' context.
+//! through a [`UserMemory`] handle: it opens the conversation for its owner, gives the run
+//! the user's [`SessionStore`], makes the hook for that user, and puts the user into the
+//! tools' context. Which recent messages a request sends, and compaction, stay rig's
+//! (`rig_memory::recent`, `rig_memory::CompactionPolicy`).
 //!
 //! ```no_run
 //! use std::sync::Arc;
@@ -36,40 +37,34 @@
 //! let model = OpenAIConfig::from_env()?.client().chat("gpt-4o-mini");
 //! let agent = AgentBuilder::new(model)
 //!     .preamble("You are a helpful assistant.")
-//!     .memory(memory.conversation_memory())
 //!     .tool(remember)
 //!     .tool(recall)
 //!     .tool(forget)
 //!     .build();
 //!
-//! // Per request: bind the user, then prompt.
+//! // Per request: bind the user, then prompt (the run loads and saves the user's
+//! // conversation `alice-chat` in agentmem's log).
 //! let alice = memory.user("alice")?;
 //! let reply = alice.prompt(&agent, "alice-chat", "I'm vegetarian.").await?.run().await?;
 //! println!("{}", reply.output());
 //! # Ok(()) }
 //! ```
 
-mod compactor;
-mod conversation;
 mod convert;
-mod demotion;
 mod extract;
 mod hook;
+mod session;
 mod tools;
 mod user;
 
 use std::sync::Arc;
 
 use agentmemory_core::extract::{FactExtractor, RuleExtractor};
-use agentmemory_core::summarize::{ExtractiveSummarizer, Summarizer};
 use agentmemory_core::tokens::{HeuristicCounter, TokenCounter};
-use agentmemory_core::{ConversationStore, UserMemoryStore};
-use rig_core::memory::{DemotionHook, NoopDemotionHook};
+use agentmemory_core::{ConversationStore, KvStore, UserMemoryStore};
 
-pub use compactor::{ConversationSummary, SummaryCompactor};
-pub use conversation::LogMemory;
-pub use demotion::FactDemotion;
 pub use hook::{MemoryHook, MemoryReport};
+pub use session::SessionStore;
 pub use tools::{ForgetTool, MemoryUser, RecallTool, RememberTool, ToolError};
 pub use user::UserMemory;
 
@@ -81,25 +76,17 @@ pub enum ExtractWhen {
     /// (as a `Session` does): a fact is known from the next turn on.
     #[default]
     EachTurn,
-    /// When turns leave the window, by the [`FactDemotion`] hook: one extraction per
-    /// summarisation instead of one per turn (cheaper with an LLM extractor), facts known
-    /// only once their turn is summarised away.
-    Demoted,
+    /// Never by extraction: facts are stored only when the model calls the `remember`
+    /// tool (or the application writes them).
+    ToolsOnly,
 }
 
 /// Budgets and switches of the rig adapter.
 #[derive(Debug, Clone)]
 #[non_exhaustive]
 pub struct RigMemoryConfig {
-    /// Token budget of the history rig loads: summary + window (default 40,000).
-    pub max_tokens: usize,
     /// Token cap of the memory block appended to the preamble (default 500).
     pub memory_block_tokens: usize,
-    /// Token cap of the running summary (default 1,000; at most a quarter of `max_tokens`).
-    pub summary_tokens: usize,
-    /// After summarising, summary + window take at most this percentage of `max_tokens`
-    /// (default 75), so summarisation happens every several turns, not every turn.
-    pub summarize_to: u8,
     /// How many facts are searched for the memory block (default 5; 0 = no injection).
     pub top_k: usize,
     /// When facts are extracted (default [`ExtractWhen::EachTurn`]).
@@ -109,31 +96,28 @@ pub struct RigMemoryConfig {
 impl Default for RigMemoryConfig {
     fn default() -> Self {
         Self {
-            max_tokens: 40_000,
             memory_block_tokens: 500,
-            summary_tokens: 1_000,
-            summarize_to: 75,
             top_k: 5,
             extract_when: ExtractWhen::EachTurn,
         }
     }
 }
 
-/// What every adapter shares: the stores, the extractor, the summariser, the budgets.
+/// What every adapter shares: the stores, the extractor, the budgets.
 pub(crate) struct Shared {
     pub(crate) facts: Arc<dyn UserMemoryStore>,
     pub(crate) log: Arc<dyn ConversationStore>,
+    pub(crate) files: Option<Arc<dyn KvStore>>,
     pub(crate) extractor: Arc<dyn FactExtractor>,
-    pub(crate) summarizer: Arc<dyn Summarizer>,
     pub(crate) counter: Arc<dyn TokenCounter>,
     pub(crate) config: RigMemoryConfig,
 }
 
 /// agentmem's memory for rig agents: one per application, shared by every request.
 ///
-/// It hands out the rig-facing pieces: [`conversation_memory`](Self::conversation_memory)
-/// for `AgentBuilder::memory`, [`tools`](Self::tools) for `AgentBuilder::tool`, and per
-/// request a [`UserMemory`] ([`user`](Self::user)) that binds the user.
+/// It hands out the rig-facing pieces: [`tools`](Self::tools) for `AgentBuilder::tool`,
+/// and per request a [`UserMemory`] ([`user`](Self::user)) that binds the user and gives
+/// the run the user's [`SessionStore`].
 #[derive(Clone)]
 pub struct RigMemory {
     shared: Arc<Shared>,
@@ -149,7 +133,7 @@ impl std::fmt::Debug for RigMemory {
 
 impl RigMemory {
     /// Starts a memory over a fact store and a conversation log; the offline
-    /// [`RuleExtractor`] and [`ExtractiveSummarizer`] unless the builder names others.
+    /// [`RuleExtractor`] unless the builder names another.
     pub fn builder(
         facts: Arc<dyn UserMemoryStore>,
         log: Arc<dyn ConversationStore>,
@@ -157,8 +141,8 @@ impl RigMemory {
         RigMemoryBuilder {
             facts,
             log,
+            files: None,
             extractor: None,
-            summarizer: None,
             counter: None,
             config: RigMemoryConfig::default(),
         }
@@ -167,27 +151,6 @@ impl RigMemory {
     /// The budgets and switches in force.
     pub fn config(&self) -> &RigMemoryConfig {
         &self.shared.config
-    }
-
-    /// The conversation memory to give `AgentBuilder::memory`: the log, the window, the
-    /// [`SummaryCompactor`], and — with [`ExtractWhen::Demoted`] — the [`FactDemotion`]
-    /// hook (a no-op hook otherwise, since each turn is extracted already).
-    pub fn conversation_memory(&self) -> LogMemory<SummaryCompactor, Arc<dyn DemotionHook>> {
-        let hook: Arc<dyn DemotionHook> = match self.shared.config.extract_when {
-            ExtractWhen::Demoted => Arc::new(self.demotion_hook()),
-            ExtractWhen::EachTurn => Arc::new(NoopDemotionHook),
-        };
-        LogMemory::new(self.clone(), self.compactor(), hook)
-    }
-
-    /// The compactor on its own (for composing with another `ConversationMemory`).
-    pub fn compactor(&self) -> SummaryCompactor {
-        SummaryCompactor::new(Arc::clone(&self.shared.summarizer), self.summary_budget())
-    }
-
-    /// The demotion hook on its own: extracts facts from the turns it receives.
-    pub fn demotion_hook(&self) -> FactDemotion {
-        FactDemotion::new(self.clone())
     }
 
     /// The three memory tools, for `AgentBuilder::tool`.
@@ -209,34 +172,29 @@ impl RigMemory {
     pub(crate) fn shared(&self) -> &Shared {
         &self.shared
     }
-
-    /// Tokens the running summary may take.
-    pub(crate) fn summary_budget(&self) -> usize {
-        let c = &self.shared.config;
-        c.summary_tokens.min(c.max_tokens / 4)
-    }
 }
 
 /// Builds a [`RigMemory`].
 pub struct RigMemoryBuilder {
     facts: Arc<dyn UserMemoryStore>,
     log: Arc<dyn ConversationStore>,
+    files: Option<Arc<dyn KvStore>>,
     extractor: Option<Arc<dyn FactExtractor>>,
-    summarizer: Option<Arc<dyn Summarizer>>,
     counter: Option<Arc<dyn TokenCounter>>,
     config: RigMemoryConfig,
 }
 
 impl RigMemoryBuilder {
-    /// Extracts facts with `extractor` (an LLM one, say) instead of the rule extractor.
-    pub fn extractor(mut self, extractor: Arc<dyn FactExtractor>) -> Self {
-        self.extractor = Some(extractor);
+    /// Keeps the files of rig's sessions (the blobs its messages name, plugin data) in
+    /// `files`; without it the [`SessionStore`] refuses file calls.
+    pub fn files(mut self, files: Arc<dyn KvStore>) -> Self {
+        self.files = Some(files);
         self
     }
 
-    /// Summarises with `summarizer` instead of the extractive one.
-    pub fn summarizer(mut self, summarizer: Arc<dyn Summarizer>) -> Self {
-        self.summarizer = Some(summarizer);
+    /// Extracts facts with `extractor` (an LLM one, say) instead of the rule extractor.
+    pub fn extractor(mut self, extractor: Arc<dyn FactExtractor>) -> Self {
+        self.extractor = Some(extractor);
         self
     }
 
@@ -246,21 +204,9 @@ impl RigMemoryBuilder {
         self
     }
 
-    /// Token budget of the loaded history (summary + window).
-    pub fn max_tokens(mut self, max_tokens: usize) -> Self {
-        self.config.max_tokens = max_tokens;
-        self
-    }
-
     /// Token cap of the memory block.
     pub fn memory_block_tokens(mut self, tokens: usize) -> Self {
         self.config.memory_block_tokens = tokens;
-        self
-    }
-
-    /// Token cap of the running summary.
-    pub fn summary_tokens(mut self, tokens: usize) -> Self {
-        self.config.summary_tokens = tokens;
         self
     }
 
@@ -282,12 +228,10 @@ impl RigMemoryBuilder {
             shared: Arc::new(Shared {
                 facts: self.facts,
                 log: self.log,
+                files: self.files,
                 extractor: self
                     .extractor
                     .unwrap_or_else(|| Arc::new(RuleExtractor::new())),
-                summarizer: self
-                    .summarizer
-                    .unwrap_or_else(|| Arc::new(ExtractiveSummarizer::new())),
                 counter: self
                     .counter
                     .unwrap_or_else(|| Arc::new(HeuristicCounter::default())),

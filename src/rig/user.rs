@@ -3,20 +3,17 @@
 use agentmemory_core::conversation::ConversationEvent;
 use agentmemory_core::{MemoryError, Result};
 use rig_agent::{Agent, AgentRunner};
-use rig_core::id::ConversationId;
 use rig_core::tool::ToolContext;
 
-use super::{MemoryHook, MemoryUser, RigMemory};
-
-/// The agent name the log records for conversations opened through rig.
-const AGENT: &str = "rig";
+use super::session::AGENT;
+use super::{MemoryHook, MemoryUser, RigMemory, SessionStore};
 
 /// A user's memory for one request: rig's hook context and tool context carry no user
 /// id, so this handle binds it. Cheap to make; make one per request.
 ///
 /// [`prompt`](Self::prompt) does the whole binding; the parts are
-/// [`conversation`](Self::conversation), [`hook`](Self::hook) and
-/// [`tool_context`](Self::tool_context).
+/// [`conversation`](Self::conversation), [`session_store`](Self::session_store),
+/// [`hook`](Self::hook) and [`tool_context`](Self::tool_context).
 #[derive(Debug, Clone)]
 pub struct UserMemory {
     memory: RigMemory,
@@ -36,13 +33,21 @@ impl UserMemory {
         &self.user_id
     }
 
+    /// This user's conversations as rig's session store, for `AgentRunner::memory` (or
+    /// `AgentBuilder::memory` on an agent that serves one user).
+    pub fn session_store(&self) -> SessionStore {
+        SessionStore::new(self.memory.clone(), self.user_id.clone())
+    }
+
     /// Opens the conversation `id` for this user: the log records the user as its owner
-    /// the first time (so the demotion hook knows whose facts evicted turns are).
-    /// A conversation another user owns is refused, never shared.
-    pub async fn conversation(&self, id: &str) -> Result<ConversationId> {
+    /// the first time. A conversation another user owns is refused, never shared; so is
+    /// an id rig cannot name a log with (empty, or with `/`, `\`, `.` or `..`).
+    pub async fn conversation(&self, id: &str) -> Result<()> {
         if id.trim().is_empty() {
             return Err(MemoryError::invalid("conversation id", "is empty"));
         }
+        rig_memory::check_log_name(id)
+            .map_err(|e| MemoryError::invalid("conversation id", e.to_string()))?;
         let log = &self.memory.shared().log;
         let events = log.load(id).await?;
         let owner = events.iter().rev().find_map(|e| match &e.event {
@@ -68,7 +73,7 @@ impl UserMemory {
                 .await?;
             }
         }
-        Ok(ConversationId::new(id))
+        Ok(())
     }
 
     /// The memory hook for `agent`, bound to this user: it keeps the agent's preamble and
@@ -105,7 +110,8 @@ impl UserMemory {
     }
 
     /// A run of `agent` on `prompt` with this user's memory: the conversation opened for
-    /// the user, the memory hook, and the user in the tool context. Add options, then
+    /// the user and kept in the user's [`SessionStore`] (in place of any store the agent
+    /// has), the memory hook, and the user in the tool context. Add options, then
     /// `.run()` (or `.await`) it.
     pub async fn prompt(
         &self,
@@ -124,11 +130,12 @@ impl UserMemory {
         conversation: &str,
         prompt: impl Into<String>,
     ) -> Result<(AgentRunner, MemoryHook)> {
-        let id = self.conversation(conversation).await?;
+        self.conversation(conversation).await?;
         let hook = self.hook(agent, Some(conversation));
         let runner = agent
             .prompt(prompt.into())
-            .conversation(id)
+            .memory(self.session_store())
+            .conversation(conversation)
             .add_hook(hook.clone())
             .tool_context(self.tool_context(Some(conversation))?);
         Ok((runner, hook))

@@ -11,7 +11,7 @@
 //!   call's `input` as the body, the `tool_result` back), with `POST
 //!   /v1/memory-tool/search` and `GET /v1/memory-tool/history` beside it (the
 //!   `memory_tool` module of this server; [`agentmemory_core::memory_tool`] is the handler).
-//! - Working memory is one JSON document per session in the [`KvStore`](crate::KvStore)
+//! - Working memory is one JSON document per session in the [`KvStore`]
 //!   of the store URL, so several instances on one Redis or PostgreSQL serve the same
 //!   sessions. Long-term memory maps to facts and documents (the `long_term` module).
 //! - `index_all_messages_in_long_term_memory` (on by default; `agentmem serve

@@ -248,8 +248,10 @@ fn read_cache(path: &Path) -> std::io::Result<(Vectors, Vectors)> {
     let mut vectors = bytes[32..]
         .chunks_exact(dim * 4)
         .map(|v| {
-            v.chunks_exact(4)
-                .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+            v.as_chunks::<4>()
+                .0
+                .iter()
+                .map(|b| f32::from_le_bytes(*b))
                 .collect::<Vec<f32>>()
         })
         .collect::<Vec<_>>();

@@ -48,8 +48,8 @@ const LANES: usize = 16;
 #[inline(always)]
 pub(crate) fn sum(x: &[f32]) -> f32 {
     let mut acc = [0f32; LANES];
-    let chunks = x.chunks_exact(LANES);
-    let tail: f32 = chunks.remainder().iter().sum();
+    let (chunks, rest) = x.as_chunks::<LANES>();
+    let tail: f32 = rest.iter().sum();
     for chunk in chunks {
         for (a, v) in acc.iter_mut().zip(chunk) {
             *a += v;
@@ -62,12 +62,8 @@ pub(crate) fn sum(x: &[f32]) -> f32 {
 #[inline(always)]
 fn sum_sq_dev(x: &[f32], shift: f32) -> f32 {
     let mut acc = [0f32; LANES];
-    let chunks = x.chunks_exact(LANES);
-    let tail: f32 = chunks
-        .remainder()
-        .iter()
-        .map(|v| (v - shift) * (v - shift))
-        .sum();
+    let (chunks, rest) = x.as_chunks::<LANES>();
+    let tail: f32 = rest.iter().map(|v| (v - shift) * (v - shift)).sum();
     for chunk in chunks {
         for (a, v) in acc.iter_mut().zip(chunk) {
             let d = v - shift;

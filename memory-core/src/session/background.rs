@@ -62,10 +62,10 @@ impl Worker {
 
     /// Queues a turn, waiting for room when the queue is full. Gives the job back when
     /// the worker is gone.
-    pub(super) async fn submit(&self, job: Job) -> std::result::Result<(), Job> {
+    pub(super) async fn submit(&self, job: Box<Job>) -> std::result::Result<(), Box<Job>> {
         match self.queue.reserve().await {
             Ok(permit) => {
-                permit.send(Work::Extract(Box::new(job)));
+                permit.send(Work::Extract(job));
                 Ok(())
             }
             Err(_) => Err(job),

@@ -281,10 +281,10 @@ impl<A: Agent> Session<A> {
                 Some(worker)
                     if matches!(self.config.extraction, ExtractionMode::Background { .. }) =>
                 {
-                    let job = Job {
+                    let job = Box::new(Job {
                         user: Message::clone(&user),
                         reply: reply.message.clone(),
-                    };
+                    });
                     match worker.submit(job).await {
                         Ok(()) => report.extraction_deferred = true,
                         Err(job) => {

@@ -246,7 +246,7 @@ pub(crate) fn pack_queries(codes: &[i8], dim: usize, n: usize) -> Vec<i8> {
     let mut packed = vec![0i8; groups * GROUP * dim];
     for (q, query) in codes.chunks_exact(dim).take(n).enumerate() {
         let base = q / GROUP * GROUP * dim + q % GROUP * 4;
-        for (s, four) in query.chunks_exact(4).enumerate() {
+        for (s, four) in query.as_chunks::<4>().0.iter().enumerate() {
             let at = base + s * GROUP * 4;
             packed[at..at + 4].copy_from_slice(four);
         }
@@ -296,15 +296,10 @@ mod portable {
 
     pub(super) fn dot_f32(a: &[f32], b: &[f32]) -> f32 {
         let mut lanes = [0.0f32; 16];
-        let ca = a.chunks_exact(16);
-        let cb = b.chunks_exact(16);
-        let tail: f32 = ca
-            .remainder()
-            .iter()
-            .zip(cb.remainder())
-            .map(|(x, y)| x * y)
-            .sum();
-        for (x, y) in ca.zip(cb) {
+        let (ca, ta) = a.as_chunks::<16>();
+        let (cb, tb) = b.as_chunks::<16>();
+        let tail: f32 = ta.iter().zip(tb).map(|(x, y)| x * y).sum();
+        for (x, y) in ca.iter().zip(cb) {
             for i in 0..16 {
                 lanes[i] += x[i] * y[i];
             }
@@ -344,9 +339,10 @@ mod portable {
                 // Sixteen lanes, one per query: the same shape as the SIMD kernels, which
                 // the compiler vectorises across the lanes.
                 let mut acc = [0i32; GROUP];
-                for (four, step) in row.chunks_exact(4).zip(group.chunks_exact(4 * GROUP)) {
+                let steps = group.as_chunks::<{ 4 * GROUP }>().0;
+                for (four, step) in row.as_chunks::<4>().0.iter().zip(steps) {
                     let x: [i32; 4] = std::array::from_fn(|b| i32::from(four[b]));
-                    for (a, q) in acc.iter_mut().zip(step.chunks_exact(4)) {
+                    for (a, q) in acc.iter_mut().zip(step.as_chunks::<4>().0) {
                         *a += x[0] * i32::from(q[0])
                             + x[1] * i32::from(q[1])
                             + x[2] * i32::from(q[2])

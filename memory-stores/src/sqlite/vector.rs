@@ -34,8 +34,10 @@ pub(super) fn from_blob(bytes: &[u8], what: impl FnOnce() -> String) -> Result<V
         ));
     }
     Ok(bytes
-        .chunks_exact(4)
-        .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .as_chunks::<4>()
+        .0
+        .iter()
+        .map(|c| f32::from_le_bytes(*c))
         .collect())
 }
 
