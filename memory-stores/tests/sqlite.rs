@@ -36,6 +36,36 @@ async fn conversation_conformance_file() {
 }
 
 #[tokio::test]
+async fn missing_parent_directories_are_created() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("a").join("b").join("memory.db");
+    let store = SqliteStore::open(&path)
+        .await
+        .expect("open in new directories");
+    store
+        .append(
+            "c",
+            vec![ConversationEvent::Message {
+                message: Message::user("hi"),
+            }],
+        )
+        .await
+        .expect("append");
+    drop(store);
+    assert!(path.is_file());
+    let reopened = SqliteStore::open(&path).await.expect("reopen");
+    assert_eq!(reopened.load("c").await.expect("load").len(), 1);
+
+    // A parent that is a file cannot be a directory: a typed store error, not a panic.
+    let blocker = dir.path().join("file");
+    std::fs::write(&blocker, b"x").expect("write");
+    let err = SqliteStore::open(blocker.join("memory.db"))
+        .await
+        .unwrap_err();
+    assert!(matches!(err, MemoryError::Store { .. }), "{err}");
+}
+
+#[tokio::test]
 async fn data_survives_reopen() {
     let dir = tempfile::tempdir().expect("tempdir");
     let events = testkit::conversation::sample_events();
