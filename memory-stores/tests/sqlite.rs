@@ -24,7 +24,9 @@ async fn kv_conformance_in_memory_and_file() {
 
 #[tokio::test]
 async fn conversation_conformance_in_memory() {
-    testkit::conversation::run_all(&SqliteStore::open_in_memory().await.expect("open")).await;
+    let store = SqliteStore::open_in_memory().await.expect("open");
+    testkit::conversation::run_all(&store).await;
+    testkit::conversation::check_clear(&store).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
