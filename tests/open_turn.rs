@@ -270,6 +270,10 @@ async fn a_failed_send_then_a_new_message_does_not_stack_user_messages() {
             }
             self.1.complete(request).await
         }
+
+        fn is_language_model(&self) -> bool {
+            self.1.is_language_model()
+        }
     }
 
     let container = Container::new();

@@ -798,6 +798,71 @@ impl ChatModel for Flaky {
         }
         OfflineModel::new().complete(request).await
     }
+
+    fn is_language_model(&self) -> bool {
+        false
+    }
+}
+
+/// A language model: chats like the offline model, and answers any other request (an
+/// extraction) with one canned fact no rule would find.
+struct CannedLlm;
+
+#[async_trait]
+impl ChatModel for CannedLlm {
+    async fn complete(&self, request: ChatRequest) -> agentmemory::Result<Completion> {
+        if request.system.starts_with("You are a personal assistant.") {
+            return OfflineModel::new().complete(request).await;
+        }
+        let json = r#"{"facts": [{"attribute": "favourite painter", "value": "Vermeer",
+            "text": "favourite painter is Vermeer", "polarity": "positive", "confidence": 0.9}]}"#;
+        Ok(Completion::new(Message::assistant(json)))
+    }
+}
+
+#[tokio::test]
+async fn without_extraction_model_a_language_model_agent_extracts_with_its_model() {
+    let container = Container::new();
+    let store = Arc::new(InMemoryUserMemoryStore::new());
+    let model = RecordingModel::wrapping(Arc::new(CannedLlm));
+    container.register_user_memory("user_memory", store.clone());
+    container.register_conversations("log", Arc::new(InMemoryConversationStore::new()));
+    container.register_model("recorder", Arc::new(model.clone()));
+    let mut session = Session::builder(Assistant, &container)
+        .user("alice")
+        .build()
+        .await
+        .unwrap();
+    let reply = session.send("Good morning!").await.unwrap();
+    assert_eq!(reply.report.extraction_error, None);
+    let requests = model.requests();
+    assert_eq!(
+        requests.len(),
+        2,
+        "a chat request and an extraction request"
+    );
+    assert_eq!(requests[1].model, "recorder");
+    let facts = store.list("alice").await.unwrap();
+    assert_eq!(facts.len(), 1, "{facts:?}");
+    assert!(facts[0].text.contains("Vermeer"), "{facts:?}");
+}
+
+#[tokio::test]
+async fn without_extraction_model_an_offline_agent_extracts_with_rules() {
+    let (container, model, store) = setup();
+    let mut session = Session::builder(Assistant, &container)
+        .user("alice")
+        .build()
+        .await
+        .unwrap();
+    session.send("I love museums").await.unwrap();
+    // The offline model was asked once, for the reply; the rules found the fact.
+    assert_eq!(model.requests().len(), 1);
+    let facts = store.list("alice").await.unwrap();
+    assert!(
+        facts.iter().any(|f| f.text.contains("museums")),
+        "{facts:?}"
+    );
 }
 
 #[tokio::test]

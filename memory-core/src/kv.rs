@@ -9,7 +9,10 @@ use chrono::{DateTime, Utc};
 use parking_lot::RwLock;
 use serde::{Deserialize, Serialize};
 
+use ulid::Ulid;
+
 use crate::error::{MemoryError, Result};
+use crate::message::Metadata;
 
 /// How long an entry is meant to live.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -35,8 +38,27 @@ impl MemoryScope {
 }
 
 /// One stored value.
+///
+/// An entry is found by its `key` in a namespace. An entry appended without a key of its
+/// own ([`MemoryEntry::keyless`], [`KvStore::append_entry`]) is keyed by its `id`, a ULID, so a
+/// namespace's keyless entries list in the order they were made (to the millisecond).
+///
+/// Entries written before ids and metadata existed read back with `id: None` and empty
+/// metadata:
+///
+/// ```
+/// use agentmemory_core::MemoryEntry;
+///
+/// let old = r#"{"scope":"working","key":"k","content":1,"importance":0.5,
+///               "created_at":"2024-01-01T00:00:00Z"}"#;
+/// let entry: MemoryEntry = serde_json::from_str(old).unwrap();
+/// assert_eq!((entry.id, entry.metadata.len()), (None, 0));
+/// ```
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct MemoryEntry {
+    /// Its id, given when the entry is made (`None` for entries stored before ids existed).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub id: Option<Ulid>,
     /// Its lifetime class.
     pub scope: MemoryScope,
     /// Its key inside the namespace.
@@ -55,19 +77,53 @@ pub struct MemoryEntry {
         deserialize_with = "crate::rfc3339::deserialize_option"
     )]
     pub expires_at: Option<DateTime<Utc>>,
+    /// Free metadata (source, tags, ...).
+    #[serde(default, skip_serializing_if = "Metadata::is_empty")]
+    pub metadata: Metadata,
 }
 
 impl MemoryEntry {
-    /// An entry with importance 0.5 and no expiry.
+    /// An entry with a fresh id, importance 0.5, no expiry and no metadata.
     pub fn new(scope: MemoryScope, key: impl Into<String>, content: serde_json::Value) -> Self {
         Self {
+            id: Some(Ulid::new()),
             scope,
             key: key.into(),
             content,
             importance: 0.5,
             created_at: Utc::now(),
             expires_at: None,
+            metadata: Metadata::new(),
         }
+    }
+
+    /// An entry without a key of its own: its key is its id.
+    ///
+    /// ```
+    /// use agentmemory_core::{MemoryEntry, MemoryScope};
+    ///
+    /// let entry = MemoryEntry::keyless(MemoryScope::LongTerm, "met Ana at the fair".into())
+    ///     .with_metadata("source", "chat".into());
+    /// assert_eq!(Some(entry.key.clone()), entry.id.map(|id| id.to_string()));
+    /// assert!(entry.is_keyless());
+    /// ```
+    pub fn keyless(scope: MemoryScope, content: serde_json::Value) -> Self {
+        let id = Ulid::new();
+        let mut entry = Self::new(scope, id.to_string(), content);
+        entry.id = Some(id);
+        entry
+    }
+
+    /// The entry with `key` set to `value` in its metadata.
+    pub fn with_metadata(mut self, key: impl Into<String>, value: serde_json::Value) -> Self {
+        self.metadata.insert(key.into(), value);
+        self
+    }
+
+    /// Whether the entry is keyed by its id (made by [`keyless`](Self::keyless) or
+    /// [`KvStore::append_entry`]).
+    pub fn is_keyless(&self) -> bool {
+        self.id.is_some_and(|id| id.to_string() == self.key)
     }
 
     /// Whether the entry has expired at `now`.
@@ -116,6 +172,19 @@ pub trait KvStore: Send + Sync {
     async fn clear(&self, namespace: &str) -> Result<usize>;
     /// Deletes expired entries of every namespace; how many.
     async fn cleanup_expired(&self) -> Result<usize>;
+
+    /// Stores `entry` under a key of its own when it has none: an entry with an empty key
+    /// is keyed by its id (given one when it has none); returns the key it was stored
+    /// under. An entry with a key is [`put`](Self::put) as it is.
+    async fn append_entry(&self, namespace: &str, mut entry: MemoryEntry) -> Result<String> {
+        if entry.key.is_empty() {
+            let id = *entry.id.get_or_insert_with(Ulid::new);
+            entry.key = id.to_string();
+        }
+        let key = entry.key.clone();
+        self.put(namespace, entry).await?;
+        Ok(key)
+    }
 }
 
 /// The default [`KvStore`]: a map in memory.

@@ -30,8 +30,11 @@ pub struct RememberSpec {
     /// With `Some(name)` the session fails to build unless a chat model is registered
     /// under `name`; facts are then extracted by the `FactExtractor` registered under the
     /// same token if there is one, else by an `LlmExtractor` over that model.
-    /// With `None`, the container's default `FactExtractor` is used, or the offline
-    /// `RuleExtractor` when none is registered.
+    /// With `None`, the container's default `FactExtractor` is used when one is
+    /// registered; otherwise the agent's own model extracts (an `LlmExtractor` over it)
+    /// when it is a language model, and the offline `RuleExtractor` when the agent runs
+    /// on the `OfflineModel` (see `ChatModel::is_language_model`) or no model is
+    /// registered for it.
     pub extraction_model: Option<&'static str>,
 }
 

@@ -20,6 +20,7 @@ async fn conversation_conformance() {
     let dir = tempfile::tempdir().expect("tempdir");
     let store = FileStore::open(dir.path()).await.expect("open");
     testkit::conversation::run_all(&store).await;
+    testkit::conversation::check_clear(&store).await;
     testkit::conversation::check_concurrent_appenders_spawned(Arc::new(store)).await;
 }
 

@@ -14,6 +14,7 @@ async fn in_memory_kv_conformance() {
 #[tokio::test]
 async fn in_memory_conversation_conformance() {
     testkit::conversation::run_all(&InMemoryConversationStore::new()).await;
+    testkit::conversation::check_clear(&InMemoryConversationStore::new()).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]

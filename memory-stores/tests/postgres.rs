@@ -54,6 +54,32 @@ async fn cached_fact_ranking_sees_another_instance() {
     common::check_cached_ranking_sees_another_writer(&reader, &writer, "cache-check-pg").await;
 }
 
+/// `clear_conversations` empties the store, so it runs in a schema of its own (dropped
+/// afterwards).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn clearing_conversations() {
+    let Some(url) = server_url(URL_ENV) else {
+        return;
+    };
+    let schema = format!(
+        "agentmem_c_{}",
+        ulid::Ulid::new().to_string().to_lowercase()
+    );
+    let store = connect_schema(&schema, false).await.expect("create");
+    testkit::conversation::check_clear(&store).await;
+    drop(store);
+    let (client, conn) = tokio_postgres::connect(&url, tokio_postgres::NoTls)
+        .await
+        .expect("raw connection");
+    let task = tokio::spawn(conn);
+    client
+        .batch_execute(&format!("DROP SCHEMA \"{schema}\" CASCADE"))
+        .await
+        .expect("drop");
+    drop(client);
+    let _ = task.await;
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn conversation_conformance() {
     let Some(store) = connect().await else { return };

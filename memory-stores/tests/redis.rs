@@ -34,6 +34,24 @@ async fn cached_fact_ranking_sees_another_instance() {
     common::check_cached_ranking_sees_another_writer(&reader, &writer, "cache-check-redis").await;
 }
 
+/// `clear_conversations` empties the store, so it runs under a key prefix of its own.
+#[tokio::test]
+async fn clearing_conversations() {
+    let Some(url) = server_url(URL_ENV) else {
+        return;
+    };
+    let store = RedisStore::connect_with(
+        &url,
+        RedisOptions {
+            prefix: format!("agentmem-test-{}:", ulid::Ulid::new()),
+            ..RedisOptions::default()
+        },
+    )
+    .await
+    .expect("connect to redis");
+    testkit::conversation::check_clear(&store).await;
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn conversation_conformance() {
     let Some(store) = connect().await else { return };

@@ -24,7 +24,9 @@ async fn kv_conformance_in_memory_and_file() {
 
 #[tokio::test]
 async fn conversation_conformance_in_memory() {
-    testkit::conversation::run_all(&SqliteStore::open_in_memory().await.expect("open")).await;
+    let store = SqliteStore::open_in_memory().await.expect("open");
+    testkit::conversation::run_all(&store).await;
+    testkit::conversation::check_clear(&store).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
@@ -33,6 +35,36 @@ async fn conversation_conformance_file() {
     let store = file_store(&dir).await;
     testkit::conversation::run_all(&store).await;
     testkit::conversation::check_concurrent_appenders_spawned(Arc::new(store)).await;
+}
+
+#[tokio::test]
+async fn missing_parent_directories_are_created() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("a").join("b").join("memory.db");
+    let store = SqliteStore::open(&path)
+        .await
+        .expect("open in new directories");
+    store
+        .append(
+            "c",
+            vec![ConversationEvent::Message {
+                message: Message::user("hi"),
+            }],
+        )
+        .await
+        .expect("append");
+    drop(store);
+    assert!(path.is_file());
+    let reopened = SqliteStore::open(&path).await.expect("reopen");
+    assert_eq!(reopened.load("c").await.expect("load").len(), 1);
+
+    // A parent that is a file cannot be a directory: a typed store error, not a panic.
+    let blocker = dir.path().join("file");
+    std::fs::write(&blocker, b"x").expect("write");
+    let err = SqliteStore::open(blocker.join("memory.db"))
+        .await
+        .unwrap_err();
+    assert!(matches!(err, MemoryError::Store { .. }), "{err}");
 }
 
 #[tokio::test]

@@ -8,6 +8,8 @@ use serde::{Deserialize, Serialize};
 use crate::error::{MemoryError, Result};
 use crate::message::Message;
 
+use super::legacy::messages_from_value;
+
 /// The default number of messages kept.
 pub const DEFAULT_MAX_MESSAGES: usize = 100;
 
@@ -37,12 +39,26 @@ pub struct ConversationBuffer {
     messages: Mutex<VecDeque<Message>>,
 }
 
-#[derive(Serialize, Deserialize)]
-struct Checkpoint {
+/// The checkpoint written by [`ConversationBuffer::to_json`].
+#[derive(Serialize)]
+struct Checkpoint<'a> {
     version: u32,
     max_messages: usize,
-    messages: Vec<Message>,
+    messages: &'a [Message],
 }
+
+/// A checkpoint as read: the version is absent from the legacy `to_dict` form, and its
+/// messages may lack ids.
+#[derive(Deserialize)]
+struct StoredCheckpoint {
+    #[serde(default)]
+    version: Option<u32>,
+    max_messages: usize,
+    messages: serde_json::Value,
+}
+
+/// What errors name.
+const WHAT: &str = "conversation buffer checkpoint";
 
 const CHECKPOINT_VERSION: u32 = 1;
 
@@ -123,27 +139,41 @@ impl ConversationBuffer {
 
     /// A versioned JSON checkpoint of the buffer.
     pub fn to_json(&self) -> String {
+        let messages = self.get_messages();
         let checkpoint = Checkpoint {
             version: CHECKPOINT_VERSION,
             max_messages: self.max_messages,
-            messages: self.get_messages(),
+            messages: &messages,
         };
         serde_json::to_string(&checkpoint).unwrap_or_else(|_| String::from("{}"))
     }
 
-    /// Rebuilds a buffer from [`to_json`](Self::to_json) output.
+    /// Rebuilds a buffer from [`to_json`](Self::to_json) output, or from the legacy
+    /// ConversationBuffer `to_dict` checkpoint `{"max_messages": N, "messages": [...]}`
+    /// (no version; plain `{role, content}` messages get stable ids, see
+    /// [`ShortTermSnapshot::from_json`](super::ShortTermSnapshot::from_json)).
+    ///
+    /// ```
+    /// use agentmemory_core::buffer::ConversationBuffer;
+    ///
+    /// let legacy = r#"{"max_messages": 2, "messages": [
+    ///     {"role": "user", "content": "Hello!"}, {"role": "assistant", "content": "Hi there!"}]}"#;
+    /// let buffer = ConversationBuffer::from_json(legacy).unwrap();
+    /// assert_eq!((buffer.max_messages(), buffer.len()), (2, 2));
+    /// ```
     pub fn from_json(json: &str) -> Result<Self> {
-        let checkpoint: Checkpoint = serde_json::from_str(json)
-            .map_err(|e| MemoryError::corrupt("conversation buffer checkpoint", e))?;
-        if checkpoint.version == 0 || checkpoint.version > CHECKPOINT_VERSION {
+        let checkpoint: StoredCheckpoint =
+            serde_json::from_str(json).map_err(|e| MemoryError::corrupt(WHAT, e))?;
+        let version = checkpoint.version.unwrap_or(CHECKPOINT_VERSION);
+        if version == 0 || version > CHECKPOINT_VERSION {
             return Err(MemoryError::UnsupportedVersion {
-                what: "conversation buffer checkpoint",
-                found: checkpoint.version,
+                what: WHAT,
+                found: version,
                 supported: CHECKPOINT_VERSION,
             });
         }
         let buffer = Self::new(checkpoint.max_messages);
-        buffer.set_messages(checkpoint.messages);
+        buffer.set_messages(messages_from_value(checkpoint.messages, WHAT)?);
         Ok(buffer)
     }
 }

@@ -2,6 +2,7 @@
 //! ([`ShortTermMemory`]) and the plain last-N buffer ([`ConversationBuffer`]).
 
 mod conversation_buffer;
+mod legacy;
 mod short_term;
 mod snapshot;
 

@@ -120,6 +120,30 @@ pub trait ConversationStore: Send + Sync {
     async fn delete(&self, conversation_id: &str) -> Result<bool>;
     /// Drops the events with `seq < before_seq` (used after a snapshot event); how many.
     async fn compact(&self, conversation_id: &str, before_seq: u64) -> Result<usize>;
+    /// Replaces the log of `conversation_id` with `events`, atomically: readers see the
+    /// old log or the new one, never a mix or an empty log in between. Afterwards the log
+    /// holds exactly `events` (a message repeated inside them is kept once), numbered from
+    /// seq 1, and the message ids of the replaced events are forgotten. Saving no events
+    /// deletes the conversation. Returns the seq of the last event (0 when none).
+    ///
+    /// No default: deleting then appending would let a reader see the conversation
+    /// missing, and a crash between the two would lose it.
+    async fn save(&self, conversation_id: &str, events: Vec<ConversationEvent>) -> Result<u64>;
+    /// Deletes every conversation this store holds; how many there were (the `clear()` of
+    /// other conversation stores, named apart from `VectorStore::clear` and other
+    /// `clear`s, since one backend type implements several store traits).
+    ///
+    /// The default deletes each listed conversation in turn, so a conversation created
+    /// while it runs may survive; backends override it with one operation.
+    async fn clear_conversations(&self) -> Result<usize> {
+        let mut deleted = 0;
+        for id in self.list_conversations().await? {
+            if self.delete(&id).await? {
+                deleted += 1;
+            }
+        }
+        Ok(deleted)
+    }
 }
 
 /// The default [`ConversationStore`]: logs in memory.
@@ -193,6 +217,40 @@ impl ConversationStore for InMemoryConversationStore {
 
     async fn delete(&self, conversation_id: &str) -> Result<bool> {
         Ok(self.logs.write().remove(conversation_id).is_some())
+    }
+
+    async fn save(&self, conversation_id: &str, events: Vec<ConversationEvent>) -> Result<u64> {
+        if conversation_id.is_empty() {
+            return Err(MemoryError::invalid("conversation id", "must not be empty"));
+        }
+        let mut log = Log::default();
+        let at = Utc::now();
+        for event in without_known_messages(events, |_| false) {
+            if let ConversationEvent::Message { message } = &event {
+                log.message_ids.insert(message.id);
+            }
+            log.last_seq += 1;
+            log.events.push(StoredEvent {
+                seq: log.last_seq,
+                at,
+                event,
+            });
+        }
+        let last = log.last_seq;
+        let mut logs = self.logs.write();
+        if log.events.is_empty() {
+            logs.remove(conversation_id);
+        } else {
+            logs.insert(conversation_id.to_owned(), log);
+        }
+        Ok(last)
+    }
+
+    async fn clear_conversations(&self) -> Result<usize> {
+        let mut logs = self.logs.write();
+        let n = logs.len();
+        logs.clear();
+        Ok(n)
     }
 
     async fn compact(&self, conversation_id: &str, before_seq: u64) -> Result<usize> {

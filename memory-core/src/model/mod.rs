@@ -144,6 +144,14 @@ pub trait ChatModel: Send + Sync {
         let completion = self.complete(request).await?;
         Ok(stream::from_completion(completion))
     }
+
+    /// Whether this is a language model that can do language work such as fact
+    /// extraction (`true` by default). The [`OfflineModel`] answers `false`: a session
+    /// whose agent runs on it extracts facts with the rule extractor, not with the model.
+    /// Wrappers forward their inner model's answer.
+    fn is_language_model(&self) -> bool {
+        true
+    }
 }
 
 mod offline;

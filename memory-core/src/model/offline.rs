@@ -57,6 +57,11 @@ fn remembered_facts(system: &str) -> Vec<String> {
 
 #[async_trait]
 impl ChatModel for OfflineModel {
+    /// The offline model only restates what it is told.
+    fn is_language_model(&self) -> bool {
+        false
+    }
+
     async fn complete(&self, request: ChatRequest) -> Result<Completion> {
         let said = request
             .messages

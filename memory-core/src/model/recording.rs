@@ -72,4 +72,8 @@ impl ChatModel for RecordingModel {
         self.requests.lock().push(request.clone());
         self.inner.complete(request).await
     }
+
+    fn is_language_model(&self) -> bool {
+        self.inner.is_language_model()
+    }
 }

@@ -307,7 +307,8 @@ impl<A: Agent> SessionBuilder<A> {
         }
     }
 
-    fn resolve_long_term(&self) -> Result<Option<LongTerm>> {
+    /// `model` is the agent's chat model when one was resolved.
+    fn resolve_long_term(&self, model: Option<&Arc<dyn ChatModel>>) -> Result<Option<LongTerm>> {
         let Some(spec) = A::SPEC else {
             return Ok(None);
         };
@@ -324,10 +325,10 @@ impl<A: Agent> SessionBuilder<A> {
                         Arc::new(LlmExtractor::new(model).with_model_name(name))
                     }
                 }
-                None => self
-                    .container
-                    .resolve_optional::<dyn FactExtractor>(None)?
-                    .unwrap_or_else(super::defaults::extractor),
+                None => match self.container.resolve_optional::<dyn FactExtractor>(None)? {
+                    Some(registered) => registered,
+                    None => self.agent_model_extractor(model)?,
+                },
             })
         } else {
             None
@@ -339,6 +340,30 @@ impl<A: Agent> SessionBuilder<A> {
             extractor,
             episodes,
         }))
+    }
+
+    /// The extractor when `extraction_model` is unset and no extractor is registered: an
+    /// `LlmExtractor` over the agent's model when it is a language model, the rule
+    /// extractor otherwise. After [`external_model`](Self::external_model) no model was
+    /// resolved; the agent's model is then used when the container has it.
+    fn agent_model_extractor(
+        &self,
+        model: Option<&Arc<dyn ChatModel>>,
+    ) -> Result<Arc<dyn FactExtractor>> {
+        let model = match model {
+            Some(model) => Some(Arc::clone(model)),
+            None => match self.resolve_model() {
+                Ok(model) => Some(model),
+                Err(MemoryError::UnknownToken { .. }) => None,
+                Err(other) => return Err(other),
+            },
+        };
+        Ok(match model {
+            Some(model) if model.is_language_model() => {
+                Arc::new(LlmExtractor::new(model).with_model_name(self.agent.model()))
+            }
+            _ => super::defaults::extractor(),
+        })
     }
 
     /// Resolves every dependency and, when the conversation's log already has events,
@@ -383,7 +408,7 @@ impl<A: Agent> SessionBuilder<A> {
         } else {
             Some(self.resolve_model()?)
         };
-        let long_term = self.resolve_long_term()?;
+        let long_term = self.resolve_long_term(model.as_ref())?;
         let summarizer = self
             .container
             .resolve_optional::<dyn Summarizer>(None)?

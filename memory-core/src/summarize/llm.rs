@@ -7,7 +7,7 @@ use async_trait::async_trait;
 use crate::error::Result;
 use crate::message::{Message, Role};
 use crate::model::{ChatModel, ChatRequest};
-use crate::summarize::{ExtractiveSummarizer, Summarizer};
+use crate::summarize::{ExtractiveSummarizer, Summarizer, SummaryPrompt};
 use crate::tokens::{HeuristicCounter, TokenCounter};
 
 const INSTRUCTIONS: &str = "You maintain the running summary of a conversation between a user and an assistant. \
@@ -42,6 +42,7 @@ pub struct LlmSummarizer {
     model_name: String,
     fallback: ExtractiveSummarizer,
     counter: HeuristicCounter,
+    prompt: Option<SummaryPrompt>,
 }
 
 impl std::fmt::Debug for LlmSummarizer {
@@ -60,7 +61,27 @@ impl LlmSummarizer {
             model_name: String::new(),
             fallback: ExtractiveSummarizer::new(),
             counter: HeuristicCounter::default(),
+            prompt: None,
         }
+    }
+
+    /// Asks the model with `prompt` instead of the built-in one (the system instructions
+    /// stay). See [`SummaryPrompt`] for the placeholders.
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use agentmemory_core::model::OfflineModel;
+    /// use agentmemory_core::summarize::{LlmSummarizer, SummaryPrompt};
+    /// use agentmemory_core::Message;
+    ///
+    /// let prompt = SummaryPrompt::new("Known: {previous_summary}\nNew:\n{transcript}").unwrap();
+    /// let summarizer = LlmSummarizer::new(Arc::new(OfflineModel::new())).with_prompt(prompt);
+    /// let request = summarizer.request(Some("Bob"), &[Message::user("hi")], 40);
+    /// assert_eq!(request.messages[0].text(), "Known: Bob\nNew:\nUser: hi\n");
+    /// ```
+    pub fn with_prompt(mut self, prompt: SummaryPrompt) -> Self {
+        self.prompt = Some(prompt);
+        self
     }
 
     /// The name put in [`ChatRequest::model`] (the model's registration name).
@@ -76,13 +97,8 @@ impl LlmSummarizer {
         messages: &[Message],
         max_tokens: usize,
     ) -> ChatRequest {
-        let mut prompt = String::new();
-        if let Some(previous) = previous.map(str::trim).filter(|p| !p.is_empty()) {
-            prompt.push_str("Previous summary:\n");
-            prompt.push_str(previous);
-            prompt.push_str("\n\n");
-        }
-        prompt.push_str("New messages:\n");
+        let previous = previous.map(str::trim).filter(|p| !p.is_empty());
+        let mut transcript = String::new();
         for m in messages {
             let who = match m.role {
                 Role::User => "User",
@@ -90,13 +106,29 @@ impl LlmSummarizer {
                 Role::System => "System",
                 Role::Tool => "Tool",
             };
-            prompt.push_str(&format!("{who}: {}\n", m.text()));
+            transcript.push_str(&format!("{who}: {}\n", m.text()));
         }
         // Four characters a token, about three-quarters of a word.
         let words = (max_tokens * 3 / 4).max(1);
-        prompt.push_str(&format!(
-            "\nWrite the updated summary in at most {words} words ({max_tokens} tokens)."
-        ));
+        let prompt = match &self.prompt {
+            Some(template) => {
+                template.render(&transcript, previous.unwrap_or(""), words, max_tokens)
+            }
+            None => {
+                let mut prompt = String::new();
+                if let Some(previous) = previous {
+                    prompt.push_str("Previous summary:\n");
+                    prompt.push_str(previous);
+                    prompt.push_str("\n\n");
+                }
+                prompt.push_str("New messages:\n");
+                prompt.push_str(&transcript);
+                prompt.push_str(&format!(
+                    "\nWrite the updated summary in at most {words} words ({max_tokens} tokens)."
+                ));
+                prompt
+            }
+        };
         ChatRequest {
             model: self.model_name.clone(),
             system: INSTRUCTIONS.to_owned(),
@@ -224,5 +256,28 @@ mod tests {
         assert!(prompt.contains("User: My sister Ana lives in Lisbon."));
         assert!(prompt.contains("Assistant: Lovely city!"));
         assert!(prompt.contains("at most 30 words (40 tokens)"));
+    }
+
+    #[tokio::test]
+    async fn a_prompt_template_reaches_the_model() {
+        use crate::model::RecordingModel;
+        let model = RecordingModel::wrapping(Arc::new(Fixed(Some("Bob's sister is Ana."))));
+        let template = SummaryPrompt::new(
+            "Facts so far: {previous_summary}\nLimit: {max_words} words\n---\n{transcript}---",
+        )
+        .unwrap();
+        let summary = LlmSummarizer::new(Arc::new(model.clone()))
+            .with_prompt(template)
+            .summarize(Some("User is Bob."), &messages(), 40)
+            .await
+            .unwrap();
+        assert_eq!(summary, "Bob's sister is Ana.");
+        let request = model.last_request().expect("the model was asked");
+        assert_eq!(
+            request.messages[0].text(),
+            "Facts so far: User is Bob.\nLimit: 30 words\n---\n\
+             User: My sister Ana lives in Lisbon.\nAssistant: Lovely city!\n---"
+        );
+        assert_eq!(request.system, INSTRUCTIONS);
     }
 }

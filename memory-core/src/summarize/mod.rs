@@ -7,9 +7,11 @@ use crate::message::Message;
 
 mod extractive;
 mod llm;
+mod template;
 
 pub use extractive::{ExtractiveSummarizer, NEAR_DUPLICATE};
 pub use llm::LlmSummarizer;
+pub use template::{SummaryPrompt, SUMMARY_PLACEHOLDERS};
 
 /// Condenses messages that leave the window into a summary.
 #[async_trait]

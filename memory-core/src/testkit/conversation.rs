@@ -121,6 +121,129 @@ pub async fn run_all(store: &dyn ConversationStore) {
     check_concurrent_appenders(store).await;
     check_readers_see_whole_batches(store).await;
     check_message_appends_are_idempotent(store).await;
+    check_save_replaces(store).await;
+}
+
+/// `save` replaces a log: exactly the saved events, seqs from 1, a message repeated in
+/// the batch kept once, the replaced messages' ids forgotten (appending one again logs
+/// it), other conversations untouched; saving nothing deletes the conversation.
+pub async fn check_save_replaces(store: &dyn ConversationStore) {
+    let id = fresh("save");
+    let other = fresh("save-other");
+    let old = Message::user("old");
+    store
+        .append(
+            &id,
+            vec![
+                ConversationEvent::Message {
+                    message: old.clone(),
+                },
+                msg("older"),
+                msg("oldest"),
+            ],
+        )
+        .await
+        .expect("append");
+    store
+        .append(&other, vec![msg("keep")])
+        .await
+        .expect("append");
+
+    let new = Message::assistant("new");
+    let last = store
+        .save(
+            &id,
+            vec![
+                msg("first"),
+                ConversationEvent::Message {
+                    message: new.clone(),
+                },
+                ConversationEvent::Message {
+                    message: new.clone(),
+                },
+            ],
+        )
+        .await
+        .expect("save");
+    assert_eq!(last, 2, "the repeated message is kept once");
+    let events = store.load(&id).await.expect("load");
+    assert_eq!(events.iter().map(|e| e.seq).collect::<Vec<_>>(), vec![1, 2]);
+    assert_eq!(
+        events.iter().map(text_of).collect::<Vec<_>>(),
+        vec!["first", "new"]
+    );
+    // Appends continue after the saved log; the replaced message is new to it.
+    let after = store
+        .append(&id, vec![ConversationEvent::Message { message: old }])
+        .await
+        .expect("append after save");
+    assert_eq!(after, 3);
+    assert_eq!(
+        store
+            .append(&id, vec![ConversationEvent::Message { message: new }])
+            .await
+            .expect("append a saved message again"),
+        3,
+        "a saved message is known to the log"
+    );
+    assert_eq!(store.load(&other).await.expect("load other").len(), 1);
+
+    // Saving into an unknown conversation creates it.
+    let created = fresh("save-new");
+    assert_eq!(
+        store
+            .save(&created, vec![msg("a")])
+            .await
+            .expect("save new"),
+        1
+    );
+    assert!(store
+        .list_conversations()
+        .await
+        .expect("list")
+        .contains(&created));
+
+    // Saving nothing deletes.
+    assert_eq!(store.save(&id, Vec::new()).await.expect("save empty"), 0);
+    assert!(store.load(&id).await.expect("load").is_empty());
+    assert!(!store
+        .list_conversations()
+        .await
+        .expect("list")
+        .contains(&id));
+    assert!(
+        store.save("", vec![msg("x")]).await.is_err(),
+        "empty id refused"
+    );
+}
+
+/// `clear_conversations` deletes every conversation and says how many there were; the store works
+/// afterwards. It empties the whole store, so it is not part of [`run_all`]: run it on a
+/// store of its own (a temporary file, a fresh schema or key prefix).
+pub async fn check_clear(store: &dyn ConversationStore) {
+    let before = store.list_conversations().await.expect("list").len();
+    let a = fresh("clear-a");
+    let b = fresh("clear-b");
+    store.append(&a, vec![msg("one")]).await.expect("append");
+    store
+        .append(&b, vec![msg("two"), msg("three")])
+        .await
+        .expect("append");
+    assert_eq!(
+        store.clear_conversations().await.expect("clear"),
+        before + 2
+    );
+    assert!(store.list_conversations().await.expect("list").is_empty());
+    assert!(store.load(&a).await.expect("load").is_empty());
+    assert!(store.load(&b).await.expect("load").is_empty());
+    assert_eq!(store.clear_conversations().await.expect("clear again"), 0);
+    assert_eq!(
+        store.append(&a, vec![msg("again")]).await.expect("append"),
+        1
+    );
+    assert_eq!(store.load(&a).await.expect("load").len(), 1);
+    // Leaves the store empty.
+    assert_eq!(store.clear_conversations().await.expect("clear last"), 1);
 }
 
 /// Appending a message whose id the log already holds is a no-op (a retried turn logs

@@ -35,6 +35,76 @@ pub async fn run_all(store: &dyn KvStore) {
     check_clear(store).await;
     check_expiry(store).await;
     check_invalid_importance(store).await;
+    check_keyless_entries(store).await;
+    check_entries_without_ids(store).await;
+}
+
+/// Keyless entries: `append_entry` keys each by its id, in the order they were made; ids and
+/// metadata come back from `get` and `list`; a keyed entry is put under its key.
+pub async fn check_keyless_entries(store: &dyn KvStore) {
+    let ns = fresh("keyless");
+    let first = MemoryEntry::keyless(MemoryScope::LongTerm, json!("met Ana"))
+        .with_metadata("source", json!("chat"))
+        .with_metadata("tags", json!(["people", "fair"]));
+    let first_key = store
+        .append_entry(&ns, first.clone())
+        .await
+        .expect("append");
+    assert_eq!(Some(first_key.clone()), first.id.map(|id| id.to_string()));
+    // Ids hold milliseconds: the next one is made in a later millisecond.
+    tokio::time::sleep(std::time::Duration::from_millis(3)).await;
+    let mut second = MemoryEntry::new(MemoryScope::LongTerm, "", json!("met Bo"));
+    second.id = None;
+    let second_key = store
+        .append_entry(&ns, second)
+        .await
+        .expect("append without id");
+    assert!(first_key < second_key, "{first_key} then {second_key}");
+
+    let got = store
+        .get(&ns, &first_key)
+        .await
+        .expect("get")
+        .expect("stored");
+    assert_eq!(got.id, first.id);
+    assert!(got.is_keyless());
+    assert_eq!(got.metadata, first.metadata);
+    assert_eq!(got.content, json!("met Ana"));
+
+    let listed = store.list(&ns).await.expect("list");
+    assert_eq!(
+        listed.iter().map(|e| e.key.clone()).collect::<Vec<_>>(),
+        vec![first_key.clone(), second_key.clone()]
+    );
+    assert_eq!(
+        listed[1].id.map(|id| id.to_string()),
+        Some(second_key.clone())
+    );
+    assert!(listed[1].metadata.is_empty());
+
+    let keyed = store
+        .append_entry(&ns, entry("named", json!(1)))
+        .await
+        .expect("append keyed");
+    assert_eq!(keyed, "named");
+    assert!(store.delete(&ns, &first_key).await.expect("delete"));
+    assert_eq!(store.list(&ns).await.expect("list").len(), 2);
+    store.clear(&ns).await.expect("cleanup");
+}
+
+/// Entries without an id (as stored before ids existed) are stored and read back as
+/// they are.
+pub async fn check_entries_without_ids(store: &dyn KvStore) {
+    let ns = fresh("no-id");
+    let mut old = entry("old", json!({"v": 1}));
+    old.id = None;
+    store.put(&ns, old.clone()).await.expect("put");
+    let got = store.get(&ns, "old").await.expect("get").expect("stored");
+    assert_eq!(got.id, None);
+    assert!(got.metadata.is_empty());
+    assert!(!got.is_keyless());
+    assert_eq!(got.content, old.content);
+    store.clear(&ns).await.expect("cleanup");
 }
 
 /// `put` then `get` returns the entry; a second `put` under the same key replaces it.

@@ -103,6 +103,36 @@ impl ConversationStore for FileStore {
             .await
     }
 
+    async fn save(&self, conversation_id: &str, events: Vec<ConversationEvent>) -> Result<u64> {
+        let path = self.conversation_path(conversation_id)?;
+        let id = conversation_id.to_owned();
+        self.exclusive(path.clone(), "replace a conversation", move || {
+            let events = agentmemory_core::conversation::without_known_messages(events, |_| false);
+            if events.is_empty() {
+                remove(&path)?;
+                return Ok(0);
+            }
+            let at = Utc::now();
+            let events: Vec<StoredEvent> = events
+                .into_iter()
+                .zip(1..)
+                .map(|(event, seq)| StoredEvent { seq, at, event })
+                .collect();
+            let file = ConversationFile {
+                format: FORMAT.to_owned(),
+                version: FORMAT_VERSION,
+                id,
+                last_seq: events.len() as u64,
+                events,
+            };
+            // Written to a temporary file and renamed over the old one: readers see the
+            // old log or the new one.
+            write_doc(&path, &file)?;
+            Ok(file.last_seq)
+        })
+        .await
+    }
+
     async fn compact(&self, conversation_id: &str, before_seq: u64) -> Result<usize> {
         let path = self.conversation_path(conversation_id)?;
         self.exclusive(path.clone(), "compact a conversation", move || {

@@ -206,6 +206,71 @@ impl ConversationStore for PostgresStore {
         .await
     }
 
+    async fn save(&self, conversation_id: &str, events: Vec<ConversationEvent>) -> Result<u64> {
+        if conversation_id.is_empty() {
+            return Err(MemoryError::invalid("conversation id", "must not be empty"));
+        }
+        let op = "replace a conversation";
+        let events = agentmemory_core::conversation::without_known_messages(events, |_| false);
+        let bodies = events
+            .iter()
+            .map(|e| encode(e, "conversation event"))
+            .collect::<Result<Vec<_>>>()?;
+        self.bounded(op, async {
+            let mut client = self.client(op).await?;
+            let tx = client.transaction().await.map_err(on(op))?;
+            // Events go with the conversation (ON DELETE CASCADE); the new log is written
+            // in the same transaction, so readers see the old log or the new one.
+            tx.execute(
+                &format!("DELETE FROM {} WHERE id = $1", self.table("conversations")),
+                &[&conversation_id],
+            )
+            .await
+            .map_err(on(op))?;
+            let n = i64::try_from(bodies.len()).unwrap_or(i64::MAX);
+            if n > 0 {
+                let now = micros(Utc::now());
+                tx.execute(
+                    &format!(
+                        "INSERT INTO {} (id, last_seq, created_us) VALUES ($1, $2, $3)",
+                        self.table("conversations")
+                    ),
+                    &[&conversation_id, &n, &now],
+                )
+                .await
+                .map_err(on(op))?;
+                tx.execute(
+                    &format!(
+                        "INSERT INTO {} (conversation_id, seq, at_us, body) \
+                         SELECT $1::text, t.i, $2::bigint, t.body::jsonb \
+                         FROM unnest($3::text[]) WITH ORDINALITY AS t(body, i)",
+                        self.table("events")
+                    ),
+                    &[&conversation_id, &now, &bodies],
+                )
+                .await
+                .map_err(on(op))?;
+            }
+            tx.commit().await.map_err(on(op))?;
+            Ok(u64::try_from(n).unwrap_or(0))
+        })
+        .await
+    }
+
+    async fn clear_conversations(&self) -> Result<usize> {
+        let op = "delete every conversation";
+        self.bounded(op, async {
+            let client = self.client(op).await?;
+            // Events go with their conversations (ON DELETE CASCADE).
+            let n = client
+                .execute(&format!("DELETE FROM {}", self.table("conversations")), &[])
+                .await
+                .map_err(on(op))?;
+            Ok(usize::try_from(n).unwrap_or(usize::MAX))
+        })
+        .await
+    }
+
     async fn compact(&self, conversation_id: &str, before_seq: u64) -> Result<usize> {
         let op = "compact a conversation";
         self.bounded(op, async {

@@ -40,6 +40,10 @@ return last
 ";
 
 /// KEYS: seq counter, events, message ids. Returns whether the conversation existed.
+/// [`APPEND`] over an emptied log: the replacement of `save`, in one script.
+static SAVE: LazyLock<String> =
+    LazyLock::new(|| format!("redis.call('DEL', KEYS[1], KEYS[2], KEYS[3])\n{APPEND}"));
+
 static DELETE: LazyLock<Script> = LazyLock::new(|| {
     Script::new(
         r"
@@ -186,6 +190,44 @@ impl ConversationStore for RedisStore {
         inv.key(seq).key(ev).key(mids);
         let n: i64 = self.run(op, inv.invoke_async(&mut conn)).await?;
         Ok(n > 0)
+    }
+
+    async fn save(&self, conversation_id: &str, events: Vec<ConversationEvent>) -> Result<u64> {
+        if conversation_id.is_empty() {
+            return Err(MemoryError::invalid("conversation id", "must not be empty"));
+        }
+        let ids = agentmemory_core::conversation::message_ids(&events);
+        let bodies = events
+            .iter()
+            .map(|e| encode(e, "conversation event"))
+            .collect::<Result<Vec<_>>>()?;
+        let [seq, ev, mids] = self.conv_keys(conversation_id);
+        let idx = self.conv_index();
+        let mut eval = redis::cmd("EVAL");
+        eval.arg(SAVE.as_str()).arg(3).arg(seq).arg(ev).arg(mids);
+        eval.arg(conversation_id).arg(Utc::now().timestamp_micros());
+        for (id, b) in ids.iter().zip(&bodies) {
+            eval.arg(id.map(|i| i.to_string()).unwrap_or_default())
+                .arg(b);
+        }
+        // One round trip, in order; an emptied conversation is unlisted (the script
+        // deleted its keys), another is listed before and after, as `append` does.
+        let mut pipe = redis::pipe();
+        let listing = if bodies.is_empty() { "SREM" } else { "SADD" };
+        pipe.cmd(listing)
+            .arg(&idx)
+            .arg(conversation_id)
+            .ignore()
+            .add_command(eval)
+            .cmd(listing)
+            .arg(&idx)
+            .arg(conversation_id)
+            .ignore();
+        let mut conn = self.conn.clone();
+        let (last,): (u64,) = self
+            .run("replace a conversation", pipe.query_async(&mut conn))
+            .await?;
+        Ok(last)
     }
 
     async fn compact(&self, conversation_id: &str, before_seq: u64) -> Result<usize> {

@@ -184,6 +184,77 @@ impl ConversationStore for SqliteStore {
         .await
     }
 
+    async fn save(&self, conversation_id: &str, events: Vec<ConversationEvent>) -> Result<u64> {
+        check_id(conversation_id)?;
+        let op = "replace a conversation";
+        let ids = agentmemory_core::conversation::message_ids(&events);
+        let bodies = events
+            .iter()
+            .zip(ids)
+            .map(|(e, id)| {
+                Ok((
+                    id.map(|i| i.to_string()),
+                    body::encode(e, "conversation event")?,
+                ))
+            })
+            .collect::<Result<Vec<_>>>()?;
+        let bodies = dedup_batch(bodies);
+        let id = conversation_id.to_owned();
+        self.write(op, move |conn, label| {
+            let err = on(label, op);
+            let tx = conn
+                .transaction_with_behavior(TransactionBehavior::Immediate)
+                .map_err(&err)?;
+            // Events go with the conversation (ON DELETE CASCADE).
+            tx.prepare_cached("DELETE FROM conversations WHERE id = ?1")
+                .and_then(|mut s| s.execute([&id]))
+                .map_err(&err)?;
+            let mut seq: i64 = 0;
+            if !bodies.is_empty() {
+                let now = micros(Utc::now());
+                tx.prepare_cached(
+                    "INSERT INTO conversations (id, last_seq, created_us) VALUES (?1, ?2, ?3)",
+                )
+                .and_then(|mut s| {
+                    s.execute(params![
+                        id,
+                        i64::try_from(bodies.len()).unwrap_or(i64::MAX),
+                        now
+                    ])
+                })
+                .map_err(&err)?;
+                let mut insert = tx
+                    .prepare_cached(
+                        "INSERT INTO events (conversation_id, seq, at_us, body, message_id) \
+                         VALUES (?1, ?2, ?3, ?4, ?5)",
+                    )
+                    .map_err(&err)?;
+                for (message_id, body) in &bodies {
+                    seq += 1;
+                    insert
+                        .execute(params![id, seq, now, body, message_id])
+                        .map_err(&err)?;
+                }
+            }
+            tx.commit().map_err(&err)?;
+            Ok(u64::try_from(seq).unwrap_or(0))
+        })
+        .await
+    }
+
+    async fn clear_conversations(&self) -> Result<usize> {
+        let op = "delete every conversation";
+        self.write(op, move |conn, label| {
+            // Events go with their conversations (ON DELETE CASCADE).
+            let n = conn
+                .prepare_cached("DELETE FROM conversations")
+                .and_then(|mut s| s.execute([]))
+                .map_err(on(label, op))?;
+            Ok(n)
+        })
+        .await
+    }
+
     async fn compact(&self, conversation_id: &str, before_seq: u64) -> Result<usize> {
         let op = "compact a conversation";
         let id = conversation_id.to_owned();

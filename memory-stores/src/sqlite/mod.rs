@@ -98,6 +98,7 @@ impl SqliteStore {
     pub const SCHEMA_VERSION: u32 = schema::SCHEMA_VERSION;
 
     /// Opens (creating if needed) the database at `path` and brings its schema up to date.
+    /// Missing parent directories of `path` are created.
     ///
     /// A file that is not a SQLite database gives [`MemoryError::Corrupt`] naming the file
     /// (the file is left untouched); a database written by a newer version of agentmem
@@ -233,6 +234,10 @@ impl SqliteStore {
 
 /// Opens the writer, checks the file, migrates, then opens the readers.
 fn open_file(path: &Path, label: &str) -> Result<(Connection, Vec<Connection>)> {
+    if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
+        std::fs::create_dir_all(parent)
+            .map_err(|e| MemoryError::store(label, "create the database's directory", e))?;
+    }
     let flags = OpenFlags::SQLITE_OPEN_READ_WRITE
         | OpenFlags::SQLITE_OPEN_CREATE
         | OpenFlags::SQLITE_OPEN_NO_MUTEX;

@@ -21,6 +21,8 @@ mod ingest;
 mod logging;
 mod models;
 mod output;
+#[cfg(feature = "server")]
+mod purge;
 mod recall;
 #[cfg(feature = "server")]
 mod serve;

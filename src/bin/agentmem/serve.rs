@@ -39,6 +39,10 @@ pub struct ServeArgs {
     /// Allow browser calls from this origin (repeatable). CORS is off without it.
     #[arg(long = "cors-origin")]
     pub cors_origins: Vec<String>,
+    /// Seconds between purges of expired entries from the store (0: never purge; expired
+    /// entries are hidden from reads either way).
+    #[arg(long, default_value_t = 60, env = "AGENTMEM_PURGE_INTERVAL_SECS")]
+    pub purge_interval_secs: u64,
     #[command(flatten)]
     pub index: IndexArgs,
     #[cfg(feature = "mcp")]
@@ -156,14 +160,16 @@ pub async fn serve(stores: &Stores, args: ServeArgs) -> Result<(), CliError> {
     let local = listener.local_addr().map_err(CliError::from)?;
     tracing::info!(addr = %local, "agentmem server listening");
     eprintln!("agentmem: listening on http://{local}");
-    server::serve(
-        listener,
-        service(stores, &args.index)?,
-        config,
-        server::shutdown_signal(),
-    )
-    .await
-    .map_err(|e| CliError::runtime("server", e))
+    let service = service(stores, &args.index)?;
+    let purger = match args.purge_interval_secs {
+        0 => None,
+        secs => Some(crate::purge::spawn(stores.kv()?, Duration::from_secs(secs))),
+    };
+    let served = server::serve(listener, service, config, server::shutdown_signal()).await;
+    if let Some(purger) = purger {
+        purger.abort();
+    }
+    served.map_err(|e| CliError::runtime("server", e))
 }
 
 /// Serves the MCP tools on stdin/stdout.
