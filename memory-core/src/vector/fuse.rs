@@ -26,6 +26,23 @@ pub enum Fusion {
         /// The damping constant (60 in the original paper).
         k: f32,
     },
+    /// [`Fusion::Weighted`] with the dense share set per query from how informative each
+    /// ranking is: a side's confidence is the margin of its best score over its score at
+    /// position `depth` (0 past the list's end), and the query's dense share is
+    /// `w·c_dense / (w·c_dense + (1 − w)·c_sparse)` with `w = dense_weight` (`w` itself
+    /// when neither side separates anything). A keyword that singles out one message pulls
+    /// the weight to words; a query that shares no word with any document, or matches
+    /// every document alike, leaves it to meaning. The fused score stays a convex mix of
+    /// the two cosines, in `0.0..=1.0`, so thresholds on it keep their meaning.
+    ///
+    /// Scoring one document alone ([`Fusion::combine`]) has no rankings to judge, and
+    /// falls back to the fixed `dense_weight`.
+    Adaptive {
+        /// The dense side's prior share, `0.0..=1.0`.
+        dense_weight: f32,
+        /// The position (from 0) whose score the best score is compared with.
+        depth: usize,
+    },
 }
 
 impl Fusion {
@@ -48,7 +65,44 @@ impl Fusion {
                 let w = dense_weight.clamp(0.0, 1.0);
                 Some(w * dense.max(0.0) + (1.0 - w) * sparse.clamp(0.0, 1.0))
             }
+            Fusion::Adaptive { dense_weight, .. } => {
+                Fusion::Weighted { dense_weight }.combine(sparse, dense)
+            }
             Fusion::ReciprocalRank { .. } => None,
+        }
+    }
+
+    /// The fixed-weight fusion to use for one query, given its two rankings (each best
+    /// first): for [`Fusion::Adaptive`] the weight its rankings' margins give, otherwise
+    /// `self` unchanged.
+    ///
+    /// ```
+    /// use agentmemory_core::store_support::Fusion;
+    ///
+    /// let adaptive = Fusion::Adaptive { dense_weight: 0.5, depth: 1 };
+    /// // Words single out one document (margin 0.6); meaning barely separates (0.2).
+    /// let f = adaptive.for_query(&[0.6], &[0.5, 0.3]);
+    /// assert_eq!(f, Fusion::Weighted { dense_weight: 0.25 });
+    /// ```
+    pub fn for_query(self, sparse: &[f32], dense: &[f32]) -> Fusion {
+        match self {
+            Fusion::Adaptive {
+                dense_weight,
+                depth,
+            } => {
+                let w = dense_weight.clamp(0.0, 1.0);
+                let margin = |scores: &[f32], clamp: fn(f32) -> f32| -> f32 {
+                    let top = scores.first().map_or(0.0, |s| clamp(*s));
+                    let at = scores.get(depth).map_or(0.0, |s| clamp(*s));
+                    (top - at).max(0.0)
+                };
+                let c_s = margin(sparse, |s| s.clamp(0.0, 1.0));
+                let c_d = margin(dense, |d| d.max(0.0));
+                let (a, b) = (w * c_d, (1.0 - w) * c_s);
+                let dense_weight = if a + b > 0.0 { a / (a + b) } else { w };
+                Fusion::Weighted { dense_weight }
+            }
+            other => other,
         }
     }
 }
@@ -80,12 +134,16 @@ pub fn fuse<K: Clone + Eq + Hash>(
     dense: &[(K, f32)],
     fusion: Fusion,
 ) -> Vec<(K, f32)> {
+    let fusion = fusion.for_query(
+        &sparse.iter().map(|(_, s)| *s).collect::<Vec<_>>(),
+        &dense.iter().map(|(_, s)| *s).collect::<Vec<_>>(),
+    );
     let mut order: Vec<(K, f32, f32)> = Vec::with_capacity(sparse.len() + dense.len());
     let mut at: HashMap<&K, usize> = HashMap::with_capacity(sparse.len() + dense.len());
     // What one list contributes: its score, or for rank fusion `1 / (k + rank)`.
     let part = |rank: usize, score: f32| match fusion {
         Fusion::ReciprocalRank { k } => 1.0 / (k + rank as f32 + 1.0),
-        Fusion::Weighted { .. } => score,
+        Fusion::Weighted { .. } | Fusion::Adaptive { .. } => score,
     };
     for (rank, (key, score)) in sparse.iter().enumerate() {
         if !at.contains_key(key) {

@@ -280,6 +280,30 @@ impl Namespace {
                 *s = score;
             }
         });
+        // An adaptive fusion picks this query's weight from both rankings' heads first.
+        let fusion = match fusion {
+            Fusion::Adaptive { depth, .. } => {
+                let head = depth.saturating_add(1);
+                let mut words: Vec<f32> = sparse
+                    .iter()
+                    .enumerate()
+                    .filter(|&(slot, &s)| s > 0.0 && passes(slot as u32))
+                    .map(|(_, &s)| s)
+                    .collect();
+                words.sort_by(|a, b| b.total_cmp(a));
+                words.truncate(head);
+                let accept = |_: usize, slot: u32| self.accepts(filter, slot);
+                let accept: &(dyn Fn(usize, u32) -> bool + Sync) = &accept;
+                let meaning: Vec<f32> = self
+                    .dense
+                    .nearest(embedding, head, filter.map(|_| accept))
+                    .into_iter()
+                    .map(|(_, score)| score)
+                    .collect();
+                fusion.for_query(&words, &meaning)
+            }
+            other => other,
+        };
         let mut top = TopK::new(k);
         if fusion.combine(0.0, 0.0).is_some() {
             // A score per document: exact over every candidate of either side.
