@@ -10,7 +10,8 @@ use std::hash::Hash;
 ///
 /// The default, [`Fusion::DEFAULT`], was chosen on a labelled retrieval set of everyday
 /// user statements and the questions that should bring them back (see
-/// `memory-core/tests/retrieval_eval.rs`, where the figures are reproduced).
+/// `memory-core/tests/retrieval_eval.rs`, where the figures are reproduced), and checked
+/// against the alternatives on every set `memory-core/examples/fusion_eval.rs` reads.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Fusion {
     /// `dense_weight × max(cosine, 0) + (1 − dense_weight) × sparse`: both scores are
@@ -27,10 +28,10 @@ pub enum Fusion {
         k: f32,
     },
     /// [`Fusion::Weighted`] with the dense share set per query from how informative each
-    /// ranking is: a side's confidence is the margin of its best score over its score at
-    /// position `depth` (0 past the list's end), and the query's dense share is
-    /// `w·c_dense / (w·c_dense + (1 − w)·c_sparse)` with `w = dense_weight` (`w` itself
-    /// when neither side separates anything). A keyword that singles out one message pulls
+    /// ranking is: a side's confidence `c` is the margin of its best score over its score
+    /// at position `depth` (0 past the list's end) raised to `power`, and the query's dense
+    /// share is `w·c_dense / (w·c_dense + (1 − w)·c_sparse)` with `w = dense_weight` (`w`
+    /// itself when neither side separates anything). A keyword that singles out one message pulls
     /// the weight to words; a query that shares no word with any document, or matches
     /// every document alike, leaves it to meaning. The fused score stays a convex mix of
     /// the two cosines, in `0.0..=1.0`, so thresholds on it keep their meaning.
@@ -42,11 +43,19 @@ pub enum Fusion {
         dense_weight: f32,
         /// The position (from 0) whose score the best score is compared with.
         depth: usize,
+        /// How sharply the side with the larger margin takes over (1 = in proportion).
+        power: f32,
     },
 }
 
 impl Fusion {
     /// The fusion every store uses unless told otherwise.
+    ///
+    /// Still the fixed weight: the adaptive candidate chosen on the tune parts of every
+    /// retrieval set (`Adaptive { dense_weight: 0.99, depth: 4, power: 1.0 }`) did worse
+    /// than this on the held-out parts, losing most where words beat the model (see
+    /// `bench/results/fusion.md`, reproduced by `cargo run -p agentmemory-core --features
+    /// local-embed --example fusion_eval`). [`Fusion::Adaptive`] is there to choose.
     pub const DEFAULT: Fusion = Fusion::Weighted { dense_weight: 0.8 };
 
     /// The fused score of one document from its sparse cosine and dense cosine, for
@@ -79,7 +88,7 @@ impl Fusion {
     /// ```
     /// use agentmemory_core::store_support::Fusion;
     ///
-    /// let adaptive = Fusion::Adaptive { dense_weight: 0.5, depth: 1 };
+    /// let adaptive = Fusion::Adaptive { dense_weight: 0.5, depth: 1, power: 1.0 };
     /// // Words single out one document (margin 0.6); meaning barely separates (0.2).
     /// let f = adaptive.for_query(&[0.6], &[0.5, 0.3]);
     /// assert_eq!(f, Fusion::Weighted { dense_weight: 0.25 });
@@ -89,12 +98,13 @@ impl Fusion {
             Fusion::Adaptive {
                 dense_weight,
                 depth,
+                power,
             } => {
                 let w = dense_weight.clamp(0.0, 1.0);
                 let margin = |scores: &[f32], clamp: fn(f32) -> f32| -> f32 {
                     let top = scores.first().map_or(0.0, |s| clamp(*s));
                     let at = scores.get(depth).map_or(0.0, |s| clamp(*s));
-                    (top - at).max(0.0)
+                    (top - at).max(0.0).powf(power)
                 };
                 let c_s = margin(sparse, |s| s.clamp(0.0, 1.0));
                 let c_d = margin(dense, |d| d.max(0.0));
@@ -200,6 +210,32 @@ mod tests {
         let only_dense = fuse(&sparse, &dense, Fusion::Weighted { dense_weight: 1.0 });
         assert_eq!(only_dense[0].0, "b");
         assert!((only_dense[0].1 - 0.9).abs() < 1e-6);
+    }
+
+    #[test]
+    fn adaptive_gives_way_to_the_side_that_separates() {
+        let f = Fusion::Adaptive {
+            dense_weight: 0.8,
+            depth: 2,
+            power: 1.0,
+        };
+        // Meaning is flat at its head, one word match stands out: words lead.
+        let sparse = [("a", 0.6)];
+        let dense = [("b", 0.41), ("a", 0.40), ("c", 0.40)];
+        assert_eq!(fuse(&sparse, &dense, f)[0].0, "a");
+        // The same word match against a dense ranking that singles out `b`: meaning leads.
+        let dense = [("b", 0.9), ("a", 0.2), ("c", 0.1)];
+        assert_eq!(fuse(&sparse, &dense, f)[0].0, "b");
+        // Neither side separates anything: the prior weight, as `Weighted`.
+        assert_eq!(
+            f.for_query(&[], &[0.3, 0.3, 0.3]),
+            Fusion::Weighted { dense_weight: 0.8 }
+        );
+        // One document alone has no rankings: the prior weight.
+        assert_eq!(
+            f.combine(1.0, 0.5),
+            Fusion::Weighted { dense_weight: 0.8 }.combine(1.0, 0.5)
+        );
     }
 
     #[test]

@@ -292,14 +292,16 @@ impl Namespace {
                     .collect();
                 words.sort_by(|a, b| b.total_cmp(a));
                 words.truncate(head);
-                let accept = |_: usize, slot: u32| self.accepts(filter, slot);
-                let accept: &(dyn Fn(usize, u32) -> bool + Sync) = &accept;
-                let meaning: Vec<f32> = self
-                    .dense
-                    .nearest(embedding, head, filter.map(|_| accept))
-                    .into_iter()
-                    .map(|(_, score)| score)
-                    .collect();
+                // The exact cosines the fused scores use below (one more pass over the
+                // vectors; an approximate head would pick another weight).
+                let mut meaning: Vec<f32> = Vec::new();
+                self.dense.score(embedding, |slot, cosine| {
+                    if passes(slot) {
+                        meaning.push(cosine);
+                    }
+                });
+                meaning.sort_by(|a, b| b.total_cmp(a));
+                meaning.truncate(head);
                 fusion.for_query(&words, &meaning)
             }
             other => other,
