@@ -89,8 +89,8 @@ impl Fusion {
     /// use agentmemory_core::store_support::Fusion;
     ///
     /// let adaptive = Fusion::Adaptive { dense_weight: 0.5, depth: 1, power: 1.0 };
-    /// // Words single out one document (margin 0.6); meaning barely separates (0.2).
-    /// let f = adaptive.for_query(&[0.6], &[0.5, 0.3]);
+    /// // Words single out one document (margin 0.75); meaning separates less (0.25).
+    /// let f = adaptive.for_query(&[0.75], &[0.5, 0.25]);
     /// assert_eq!(f, Fusion::Weighted { dense_weight: 0.25 });
     /// ```
     pub fn for_query(self, sparse: &[f32], dense: &[f32]) -> Fusion {
@@ -144,10 +144,19 @@ pub fn fuse<K: Clone + Eq + Hash>(
     dense: &[(K, f32)],
     fusion: Fusion,
 ) -> Vec<(K, f32)> {
-    let fusion = fusion.for_query(
-        &sparse.iter().map(|(_, s)| *s).collect::<Vec<_>>(),
-        &dense.iter().map(|(_, s)| *s).collect::<Vec<_>>(),
-    );
+    // An adaptive fusion becomes this query's fixed weighting (margins within each head).
+    let fusion = match fusion {
+        Fusion::Adaptive { depth, .. } => {
+            let head = |list: &[(K, f32)]| -> Vec<f32> {
+                list.iter()
+                    .take(depth.saturating_add(1))
+                    .map(|(_, s)| *s)
+                    .collect()
+            };
+            fusion.for_query(&head(sparse), &head(dense))
+        }
+        other => other,
+    };
     let mut order: Vec<(K, f32, f32)> = Vec::with_capacity(sparse.len() + dense.len());
     let mut at: HashMap<&K, usize> = HashMap::with_capacity(sparse.len() + dense.len());
     // What one list contributes: its score, or for rank fusion `1 / (k + rank)`.
