@@ -10,7 +10,8 @@ use std::hash::Hash;
 ///
 /// The default, [`Fusion::DEFAULT`], was chosen on a labelled retrieval set of everyday
 /// user statements and the questions that should bring them back (see
-/// `memory-core/tests/retrieval_eval.rs`, where the figures are reproduced).
+/// `memory-core/tests/retrieval_eval.rs`, where the figures are reproduced), and checked
+/// against the alternatives on every set `memory-core/examples/fusion_eval.rs` reads.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Fusion {
     /// `dense_weight × max(cosine, 0) + (1 − dense_weight) × sparse`: both scores are
@@ -26,10 +27,35 @@ pub enum Fusion {
         /// The damping constant (60 in the original paper).
         k: f32,
     },
+    /// [`Fusion::Weighted`] with the dense share set per query from how informative each
+    /// ranking is: a side's confidence `c` is the margin of its best score over its score
+    /// at position `depth` (0 past the list's end) raised to `power`, and the query's dense
+    /// share is `w·c_dense / (w·c_dense + (1 − w)·c_sparse)` with `w = dense_weight` (`w`
+    /// itself when neither side separates anything). A keyword that singles out one message pulls
+    /// the weight to words; a query that shares no word with any document, or matches
+    /// every document alike, leaves it to meaning. The fused score stays a convex mix of
+    /// the two cosines, in `0.0..=1.0`, so thresholds on it keep their meaning.
+    ///
+    /// Scoring one document alone ([`Fusion::combine`]) has no rankings to judge, and
+    /// falls back to the fixed `dense_weight`.
+    Adaptive {
+        /// The dense side's prior share, `0.0..=1.0`.
+        dense_weight: f32,
+        /// The position (from 0) whose score the best score is compared with.
+        depth: usize,
+        /// How sharply the side with the larger margin takes over (1 = in proportion).
+        power: f32,
+    },
 }
 
 impl Fusion {
     /// The fusion every store uses unless told otherwise.
+    ///
+    /// Still the fixed weight: the adaptive candidate chosen on the tune parts of every
+    /// retrieval set (`Adaptive { dense_weight: 0.99, depth: 4, power: 1.0 }`) did worse
+    /// than this on the held-out parts, losing most where words beat the model (see
+    /// `bench/results/fusion.md`, reproduced by `cargo run -p agentmemory-core --features
+    /// local-embed --example fusion_eval`). [`Fusion::Adaptive`] is there to choose.
     pub const DEFAULT: Fusion = Fusion::Weighted { dense_weight: 0.8 };
 
     /// The fused score of one document from its sparse cosine and dense cosine, for
@@ -48,7 +74,45 @@ impl Fusion {
                 let w = dense_weight.clamp(0.0, 1.0);
                 Some(w * dense.max(0.0) + (1.0 - w) * sparse.clamp(0.0, 1.0))
             }
+            Fusion::Adaptive { dense_weight, .. } => {
+                Fusion::Weighted { dense_weight }.combine(sparse, dense)
+            }
             Fusion::ReciprocalRank { .. } => None,
+        }
+    }
+
+    /// The fixed-weight fusion to use for one query, given its two rankings (each best
+    /// first): for [`Fusion::Adaptive`] the weight its rankings' margins give, otherwise
+    /// `self` unchanged.
+    ///
+    /// ```
+    /// use agentmemory_core::store_support::Fusion;
+    ///
+    /// let adaptive = Fusion::Adaptive { dense_weight: 0.5, depth: 1, power: 1.0 };
+    /// // Words single out one document (margin 0.75); meaning separates less (0.25).
+    /// let f = adaptive.for_query(&[0.75], &[0.5, 0.25]);
+    /// assert_eq!(f, Fusion::Weighted { dense_weight: 0.25 });
+    /// ```
+    pub fn for_query(self, sparse: &[f32], dense: &[f32]) -> Fusion {
+        match self {
+            Fusion::Adaptive {
+                dense_weight,
+                depth,
+                power,
+            } => {
+                let w = dense_weight.clamp(0.0, 1.0);
+                let margin = |scores: &[f32], clamp: fn(f32) -> f32| -> f32 {
+                    let top = scores.first().map_or(0.0, |s| clamp(*s));
+                    let at = scores.get(depth).map_or(0.0, |s| clamp(*s));
+                    (top - at).max(0.0).powf(power)
+                };
+                let c_s = margin(sparse, |s| s.clamp(0.0, 1.0));
+                let c_d = margin(dense, |d| d.max(0.0));
+                let (a, b) = (w * c_d, (1.0 - w) * c_s);
+                let dense_weight = if a + b > 0.0 { a / (a + b) } else { w };
+                Fusion::Weighted { dense_weight }
+            }
+            other => other,
         }
     }
 }
@@ -80,12 +144,25 @@ pub fn fuse<K: Clone + Eq + Hash>(
     dense: &[(K, f32)],
     fusion: Fusion,
 ) -> Vec<(K, f32)> {
+    // An adaptive fusion becomes this query's fixed weighting (margins within each head).
+    let fusion = match fusion {
+        Fusion::Adaptive { depth, .. } => {
+            let head = |list: &[(K, f32)]| -> Vec<f32> {
+                list.iter()
+                    .take(depth.saturating_add(1))
+                    .map(|(_, s)| *s)
+                    .collect()
+            };
+            fusion.for_query(&head(sparse), &head(dense))
+        }
+        other => other,
+    };
     let mut order: Vec<(K, f32, f32)> = Vec::with_capacity(sparse.len() + dense.len());
     let mut at: HashMap<&K, usize> = HashMap::with_capacity(sparse.len() + dense.len());
     // What one list contributes: its score, or for rank fusion `1 / (k + rank)`.
     let part = |rank: usize, score: f32| match fusion {
         Fusion::ReciprocalRank { k } => 1.0 / (k + rank as f32 + 1.0),
-        Fusion::Weighted { .. } => score,
+        Fusion::Weighted { .. } | Fusion::Adaptive { .. } => score,
     };
     for (rank, (key, score)) in sparse.iter().enumerate() {
         if !at.contains_key(key) {
@@ -142,6 +219,32 @@ mod tests {
         let only_dense = fuse(&sparse, &dense, Fusion::Weighted { dense_weight: 1.0 });
         assert_eq!(only_dense[0].0, "b");
         assert!((only_dense[0].1 - 0.9).abs() < 1e-6);
+    }
+
+    #[test]
+    fn adaptive_gives_way_to_the_side_that_separates() {
+        let f = Fusion::Adaptive {
+            dense_weight: 0.8,
+            depth: 2,
+            power: 1.0,
+        };
+        // Meaning is flat at its head, one word match stands out: words lead.
+        let sparse = [("a", 0.6)];
+        let dense = [("b", 0.41), ("a", 0.40), ("c", 0.40)];
+        assert_eq!(fuse(&sparse, &dense, f)[0].0, "a");
+        // The same word match against a dense ranking that singles out `b`: meaning leads.
+        let dense = [("b", 0.9), ("a", 0.2), ("c", 0.1)];
+        assert_eq!(fuse(&sparse, &dense, f)[0].0, "b");
+        // Neither side separates anything: the prior weight, as `Weighted`.
+        assert_eq!(
+            f.for_query(&[], &[0.3, 0.3, 0.3]),
+            Fusion::Weighted { dense_weight: 0.8 }
+        );
+        // One document alone has no rankings: the prior weight.
+        assert_eq!(
+            f.combine(1.0, 0.5),
+            Fusion::Weighted { dense_weight: 0.8 }.combine(1.0, 0.5)
+        );
     }
 
     #[test]

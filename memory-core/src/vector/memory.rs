@@ -280,6 +280,32 @@ impl Namespace {
                 *s = score;
             }
         });
+        // An adaptive fusion picks this query's weight from both rankings' heads first.
+        let fusion = match fusion {
+            Fusion::Adaptive { depth, .. } => {
+                let head = depth.saturating_add(1);
+                let mut words: Vec<f32> = sparse
+                    .iter()
+                    .enumerate()
+                    .filter(|&(slot, &s)| s > 0.0 && passes(slot as u32))
+                    .map(|(_, &s)| s)
+                    .collect();
+                words.sort_by(|a, b| b.total_cmp(a));
+                words.truncate(head);
+                // The exact cosines the fused scores use below (one more pass over the
+                // vectors; an approximate head would pick another weight).
+                let mut meaning: Vec<f32> = Vec::new();
+                self.dense.score(embedding, |slot, cosine| {
+                    if passes(slot) {
+                        meaning.push(cosine);
+                    }
+                });
+                meaning.sort_by(|a, b| b.total_cmp(a));
+                meaning.truncate(head);
+                fusion.for_query(&words, &meaning)
+            }
+            other => other,
+        };
         let mut top = TopK::new(k);
         if fusion.combine(0.0, 0.0).is_some() {
             // A score per document: exact over every candidate of either side.

@@ -1,0 +1,485 @@
+//! Sparse vs dense vs hybrid (the old fixed weight and the adaptive default) on every
+//! retrieval set the project has, with the real model, tune and held-out parts apart.
+//!
+//! ```text
+//! AGENTMEM_EMBED_MODEL="$(scripts/fetch-model)" \
+//!   cargo run -p agentmemory-core --features local-embed --example fusion_eval
+//! ```
+//!
+//! Sets (each split frozen before any fusion constant was tuned):
+//!
+//! - **pairs** (`memory-core/tests/data/retrieval.json`): everyday statements and the
+//!   question each answers, mostly by meaning; 45 tune + 45 held-out.
+//! - **facts** (`memory-core/tests/data/retrieval_conversations.json`): one user's 80
+//!   statements, questions naming people, places, projects; tune and held-out as in the file.
+//! - **episodes** (`tests/data/episodes_eval/`): 542 raw messages of 9 people over months,
+//!   185 questions; every message of the asking user is a document. Tune = users u1–u4,
+//!   held out = u5–u9 (a split by person, fixed here before tuning).
+//! - **episodes-pooled**: the same with all 542 messages in one index.
+//! - **episodes-chunks**: the same conversations cut into passages of 6 consecutive
+//!   messages, all users pooled, hit@1. Long text is where words beat the small model.
+//!
+//! Metrics: pairs and facts, MRR of the target statement (×100); episodes, hit@5
+//! (episodes-chunks: hit@1) (one
+//! of the 5 best messages holds an answer string, matched as `score.py` does for words:
+//! case, spacing, curly quotes ignored, word boundaries at the answer's ends; dates are not
+//! matched, raw messages carry none in their text).
+//!
+//! The last part of the output ranks every candidate fusion by its worst gap to the
+//! better single side over the three *tune* parts: the constants of
+//! [`Fusion::DEFAULT`] were chosen from that list, then read on the held-out parts.
+#![allow(clippy::print_stdout)]
+
+use std::collections::{BTreeMap, HashMap};
+
+use agentmemory_core::embed::LocalEmbedder;
+use agentmemory_core::store_support::{fuse, Fusion};
+use agentmemory_core::vector::{Document, InMemoryVectorStore, SearchQuery, VectorStore};
+use serde_json::Value;
+
+/// The adaptive fusion chosen on the tune parts (the best worst gap in the candidate list
+/// below, ties to the first listed). Not the default: see `bench/results/fusion.md`.
+const TUNED: Fusion = Fusion::Adaptive {
+    dense_weight: 0.99,
+    depth: 4,
+    power: 1.0,
+};
+
+/// One query: its text, and which documents answer it (by index).
+struct Query {
+    text: String,
+    answers: Vec<usize>,
+}
+
+/// Documents in groups (one per user: a query searches its own group only), queries per
+/// group, split into tune and held-out, and the k of its metric.
+struct Set {
+    name: &'static str,
+    groups: Vec<(Vec<String>, Vec<Query>, Vec<Query>)>,
+    k: usize,
+}
+
+fn json(raw: &str) -> Value {
+    serde_json::from_str(raw).expect("valid JSON")
+}
+
+fn pairs() -> Set {
+    let v = json(include_str!("../tests/data/retrieval.json"));
+    let mut statements = Vec::new();
+    let mut parts = [Vec::new(), Vec::new()];
+    for (p, name) in ["tune", "held_out"].iter().enumerate() {
+        for pair in v[name].as_array().expect("part") {
+            parts[p].push(Query {
+                text: pair["query"].as_str().expect("query").to_owned(),
+                answers: vec![statements.len()],
+            });
+            statements.push(pair["statement"].as_str().expect("statement").to_owned());
+        }
+    }
+    let [tune, held] = parts;
+    Set {
+        name: "pairs",
+        groups: vec![(statements, tune, held)],
+        k: 0,
+    }
+}
+
+fn facts() -> Set {
+    let v = json(include_str!("../tests/data/retrieval_conversations.json"));
+    let statements: Vec<String> = v["statements"]
+        .as_array()
+        .expect("statements")
+        .iter()
+        .map(|s| s.as_str().expect("statement").to_owned())
+        .collect();
+    let part = |name: &str| -> Vec<Query> {
+        v[name]
+            .as_array()
+            .expect("part")
+            .iter()
+            .map(|q| Query {
+                text: q["query"].as_str().expect("query").to_owned(),
+                answers: vec![q["target"].as_u64().expect("target") as usize],
+            })
+            .collect()
+    };
+    Set {
+        name: "facts",
+        groups: vec![(statements, part("tune"), part("held_out"))],
+        k: 0,
+    }
+}
+
+/// Lower case, straight quotes, single spaces.
+fn normalise(text: &str) -> String {
+    let text = text
+        .replace(['\u{2018}', '\u{2019}'], "'")
+        .replace(['\u{201c}', '\u{201d}'], "\"")
+        .to_lowercase();
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// Whether `needle` (normalised) occurs in `hay` (normalised), at word boundaries where it
+/// starts or ends with a letter or digit.
+fn contains_answer(hay: &str, needle: &str) -> bool {
+    let starts_word = needle.chars().next().is_some_and(char::is_alphanumeric);
+    let ends_word = needle.chars().last().is_some_and(char::is_alphanumeric);
+    hay.match_indices(needle).any(|(at, _)| {
+        let before = hay[..at].chars().last();
+        let after = hay[at + needle.len()..].chars().next();
+        (!starts_word || !before.is_some_and(char::is_alphanumeric))
+            && (!ends_word || !after.is_some_and(char::is_alphanumeric))
+    })
+}
+
+fn episodes() -> Set {
+    episodes_set(false, 1)
+}
+
+/// The episodes set cut into passages of [`CHUNK`] consecutive messages of one
+/// conversation, every user's passages in one pool, hit@1: the retrieval of long
+/// conversation text, where a passage outgrows what a small embedding model reads well.
+fn episodes_chunks() -> Set {
+    let mut set = episodes_set(true, CHUNK);
+    set.name = "episodes-chunks";
+    set.k = 1;
+    set
+}
+
+/// Messages per passage of [`episodes_chunks`].
+const CHUNK: usize = 6;
+
+/// The episodes set with every user's messages in one pool: a query searches all 542
+/// messages (a shared index: names and rare words tell people apart, meaning does not).
+fn episodes_pooled() -> Set {
+    episodes_set(true, 1)
+}
+
+/// Documents are runs of `chunk` consecutive messages of one conversation (joined by
+/// newlines); `pooled` puts every user's documents in one index.
+fn episodes_set(pooled: bool, chunk: usize) -> Set {
+    let mut sessions: BTreeMap<String, Vec<(String, Vec<String>)>> = BTreeMap::new();
+    for line in include_str!("../../tests/data/episodes_eval/conversations.jsonl").lines() {
+        let m = json(line);
+        let user = sessions
+            .entry(m["user"].as_str().expect("user").to_owned())
+            .or_default();
+        let conversation = m["conversation"].as_str().expect("conversation");
+        if user.last().is_none_or(|(c, _)| c != conversation) {
+            user.push((conversation.to_owned(), Vec::new()));
+        }
+        let content = m["content"].as_str().expect("content").to_owned();
+        user.last_mut().expect("pushed").1.push(content);
+    }
+    let messages: BTreeMap<String, Vec<String>> = sessions
+        .into_iter()
+        .map(|(user, convs)| {
+            let docs = convs
+                .iter()
+                .flat_map(|(_, msgs)| msgs.chunks(chunk).map(|c| c.join("\n")))
+                .collect();
+            (user, docs)
+        })
+        .collect();
+    let mut questions: HashMap<String, Vec<Value>> = HashMap::new();
+    for line in include_str!("../../tests/data/episodes_eval/questions.jsonl").lines() {
+        let q = json(line);
+        questions
+            .entry(q["user"].as_str().expect("user").to_owned())
+            .or_default()
+            .push(q);
+    }
+    let mut groups: Vec<(Vec<String>, Vec<Query>, Vec<Query>)> = messages
+        .into_iter()
+        .map(|(user, texts)| {
+            let normalised: Vec<String> = texts.iter().map(|t| normalise(t)).collect();
+            let queries: Vec<Query> = questions
+                .remove(&user)
+                .unwrap_or_default()
+                .into_iter()
+                .map(|q| {
+                    let wanted: Vec<String> = q["answer"]
+                        .as_array()
+                        .expect("answer")
+                        .iter()
+                        .map(|a| normalise(a.as_str().expect("answer string")))
+                        .collect();
+                    Query {
+                        text: q["query"].as_str().expect("query").to_owned(),
+                        answers: (0..texts.len())
+                            .filter(|&i| wanted.iter().any(|a| contains_answer(&normalised[i], a)))
+                            .collect(),
+                    }
+                })
+                .collect();
+            // Tune on u1–u4, hold out u5–u9.
+            let tune = user.as_str() <= "u4";
+            if tune {
+                (texts, queries, Vec::new())
+            } else {
+                (texts, Vec::new(), queries)
+            }
+        })
+        .collect();
+    if pooled {
+        let mut all = (Vec::new(), Vec::new(), Vec::new());
+        for (texts, tune, held) in groups {
+            let offset = all.0.len();
+            let shift = |qs: Vec<Query>| -> Vec<Query> {
+                qs.into_iter()
+                    .map(|q| Query {
+                        text: q.text,
+                        answers: q.answers.iter().map(|a| a + offset).collect(),
+                    })
+                    .collect()
+            };
+            all.1.extend(shift(tune));
+            all.2.extend(shift(held));
+            all.0.extend(texts);
+        }
+        groups = vec![all];
+    }
+    Set {
+        name: if pooled {
+            "episodes-pooled"
+        } else {
+            "episodes"
+        },
+        groups,
+        k: 5,
+    }
+}
+
+/// One query's rankings over its group: sparse, dense (each best first, every scored
+/// document), and the ids that answer it.
+struct Run {
+    sparse: Vec<(String, f32)>,
+    dense: Vec<(String, f32)>,
+    answers: Vec<String>,
+}
+
+/// Per set: the runs of its tune part and of its held-out part.
+async fn runs(set: &Set, embedder: &LocalEmbedder) -> [Vec<Run>; 2] {
+    let mut out = [Vec::new(), Vec::new()];
+    for (g, (docs, tune, held)) in set.groups.iter().enumerate() {
+        let store = InMemoryVectorStore::new();
+        let adaptive = InMemoryVectorStore::new().with_fusion(TUNED);
+        let vectors = embedder.embed_blocking(docs).expect("embed documents");
+        let documents: Vec<Document> = docs
+            .iter()
+            .zip(vectors)
+            .enumerate()
+            .map(|(i, (d, v))| Document::new(d).with_id(format!("d{i}")).with_embedding(v))
+            .collect();
+        let ns = format!("g{g}");
+        store
+            .upsert_batch(&ns, documents.clone())
+            .await
+            .expect("upsert");
+        adaptive.upsert_batch(&ns, documents).await.expect("upsert");
+        let n = docs.len();
+        for (p, part) in [tune, held].into_iter().enumerate() {
+            if part.is_empty() {
+                continue;
+            }
+            let texts: Vec<&str> = part.iter().map(|q| q.text.as_str()).collect();
+            let qv = embedder.embed_blocking(&texts).expect("embed queries");
+            for (q, v) in part.iter().zip(qv) {
+                let list = |hits: Vec<agentmemory_core::SearchHit>| -> Vec<(String, f32)> {
+                    hits.into_iter().map(|h| (h.id, h.score)).collect()
+                };
+                let sparse = list(
+                    store
+                        .search(&ns, &SearchQuery::new(&q.text, n))
+                        .await
+                        .expect("sparse"),
+                );
+                let dense = list(
+                    store
+                        .search(&ns, &SearchQuery::new("", n).with_embedding(v.clone()))
+                        .await
+                        .expect("dense"),
+                );
+                // The stores' own hybrid search ranks as `fuse` does (equal scores position
+                // by position; near-ties may swap ids in the last bits).
+                let k = set.k.max(1);
+                for (store, fusion) in [(&store, Fusion::DEFAULT), (&adaptive, TUNED)] {
+                    let own: Vec<(String, f32)> = store
+                        .search(&ns, &SearchQuery::new(&q.text, k).with_embedding(v.clone()))
+                        .await
+                        .expect("hybrid")
+                        .into_iter()
+                        .map(|h| (h.id, h.score))
+                        .collect();
+                    let want: Vec<(String, f32)> =
+                        fuse(&sparse, &dense, fusion).into_iter().take(k).collect();
+                    let same = own.len() == want.len()
+                        && own.iter().zip(&want).all(|(a, b)| (a.1 - b.1).abs() < 1e-4);
+                    assert!(
+                        same,
+                        "store hybrid = fuse({fusion:?}) for {:?}: {own:?} vs {want:?}",
+                        q.text
+                    );
+                }
+                out[p].push(Run {
+                    sparse,
+                    dense,
+                    answers: q.answers.iter().map(|i| format!("d{i}")).collect(),
+                });
+            }
+        }
+    }
+    out
+}
+
+/// For `k` > 0 the share of runs whose top `k` under `method` holds an answer; for `k` = 0
+/// the mean reciprocal rank of the first answer. In percent.
+fn hit_rate(runs: &[Run], k: usize, method: &dyn Fn(&Run) -> Vec<(String, f32)>) -> f64 {
+    let total: f64 = runs
+        .iter()
+        .map(|r| {
+            let rank = method(r).iter().position(|(id, _)| r.answers.contains(id));
+            match (k, rank) {
+                (0, Some(at)) => 1.0 / (at as f64 + 1.0),
+                (k, Some(at)) if at < k => 1.0,
+                _ => 0.0,
+            }
+        })
+        .sum();
+    100.0 * total / runs.len().max(1) as f64
+}
+
+type Method = Box<dyn Fn(&Run) -> Vec<(String, f32)>>;
+
+fn fusion_method(f: Fusion) -> Method {
+    Box::new(move |r: &Run| fuse(&r.sparse, &r.dense, f))
+}
+
+#[tokio::main(flavor = "current_thread")]
+async fn main() {
+    let embedder = match LocalEmbedder::from_env() {
+        Ok(Some(e)) => e,
+        Ok(None) => {
+            eprintln!("set AGENTMEM_EMBED_MODEL to the model directory (scripts/fetch-model)");
+            std::process::exit(2);
+        }
+        Err(e) => {
+            eprintln!("{e}");
+            std::process::exit(2);
+        }
+    };
+    let sets = [
+        pairs(),
+        facts(),
+        episodes(),
+        episodes_pooled(),
+        episodes_chunks(),
+    ];
+    let mut all = Vec::new();
+    for set in &sets {
+        let [t, h] = runs(set, &embedder).await;
+        eprintln!(
+            "{}: {} tune, {} held-out queries",
+            set.name,
+            t.len(),
+            h.len()
+        );
+        all.push((set, t, h));
+    }
+
+    let mut candidates: Vec<(String, Fusion)> = Vec::new();
+    for w in [0.5f32, 0.6, 0.7, 0.8, 0.9, 0.95] {
+        candidates.push((
+            format!("weighted w={w}"),
+            Fusion::Weighted { dense_weight: w },
+        ));
+    }
+    for k in [1.0f32, 5.0, 10.0, 30.0, 60.0] {
+        candidates.push((format!("rrf k={k}"), Fusion::ReciprocalRank { k }));
+    }
+    for w in [0.8f32, 0.9, 0.95, 0.98, 0.99] {
+        for depth in [4usize, 9, 19, 49] {
+            for power in [1.0f32, 2.0, 3.0] {
+                candidates.push((
+                    format!("adaptive w={w} depth={depth} power={power}"),
+                    Fusion::Adaptive {
+                        dense_weight: w,
+                        depth,
+                        power,
+                    },
+                ));
+            }
+        }
+    }
+
+    // The table: sparse, dense, the fixed and the adaptive hybrid per set and part.
+    let rows: Vec<(&str, Method)> = vec![
+        ("sparse", Box::new(|r: &Run| r.sparse.clone())),
+        ("dense", Box::new(|r: &Run| r.dense.clone())),
+        (
+            "hybrid, fixed (Fusion::DEFAULT)",
+            fusion_method(Fusion::DEFAULT),
+        ),
+        ("hybrid, adaptive (tuned)", fusion_method(TUNED)),
+    ];
+    println!(
+        "Fusion::DEFAULT = {:?}; tuned = {TUNED:?}\n",
+        Fusion::DEFAULT
+    );
+    let mut header = String::from("| method |");
+    let mut rule = String::from("|---|");
+    for (set, t, h) in &all {
+        let metric = if set.k == 0 {
+            "MRR".to_owned()
+        } else {
+            format!("hit@{}", set.k)
+        };
+        header.push_str(&format!(
+            " {} tune {metric} ({}) | {} held-out {metric} ({}) |",
+            set.name,
+            t.len(),
+            set.name,
+            h.len()
+        ));
+        rule.push_str("---|---|");
+    }
+    println!("{header}\n{rule}");
+    for (name, method) in &rows {
+        let mut line = format!("| {name} |");
+        for (set, t, h) in &all {
+            line.push_str(&format!(
+                " {:.1} | {:.1} |",
+                hit_rate(t, set.k, method.as_ref()),
+                hit_rate(h, set.k, method.as_ref())
+            ));
+        }
+        println!("{line}");
+    }
+
+    // Candidates ranked on the tune parts by the worst gap to the better single side.
+    let best_single = |runs: &[Run], k: usize| {
+        hit_rate(runs, k, &|r: &Run| r.sparse.clone())
+            .max(hit_rate(runs, k, &|r: &Run| r.dense.clone()))
+    };
+    let mut ranked: Vec<(f64, f64, String)> = candidates
+        .iter()
+        .map(|(name, f)| {
+            let method = fusion_method(*f);
+            let gaps = |_part: usize| -> Vec<f64> {
+                all.iter()
+                    .map(|(set, t, _)| hit_rate(t, set.k, method.as_ref()) - best_single(t, set.k))
+                    .collect()
+            };
+            // Tune parts only: the held-out parts are read for the chosen fusion alone.
+            let tune = gaps(0);
+            let worst = tune.iter().copied().fold(f64::INFINITY, f64::min);
+            let mean = tune.iter().sum::<f64>() / tune.len() as f64;
+            (worst, mean, format!("{name}: tune gaps {tune:.1?}"))
+        })
+        .collect();
+    ranked.sort_by(|a, b| b.0.total_cmp(&a.0).then(b.1.total_cmp(&a.1)));
+    println!("\nCandidates by worst tune gap to max(sparse, dense), then mean tune gap (points):");
+    for (worst, mean, line) in &ranked {
+        println!("  worst {worst:+.1} mean {mean:+.1}  {line}");
+    }
+}
