@@ -107,7 +107,7 @@ impl ConversationStore for FileStore {
         let path = self.conversation_path(conversation_id)?;
         let id = conversation_id.to_owned();
         self.exclusive(path.clone(), "replace a conversation", move || {
-            let events = agentmemory_core::conversation::without_known_messages(events, |_| false);
+            let events = agentmemory_core::store_support::without_known_messages(events, |_| false);
             if events.is_empty() {
                 remove(&path)?;
                 return Ok(0);

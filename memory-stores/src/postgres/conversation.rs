@@ -211,7 +211,7 @@ impl ConversationStore for PostgresStore {
             return Err(MemoryError::invalid("conversation id", "must not be empty"));
         }
         let op = "replace a conversation";
-        let events = agentmemory_core::conversation::without_known_messages(events, |_| false);
+        let events = agentmemory_core::store_support::without_known_messages(events, |_| false);
         let bodies = events
             .iter()
             .map(|e| encode(e, "conversation event"))

@@ -196,7 +196,7 @@ impl ConversationStore for RedisStore {
         if conversation_id.is_empty() {
             return Err(MemoryError::invalid("conversation id", "must not be empty"));
         }
-        let ids = agentmemory_core::conversation::message_ids(&events);
+        let ids = agentmemory_core::store_support::message_ids(&events);
         let bodies = events
             .iter()
             .map(|e| encode(e, "conversation event"))
@@ -223,7 +223,7 @@ impl ConversationStore for RedisStore {
             .arg(&idx)
             .arg(conversation_id)
             .ignore();
-        let mut conn = self.conn.clone();
+        let mut conn = self.conn();
         let (last,): (u64,) = self
             .run("replace a conversation", pipe.query_async(&mut conn))
             .await?;

@@ -187,7 +187,7 @@ impl ConversationStore for SqliteStore {
     async fn save(&self, conversation_id: &str, events: Vec<ConversationEvent>) -> Result<u64> {
         check_id(conversation_id)?;
         let op = "replace a conversation";
-        let ids = agentmemory_core::conversation::message_ids(&events);
+        let ids = agentmemory_core::store_support::message_ids(&events);
         let bodies = events
             .iter()
             .zip(ids)
