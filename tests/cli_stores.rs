@@ -299,8 +299,9 @@ fn an_embedding_model_without_local_embed_is_a_note_not_an_error() {
     )
     .ok();
     assert!(
-        run.stderr
-            .contains("note: AGENTMEM_EMBED_MODEL is set but this build of agentmem lacks the `local-embed` feature"),
+        run.stderr.contains(
+            "note: a model is present but this build of agentmem lacks the `local-embed` feature"
+        ),
         "{}",
         run.stderr
     );
