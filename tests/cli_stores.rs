@@ -35,6 +35,8 @@ impl Run {
             .join("\n")
     }
 
+    // used by the `file` and `postgres` tests only
+    #[cfg_attr(not(any(feature = "file", feature = "postgres")), allow(dead_code))]
     fn json(&self) -> Value {
         serde_json::from_str(&self.stdout)
             .unwrap_or_else(|e| panic!("stdout is not JSON ({e}):\n{}", self.stdout))
