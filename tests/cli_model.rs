@@ -420,3 +420,71 @@ fn the_xdg_cache_directory_is_found_and_the_variable_wins() {
     assert!(named.contains(&format!("model: {dir_str}")), "{named}");
     assert!(named.contains("source: env"), "{named}");
 }
+
+/// `facts import` with the model on embeds the imported facts, so a query that shares no
+/// word with a fact still finds it by meaning (before, imported facts had no embedding
+/// and stayed at relevance 0).
+#[cfg(feature = "local-embed")]
+#[test]
+fn facts_import_embeds_with_the_model_on() {
+    let Some(dir) = model_dir() else { return };
+    let tmp = tempfile::tempdir().unwrap();
+    let plain = format!("sqlite://{}", tmp.path().join("plain.db").display());
+    let semantic = format!("sqlite://{}", tmp.path().join("semantic.db").display());
+    // No model anywhere (an empty cache directory): the facts are written without embeddings.
+    let no_model = tmp.path().join("no-model");
+    let no_model = [("AGENTMEM_MODEL_DIR", no_model.to_str().unwrap())];
+    let add = agentmem(
+        &[
+            "--store",
+            &plain,
+            "facts",
+            "add",
+            "--user",
+            "u",
+            "I am allergic to peanuts",
+        ],
+        &no_model,
+    );
+    assert!(add.status.success(), "{}", text(&add.stderr));
+    let export = agentmem(
+        &["--store", &plain, "facts", "export", "--user", "u"],
+        &no_model,
+    );
+    assert!(export.status.success(), "{}", text(&export.stderr));
+    assert!(!text(&export.stdout).contains("\"embedding\""));
+    let file = tmp.path().join("facts.json");
+    std::fs::write(&file, &export.stdout).unwrap();
+
+    let with_model = [("AGENTMEM_EMBED_MODEL", dir.to_str().unwrap())];
+    let import = agentmem(
+        &[
+            "--store",
+            &semantic,
+            "facts",
+            "import",
+            file.to_str().unwrap(),
+        ],
+        &with_model,
+    );
+    assert!(import.status.success(), "{}", text(&import.stderr));
+    // The same search over the facts stored without embeddings is by words alone.
+    let relevance = |store: &str| {
+        let search = agentmem(
+            &[
+                "--store", store, "facts", "search", "--user", "u", "--json", "nut", "allergy",
+            ],
+            &with_model,
+        );
+        assert!(search.status.success(), "{}", text(&search.stderr));
+        let hits: serde_json::Value = serde_json::from_slice(&search.stdout).unwrap();
+        hits.as_array().and_then(|h| h.first()).map_or(0.0, |hit| {
+            hit["relevance"].as_f64().unwrap_or_else(|| panic!("{hit}"))
+        })
+    };
+    let (embedded, words_only) = (relevance(&semantic), relevance(&plain));
+    assert!(
+        embedded > words_only + 0.1,
+        "imported: {embedded}, stored without embeddings: {words_only}"
+    );
+}
