@@ -60,7 +60,7 @@ async fn attempt_once(
     }
     let mut response = match request.send().await {
         Ok(response) => response,
-        Err(e) => return Ok(Attempt::Interrupted(e.to_string())),
+        Err(e) => return Ok(Attempt::Interrupted(chain(&e))),
     };
     let status = response.status();
     // Resuming: 206 continues the file; 200 means the server ignored the range and sends
@@ -107,7 +107,7 @@ async fn attempt_once(
             Ok(None) => break,
             Err(e) => {
                 file.flush().map_err(FetchError::io(part))?;
-                return Ok(Attempt::Interrupted(e.to_string()));
+                return Ok(Attempt::Interrupted(chain(&e)));
             }
         }
     }
@@ -130,4 +130,17 @@ fn starts_at(response: &reqwest::Response, have: u64) -> bool {
         .and_then(|v| v.split('-').next())
         .and_then(|start| start.parse::<u64>().ok())
         == Some(have)
+}
+
+/// `error` and its causes, `: `-separated (reqwest's own message hides them, e.g. a TLS
+/// certificate refused).
+fn chain(error: &dyn std::error::Error) -> String {
+    let mut text = error.to_string();
+    let mut source = error.source();
+    while let Some(cause) = source {
+        text.push_str(": ");
+        text.push_str(&cause.to_string());
+        source = cause.source();
+    }
+    text
 }
