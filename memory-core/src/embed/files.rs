@@ -18,7 +18,7 @@ pub(crate) const CONFIG: &str = "config.json";
 /// The tokenizer file of a model directory.
 pub(crate) const TOKENIZER: &str = "tokenizer.json";
 
-const FETCH_HINT: &str = "fetch the model with scripts/fetch-model";
+const FETCH_HINT: &str = "fetch the model with `agentmem model fetch`";
 
 /// A model loaded from a directory: the network, its tokenizer and its shape. Immutable,
 /// shared by every embedder built on the same directory.

@@ -10,7 +10,7 @@ use rayon::ThreadPool;
 use super::batch::{self, Plan};
 use super::builder::LocalEmbedderBuilder;
 use super::files::LoadedModel;
-use super::AGENTMEM_EMBED_MODEL;
+use super::locate_model;
 use crate::error::{MemoryError, Result};
 use crate::vector::Embedder;
 
@@ -78,17 +78,19 @@ impl LocalEmbedder {
         Self::builder(dir).build()
     }
 
-    /// The model in the directory named by [`AGENTMEM_EMBED_MODEL`], with the default
-    /// settings; `Ok(None)` when the variable is unset or empty.
+    /// The model in the directory named by [`AGENTMEM_EMBED_MODEL`](super::AGENTMEM_EMBED_MODEL), else the one in the
+    /// cache directory ([`model_cache_dir`](super::model_cache_dir), where `agentmem model
+    /// fetch` puts it), with the default settings; `Ok(None)` when the variable is unset
+    /// or empty and the cache directory holds no model ([`locate_model`]).
     ///
     /// # Errors
     ///
-    /// [`MemoryError::ModelFiles`] naming the directory when it is set but does not hold a
-    /// loadable model.
+    /// [`MemoryError::ModelFiles`] naming the directory when [`AGENTMEM_EMBED_MODEL`](super::AGENTMEM_EMBED_MODEL) is
+    /// set, or the cache directory holds the files, but they are not a loadable model.
     pub fn from_env() -> Result<Option<Self>> {
-        match std::env::var_os(AGENTMEM_EMBED_MODEL) {
-            Some(dir) if !dir.is_empty() => Self::load(dir).map(Some),
-            _ => Ok(None),
+        match locate_model() {
+            Some(found) => Self::load(found.dir).map(Some),
+            None => Ok(None),
         }
     }
 

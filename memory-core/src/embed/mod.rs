@@ -5,8 +5,10 @@
 //! [all-MiniLM-L6-v2](https://www.sbert.net/docs/sentence_transformer/pretrained_models.html)
 //! (a 6-layer BERT, 384 dimensions, mean pooling, L2-normalised) on the CPU, with its own
 //! forward pass over [`gemm`](https://docs.rs/gemm) matrix products. It loads `model.safetensors`, `config.json` and
-//! `tokenizer.json` from a directory and never downloads anything: `scripts/fetch-model`
-//! puts the files in a cache directory and prints its path.
+//! `tokenizer.json` from a directory and never downloads anything: `agentmem model fetch`
+//! (or `scripts/fetch-model`) puts the files in the cache directory ([`model_cache_dir`]),
+//! where [`LocalEmbedder::from_env`] finds them with no variable set;
+//! [`AGENTMEM_EMBED_MODEL`] names another directory and wins over the cache.
 //!
 //! ```no_run
 //! # #[cfg(feature = "local-embed")]
@@ -15,7 +17,7 @@
 //! use agentmemory_core::Embedder;
 //!
 //! // export AGENTMEM_EMBED_MODEL="$(scripts/fetch-model)"
-//! let embedder = LocalEmbedder::from_env()?.expect("AGENTMEM_EMBED_MODEL is set");
+//! let embedder = LocalEmbedder::from_env()?.expect("a model is fetched or named");
 //! let vectors = embedder
 //!     .embed(&["I'm lactose intolerant".into(), "Should I order the cheese platter?".into()])
 //!     .await?;
@@ -30,6 +32,7 @@ mod batch;
 mod bert;
 #[cfg(feature = "local-embed")]
 mod builder;
+mod discover;
 #[cfg(feature = "local-embed")]
 mod files;
 #[cfg(feature = "local-embed")]
@@ -42,12 +45,17 @@ mod threads;
 #[cfg(feature = "local-embed")]
 #[cfg_attr(docsrs, doc(cfg(feature = "local-embed")))]
 pub use builder::LocalEmbedderBuilder;
+pub use discover::{
+    holds_model, locate_model, model_cache_dir, ModelLocation, ModelSource, AGENTMEM_MODEL_DIR,
+    MODEL_FILES,
+};
 #[cfg(feature = "local-embed")]
 #[cfg_attr(docsrs, doc(cfg(feature = "local-embed")))]
 pub use local::LocalEmbedder;
 
 /// The environment variable naming the model directory (`model.safetensors`,
-/// `config.json`, `tokenizer.json`) that turns the local embedder on.
+/// `config.json`, `tokenizer.json`) that turns the local embedder on; it wins over the
+/// cache directory ([`model_cache_dir`]).
 ///
 /// Defined with or without the `local-embed` feature, so a program built without it can
 /// still say which variable would turn semantic recall on.

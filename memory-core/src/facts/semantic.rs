@@ -258,7 +258,26 @@ impl UserMemoryStore for EmbeddingUserMemoryStore {
         self.inner.forget_user(user_id).await
     }
 
-    async fn import_records(&self, user_id: &str, records: Vec<MemoryFact>) -> Result<usize> {
+    /// Imports `records` as [`UserMemoryStore::import_records`] does, embedding first
+    /// (in one batch) every fact that carries no embedding, so imported facts are found
+    /// by meaning like written ones.
+    async fn import_records(&self, user_id: &str, mut records: Vec<MemoryFact>) -> Result<usize> {
+        let missing: Vec<usize> = (0..records.len())
+            .filter(|&i| records[i].embedding.is_none() && !records[i].text.trim().is_empty())
+            .collect();
+        if !missing.is_empty() {
+            let texts: Vec<String> = missing.iter().map(|&i| records[i].text.clone()).collect();
+            let vectors = self.embedder.embed(&texts).await?;
+            if vectors.len() != texts.len() {
+                return Err(MemoryError::invalid(
+                    "embedder output",
+                    format!("{} vectors for {} facts", vectors.len(), texts.len()),
+                ));
+            }
+            for (i, vector) in missing.into_iter().zip(vectors) {
+                records[i].embedding = Some(vector);
+            }
+        }
         self.inner.import_records(user_id, records).await
     }
 
@@ -279,6 +298,40 @@ mod tests {
             FactCandidate::new(text, 0.9).with_attribute(attribute.to_owned(), value.to_owned());
         candidate.polarity = polarity;
         MemoryFact::from_candidate("u", candidate, Utc::now())
+    }
+
+    /// Embeds each text as `[its length, 1]` and counts the texts it was asked for.
+    #[derive(Default)]
+    struct Lengths(std::sync::atomic::AtomicUsize);
+
+    #[async_trait]
+    impl Embedder for Lengths {
+        async fn embed(&self, texts: &[String]) -> Result<Vec<Vec<f32>>> {
+            self.0
+                .fetch_add(texts.len(), std::sync::atomic::Ordering::SeqCst);
+            Ok(texts.iter().map(|t| vec![t.len() as f32, 1.0]).collect())
+        }
+    }
+
+    #[tokio::test]
+    async fn imported_facts_are_embedded_unless_they_carry_an_embedding() {
+        let inner = Arc::new(crate::facts::InMemoryUserMemoryStore::new());
+        let embedder = Arc::new(Lengths::default());
+        let store = EmbeddingUserMemoryStore::new(inner.clone(), embedder.clone());
+        let bare = fact("lives in Lyon", "location", "Lyon", Polarity::Positive);
+        let mut carried = fact("is vegan", "diet", "vegan", Polarity::Positive);
+        carried.embedding = Some(vec![0.0, 2.0]);
+        let written = store
+            .import_records("u", vec![bare.clone(), carried.clone()])
+            .await
+            .unwrap();
+        assert_eq!(written, 2);
+        // Only the fact without an embedding went to the model.
+        assert_eq!(embedder.0.load(std::sync::atomic::Ordering::SeqCst), 1);
+        let stored = inner.list("u").await.unwrap();
+        let by_text = |text: &str| stored.iter().find(|f| f.text == text).unwrap().clone();
+        assert_eq!(by_text("lives in Lyon").embedding, Some(vec![13.0, 1.0]));
+        assert_eq!(by_text("is vegan").embedding, Some(vec![0.0, 2.0]));
     }
 
     #[test]

@@ -99,6 +99,9 @@ Example:\n  agentmem recall --user alice \"what did I do last weekend?\""
     /// The knowledge graph of `mcp --memory-graph`: import and export memory.jsonl, history.
     #[command(subcommand)]
     Graph(crate::graph::GraphCommand),
+    /// The embedding model: `fetch` it into the cache directory, `status` of the one in use.
+    #[command(subcommand)]
+    Model(crate::model::ModelCommand),
     /// Serve the working-memory REST API (and MCP at /mcp with the `mcp` feature).
     #[cfg(feature = "server")]
     #[command(

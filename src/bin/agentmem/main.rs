@@ -19,6 +19,7 @@ mod facts;
 mod graph;
 mod ingest;
 mod logging;
+mod model;
 mod models;
 mod output;
 #[cfg(feature = "server")]
@@ -101,6 +102,10 @@ async fn run(cli: Cli) -> Result<(), CliError> {
         // no store needed
         return extract::run().await;
     }
+    if let Command::Model(command) = cli.command {
+        // the model lives outside any store
+        return model::run(command).await;
+    }
     let stores = store::Stores::open(cli.store.trim()).await?;
     if matches!(
         cli.command,
@@ -114,7 +119,7 @@ async fn run(cli: Cli) -> Result<(), CliError> {
         stores.note_semantic_recall();
     }
     match cli.command {
-        Command::Extract => Ok(()),
+        Command::Extract | Command::Model(_) => Ok(()),
         Command::Facts(command) => facts::run(&stores, command).await,
         Command::Vectors(command) => vectors::run(&stores, command).await,
         Command::Sessions(command) => sessions::run(&stores, command).await,

@@ -45,11 +45,10 @@ impl Stores {
     }
 
     /// Says once, on stderr, when recall is by words only: no embedding model is
-    /// configured (and how to configure one), or one is but this build lacks the
+    /// configured or fetched (and how to fetch one), or one is but this build lacks the
     /// `local-embed` feature that loads it.
     pub fn note_semantic_recall(&self) {
-        let configured = std::env::var_os(agentmemory::embed::AGENTMEM_EMBED_MODEL)
-            .is_some_and(|v| !v.is_empty());
+        let configured = agentmemory::embed::locate_model().is_some();
         if let Some(note) = semantic_recall_note(configured, cfg!(feature = "local-embed")) {
             eprintln!("note: {note}");
         }
@@ -87,26 +86,29 @@ impl Stores {
     }
 }
 
-/// The note on semantic recall for a model `configured` (AGENTMEM_EMBED_MODEL set) in a
-/// build that has, or lacks, the local embedder; `None` when recall is semantic.
+/// The note on semantic recall for a model `configured` (AGENTMEM_EMBED_MODEL set, or the
+/// model fetched into the cache directory) in a build that has, or lacks, the local
+/// embedder; `None` when recall is semantic.
 fn semantic_recall_note(configured: bool, local_embed: bool) -> Option<String> {
-    let var = agentmemory::embed::AGENTMEM_EMBED_MODEL;
     match (configured, local_embed) {
         (true, true) => None,
-        (true, false) => Some(format!(
-            "{var} is set but this build of agentmem lacks the `local-embed` feature, so \
-             search matches words only; for semantic recall install with \
+        (true, false) => Some(
+            "a model is present but this build of agentmem lacks the `local-embed` feature, \
+             so search matches words only; for semantic recall install with \
              `cargo install agentmemory --locked --features cli,local-embed`"
-        )),
-        (false, true) => Some(format!(
-            "semantic recall is off (search matches words only); to turn it on: \
-             export {var}=\"$(scripts/fetch-model)\""
-        )),
-        (false, false) => Some(format!(
+                .to_owned(),
+        ),
+        (false, true) => Some(
+            "semantic recall is off (search matches words only); to turn it on, run \
+             `agentmem model fetch`"
+                .to_owned(),
+        ),
+        (false, false) => Some(
             "semantic recall is off (search matches words only); it needs a build with the \
              `local-embed` feature (`cargo install agentmemory --locked --features \
-             cli,local-embed`) and {var} naming the model"
-        )),
+             cli,local-embed`) and the model (`agentmem model fetch`)"
+                .to_owned(),
+        ),
     }
 }
 
@@ -124,7 +126,7 @@ mod tests {
         );
         assert!(lacking.contains("--features cli,local-embed"), "{lacking}");
         let unset = semantic_recall_note(false, true).expect("a note");
-        assert!(unset.contains("export AGENTMEM_EMBED_MODEL="), "{unset}");
+        assert_eq!(unset.matches("agentmem model fetch").count(), 1, "{unset}");
         let neither = semantic_recall_note(false, false).expect("a note");
         assert!(neither.contains("local-embed"), "{neither}");
     }
