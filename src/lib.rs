@@ -230,7 +230,9 @@ pub mod store_support {
 
 /// Summarisers of the older part of a conversation.
 pub mod summarize {
-    pub use agentmemory_core::summarize::{ExtractiveSummarizer, LlmSummarizer, Summarizer};
+    pub use agentmemory_core::summarize::{
+        ExtractiveSummarizer, LlmSummarizer, Summarizer, SummaryPrompt, SUMMARY_PLACEHOLDERS,
+    };
 }
 
 /// Dates in text: the resolver turning "last Tuesday" into a period.
@@ -251,7 +253,7 @@ pub mod tokens {
 /// Documents searched by words, meaning or both, and embedders.
 pub mod vector {
     pub use agentmemory_core::vector::{
-        embed_stores, Condition, Document, Embedder, EmbeddingVectorStore, Filter,
+        embed_stores, Condition, DenseStats, Document, Embedder, EmbeddingVectorStore, Filter,
         InMemoryVectorStore, RecentEmbeddings, SearchHit, SearchQuery, VectorStore,
     };
 }
