@@ -93,23 +93,8 @@ fn parse_member(member: &str, id: &str) -> Result<StoredEvent> {
 #[async_trait]
 impl ConversationStore for RedisStore {
     async fn append(&self, conversation_id: &str, events: Vec<ConversationEvent>) -> Result<u64> {
-        if conversation_id.is_empty() {
-            return Err(MemoryError::invalid("conversation id", "must not be empty"));
-        }
-        let ids = agentmemory_core::store_support::message_ids(&events);
-        let bodies = events
-            .iter()
-            .map(|e| encode(e, "conversation event"))
-            .collect::<Result<Vec<_>>>()?;
-        let [seq, ev, mids] = self.conv_keys(conversation_id);
+        let eval = self.conversation_script(APPEND, conversation_id, &events)?;
         let idx = self.conv_index();
-        let mut eval = redis::cmd("EVAL");
-        eval.arg(APPEND).arg(3).arg(seq).arg(ev).arg(mids);
-        eval.arg(conversation_id).arg(Utc::now().timestamp_micros());
-        for (id, b) in ids.iter().zip(&bodies) {
-            eval.arg(id.map(|i| i.to_string()).unwrap_or_default())
-                .arg(b);
-        }
         // One round trip, run in order: index, script, index again (see the module docs).
         let mut pipe = redis::pipe();
         pipe.cmd("SADD")
@@ -193,27 +178,12 @@ impl ConversationStore for RedisStore {
     }
 
     async fn save(&self, conversation_id: &str, events: Vec<ConversationEvent>) -> Result<u64> {
-        if conversation_id.is_empty() {
-            return Err(MemoryError::invalid("conversation id", "must not be empty"));
-        }
-        let ids = agentmemory_core::store_support::message_ids(&events);
-        let bodies = events
-            .iter()
-            .map(|e| encode(e, "conversation event"))
-            .collect::<Result<Vec<_>>>()?;
-        let [seq, ev, mids] = self.conv_keys(conversation_id);
+        let eval = self.conversation_script(SAVE.as_str(), conversation_id, &events)?;
         let idx = self.conv_index();
-        let mut eval = redis::cmd("EVAL");
-        eval.arg(SAVE.as_str()).arg(3).arg(seq).arg(ev).arg(mids);
-        eval.arg(conversation_id).arg(Utc::now().timestamp_micros());
-        for (id, b) in ids.iter().zip(&bodies) {
-            eval.arg(id.map(|i| i.to_string()).unwrap_or_default())
-                .arg(b);
-        }
         // One round trip, in order; an emptied conversation is unlisted (the script
         // deleted its keys), another is listed before and after, as `append` does.
         let mut pipe = redis::pipe();
-        let listing = if bodies.is_empty() { "SREM" } else { "SADD" };
+        let listing = if events.is_empty() { "SREM" } else { "SADD" };
         pipe.cmd(listing)
             .arg(&idx)
             .arg(conversation_id)
@@ -242,5 +212,35 @@ impl ConversationStore for RedisStore {
                 .query_async(&mut conn),
         )
         .await
+    }
+}
+
+impl RedisStore {
+    /// The `EVAL` of `script` over one conversation's keys, with `events` as pairs of
+    /// message id (empty when the event carries no message) and encoded body: the
+    /// arguments `append` and `save` both send.
+    fn conversation_script(
+        &self,
+        script: &str,
+        conversation_id: &str,
+        events: &[ConversationEvent],
+    ) -> Result<redis::Cmd> {
+        if conversation_id.is_empty() {
+            return Err(MemoryError::invalid("conversation id", "must not be empty"));
+        }
+        let ids = agentmemory_core::store_support::message_ids(events);
+        let bodies = events
+            .iter()
+            .map(|e| encode(e, "conversation event"))
+            .collect::<Result<Vec<_>>>()?;
+        let [seq, ev, mids] = self.conv_keys(conversation_id);
+        let mut eval = redis::cmd("EVAL");
+        eval.arg(script).arg(3).arg(seq).arg(ev).arg(mids);
+        eval.arg(conversation_id).arg(Utc::now().timestamp_micros());
+        for (id, b) in ids.iter().zip(&bodies) {
+            eval.arg(id.map(|i| i.to_string()).unwrap_or_default())
+                .arg(b);
+        }
+        Ok(eval)
     }
 }

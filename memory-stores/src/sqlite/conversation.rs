@@ -52,6 +52,22 @@ fn new_bodies(
     Ok(out)
 }
 
+/// Each event's message id (when it carries a message) and encoded body, serialised
+/// before a writer is taken.
+fn encoded(events: &[ConversationEvent]) -> Result<Vec<(Option<String>, String)>> {
+    let ids = agentmemory_core::store_support::message_ids(events);
+    events
+        .iter()
+        .zip(ids)
+        .map(|(e, id)| {
+            Ok((
+                id.map(|i| i.to_string()),
+                body::encode(e, "conversation event")?,
+            ))
+        })
+        .collect()
+}
+
 #[async_trait]
 impl ConversationStore for SqliteStore {
     async fn append(&self, conversation_id: &str, events: Vec<ConversationEvent>) -> Result<u64> {
@@ -59,17 +75,7 @@ impl ConversationStore for SqliteStore {
         let op = "append events";
         // Serialise before taking the writer; message ids are checked inside the
         // transaction, so a retried append never logs a message twice.
-        let ids = agentmemory_core::store_support::message_ids(&events);
-        let bodies = events
-            .iter()
-            .zip(ids)
-            .map(|(e, id)| {
-                Ok((
-                    id.map(|i| i.to_string()),
-                    body::encode(e, "conversation event")?,
-                ))
-            })
-            .collect::<Result<Vec<_>>>()?;
+        let bodies = encoded(&events)?;
         let id = conversation_id.to_owned();
         self.write(op, move |conn, label| {
             let err = on(label, op);
@@ -187,17 +193,7 @@ impl ConversationStore for SqliteStore {
     async fn save(&self, conversation_id: &str, events: Vec<ConversationEvent>) -> Result<u64> {
         check_id(conversation_id)?;
         let op = "replace a conversation";
-        let ids = agentmemory_core::store_support::message_ids(&events);
-        let bodies = events
-            .iter()
-            .zip(ids)
-            .map(|(e, id)| {
-                Ok((
-                    id.map(|i| i.to_string()),
-                    body::encode(e, "conversation event")?,
-                ))
-            })
-            .collect::<Result<Vec<_>>>()?;
+        let bodies = encoded(&events)?;
         let bodies = dedup_batch(bodies);
         let id = conversation_id.to_owned();
         self.write(op, move |conn, label| {
