@@ -15,7 +15,8 @@ use crate::error::{MemoryError, Result};
 /// instead, which decides the same.
 ///
 /// ```
-/// use agentmemory_core::facts::{plan_change, FactCandidate, MemoryFact};
+/// use agentmemory_core::store_support::plan_change;
+/// use agentmemory_core::{FactCandidate, MemoryFact};
 ///
 /// let now = chrono::Utc::now();
 /// let paris = FactCandidate::new("lives in Paris", 0.9).with_attribute("location", "Paris");

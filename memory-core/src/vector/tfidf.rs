@@ -11,7 +11,7 @@
 //! [`InMemoryVectorStore`]: super::InMemoryVectorStore
 //!
 //! ```
-//! use agentmemory_core::vector::tfidf::{cosine, document_terms, query_terms};
+//! use agentmemory_core::store_support::tfidf::{cosine, document_terms, query_terms};
 //!
 //! let doc = document_terms("She lives in Lisbon and loves living there");
 //! assert_eq!(doc.iter().find(|(t, _)| t == "live").map(|(_, w)| *w), Some(1.0 + 2f32.ln()));

@@ -129,7 +129,7 @@ pub enum Ties {
 /// The top-k selection every ranked list in the workspace ends in, O(n log k).
 ///
 /// ```
-/// use agentmemory_core::vector::{best, Ties};
+/// use agentmemory_core::store_support::{best, Ties};
 ///
 /// let found = vec![("b", 0.5), ("a", 0.5), ("c", 0.9), ("d", 0.1)];
 /// let top = best(found.clone(), 3, |&(id, s)| (s, id), Ties::SmallerIdFirst);
