@@ -68,6 +68,26 @@ fn encoded(events: &[ConversationEvent]) -> Result<Vec<(Option<String>, String)>
         .collect()
 }
 
+/// Inserts `bodies` as the events after `seq` of conversation `id`, all at `at_us`; the
+/// last sequence number written.
+fn insert_events(
+    tx: &rusqlite::Transaction<'_>,
+    id: &str,
+    mut seq: i64,
+    at_us: i64,
+    bodies: &[(Option<String>, String)],
+) -> rusqlite::Result<i64> {
+    let mut insert = tx.prepare_cached(
+        "INSERT INTO events (conversation_id, seq, at_us, body, message_id) \
+         VALUES (?1, ?2, ?3, ?4, ?5)",
+    )?;
+    for (message_id, body) in bodies {
+        seq += 1;
+        insert.execute(params![id, seq, at_us, body, message_id])?;
+    }
+    Ok(seq)
+}
+
 #[async_trait]
 impl ConversationStore for SqliteStore {
     async fn append(&self, conversation_id: &str, events: Vec<ConversationEvent>) -> Result<u64> {
@@ -105,20 +125,7 @@ impl ConversationStore for SqliteStore {
                 .and_then(|mut s| s.execute(params![id, now]))
                 .map_err(&err)?;
             }
-            {
-                let mut insert = tx
-                    .prepare_cached(
-                        "INSERT INTO events (conversation_id, seq, at_us, body, message_id) \
-                         VALUES (?1, ?2, ?3, ?4, ?5)",
-                    )
-                    .map_err(&err)?;
-                for (message_id, body) in &bodies {
-                    seq += 1;
-                    insert
-                        .execute(params![id, seq, now, body, message_id])
-                        .map_err(&err)?;
-                }
-            }
+            seq = insert_events(&tx, &id, seq, now, &bodies).map_err(&err)?;
             tx.prepare_cached("UPDATE conversations SET last_seq = ?2 WHERE id = ?1")
                 .and_then(|mut s| s.execute(params![id, seq]))
                 .map_err(&err)?;
@@ -219,18 +226,7 @@ impl ConversationStore for SqliteStore {
                     ])
                 })
                 .map_err(&err)?;
-                let mut insert = tx
-                    .prepare_cached(
-                        "INSERT INTO events (conversation_id, seq, at_us, body, message_id) \
-                         VALUES (?1, ?2, ?3, ?4, ?5)",
-                    )
-                    .map_err(&err)?;
-                for (message_id, body) in &bodies {
-                    seq += 1;
-                    insert
-                        .execute(params![id, seq, now, body, message_id])
-                        .map_err(&err)?;
-                }
+                seq = insert_events(&tx, &id, 0, now, &bodies).map_err(&err)?;
             }
             tx.commit().map_err(&err)?;
             Ok(u64::try_from(seq).unwrap_or(0))
