@@ -3,11 +3,13 @@
 
 use agentmemory::server::{app, Auth, MemoryService, ServerConfig};
 use agentmemory::stores::StoreUrl;
-use axum::body::Body;
-use axum::http::{Request, StatusCode};
+use axum::http::StatusCode;
 use axum::Router;
 use serde_json::{json, Value};
-use tower::ServiceExt;
+
+#[path = "support/http.rs"]
+mod http_support;
+use http_support::call;
 
 async fn server(user: Option<&str>) -> Router {
     let container = StoreUrl::Memory.open().await.unwrap();
@@ -15,24 +17,6 @@ async fn server(user: Option<&str>) -> Router {
     let mut config = ServerConfig::new(Auth::disabled());
     config.user = user.map(str::to_owned);
     app(service, &config)
-}
-
-async fn call(app: &Router, method: &str, uri: &str, body: Value) -> (StatusCode, Value) {
-    let request = Request::builder()
-        .method(method)
-        .uri(uri)
-        .header("content-type", "application/json")
-        .body(Body::from(serde_json::to_vec(&body).unwrap()))
-        .unwrap();
-    let response = app.clone().oneshot(request).await.unwrap();
-    let status = response.status();
-    let bytes = axum::body::to_bytes(response.into_body(), usize::MAX)
-        .await
-        .unwrap();
-    (
-        status,
-        serde_json::from_slice(&bytes).unwrap_or(Value::Null),
-    )
 }
 
 #[tokio::test]

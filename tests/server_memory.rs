@@ -10,11 +10,13 @@ use agentmemory::stores::StoreUrl;
 use agentmemory_core::kv::KvStore;
 use agentmemory_core::render::{hostile, EPISODES_HEADING, MEMORIES_HEADING, SUMMARY_HEADING};
 use agentmemory_core::{Container, Role};
-use axum::body::Body;
-use axum::http::{Request, StatusCode};
+use axum::http::StatusCode;
 use axum::Router;
 use serde_json::{json, Value};
-use tower::ServiceExt;
+
+#[path = "support/http.rs"]
+mod http_support;
+use http_support::call;
 
 struct Server {
     app: Router,
@@ -37,29 +39,6 @@ async fn server_on(url: &StoreUrl, index: bool) -> Server {
 
 async fn server(index: bool) -> Server {
     server_on(&StoreUrl::Memory, index).await
-}
-
-async fn call(app: &Router, method: &str, uri: &str, body: Value) -> (StatusCode, Value) {
-    let body = if body.is_null() {
-        Vec::new()
-    } else {
-        serde_json::to_vec(&body).unwrap()
-    };
-    let request = Request::builder()
-        .method(method)
-        .uri(uri)
-        .header("content-type", "application/json")
-        .body(Body::from(body))
-        .unwrap();
-    let response = app.clone().oneshot(request).await.unwrap();
-    let status = response.status();
-    let bytes = axum::body::to_bytes(response.into_body(), usize::MAX)
-        .await
-        .unwrap();
-    (
-        status,
-        serde_json::from_slice(&bytes).unwrap_or(Value::Null),
-    )
 }
 
 fn message(id: &str, role: &str, content: &str, at: &str) -> Value {

@@ -11,13 +11,15 @@ use std::time::Duration;
 use agentmemory::server::summary_id;
 use agentmemory::server::{app, Auth, MemoryService, ServerConfig, ServerSettings};
 use agentmemory::stores::StoreUrl;
-use axum::body::Body;
-use axum::http::{Request, StatusCode};
+use axum::http::StatusCode;
 use axum::Router;
 use serde_json::{json, Value};
-use tower::ServiceExt;
 use wiremock::matchers::{method, path};
 use wiremock::{Mock, MockServer, Respond, ResponseTemplate};
+
+#[path = "support/http.rs"]
+mod http_support;
+use http_support::call;
 
 struct Server {
     app: Router,
@@ -46,29 +48,6 @@ async fn server_with(vars: &[(&str, &str)], index: bool) -> Server {
 
 async fn server(vars: &[(&str, &str)]) -> Server {
     server_with(vars, true).await
-}
-
-async fn call(app: &Router, method: &str, uri: &str, body: Value) -> (StatusCode, Value) {
-    let body = if body.is_null() {
-        Vec::new()
-    } else {
-        serde_json::to_vec(&body).unwrap()
-    };
-    let request = Request::builder()
-        .method(method)
-        .uri(uri)
-        .header("content-type", "application/json")
-        .body(Body::from(body))
-        .unwrap();
-    let response = app.clone().oneshot(request).await.unwrap();
-    let status = response.status();
-    let bytes = axum::body::to_bytes(response.into_body(), usize::MAX)
-        .await
-        .unwrap();
-    (
-        status,
-        serde_json::from_slice(&bytes).unwrap_or(Value::Null),
-    )
 }
 
 fn message(id: &str, role: &str, content: &str) -> Value {
