@@ -260,7 +260,6 @@ fn huggingface_fetch_retries_resumes_verifies_and_is_found_without_variables() {
     assert!(report.contains(&format!("model: {cache_str}")), "{report}");
     assert!(report.contains("source: cache"), "{report}");
     assert!(report.contains("files_verified: 3/3"), "{report}");
-    #[cfg(feature = "local-embed")]
     assert!(report.contains("dimension: 384"), "{report}");
 
     // The stores find it with no AGENTMEM_EMBED_MODEL: recall is semantic, no note.
@@ -279,13 +278,7 @@ fn huggingface_fetch_retries_resumes_verifies_and_is_found_without_variables() {
     );
     assert!(add.status.success(), "{}", text(&add.stderr));
     let stderr = text(&add.stderr);
-    #[cfg(feature = "local-embed")]
     assert!(!stderr.contains("semantic recall is off"), "{stderr}");
-    #[cfg(not(feature = "local-embed"))]
-    assert!(
-        stderr.contains("lacks the `local-embed` feature"),
-        "{stderr}"
-    );
 }
 
 #[test]
@@ -423,7 +416,6 @@ fn the_xdg_cache_directory_is_found_and_the_variable_wins() {
 /// `facts import` with the model on embeds the imported facts, so a query that shares no
 /// word with a fact still finds it by meaning (before, imported facts had no embedding
 /// and stayed at relevance 0).
-#[cfg(feature = "local-embed")]
 #[test]
 fn facts_import_embeds_with_the_model_on() {
     let Some(dir) = model_dir() else { return };
@@ -485,5 +477,37 @@ fn facts_import_embeds_with_the_model_on() {
     assert!(
         embedded > words_only + 0.1,
         "imported: {embedded}, stored without embeddings: {words_only}"
+    );
+}
+
+/// With no model anywhere, the note that recall matches words only names
+/// `agentmem model fetch` once, on the first command, and not again on the next ones.
+#[test]
+fn the_words_only_note_is_shown_once() {
+    let xdg = tempfile::tempdir().unwrap();
+    let xdg_str = xdg.path().to_str().unwrap();
+    let db = format!("sqlite://{}", xdg.path().join("n.db").display());
+    let add = |fact: &str| {
+        let out = agentmem(
+            &["--store", &db, "facts", "add", "--user", "u", fact],
+            &[("XDG_CACHE_HOME", xdg_str), ("HOME", xdg_str)],
+        );
+        assert!(out.status.success(), "{}", text(&out.stderr));
+        text(&out.stderr)
+    };
+    let first = add("I live in Lyon");
+    assert_eq!(
+        first.matches("agentmem model fetch").count(),
+        1,
+        "first command: {first}"
+    );
+    let second = add("I work as a nurse");
+    assert!(
+        !second.contains("semantic recall"),
+        "second command: {second}"
+    );
+    assert!(
+        !xdg.path().join("agentmem/models/all-minilm-l6-v2").exists(),
+        "the marker must not look like a fetched model"
     );
 }

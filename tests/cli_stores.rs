@@ -289,32 +289,6 @@ fn verbose_flags_and_rust_log_turn_logging_on() {
     assert!(both.stderr.contains("store opened"), "{}", both.stderr);
 }
 
-#[cfg(not(feature = "local-embed"))]
-#[test]
-fn an_embedding_model_without_local_embed_is_a_note_not_an_error() {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let url = format!("sqlite://{}", dir.path().join("a.db").display());
-    let run = run(
-        &["--store", &url, "vectors", "stats", "-n", "x"],
-        "",
-        &[("AGENTMEM_EMBED_MODEL", "/nonexistent/model")],
-    )
-    .ok();
-    assert!(
-        run.stderr.contains(
-            "note: a model is present but this build of agentmem lacks the `local-embed` feature"
-        ),
-        "{}",
-        run.stderr
-    );
-    assert!(
-        run.stderr.contains("--features cli,local-embed"),
-        "{}",
-        run.stderr
-    );
-}
-
-#[cfg(feature = "local-embed")]
 #[test]
 fn a_missing_embedding_model_is_a_usage_error_naming_the_directory() {
     let dir = tempfile::tempdir().expect("tempdir");

@@ -1,5 +1,6 @@
 //! Opening the stores a `--store` URL names.
 
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use agentmemory::stores::{StoreKind, StoreUrl};
@@ -44,13 +45,17 @@ impl Stores {
         })
     }
 
-    /// Says once, on stderr, when recall is by words only: no embedding model is
-    /// configured or fetched (and how to fetch one), or one is but this build lacks the
-    /// `local-embed` feature that loads it.
+    /// Says on stderr when recall is by words only because no embedding model is
+    /// configured or fetched, and how to fetch one. The note is shown once per cache directory, not on every
+    /// command: a marker beside the model directory remembers that it was (where there is
+    /// no cache directory, or the marker cannot be written, it shows every time).
     pub fn note_semantic_recall(&self) {
         let configured = agentmemory::embed::locate_model().is_some();
-        if let Some(note) = semantic_recall_note(configured, cfg!(feature = "local-embed")) {
-            eprintln!("note: {note}");
+        if let Some(note) = semantic_recall_note(configured) {
+            let marker = agentmemory::embed::model_cache_dir().and_then(|dir| note_marker(&dir));
+            if first_showing(marker.as_deref()) {
+                eprintln!("note: {note}");
+            }
         }
     }
 
@@ -86,48 +91,73 @@ impl Stores {
     }
 }
 
-/// The note on semantic recall for a model `configured` (AGENTMEM_EMBED_MODEL set, or the
-/// model fetched into the cache directory) in a build that has, or lacks, the local
-/// embedder; `None` when recall is semantic.
-fn semantic_recall_note(configured: bool, local_embed: bool) -> Option<String> {
-    match (configured, local_embed) {
-        (true, true) => None,
-        (true, false) => Some(
-            "a model is present but this build of agentmem lacks the `local-embed` feature, \
-             so search matches words only; for semantic recall install with \
-             `cargo install agentmemory --locked --features cli,local-embed`"
-                .to_owned(),
-        ),
-        (false, true) => Some(
-            "semantic recall is off (search matches words only); to turn it on, run \
-             `agentmem model fetch`"
-                .to_owned(),
-        ),
-        (false, false) => Some(
-            "semantic recall is off (search matches words only); it needs a build with the \
-             `local-embed` feature (`cargo install agentmemory --locked --features \
-             cli,local-embed`) and the model (`agentmem model fetch`)"
-                .to_owned(),
-        ),
+/// The note on semantic recall when no model is `configured` (AGENTMEM_EMBED_MODEL unset
+/// and nothing fetched into the cache directory); `None` when recall is semantic. The
+/// binary always has the local embedder (the `cli` feature includes `local-embed`).
+fn semantic_recall_note(configured: bool) -> Option<String> {
+    (!configured).then(|| {
+        "semantic recall is off (search matches words only); to turn it on, run \
+         `agentmem model fetch`"
+            .to_owned()
+    })
+}
+
+/// The file that remembers the semantic-recall note was shown, beside the model
+/// directory `model_dir` (which may not exist yet: the marker must not make it look like
+/// a model is there).
+fn note_marker(model_dir: &Path) -> Option<PathBuf> {
+    let name = model_dir.file_name()?.to_string_lossy().into_owned();
+    Some(model_dir.with_file_name(format!(".{name}.recall-note-shown")))
+}
+
+/// Whether the note is shown now: true the first time for `marker` (which it then
+/// creates), and always when there is no marker to keep.
+fn first_showing(marker: Option<&Path>) -> bool {
+    let Some(marker) = marker else {
+        return true;
+    };
+    if marker.exists() {
+        return false;
     }
+    if let Some(parent) = marker.parent() {
+        // Best effort: a cache directory that cannot be written only means the note
+        // shows again next time.
+        let _ = std::fs::create_dir_all(parent);
+    }
+    let _ = std::fs::write(marker, b"");
+    true
 }
 
 #[cfg(test)]
 mod tests {
-    use super::semantic_recall_note;
+    use super::{first_showing, note_marker, semantic_recall_note};
+    use std::path::Path;
 
     #[test]
-    fn the_note_says_what_is_missing() {
-        assert_eq!(semantic_recall_note(true, true), None);
-        let lacking = semantic_recall_note(true, false).expect("a note");
+    fn the_note_shows_once_per_marker() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let model_dir = dir
+            .path()
+            .join("agentmem")
+            .join("models")
+            .join("all-minilm-l6-v2");
+        let marker = note_marker(&model_dir).expect("a marker");
+        assert_eq!(marker.parent(), model_dir.parent());
+        assert!(first_showing(Some(&marker)));
+        assert!(!first_showing(Some(&marker)));
         assert!(
-            lacking.contains("lacks the `local-embed` feature"),
-            "{lacking}"
+            !model_dir.exists(),
+            "the marker must not create the model directory"
         );
-        assert!(lacking.contains("--features cli,local-embed"), "{lacking}");
-        let unset = semantic_recall_note(false, true).expect("a note");
+        assert!(first_showing(None));
+        assert!(first_showing(None));
+        assert!(note_marker(Path::new("/")).is_none());
+    }
+
+    #[test]
+    fn the_note_names_the_fetch_command_once() {
+        assert_eq!(semantic_recall_note(true), None);
+        let unset = semantic_recall_note(false).expect("a note");
         assert_eq!(unset.matches("agentmem model fetch").count(), 1, "{unset}");
-        let neither = semantic_recall_note(false, false).expect("a note");
-        assert!(neither.contains("local-embed"), "{neither}");
     }
 }

@@ -113,16 +113,9 @@ fn status() -> Result<(), CliError> {
     dimension(&found.dir)
 }
 
-#[cfg(feature = "local-embed")]
 fn dimension(dir: &std::path::Path) -> Result<(), CliError> {
     let embedder =
         agentmemory::embed::LocalEmbedder::load(dir).map_err(|e| CliError::Usage(e.to_string()))?;
     println!("dimension: {}", embedder.dimension());
-    Ok(())
-}
-
-#[cfg(not(feature = "local-embed"))]
-fn dimension(_dir: &std::path::Path) -> Result<(), CliError> {
-    println!("dimension: unknown (this build lacks the `local-embed` feature)");
     Ok(())
 }
