@@ -36,8 +36,11 @@
 use std::time::Duration;
 
 use agentmemory_core::{FactPolicy, MemoryError, Result};
+use conn::Conn;
 use redis::aio::{ConnectionManager, ConnectionManagerConfig};
 
+mod cluster;
+mod conn;
 mod conversation;
 mod facts;
 mod kv;
@@ -126,7 +129,7 @@ impl Default for RedisOptions {
 #[derive(Clone)]
 pub struct RedisStore {
     /// The connections, used round robin (at least one).
-    conns: std::sync::Arc<[ConnectionManager]>,
+    conns: std::sync::Arc<[Conn]>,
     next: std::sync::Arc<std::sync::atomic::AtomicUsize>,
     prefix: String,
     timeout: Duration,
@@ -175,7 +178,9 @@ impl RedisStore {
         let url = params.rest.as_str();
         let shown_url = crate::url::redact(url);
         let (url, params) = crate::tls::take_params(url, &["sslrootcert"]);
-        let tls = url.starts_with("rediss://") || url.starts_with("valkeys://");
+        let cluster = cluster::is_cluster_url(&url);
+        let tls =
+            url.starts_with("rediss://") || url.starts_with("valkeys://") || cluster::is_tls(&url);
         if url.split_once('#').is_some_and(|(_, f)| f == "insecure") {
             return Err(MemoryError::invalid(
                 "redis URL",
@@ -186,59 +191,30 @@ impl RedisStore {
                 ),
             ));
         }
-        let info = redis::IntoConnectionInfo::into_connection_info(url.as_str())
-            .map_err(|e| MemoryError::invalid("redis URL", e.to_string()))?;
-        let info = if options.danger_accept_invalid_certs {
-            accept_invalid_certs(info)
-        } else {
-            info
-        };
-        let root_cert = params.into_iter().next_back().map(|(_, path)| path);
-        let client = match root_cert {
-            Some(_) if !tls => {
-                return Err(MemoryError::invalid(
-                    "redis URL",
-                    format!("`{shown_url}` names sslrootcert but is not a rediss:// URL"),
-                ))
-            }
-            Some(path) => {
-                let pem = crate::tls::read_pem(std::path::Path::new(&path)).map_err(|e| {
-                    MemoryError::store(STORE, format!("set up TLS for {shown_url}"), e)
-                })?;
-                let certs = redis::TlsCertificates {
-                    client_tls: None,
-                    root_cert: Some(pem),
-                };
-                redis::Client::build_with_tls(info, certs)
-            }
-            None => redis::Client::open(info),
-        }
-        .map_err(|e| MemoryError::invalid("redis URL", e.to_string()))?;
+        let root_cert =
+            match params.into_iter().next_back().map(|(_, path)| path) {
+                Some(_) if !tls => {
+                    return Err(MemoryError::invalid(
+                        "redis URL",
+                        format!(
+                            "`{shown_url}` names sslrootcert but is not a rediss:// or \
+                         rediss+cluster:// URL"
+                        ),
+                    ))
+                }
+                Some(path) => Some(crate::tls::read_pem(std::path::Path::new(&path)).map_err(
+                    |e| MemoryError::store(STORE, format!("set up TLS for {shown_url}"), e),
+                )?),
+                None => None,
+            };
         if tls {
             crate::tls::install_default_provider();
         }
-        let config = ConnectionManagerConfig::new()
-            .set_connection_timeout(Some(options.connect_timeout))
-            .set_response_timeout(Some(options.response_timeout))
-            .set_number_of_retries(1)
-            .set_max_delay(Duration::from_millis(500));
-        let bound = options.connect_timeout * 3;
-        let mut conns = Vec::with_capacity(options.pool_size.max(1));
-        for _ in 0..options.pool_size.max(1) {
-            let conn = tokio::time::timeout(
-                bound,
-                ConnectionManager::new_with_config(client.clone(), config.clone()),
-            )
-            .await
-            .map_err(|_| MemoryError::store(STORE, "connect", "timed out"))?
-            .map_err(|e| match crate::tls::classify(&e).filter(|_| tls) {
-                Some(tls) => {
-                    MemoryError::store(STORE, format!("connect over TLS to {shown_url}"), tls)
-                }
-                None => MemoryError::store(STORE, "connect", e),
-            })?;
-            conns.push(conn);
-        }
+        let conns = if cluster {
+            cluster::connect(&url, &shown_url, root_cert, &options).await?
+        } else {
+            connect_single(&url, &shown_url, root_cert, &options).await?
+        };
         let store = Self {
             conns: conns.into(),
             next: Default::default(),
@@ -253,7 +229,7 @@ impl RedisStore {
     }
 
     /// The next connection, round robin.
-    fn conn(&self) -> ConnectionManager {
+    fn conn(&self) -> Conn {
         let i = self.next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         self.conns[i % self.conns.len()].clone()
     }
@@ -278,6 +254,61 @@ impl RedisStore {
             Ok(Err(e)) => Err(MemoryError::store(STORE, operation, e)),
             Err(_) => Err(MemoryError::store(STORE, operation, "timed out")),
         }
+    }
+}
+
+/// `pool_size` connections to the one server of `url` (`redis://` or `rediss://`), each
+/// a [`ConnectionManager`] that reconnects after the server comes back.
+async fn connect_single(
+    url: &str,
+    shown_url: &str,
+    root_cert: Option<Vec<u8>>,
+    options: &RedisOptions,
+) -> Result<Vec<Conn>> {
+    let tls = url.starts_with("rediss://") || url.starts_with("valkeys://");
+    let info = redis::IntoConnectionInfo::into_connection_info(url)
+        .map_err(|e| MemoryError::invalid("redis URL", e.to_string()))?;
+    let info = if options.danger_accept_invalid_certs {
+        accept_invalid_certs(info)
+    } else {
+        info
+    };
+    let client = match root_cert {
+        Some(pem) => {
+            let certs = redis::TlsCertificates {
+                client_tls: None,
+                root_cert: Some(pem),
+            };
+            redis::Client::build_with_tls(info, certs)
+        }
+        None => redis::Client::open(info),
+    }
+    .map_err(|e| MemoryError::invalid("redis URL", e.to_string()))?;
+    let config = ConnectionManagerConfig::new()
+        .set_connection_timeout(Some(options.connect_timeout))
+        .set_response_timeout(Some(options.response_timeout))
+        .set_number_of_retries(1)
+        .set_max_delay(Duration::from_millis(500));
+    let bound = options.connect_timeout * 3;
+    let mut conns = Vec::with_capacity(options.pool_size.max(1));
+    for _ in 0..options.pool_size.max(1) {
+        let conn = tokio::time::timeout(
+            bound,
+            ConnectionManager::new_with_config(client.clone(), config.clone()),
+        )
+        .await
+        .map_err(|_| MemoryError::store(STORE, "connect", "timed out"))?
+        .map_err(|e| connect_error(e, tls, shown_url))?;
+        conns.push(Conn::Single(conn));
+    }
+    Ok(conns)
+}
+
+/// The error of a failed connect: a [`TlsError`](crate::TlsError) source when TLS failed.
+fn connect_error(e: redis::RedisError, tls: bool, shown_url: &str) -> MemoryError {
+    match crate::tls::classify(&e).filter(|_| tls) {
+        Some(tls) => MemoryError::store(STORE, format!("connect over TLS to {shown_url}"), tls),
+        None => MemoryError::store(STORE, "connect", e),
     }
 }
 
