@@ -155,18 +155,14 @@ async fn keys_are_spread_over_the_three_nodes() {
 
     let mut listed = store.list_conversations().await.expect("list");
     listed.sort();
-    convs.sort();
+    let mut sorted = convs.clone();
+    sorted.sort();
     assert_eq!(
-        listed, convs,
+        listed, sorted,
         "the listing finds conversations on every node"
     );
-    for i in 0..n {
-        assert_eq!(
-            store.load(&convs[i]).await.expect("load").len(),
-            1,
-            "{}",
-            convs[i]
-        );
+    for (i, conv) in convs.iter().enumerate() {
+        assert_eq!(store.load(conv).await.expect("load").len(), 1, "{conv}");
         let facts = UserMemoryStore::list(&store, &format!("user {i}"))
             .await
             .expect("facts");
@@ -175,11 +171,11 @@ async fn keys_are_spread_over_the_three_nodes() {
     // Half of the KV entries expired at once: cleanup visits every namespace's node.
     tokio::time::sleep(std::time::Duration::from_millis(20)).await;
     assert_eq!(store.cleanup_expired().await.expect("cleanup"), n / 2);
-    for i in 0..n {
+    for (i, conv) in convs.iter().enumerate() {
         let ns = format!("ns {i}");
         assert_eq!(KvStore::list(&store, &ns).await.expect("list").len(), i % 2);
         KvStore::clear(&store, &ns).await.expect("clear");
-        ConversationStore::delete(&store, &convs[i])
+        ConversationStore::delete(&store, conv)
             .await
             .expect("delete");
         store

@@ -78,7 +78,7 @@ async fn write_until(
             put.map(move |()| move |l: &mut Log| l.entries.push(key)),
         );
 
-        if n % 4 == 0 {
+        if n.is_multiple_of(4) {
             let fact = format!("counted to {n}");
             let t = Instant::now();
             let upserted =
@@ -239,9 +239,12 @@ async fn a_node_restarted_mid_run_loses_no_acknowledged_write() {
         joined.expect("a writer panicked");
     }
     eprintln!("node back after {:?}", started_at - stopped_at);
+    let logs: Vec<Log> = logs
+        .iter()
+        .map(|l| std::mem::take(&mut *l.lock().expect("log")))
+        .collect();
 
     for ((id, node), log) in writers.iter().zip(&logs) {
-        let log = log.lock().expect("log");
         for (started, took) in &log.failed {
             assert!(
                 *took < FAIL_BOUND,
@@ -272,7 +275,6 @@ async fn a_node_restarted_mid_run_loses_no_acknowledged_write() {
         .expect("connect again");
     let (mut events_total, mut failed_total, mut slowest) = (0, 0, Duration::ZERO);
     for ((id, _), log) in writers.iter().zip(&logs) {
-        let log = log.lock().expect("log");
         events_total += log.events.len();
         failed_total += log.failed.len();
         slowest = log

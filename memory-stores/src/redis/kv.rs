@@ -6,10 +6,10 @@
 //! A namespace's entries and index share one hash slot; the set of namespaces is
 //! store-wide (another slot), so it is written outside the namespace's `MULTI`: a put adds
 //! the namespace first (same pipeline; on a Redis Cluster a request of its own), a clear
-//! removes it after. A put racing with a
-//! clear of the same namespace can leave the namespace out of the set until its next put;
-//! its entries still expire (Redis drops them) and reads skip index members without an
-//! entry; only `cleanup_expired` does not visit it meanwhile.
+//! removes it after. A put racing with a clear of the same namespace can leave the
+//! namespace out of the set until its next put; its entries still expire (Redis drops
+//! them) and reads skip index members without an entry; only `cleanup_expired` does not
+//! visit it meanwhile.
 
 use agentmemory_core::{KvStore, MemoryEntry, MemoryError, Result};
 use async_trait::async_trait;

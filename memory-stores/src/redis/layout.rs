@@ -20,7 +20,10 @@
 //! Stores written before the tags (layout 1: `P conv:HEX:seq`, `P kv:NS:KEY`, ...) are
 //! moved on connect: when `P{index}:layout` is not `2`, every key under the prefix with
 //! a layout-1 name is renamed (`RENAMENX`) to its layout-2 name, then the layout key is
-//! set. A layout-1 key whose layout-2 name also exists is a typed
+//! set. Through the cluster client (`redis+cluster://`) every primary is scanned, and
+//! since the two names are in different slots each key is copied instead (`DUMP`, then
+//! `RESTORE` with its time to live, never replacing) and its old name deleted; a copy cut
+//! short before the delete is finished by the next connect. A layout-1 key whose layout-2 name also exists is a typed
 //! [`MemoryError::Corrupt`] naming both (nothing is overwritten); a newer layout is
 //! [`MemoryError::UnsupportedVersion`]. Processes of an older agentmem must be stopped
 //! before the first connect of this one: keys they write afterwards are not moved.

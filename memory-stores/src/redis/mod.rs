@@ -32,6 +32,14 @@
 //! Connections go through redis-rs's [`ConnectionManager`], which reconnects after the
 //! server comes back. Connecting and every response are bounded by timeouts, so an
 //! unreachable server gives [`MemoryError::Store`] with `store: "redis"` instead of a hang.
+//!
+//! A Redis Cluster (`redis+cluster://HOST:PORT,HOST:PORT/`, see [`RedisStore`]) goes
+//! through redis-rs's cluster client instead, which sends each command to the primary
+//! owning its keys' slot. What spans slots is then done slot by slot: the store-wide
+//! index writes that share a pipeline with a conversation's script or a namespace's
+//! `MULTI` on a single server are separate requests, in the same order (the orders above
+//! are what keeps listings right, not the pipeline); the conversation listing checks each
+//! conversation on its own node; and the layout move scans every primary.
 
 use std::time::Duration;
 
@@ -126,6 +134,27 @@ impl Default for RedisOptions {
 /// ```text
 /// rediss://:secret@cache.internal:6380/0?sslrootcert=/etc/agentmem/ca.pem
 /// ```
+///
+/// # Redis Cluster
+///
+/// `redis+cluster://HOST:PORT,HOST:PORT,.../` names a cluster by seed nodes (one that
+/// answers is enough; the client learns every primary from it), and connects through
+/// redis-rs's cluster client: every command goes to the node owning its keys' slot,
+/// `MOVED`/`ASK` redirections are followed, and a node that went away is reconnected to
+/// when it is back. While a node is down, operations on the keys it owns fail with
+/// [`MemoryError::Store`] (after a few quick retries) and the other nodes keep serving.
+/// The store-wide indexes (the lists of conversations and KV namespaces) live in one slot
+/// (`{index}`), so appends, saves and KV puts also need that slot's node.
+/// `rediss+cluster://` connects to every node over TLS, with the same checks and the same
+/// `sslrootcert` as `rediss://`. The user info and parameters apply to every node.
+///
+/// ```text
+/// redis+cluster://10.0.0.1:7000,10.0.0.2:7000,10.0.0.3:7000/?pool_size=2
+/// rediss+cluster://:secret@cache-1:6380,cache-2:6380/?sslrootcert=/etc/agentmem/ca.pem
+/// ```
+///
+/// A plain `redis://` URL to a cluster node talks to that node only: it works when the
+/// node owns every slot, and fails with `MOVED` errors on a cluster of several primaries.
 #[derive(Clone)]
 pub struct RedisStore {
     /// The connections, used round robin (at least one).
@@ -151,7 +180,8 @@ impl std::fmt::Debug for RedisStore {
 
 impl RedisStore {
     /// Connects to `url` (`redis://host:port/db`, or `rediss://...` over TLS: see the
-    /// [TLS](Self#tls)) with default [`RedisOptions`].
+    /// [TLS](Self#tls); a cluster: `redis+cluster://host:port,host:port/`, see
+    /// [Redis Cluster](Self#redis-cluster)) with default [`RedisOptions`].
     pub async fn connect(url: &str) -> Result<Self> {
         Self::connect_with(url, RedisOptions::default()).await
     }
@@ -162,7 +192,8 @@ impl RedisStore {
     /// on the first connect (a typed error when that cannot be done without overwriting).
     ///
     /// The URL's `pool_size` parameter (`redis://host:6379/0?pool_size=4`) overrides
-    /// [`RedisOptions::pool_size`]. Besides it, a URL takes the redis crate's `protocol`,
+    /// [`RedisOptions::pool_size`] (on a cluster: how many cluster connections, each with
+    /// one connection per node). Besides it, a URL takes the redis crate's `protocol`,
     /// `db`, `user` and `pass` and agentmem's `sslrootcert`; any other parameter is a
     /// [`MemoryError::UrlParameter`] naming it.
     pub async fn connect_with(url: &str, mut options: RedisOptions) -> Result<Self> {
