@@ -222,22 +222,21 @@ impl RedisStore {
                 ),
             ));
         }
-        let root_cert =
-            match params.into_iter().next_back().map(|(_, path)| path) {
-                Some(_) if !tls => {
-                    return Err(MemoryError::invalid(
-                        "redis URL",
-                        format!(
-                            "`{shown_url}` names sslrootcert but is not a rediss:// or \
+        let root_cert = match params.into_iter().next_back() {
+            Some(_) if !tls => {
+                return Err(MemoryError::invalid(
+                    "redis URL",
+                    format!(
+                        "`{shown_url}` names sslrootcert but is not a rediss:// or \
                          rediss+cluster:// URL"
-                        ),
-                    ))
-                }
-                Some(path) => Some(crate::tls::read_pem(std::path::Path::new(&path)).map_err(
-                    |e| MemoryError::store(STORE, format!("set up TLS for {shown_url}"), e),
-                )?),
-                None => None,
-            };
+                    ),
+                ))
+            }
+            Some((_, path)) => Some(crate::tls::read_pem(std::path::Path::new(&path)).map_err(
+                |e| MemoryError::store(STORE, format!("set up TLS for {shown_url}"), e),
+            )?),
+            None => None,
+        };
         if tls {
             crate::tls::install_default_provider();
         }
