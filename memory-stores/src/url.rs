@@ -85,7 +85,9 @@ pub enum StoreUrl {
     File(PathBuf),
     /// `redis://HOST:PORT/DB` or, over TLS, `rediss://...` (the whole URL): every store in
     /// Redis (vector documents are kept in Redis and searched through an in-process index
-    /// rebuilt when they change).
+    /// rebuilt when they change). A Redis Cluster is named by its seed nodes,
+    /// `redis+cluster://HOST:PORT,HOST:PORT/` (`rediss+cluster://` over TLS), and reached
+    /// through a cluster client that routes each command to the node owning its keys.
     /// Takes `?pool_size=N` (see `RedisStore::connect_with`, feature `redis`); an unknown
     /// parameter is a [`MemoryError::UrlParameter`] naming it.
     Redis(String),
@@ -120,11 +122,13 @@ impl FromStr for StoreUrl {
             "memory" => Ok(StoreUrl::Memory),
             "sqlite" => path("database file").map(StoreUrl::Sqlite),
             "file" => path("directory").map(StoreUrl::File),
-            "redis" | "rediss" => Ok(StoreUrl::Redis(url.to_owned())),
+            "redis" | "rediss" | "redis+cluster" | "rediss+cluster" => {
+                Ok(StoreUrl::Redis(url.to_owned()))
+            }
             "postgres" | "postgresql" => Ok(StoreUrl::Postgres(url.to_owned())),
             other => Err(MemoryError::invalid(
                 "store URL",
-                format!("unsupported scheme `{other}` in `{url}`; supported: memory://, sqlite://PATH, file://DIR, redis:// (rediss:// over TLS), postgres://"),
+                format!("unsupported scheme `{other}` in `{url}`; supported: memory://, sqlite://PATH, file://DIR, redis:// (rediss:// over TLS), redis+cluster://HOST:PORT,HOST:PORT/, postgres://"),
             )),
         }
     }
@@ -383,6 +387,11 @@ mod tests {
                 "rediss://:***@h:6380/0?sslrootcert=/ca.pem",
             ),
             ("redis://u:p@w@h/0", "redis://u:***@h/0"),
+            (
+                "redis+cluster://:pw@h1:7000,h2:7001/",
+                "redis+cluster://:***@h1:7000,h2:7001/",
+            ),
+            ("rediss+cluster://h1:7000/", "rediss+cluster://h1:7000/"),
         ] {
             let parsed: StoreUrl = url.parse().expect("parse");
             assert_eq!(parsed.to_string(), shown);
@@ -396,6 +405,7 @@ mod tests {
             "sqlite://a.db",
             "file://dir",
             "redis://h/0",
+            "redis+cluster://h1:7000,h2:7001/",
             "postgres://db/x",
         ] {
             let parsed: StoreUrl = url.parse().expect("parse");

@@ -1,5 +1,6 @@
 //! `RedisStore` and `PostgresStore` over TLS, against the servers `.ci/services.sh` starts
-//! for this file: a Redis that listens only on TLS (`AGENTMEM_REDIS_TLS_URL`), a PostgreSQL
+//! for this file: a Redis that listens only on TLS (`AGENTMEM_REDIS_TLS_URL`), a Redis
+//! Cluster node that does too (`AGENTMEM_REDIS_CLUSTER_TLS_URL`, `rediss+cluster://`), a PostgreSQL
 //! whose `pg_hba.conf` rejects every connection without TLS (`AGENTMEM_POSTGRES_TLS_URL`),
 //! both with a certificate for localhost/127.0.0.1 signed by `AGENTMEM_TLS_CA`, plus an
 //! unrelated CA (`AGENTMEM_TLS_WRONG_CA`) and the plain PostgreSQL (`AGENTMEM_POSTGRES_URL`).
@@ -315,4 +316,87 @@ async fn redis_sslrootcert_on_a_plain_url_or_a_missing_file_is_a_typed_error() {
         matches!(tls_error(&err, "redis"), TlsError::RootCertificates { .. }),
         "{err}"
     );
+}
+
+// ------------------------------------------------------- Redis Cluster over TLS
+
+/// `rediss+cluster://` with the CA: every store works through the cluster client over a
+/// cluster node that listens only on TLS (`AGENTMEM_REDIS_CLUSTER_TLS_URL`, also on the
+/// cluster bus), so every connection the client opened, seed and discovered, talked TLS.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn redis_cluster_over_tls_with_the_ca_round_trips_every_store() {
+    let Some(v) = env(&["AGENTMEM_REDIS_CLUSTER_TLS_URL", "AGENTMEM_TLS_CA"]) else {
+        return;
+    };
+    let url = with_query(&v[0], &format!("sslrootcert={}", v[1]));
+    let a = RedisStore::connect(&url)
+        .await
+        .expect("rediss+cluster with the CA");
+    let b = RedisStore::connect(&url)
+        .await
+        .expect("rediss+cluster with the CA");
+    two_instances_share((&a, &a, &a), (&b, &b, &b)).await;
+    let conv = fresh("tls-cluster");
+    agentmemory_core::ConversationStore::append(&a, &conv, vec![msg("hi")])
+        .await
+        .expect("append");
+    assert!(agentmemory_core::ConversationStore::list_conversations(&b)
+        .await
+        .expect("list")
+        .contains(&conv));
+    agentmemory_core::ConversationStore::delete(&a, &conv)
+        .await
+        .expect("cleanup");
+}
+
+/// The cluster form checks certificates as the single-server one does: an untrusted CA
+/// is a certificate error naming the URL (password hidden), `#insecure` is refused, and
+/// only `danger_accept_invalid_certs` skips the checks.
+#[tokio::test]
+async fn redis_cluster_over_tls_checks_the_certificate() {
+    let Some(v) = env(&["AGENTMEM_REDIS_CLUSTER_TLS_URL", "AGENTMEM_TLS_WRONG_CA"]) else {
+        return;
+    };
+    let wrong = with_query(&with_password(&v[0]), &format!("sslrootcert={}", v[1]));
+    for url in [wrong, with_password(&v[0])] {
+        let err = RedisStore::connect(&url)
+            .await
+            .expect_err("a certificate from an untrusted CA");
+        assert!(
+            matches!(tls_error(&err, "redis"), TlsError::Certificate { .. }),
+            "{url}: {err}"
+        );
+    }
+    let err = RedisStore::connect(&format!("{}#insecure", v[0]))
+        .await
+        .expect_err("#insecure is refused");
+    assert!(
+        matches!(err, MemoryError::InvalidArgument { .. }),
+        "{err:?}"
+    );
+    let store = RedisStore::connect_with(
+        &v[0],
+        agentmemory_stores::RedisOptions {
+            danger_accept_invalid_certs: true,
+            ..Default::default()
+        },
+    )
+    .await
+    .expect("danger_accept_invalid_certs accepts any certificate");
+    let ns = fresh("insecure-cluster");
+    let entry = agentmemory_core::MemoryEntry::new(
+        agentmemory_core::MemoryScope::Working,
+        "k",
+        "over tls".into(),
+    );
+    agentmemory_core::KvStore::put(&store, &ns, entry)
+        .await
+        .expect("put");
+    assert!(agentmemory_core::KvStore::get(&store, &ns, "k")
+        .await
+        .expect("get")
+        .is_some());
+    agentmemory_core::KvStore::clear(&store, &ns)
+        .await
+        .expect("cleanup");
 }

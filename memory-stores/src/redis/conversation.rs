@@ -4,7 +4,8 @@
 //! contiguous and unique across processes.
 //!
 //! The index set is store-wide, so in another slot than any conversation: an append adds
-//! the id before and after its script (in one pipeline), a delete removes it before its
+//! the id before and after its script (in one pipeline; on a Redis
+//! Cluster in three requests, since the index and the conversation are in different slots), a delete removes it before its
 //! script, and listing skips ids whose seq counter does not exist. Whatever interleaving
 //! or crash happens, a conversation that exists is listed.
 
@@ -94,23 +95,8 @@ fn parse_member(member: &str, id: &str) -> Result<StoredEvent> {
 impl ConversationStore for RedisStore {
     async fn append(&self, conversation_id: &str, events: Vec<ConversationEvent>) -> Result<u64> {
         let eval = self.conversation_script(APPEND, conversation_id, &events)?;
-        let idx = self.conv_index();
-        // One round trip, run in order: index, script, index again (see the module docs).
-        let mut pipe = redis::pipe();
-        pipe.cmd("SADD")
-            .arg(&idx)
-            .arg(conversation_id)
-            .ignore()
-            .add_command(eval)
-            .cmd("SADD")
-            .arg(&idx)
-            .arg(conversation_id)
-            .ignore();
-        let mut conn = self.conn();
-        let (last,): (u64,) = self
-            .run("append events", pipe.query_async(&mut conn))
-            .await?;
-        Ok(last)
+        self.listed_around("append events", "SADD", conversation_id, eval)
+            .await
     }
 
     async fn load_since(&self, conversation_id: &str, after: u64) -> Result<Vec<StoredEvent>> {
@@ -146,12 +132,36 @@ impl ConversationStore for RedisStore {
         if ids.is_empty() {
             return Ok(ids);
         }
-        let mut pipe = redis::pipe();
-        for id in &ids {
-            let [seq, _, _] = self.conv_keys(id);
-            pipe.cmd("EXISTS").arg(seq);
-        }
-        let exists: Vec<bool> = self.run(op, pipe.query_async(&mut conn)).await?;
+        let exists: Vec<bool> = if conn.is_cluster() {
+            // Each conversation has a slot of its own, on any node: one request each,
+            // a bounded number in flight.
+            use futures_util::stream::{self, StreamExt, TryStreamExt};
+            let seqs: Vec<String> = ids
+                .iter()
+                .map(|id| {
+                    let [seq, _, _] = self.conv_keys(id);
+                    seq
+                })
+                .collect();
+            let checks = seqs.into_iter().map(|seq| {
+                let mut conn = conn.clone();
+                async move {
+                    redis::cmd("EXISTS")
+                        .arg(seq)
+                        .query_async::<bool>(&mut conn)
+                        .await
+                }
+            });
+            let all = stream::iter(checks).buffered(64).try_collect::<Vec<bool>>();
+            self.run(op, all).await?
+        } else {
+            let mut pipe = redis::pipe();
+            for id in &ids {
+                let [seq, _, _] = self.conv_keys(id);
+                pipe.cmd("EXISTS").arg(seq);
+            }
+            self.run(op, pipe.query_async(&mut conn)).await?
+        };
         let mut exists = exists.into_iter();
         ids.retain(|_| exists.next().unwrap_or(false));
         ids.sort();
@@ -179,25 +189,11 @@ impl ConversationStore for RedisStore {
 
     async fn save(&self, conversation_id: &str, events: Vec<ConversationEvent>) -> Result<u64> {
         let eval = self.conversation_script(SAVE.as_str(), conversation_id, &events)?;
-        let idx = self.conv_index();
-        // One round trip, in order; an emptied conversation is unlisted (the script
-        // deleted its keys), another is listed before and after, as `append` does.
-        let mut pipe = redis::pipe();
+        // An emptied conversation is unlisted (the script deleted its keys), another is
+        // listed before and after, as `append` does.
         let listing = if events.is_empty() { "SREM" } else { "SADD" };
-        pipe.cmd(listing)
-            .arg(&idx)
-            .arg(conversation_id)
-            .ignore()
-            .add_command(eval)
-            .cmd(listing)
-            .arg(&idx)
-            .arg(conversation_id)
-            .ignore();
-        let mut conn = self.conn();
-        let (last,): (u64,) = self
-            .run("replace a conversation", pipe.query_async(&mut conn))
-            .await?;
-        Ok(last)
+        self.listed_around("replace a conversation", listing, conversation_id, eval)
+            .await
     }
 
     async fn compact(&self, conversation_id: &str, before_seq: u64) -> Result<usize> {
@@ -216,6 +212,41 @@ impl ConversationStore for RedisStore {
 }
 
 impl RedisStore {
+    /// Runs `listing` (`SADD` or `SREM`) of `conversation_id` on the conversation index,
+    /// then `eval`, then `listing` again, in this order (see the module docs); the
+    /// script's reply. One pipeline on a single server; on a cluster, where the index and
+    /// the conversation live in different slots, three requests.
+    async fn listed_around(
+        &self,
+        op: &'static str,
+        listing: &str,
+        conversation_id: &str,
+        eval: redis::Cmd,
+    ) -> Result<u64> {
+        let idx = self.conv_index();
+        let mut conn = self.conn();
+        if conn.is_cluster() {
+            let mut list = redis::cmd(listing);
+            list.arg(&idx).arg(conversation_id);
+            self.run::<(), _>(op, list.query_async(&mut conn)).await?;
+            let last: u64 = self.run(op, eval.query_async(&mut conn)).await?;
+            self.run::<(), _>(op, list.query_async(&mut conn)).await?;
+            return Ok(last);
+        }
+        let mut pipe = redis::pipe();
+        pipe.cmd(listing)
+            .arg(&idx)
+            .arg(conversation_id)
+            .ignore()
+            .add_command(eval)
+            .cmd(listing)
+            .arg(&idx)
+            .arg(conversation_id)
+            .ignore();
+        let (last,): (u64,) = self.run(op, pipe.query_async(&mut conn)).await?;
+        Ok(last)
+    }
+
     /// The `EVAL` of `script` over one conversation's keys, with `events` as pairs of
     /// message id (empty when the event carries no message) and encoded body: the
     /// arguments `append` and `save` both send.

@@ -5,10 +5,11 @@
 //!
 //! A namespace's entries and index share one hash slot; the set of namespaces is
 //! store-wide (another slot), so it is written outside the namespace's `MULTI`: a put adds
-//! the namespace first (same pipeline), a clear removes it after. A put racing with a
-//! clear of the same namespace can leave the namespace out of the set until its next put;
-//! its entries still expire (Redis drops them) and reads skip index members without an
-//! entry; only `cleanup_expired` does not visit it meanwhile.
+//! the namespace first (same pipeline; on a Redis Cluster a request of its own), a clear
+//! removes it after. A put racing with a clear of the same namespace can leave the
+//! namespace out of the set until its next put; its entries still expire (Redis drops
+//! them) and reads skip index members without an entry; only `cleanup_expired` does not
+//! visit it meanwhile.
 
 use agentmemory_core::{KvStore, MemoryEntry, MemoryError, Result};
 use async_trait::async_trait;
@@ -63,13 +64,20 @@ impl KvStore for RedisStore {
             // An expiry in the past makes Redis drop the key at once.
             set.arg("PXAT").arg(at.timestamp_millis().max(1));
         }
-        // One round trip, run in order: the namespace set, then the namespace's MULTI.
+        let op = "put a KV entry";
+        let mut conn = self.conn();
+        let mut listing = redis::cmd("SADD");
+        listing.arg(self.kv_namespaces()).arg(namespace);
+        // Run in order: the namespace set, then the namespace's MULTI. One round trip on
+        // a single server; on a cluster (other slots, maybe another node) two.
         let mut pipe = redis::pipe();
-        pipe.cmd("SADD")
-            .arg(self.kv_namespaces())
-            .arg(namespace)
-            .ignore()
-            .cmd("MULTI")
+        if conn.is_cluster() {
+            self.run::<(), _>(op, listing.query_async(&mut conn))
+                .await?;
+        } else {
+            pipe.add_command(listing).ignore();
+        }
+        pipe.cmd("MULTI")
             .ignore()
             .add_command(set)
             .ignore()
@@ -78,8 +86,6 @@ impl KvStore for RedisStore {
             .arg(&entry.key)
             .ignore()
             .cmd("EXEC");
-        let op = "put a KV entry";
-        let mut conn = self.conn();
         let (exec,): (redis::Value,) = self.run(op, pipe.query_async(&mut conn)).await?;
         // A command that failed inside EXEC is an element of its reply, not an error.
         if let redis::Value::Array(replies) = &exec {
@@ -169,14 +175,21 @@ impl KvStore for RedisStore {
         for (k, _) in &members {
             del.arg(self.kv_key(namespace, k));
         }
-        let mut pipe = redis::pipe();
-        pipe.add_command(del)
-            .cmd("SREM")
-            .arg(self.kv_namespaces())
-            .arg(namespace)
-            .ignore();
+        let mut unlist = redis::cmd("SREM");
+        unlist.arg(self.kv_namespaces()).arg(namespace);
         let mut conn = self.conn();
-        let (deleted,): (usize,) = self.run(op, pipe.query_async(&mut conn)).await?;
+        // The namespace's keys, then the namespace set: one round trip on a single
+        // server, two on a cluster (where they are in different slots).
+        let deleted: usize = if conn.is_cluster() {
+            let deleted = self.run(op, del.query_async(&mut conn)).await?;
+            self.run::<(), _>(op, unlist.query_async(&mut conn)).await?;
+            deleted
+        } else {
+            let mut pipe = redis::pipe();
+            pipe.add_command(del).add_command(unlist).ignore();
+            let (deleted,): (usize,) = self.run(op, pipe.query_async(&mut conn)).await?;
+            deleted
+        };
         // DEL counted the index set too when it existed.
         Ok(deleted.saturating_sub(usize::from(!members.is_empty())))
     }

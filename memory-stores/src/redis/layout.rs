@@ -20,7 +20,10 @@
 //! Stores written before the tags (layout 1: `P conv:HEX:seq`, `P kv:NS:KEY`, ...) are
 //! moved on connect: when `P{index}:layout` is not `2`, every key under the prefix with
 //! a layout-1 name is renamed (`RENAMENX`) to its layout-2 name, then the layout key is
-//! set. A layout-1 key whose layout-2 name also exists is a typed
+//! set. Through the cluster client (`redis+cluster://`) every primary is scanned, and
+//! since the two names are in different slots each key is copied instead (`DUMP`, then
+//! `RESTORE` with its time to live, never replacing) and its old name deleted; a copy cut
+//! short before the delete is finished by the next connect. A layout-1 key whose layout-2 name also exists is a typed
 //! [`MemoryError::Corrupt`] naming both (nothing is overwritten); a newer layout is
 //! [`MemoryError::UnsupportedVersion`]. Processes of an older agentmem must be stopped
 //! before the first connect of this one: keys they write afterwards are not moved.
@@ -28,6 +31,7 @@
 
 use agentmemory_core::{MemoryError, Result};
 
+use super::conn::Conn;
 use super::{RedisStore, STORE};
 
 /// The key layout this build writes and reads.
@@ -96,7 +100,7 @@ impl RedisStore {
 
     /// Moves a layout-1 store to layout 2 (see the module docs); a no-op once done.
     pub(crate) async fn migrate_layout(&self) -> Result<()> {
-        let op = "move keys to the hash-tagged layout";
+        let op = MIGRATE;
         let layout_key = self.global("layout");
         let mut conn = self.conn();
         let found: Option<String> = self
@@ -120,62 +124,15 @@ impl RedisStore {
                 return Ok(());
             }
         }
-        let pattern = format!("{}*", glob_escaped(&self.prefix));
-        let mut cursor: u64 = 0;
+        // A single server is scanned through the connection; a cluster node by node,
+        // since each primary holds only its own slots' keys.
+        let nodes = self.run(op, conn.primaries()).await?;
         let mut moved = 0usize;
-        loop {
-            let (next, keys): (u64, Vec<String>) = self
-                .run(
-                    op,
-                    redis::cmd("SCAN")
-                        .arg(cursor)
-                        .arg("MATCH")
-                        .arg(&pattern)
-                        .arg("COUNT")
-                        .arg(1000)
-                        .query_async(&mut conn),
-                )
-                .await?;
-            for old in keys {
-                let Some(rest) = old.strip_prefix(&self.prefix) else {
-                    continue;
-                };
-                if rest.starts_with('{') {
-                    continue;
-                }
-                let Some(new) = renamed(rest).map(|n| format!("{}{n}", self.prefix)) else {
-                    tracing::warn!(store = STORE, key = %old, "key under the prefix is not agentmem's; left alone");
-                    continue;
-                };
-                let result: redis::RedisResult<i64> = tokio::time::timeout(
-                    self.timeout,
-                    redis::cmd("RENAMENX")
-                        .arg(&old)
-                        .arg(&new)
-                        .query_async(&mut conn),
-                )
-                .await
-                .map_err(|_| MemoryError::store(STORE, op, "timed out"))?;
-                match result {
-                    Ok(1) => moved += 1,
-                    Ok(_) => {
-                        return Err(MemoryError::corrupt(
-                            format!("redis key `{old}`"),
-                            format!(
-                                "it must move to `{new}`, which exists too; \
-                                 merge or delete one of them by hand"
-                            ),
-                        ))
-                    }
-                    // Another process moved it between our SCAN and RENAMENX.
-                    Err(e) if e.to_string().contains("no such key") => {}
-                    Err(e) => return Err(MemoryError::store(STORE, op, e)),
-                }
-            }
-            cursor = next;
-            if cursor == 0 {
-                break;
-            }
+        if nodes.is_empty() {
+            moved += self.move_scanned(&mut conn, None).await?;
+        }
+        for node in &nodes {
+            moved += self.move_scanned(&mut conn, Some(node)).await?;
         }
         if moved > 0 {
             tracing::info!(store = STORE, moved, prefix = %self.prefix, "moved keys to the hash-tagged layout");
@@ -188,6 +145,115 @@ impl RedisStore {
                 .query_async(&mut conn),
         )
         .await
+    }
+}
+
+const MIGRATE: &str = "move keys to the hash-tagged layout";
+
+impl RedisStore {
+    /// Moves every layout-1 key `SCAN` finds under the prefix (on `node` of a cluster, or
+    /// on the single server); how many it moved.
+    async fn move_scanned(&self, conn: &mut Conn, node: Option<&(String, u16)>) -> Result<usize> {
+        let pattern = format!("{}*", glob_escaped(&self.prefix));
+        let mut cursor: u64 = 0;
+        let mut moved = 0usize;
+        loop {
+            let mut scan = redis::cmd("SCAN");
+            scan.arg(cursor)
+                .arg("MATCH")
+                .arg(&pattern)
+                .arg("COUNT")
+                .arg(1000);
+            let (next, keys): (u64, Vec<String>) = match node {
+                Some(node) => self.run(MIGRATE, conn.on_node(node, scan)).await?,
+                None => self.run(MIGRATE, scan.query_async(conn)).await?,
+            };
+            for old in keys {
+                let Some(rest) = old.strip_prefix(&self.prefix) else {
+                    continue;
+                };
+                if rest.starts_with('{') {
+                    continue;
+                }
+                let Some(new) = renamed(rest).map(|n| format!("{}{n}", self.prefix)) else {
+                    tracing::warn!(store = STORE, key = %old, "key under the prefix is not agentmem's; left alone");
+                    continue;
+                };
+                if self.move_key(conn, &old, &new).await? {
+                    moved += 1;
+                }
+            }
+            cursor = next;
+            if cursor == 0 {
+                return Ok(moved);
+            }
+        }
+    }
+
+    /// Gives `old` the name `new` unless `new` exists (a typed error naming both);
+    /// `false` when `old` is already gone (another process moved it).
+    ///
+    /// On a single server one `RENAMENX`. On a cluster the two names are in different
+    /// slots, where `RENAMENX` is refused: the key is copied (`DUMP`, `RESTORE` with its
+    /// time to live, never replacing) and then deleted. A copy interrupted before its
+    /// delete leaves both names with the same value; the next connect deletes the old one.
+    async fn move_key(&self, conn: &mut Conn, old: &str, new: &str) -> Result<bool> {
+        let conflict = || {
+            MemoryError::corrupt(
+                format!("redis key `{old}`"),
+                format!(
+                    "it must move to `{new}`, which exists too; \
+                     merge or delete one of them by hand"
+                ),
+            )
+        };
+        if !conn.is_cluster() {
+            let result: redis::RedisResult<i64> = tokio::time::timeout(
+                self.timeout,
+                redis::cmd("RENAMENX").arg(old).arg(new).query_async(conn),
+            )
+            .await
+            .map_err(|_| MemoryError::store(STORE, MIGRATE, "timed out"))?;
+            return match result {
+                Ok(1) => Ok(true),
+                Ok(_) => Err(conflict()),
+                // Another process moved it between our SCAN and RENAMENX.
+                Err(e) if e.to_string().contains("no such key") => Ok(false),
+                Err(e) => Err(MemoryError::store(STORE, MIGRATE, e)),
+            };
+        }
+        let dump = |key: &str| {
+            let mut cmd = redis::cmd("DUMP");
+            cmd.arg(key);
+            cmd
+        };
+        let value: Option<Vec<u8>> = self.run(MIGRATE, dump(old).query_async(conn)).await?;
+        let Some(value) = value else { return Ok(false) };
+        let ttl: i64 = self
+            .run(MIGRATE, redis::cmd("PTTL").arg(old).query_async(conn))
+            .await?;
+        let restored: redis::RedisResult<()> = tokio::time::timeout(
+            self.timeout,
+            redis::cmd("RESTORE")
+                .arg(new)
+                .arg(ttl.max(0))
+                .arg(&value)
+                .query_async(conn),
+        )
+        .await
+        .map_err(|_| MemoryError::store(STORE, MIGRATE, "timed out"))?;
+        if let Err(e) = restored {
+            if !e.to_string().contains("BUSYKEY") {
+                return Err(MemoryError::store(STORE, MIGRATE, e));
+            }
+            let there: Option<Vec<u8>> = self.run(MIGRATE, dump(new).query_async(conn)).await?;
+            if there.as_deref() != Some(value.as_slice()) {
+                return Err(conflict());
+            }
+        }
+        self.run::<(), _>(MIGRATE, redis::cmd("DEL").arg(old).query_async(conn))
+            .await?;
+        Ok(true)
     }
 }
 

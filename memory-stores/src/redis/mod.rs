@@ -32,12 +32,23 @@
 //! Connections go through redis-rs's [`ConnectionManager`], which reconnects after the
 //! server comes back. Connecting and every response are bounded by timeouts, so an
 //! unreachable server gives [`MemoryError::Store`] with `store: "redis"` instead of a hang.
+//!
+//! A Redis Cluster (`redis+cluster://HOST:PORT,HOST:PORT/`, see [`RedisStore`]) goes
+//! through redis-rs's cluster client instead, which sends each command to the primary
+//! owning its keys' slot. What spans slots is then done slot by slot: the store-wide
+//! index writes that share a pipeline with a conversation's script or a namespace's
+//! `MULTI` on a single server are separate requests, in the same order (the orders above
+//! are what keeps listings right, not the pipeline); the conversation listing checks each
+//! conversation on its own node; and the layout move scans every primary.
 
 use std::time::Duration;
 
 use agentmemory_core::{FactPolicy, MemoryError, Result};
+use conn::Conn;
 use redis::aio::{ConnectionManager, ConnectionManagerConfig};
 
+mod cluster;
+mod conn;
 mod conversation;
 mod facts;
 mod kv;
@@ -123,10 +134,31 @@ impl Default for RedisOptions {
 /// ```text
 /// rediss://:secret@cache.internal:6380/0?sslrootcert=/etc/agentmem/ca.pem
 /// ```
+///
+/// # Redis Cluster
+///
+/// `redis+cluster://HOST:PORT,HOST:PORT,.../` names a cluster by seed nodes (one that
+/// answers is enough; the client learns every primary from it), and connects through
+/// redis-rs's cluster client: every command goes to the node owning its keys' slot,
+/// `MOVED`/`ASK` redirections are followed, and a node that went away is reconnected to
+/// when it is back. While a node is down, operations on the keys it owns fail with
+/// [`MemoryError::Store`] (after a few quick retries) and the other nodes keep serving.
+/// The store-wide indexes (the lists of conversations and KV namespaces) live in one slot
+/// (`{index}`), so appends, saves and KV puts also need that slot's node.
+/// `rediss+cluster://` connects to every node over TLS, with the same checks and the same
+/// `sslrootcert` as `rediss://`. The user info and parameters apply to every node.
+///
+/// ```text
+/// redis+cluster://10.0.0.1:7000,10.0.0.2:7000,10.0.0.3:7000/?pool_size=2
+/// rediss+cluster://:secret@cache-1:6380,cache-2:6380/?sslrootcert=/etc/agentmem/ca.pem
+/// ```
+///
+/// A plain `redis://` URL to a cluster node talks to that node only: it works when the
+/// node owns every slot, and fails with `MOVED` errors on a cluster of several primaries.
 #[derive(Clone)]
 pub struct RedisStore {
     /// The connections, used round robin (at least one).
-    conns: std::sync::Arc<[ConnectionManager]>,
+    conns: std::sync::Arc<[Conn]>,
     next: std::sync::Arc<std::sync::atomic::AtomicUsize>,
     prefix: String,
     timeout: Duration,
@@ -148,7 +180,8 @@ impl std::fmt::Debug for RedisStore {
 
 impl RedisStore {
     /// Connects to `url` (`redis://host:port/db`, or `rediss://...` over TLS: see the
-    /// [TLS](Self#tls)) with default [`RedisOptions`].
+    /// [TLS](Self#tls); a cluster: `redis+cluster://host:port,host:port/`, see
+    /// [Redis Cluster](Self#redis-cluster)) with default [`RedisOptions`].
     pub async fn connect(url: &str) -> Result<Self> {
         Self::connect_with(url, RedisOptions::default()).await
     }
@@ -159,7 +192,8 @@ impl RedisStore {
     /// on the first connect (a typed error when that cannot be done without overwriting).
     ///
     /// The URL's `pool_size` parameter (`redis://host:6379/0?pool_size=4`) overrides
-    /// [`RedisOptions::pool_size`]. Besides it, a URL takes the redis crate's `protocol`,
+    /// [`RedisOptions::pool_size`] (on a cluster: how many cluster connections, each with
+    /// one connection per node). Besides it, a URL takes the redis crate's `protocol`,
     /// `db`, `user` and `pass` and agentmem's `sslrootcert`; any other parameter is a
     /// [`MemoryError::UrlParameter`] naming it.
     pub async fn connect_with(url: &str, mut options: RedisOptions) -> Result<Self> {
@@ -175,7 +209,9 @@ impl RedisStore {
         let url = params.rest.as_str();
         let shown_url = crate::url::redact(url);
         let (url, params) = crate::tls::take_params(url, &["sslrootcert"]);
-        let tls = url.starts_with("rediss://") || url.starts_with("valkeys://");
+        let cluster = cluster::is_cluster_url(&url);
+        let tls =
+            url.starts_with("rediss://") || url.starts_with("valkeys://") || cluster::is_tls(&url);
         if url.split_once('#').is_some_and(|(_, f)| f == "insecure") {
             return Err(MemoryError::invalid(
                 "redis URL",
@@ -186,59 +222,29 @@ impl RedisStore {
                 ),
             ));
         }
-        let info = redis::IntoConnectionInfo::into_connection_info(url.as_str())
-            .map_err(|e| MemoryError::invalid("redis URL", e.to_string()))?;
-        let info = if options.danger_accept_invalid_certs {
-            accept_invalid_certs(info)
-        } else {
-            info
-        };
-        let root_cert = params.into_iter().next_back().map(|(_, path)| path);
-        let client = match root_cert {
+        let root_cert = match params.into_iter().next_back() {
             Some(_) if !tls => {
                 return Err(MemoryError::invalid(
                     "redis URL",
-                    format!("`{shown_url}` names sslrootcert but is not a rediss:// URL"),
+                    format!(
+                        "`{shown_url}` names sslrootcert but is not a rediss:// or \
+                         rediss+cluster:// URL"
+                    ),
                 ))
             }
-            Some(path) => {
-                let pem = crate::tls::read_pem(std::path::Path::new(&path)).map_err(|e| {
-                    MemoryError::store(STORE, format!("set up TLS for {shown_url}"), e)
-                })?;
-                let certs = redis::TlsCertificates {
-                    client_tls: None,
-                    root_cert: Some(pem),
-                };
-                redis::Client::build_with_tls(info, certs)
-            }
-            None => redis::Client::open(info),
-        }
-        .map_err(|e| MemoryError::invalid("redis URL", e.to_string()))?;
+            Some((_, path)) => Some(crate::tls::read_pem(std::path::Path::new(&path)).map_err(
+                |e| MemoryError::store(STORE, format!("set up TLS for {shown_url}"), e),
+            )?),
+            None => None,
+        };
         if tls {
             crate::tls::install_default_provider();
         }
-        let config = ConnectionManagerConfig::new()
-            .set_connection_timeout(Some(options.connect_timeout))
-            .set_response_timeout(Some(options.response_timeout))
-            .set_number_of_retries(1)
-            .set_max_delay(Duration::from_millis(500));
-        let bound = options.connect_timeout * 3;
-        let mut conns = Vec::with_capacity(options.pool_size.max(1));
-        for _ in 0..options.pool_size.max(1) {
-            let conn = tokio::time::timeout(
-                bound,
-                ConnectionManager::new_with_config(client.clone(), config.clone()),
-            )
-            .await
-            .map_err(|_| MemoryError::store(STORE, "connect", "timed out"))?
-            .map_err(|e| match crate::tls::classify(&e).filter(|_| tls) {
-                Some(tls) => {
-                    MemoryError::store(STORE, format!("connect over TLS to {shown_url}"), tls)
-                }
-                None => MemoryError::store(STORE, "connect", e),
-            })?;
-            conns.push(conn);
-        }
+        let conns = if cluster {
+            cluster::connect(&url, &shown_url, root_cert, &options).await?
+        } else {
+            connect_single(&url, &shown_url, root_cert, &options).await?
+        };
         let store = Self {
             conns: conns.into(),
             next: Default::default(),
@@ -253,7 +259,7 @@ impl RedisStore {
     }
 
     /// The next connection, round robin.
-    fn conn(&self) -> ConnectionManager {
+    fn conn(&self) -> Conn {
         let i = self.next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         self.conns[i % self.conns.len()].clone()
     }
@@ -278,6 +284,61 @@ impl RedisStore {
             Ok(Err(e)) => Err(MemoryError::store(STORE, operation, e)),
             Err(_) => Err(MemoryError::store(STORE, operation, "timed out")),
         }
+    }
+}
+
+/// `pool_size` connections to the one server of `url` (`redis://` or `rediss://`), each
+/// a [`ConnectionManager`] that reconnects after the server comes back.
+async fn connect_single(
+    url: &str,
+    shown_url: &str,
+    root_cert: Option<Vec<u8>>,
+    options: &RedisOptions,
+) -> Result<Vec<Conn>> {
+    let tls = url.starts_with("rediss://") || url.starts_with("valkeys://");
+    let info = redis::IntoConnectionInfo::into_connection_info(url)
+        .map_err(|e| MemoryError::invalid("redis URL", e.to_string()))?;
+    let info = if options.danger_accept_invalid_certs {
+        accept_invalid_certs(info)
+    } else {
+        info
+    };
+    let client = match root_cert {
+        Some(pem) => {
+            let certs = redis::TlsCertificates {
+                client_tls: None,
+                root_cert: Some(pem),
+            };
+            redis::Client::build_with_tls(info, certs)
+        }
+        None => redis::Client::open(info),
+    }
+    .map_err(|e| MemoryError::invalid("redis URL", e.to_string()))?;
+    let config = ConnectionManagerConfig::new()
+        .set_connection_timeout(Some(options.connect_timeout))
+        .set_response_timeout(Some(options.response_timeout))
+        .set_number_of_retries(1)
+        .set_max_delay(Duration::from_millis(500));
+    let bound = options.connect_timeout * 3;
+    let mut conns = Vec::with_capacity(options.pool_size.max(1));
+    for _ in 0..options.pool_size.max(1) {
+        let conn = tokio::time::timeout(
+            bound,
+            ConnectionManager::new_with_config(client.clone(), config.clone()),
+        )
+        .await
+        .map_err(|_| MemoryError::store(STORE, "connect", "timed out"))?
+        .map_err(|e| connect_error(e, tls, shown_url))?;
+        conns.push(Conn::Single(conn));
+    }
+    Ok(conns)
+}
+
+/// The error of a failed connect: a [`TlsError`](crate::TlsError) source when TLS failed.
+fn connect_error(e: redis::RedisError, tls: bool, shown_url: &str) -> MemoryError {
+    match crate::tls::classify(&e).filter(|_| tls) {
+        Some(tls) => MemoryError::store(STORE, format!("connect over TLS to {shown_url}"), tls),
+        None => MemoryError::store(STORE, "connect", e),
     }
 }
 

@@ -3,6 +3,9 @@
 //! server-backed store.
 #![allow(dead_code)]
 
+#[cfg(feature = "redis")]
+pub mod cluster;
+
 use std::collections::HashSet;
 use std::sync::Arc;
 use std::time::{Duration, Instant};

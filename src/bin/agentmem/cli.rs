@@ -33,8 +33,9 @@ pub const DEFAULT_STORE: &str = "sqlite://agentmem.db";
 #[command(name = "agentmem", version, propagate_version = true)]
 #[command(after_help = EXIT_CODES_HELP)]
 pub struct Cli {
-    /// Where memory lives: memory://, sqlite://PATH, file://DIR, redis://HOST:PORT/DB or
-    /// postgres://USER@HOST/DB (the last two need the `redis` / `postgres` features).
+    /// Where memory lives: memory://, sqlite://PATH, file://DIR, redis://HOST:PORT/DB
+    /// (redis+cluster://HOST:PORT,HOST:PORT/ for a Redis Cluster) or postgres://USER@HOST/DB
+    /// (the last two need the `redis` / `postgres` features).
     #[arg(
         long,
         global = true,
