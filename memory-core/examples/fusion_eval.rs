@@ -19,6 +19,19 @@
 //! - **episodes-chunks**: the same conversations cut into passages of 6 consecutive
 //!   messages, all users pooled, hit@1. Long text is where words beat the small model.
 //!
+//! The tune/held-out splits above were fixed in commit `de5c910`; every held-out figure
+//! of them has since been read (`bench/results/fusion.md`), so they are all *seen* data
+//! now. Two **fresh** sets, frozen in their own commit before they were first run and
+//! read once, for the final fusion only (`--fresh`; without it they are not even loaded):
+//!
+//! - **fresh-updates** (`tests/data/change_of_state*.jsonl`): every step of every
+//!   change-of-state sequence is a document; each later step asks for the earlier steps
+//!   of its sequence (the statement it revises). MRR.
+//! - **fresh-lookup** (`tests/data/extraction*.jsonl`): 422 labelled messages; each
+//!   distinct fact value is a query for the messages carrying it. MRR.
+//!
+//! `FUSION_EVAL_DUMP=path` writes every run's two rankings as JSON for analysis.
+//!
 //! Metrics: pairs and facts, MRR of the target statement (×100); episodes, hit@5
 //! (episodes-chunks: hit@1) (one
 //! of the 5 best messages holds an answer string, matched as `score.py` does for words:
@@ -49,6 +62,9 @@ const TUNED: Fusion = Fusion::Adaptive {
 struct Query {
     text: String,
     answers: Vec<usize>,
+    /// Documents left out of this query's rankings (the query's own text, when it is
+    /// one of the documents).
+    exclude: Vec<usize>,
 }
 
 /// Documents in groups (one per user: a query searches its own group only), queries per
@@ -72,6 +88,7 @@ fn pairs() -> Set {
             parts[p].push(Query {
                 text: pair["query"].as_str().expect("query").to_owned(),
                 answers: vec![statements.len()],
+                exclude: Vec::new(),
             });
             statements.push(pair["statement"].as_str().expect("statement").to_owned());
         }
@@ -100,6 +117,7 @@ fn facts() -> Set {
             .map(|q| Query {
                 text: q["query"].as_str().expect("query").to_owned(),
                 answers: vec![q["target"].as_u64().expect("target") as usize],
+                exclude: Vec::new(),
             })
             .collect()
     };
@@ -209,6 +227,7 @@ fn episodes_set(pooled: bool, chunk: usize) -> Set {
                         answers: (0..texts.len())
                             .filter(|&i| wanted.iter().any(|a| contains_answer(&normalised[i], a)))
                             .collect(),
+                        exclude: Vec::new(),
                     }
                 })
                 .collect();
@@ -230,6 +249,7 @@ fn episodes_set(pooled: bool, chunk: usize) -> Set {
                     .map(|q| Query {
                         text: q.text,
                         answers: q.answers.iter().map(|a| a + offset).collect(),
+                        exclude: q.exclude.iter().map(|a| a + offset).collect(),
                     })
                     .collect()
             };
@@ -247,6 +267,100 @@ fn episodes_set(pooled: bool, chunk: usize) -> Set {
         },
         groups,
         k: 5,
+    }
+}
+
+/// **Fresh** (frozen before it was first run, used for no choice): the change-of-state
+/// sequences of `tests/data/change_of_state*.jsonl` as retrieval. Every step of every
+/// sequence is a document; every later step is a query whose answers are the earlier
+/// steps of its sequence: find the statement a new one revises ("I was laid off last
+/// week" → "I work at Google"). Documents with the query's own text are left out of its
+/// rankings; documents with the text of an answer count as answers; a step repeating
+/// its predecessor word for word is no query. MRR.
+fn updates() -> Set {
+    let mut docs: Vec<String> = Vec::new();
+    let mut chains: Vec<Vec<usize>> = Vec::new();
+    for raw in [
+        include_str!("../../tests/data/change_of_state.jsonl"),
+        include_str!("../../tests/data/change_of_state_more.jsonl"),
+    ] {
+        for line in raw.lines().filter(|l| !l.trim().is_empty()) {
+            let steps = json(line)["steps"].as_array().expect("steps").clone();
+            let mut chain = Vec::new();
+            for step in steps {
+                chain.push(docs.len());
+                docs.push(step.as_str().expect("step").to_owned());
+            }
+            chains.push(chain);
+        }
+    }
+    let normalised: Vec<String> = docs.iter().map(|d| normalise(d)).collect();
+    let same_text = |of: &[usize]| -> Vec<usize> {
+        (0..docs.len())
+            .filter(|&i| of.iter().any(|&j| normalised[i] == normalised[j]))
+            .collect()
+    };
+    let mut queries = Vec::new();
+    for chain in &chains {
+        for (j, &step) in chain.iter().enumerate().skip(1) {
+            let exclude = same_text(&[step]);
+            let answers: Vec<usize> = same_text(&chain[..j])
+                .into_iter()
+                .filter(|i| !exclude.contains(i))
+                .collect();
+            // A step that repeats an earlier one word for word has nothing left to find.
+            if !answers.is_empty() {
+                queries.push(Query {
+                    text: docs[step].clone(),
+                    answers,
+                    exclude,
+                });
+            }
+        }
+    }
+    Set {
+        name: "fresh-updates",
+        groups: vec![(docs, Vec::new(), queries)],
+        k: 0,
+    }
+}
+
+/// **Fresh** (frozen before it was first run, used for no choice): the labelled messages
+/// of `tests/data/extraction*.jsonl` as retrieval. Every message is a document; every
+/// distinct fact value (case ignored) is a query whose answers are the messages carrying
+/// a fact with that value: a lookup by name ("spotify", "data scientist", "1988"). MRR.
+fn lookup() -> Set {
+    let mut docs: Vec<String> = Vec::new();
+    let mut by_value: BTreeMap<String, Vec<usize>> = BTreeMap::new();
+    for raw in [
+        include_str!("../../tests/data/extraction.jsonl"),
+        include_str!("../../tests/data/extraction_tune2.jsonl"),
+    ] {
+        for line in raw.lines().filter(|l| !l.trim().is_empty()) {
+            let m = json(line);
+            let at = docs.len();
+            docs.push(m["text"].as_str().expect("text").to_owned());
+            for fact in m["facts"].as_array().expect("facts") {
+                let value = fact["value"].as_str().expect("value").to_lowercase();
+                let answers = by_value.entry(value).or_default();
+                if !answers.contains(&at) {
+                    answers.push(at);
+                }
+            }
+        }
+    }
+    let queries = by_value
+        .into_iter()
+        .map(|(text, answers)| Query {
+            text,
+            answers,
+            exclude: Vec::new(),
+        })
+        .collect();
+    Set {
+        name: "fresh-lookup",
+        groups: vec![(docs, Vec::new(), queries)],
+        k: 0,
     }
 }
 
@@ -321,9 +435,15 @@ async fn runs(set: &Set, embedder: &LocalEmbedder) -> [Vec<Run>; 2] {
                         q.text
                     );
                 }
+                let kept = |list: Vec<(String, f32)>| -> Vec<(String, f32)> {
+                    let excluded: Vec<String> = q.exclude.iter().map(|i| format!("d{i}")).collect();
+                    list.into_iter()
+                        .filter(|(id, _)| !excluded.contains(id))
+                        .collect()
+                };
                 out[p].push(Run {
-                    sparse,
-                    dense,
+                    sparse: kept(sparse),
+                    dense: kept(dense),
                     answers: q.answers.iter().map(|i| format!("d{i}")).collect(),
                 });
             }
@@ -349,6 +469,28 @@ fn hit_rate(runs: &[Run], k: usize, method: &dyn Fn(&Run) -> Vec<(String, f32)>)
     100.0 * total / runs.len().max(1) as f64
 }
 
+/// Writes every set's runs (both rankings and the answers per query) as JSON, for
+/// analysis outside this runner.
+fn dump(all: &[(&Set, Vec<Run>, Vec<Run>)], path: &std::ffi::OsStr) {
+    let part = |runs: &[Run]| -> Value {
+        runs.iter()
+            .map(|r| {
+                serde_json::json!({
+                    "sparse": r.sparse, "dense": r.dense, "answers": r.answers,
+                })
+            })
+            .collect()
+    };
+    let out: serde_json::Map<String, Value> = all
+        .iter()
+        .map(|(set, t, h)| {
+            let v = serde_json::json!({"k": set.k, "tune": part(t), "held_out": part(h)});
+            (set.name.to_owned(), v)
+        })
+        .collect();
+    std::fs::write(path, Value::Object(out).to_string()).expect("write the dump");
+}
+
 type Method = Box<dyn Fn(&Run) -> Vec<(String, f32)>>;
 
 fn fusion_method(f: Fusion) -> Method {
@@ -368,13 +510,17 @@ async fn main() {
             std::process::exit(2);
         }
     };
-    let sets = [
+    let mut sets = vec![
         pairs(),
         facts(),
         episodes(),
         episodes_pooled(),
         episodes_chunks(),
     ];
+    // The fresh sets are read only when asked for: once, for the final fusion.
+    if std::env::args().any(|a| a == "--fresh") {
+        sets.extend([updates(), lookup()]);
+    }
     let mut all = Vec::new();
     for set in &sets {
         let [t, h] = runs(set, &embedder).await;
@@ -385,6 +531,9 @@ async fn main() {
             h.len()
         );
         all.push((set, t, h));
+    }
+    if let Some(path) = std::env::var_os("FUSION_EVAL_DUMP") {
+        dump(&all, &path);
     }
 
     let mut candidates: Vec<(String, Fusion)> = Vec::new();
