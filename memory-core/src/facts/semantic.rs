@@ -75,12 +75,34 @@ pub fn cosine(a: &[f32], b: &[f32]) -> f32 {
 }
 
 /// A fact's relevance from its sparse cosine and, when both sides have embeddings, the
-/// cosine of the embeddings: [`Fusion::DEFAULT`], in `0.0..=1.0`.
+/// cosine of the embeddings: [`Fusion::DEFAULT`], in `0.0..=1.0`, for a fact scored
+/// alone (no other fact's word score to compare with: see [`fact_relevance_among`]).
 pub fn fact_relevance(sparse: f32, query: Option<&[f32]>, fact: Option<&[f32]>) -> f32 {
     match query {
         Some(q) => {
             let dense = fact.map_or(0.0, |f| cosine(q, f));
             Fusion::DEFAULT.combine(sparse, dense).unwrap_or(sparse)
+        }
+        None => sparse.clamp(0.0, 1.0),
+    }
+}
+
+/// [`fact_relevance`] for a fact ranked among others, given `best_sparse`, the query's best
+/// sparse cosine over the facts ranked: the hybrid relevance
+/// ([`Fusion::combine_scaled`] under [`Fusion::DEFAULT`]), which weighs the word side
+/// against the best word match. Without a query embedding, the sparse cosine as it is.
+pub fn fact_relevance_among(
+    sparse: f32,
+    best_sparse: f32,
+    query: Option<&[f32]>,
+    fact: Option<&[f32]>,
+) -> f32 {
+    match query {
+        Some(q) => {
+            let dense = fact.map_or(0.0, |f| cosine(q, f));
+            Fusion::DEFAULT
+                .combine_scaled(sparse, dense, best_sparse)
+                .unwrap_or(sparse)
         }
         None => sparse.clamp(0.0, 1.0),
     }

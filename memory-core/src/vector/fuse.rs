@@ -46,6 +46,26 @@ pub enum Fusion {
         /// How sharply the side with the larger margin takes over (1 = in proportion).
         power: f32,
     },
+    /// `dense_weight × max(cosine, 0) + (1 − dense_weight) × sparse / best`, with `best`
+    /// the query's best sparse score: the word side counts relative to the best word
+    /// match of the query, the meaning side as the cosine it is.
+    ///
+    /// Sparse cosines shrink as documents grow (a passage of six messages that holds the
+    /// answer's rare word scores 0.2, a one-line fact 0.6), while their order stays
+    /// reliable; the dense cosines of one model keep their scale. Scaling the word side by
+    /// its best match makes the pull of the best word match the same on any text: it
+    /// decides between documents that meaning rates within `(1 − w) / w` of each other
+    /// (0.042 cosine at `w` = 0.96) and never overturns a clearer meaning difference. When
+    /// meaning is flat (long text, a query naming a rare thing), words decide; when
+    /// meaning separates, it leads. The fused score stays in `0.0..=1.0`.
+    ///
+    /// Scoring one document alone ([`Fusion::combine`]) has no best word match to scale
+    /// by and takes it as 1 (the sparse cosine as it is); [`Fusion::combine_scaled`]
+    /// takes the query's best.
+    MaxScaled {
+        /// The dense side's share, `0.0..=1.0`.
+        dense_weight: f32,
+    },
 }
 
 impl Fusion {
@@ -77,7 +97,40 @@ impl Fusion {
             Fusion::Adaptive { dense_weight, .. } => {
                 Fusion::Weighted { dense_weight }.combine(sparse, dense)
             }
+            Fusion::MaxScaled { dense_weight } => {
+                Fusion::Weighted { dense_weight }.combine(sparse, dense)
+            }
             Fusion::ReciprocalRank { .. } => None,
+        }
+    }
+
+    /// The fused score of one document, like [`Fusion::combine`], given `best_sparse`, the
+    /// query's best sparse score over the documents it ranks: [`Fusion::MaxScaled`]
+    /// divides the document's sparse score by it; every other fusion ignores it.
+    ///
+    /// ```
+    /// use agentmemory_core::store_support::Fusion;
+    ///
+    /// let f = Fusion::MaxScaled { dense_weight: 0.75 };
+    /// // The best word match of the query scored 0.25: this document has it.
+    /// assert_eq!(f.combine_scaled(0.25, 0.5, 0.25), Some(0.625));
+    /// // Half the best word score.
+    /// assert_eq!(f.combine_scaled(0.125, 0.5, 0.25), Some(0.5));
+    /// // No document shares a word with the query: meaning alone.
+    /// assert_eq!(f.combine_scaled(0.0, 0.5, 0.0), Some(0.375));
+    /// ```
+    pub fn combine_scaled(self, sparse: f32, dense: f32, best_sparse: f32) -> Option<f32> {
+        match self {
+            Fusion::MaxScaled { .. } => {
+                let best = best_sparse.clamp(0.0, 1.0);
+                let relative = if best > 0.0 {
+                    (sparse.clamp(0.0, 1.0) / best).min(1.0)
+                } else {
+                    0.0
+                };
+                self.combine(relative, dense)
+            }
+            other => other.combine(sparse, dense),
         }
     }
 
@@ -157,12 +210,14 @@ pub fn fuse<K: Clone + Eq + Hash>(
         }
         other => other,
     };
+    // The query's best word score, for a fusion that scales the word side by it.
+    let best_sparse = sparse.iter().map(|(_, s)| *s).fold(0.0f32, f32::max);
     let mut order: Vec<(K, f32, f32)> = Vec::with_capacity(sparse.len() + dense.len());
     let mut at: HashMap<&K, usize> = HashMap::with_capacity(sparse.len() + dense.len());
     // What one list contributes: its score, or for rank fusion `1 / (k + rank)`.
     let part = |rank: usize, score: f32| match fusion {
         Fusion::ReciprocalRank { k } => 1.0 / (k + rank as f32 + 1.0),
-        Fusion::Weighted { .. } | Fusion::Adaptive { .. } => score,
+        Fusion::Weighted { .. } | Fusion::Adaptive { .. } | Fusion::MaxScaled { .. } => score,
     };
     for (rank, (key, score)) in sparse.iter().enumerate() {
         if !at.contains_key(key) {
@@ -186,7 +241,7 @@ pub fn fuse<K: Clone + Eq + Hash>(
     let mut fused: Vec<(K, f32)> = order
         .into_iter()
         .map(|(key, s, d)| {
-            let score = fusion.combine(s, d).unwrap_or(s + d);
+            let score = fusion.combine_scaled(s, d, best_sparse).unwrap_or(s + d);
             (key, score)
         })
         .collect();

@@ -308,10 +308,21 @@ impl Namespace {
         };
         let mut top = TopK::new(k);
         if fusion.combine(0.0, 0.0).is_some() {
+            // The query's best word score among the documents it may return (a fusion
+            // that scales the word side by it needs it before any document is scored).
+            let best = match fusion {
+                Fusion::MaxScaled { .. } => sparse
+                    .iter()
+                    .enumerate()
+                    .filter(|&(slot, &s)| s > 0.0 && passes(slot as u32))
+                    .map(|(_, &s)| s)
+                    .fold(0.0f32, f32::max),
+                _ => 0.0,
+            };
             // A score per document: exact over every candidate of either side.
             self.dense.score(embedding, |slot, cosine| {
                 let s = sparse.get(slot as usize).copied().unwrap_or(0.0);
-                if let Some(score) = fusion.combine(s, cosine) {
+                if let Some(score) = fusion.combine_scaled(s, cosine, best) {
                     self.offer(&mut top, filter, slot, score);
                 }
             });
@@ -319,7 +330,7 @@ impl Namespace {
             for (slot, &s) in sparse.iter().enumerate() {
                 let slot = slot as u32;
                 if s > 0.0 && self.dense.get(slot).is_none() {
-                    if let Some(score) = fusion.combine(s, 0.0) {
+                    if let Some(score) = fusion.combine_scaled(s, 0.0, best) {
                         self.offer(&mut top, filter, slot, score);
                     }
                 }
