@@ -30,7 +30,8 @@
 //! - **fresh-lookup** (`tests/data/extraction*.jsonl`): 422 labelled messages; each
 //!   distinct fact value is a query for the messages carrying it. MRR.
 //!
-//! `FUSION_EVAL_DUMP=path` writes every run's two rankings as JSON for analysis.
+//! `FUSION_EVAL_DUMP=path` writes every run's two rankings as JSON for analysis (the
+//! fresh sets' to `path.fresh`).
 //!
 //! Metrics: pairs and facts, MRR of the target statement (×100); episodes, hit@5
 //! (episodes-chunks: hit@1) (one
@@ -649,11 +650,16 @@ async fn main() {
         for set in &fresh_sets {
             let [_, h] = runs(set, &embedder).await;
             eprintln!("{}: {} queries", set.name, h.len());
-            fresh.push((set, h));
+            fresh.push((set, Vec::new(), h));
+        }
+        if let Some(path) = std::env::var_os("FUSION_EVAL_DUMP") {
+            let mut path = path;
+            path.push(".fresh");
+            dump(&fresh, &path);
         }
         let fresh: Vec<(&Set, Vec<&Run>)> = fresh
             .iter()
-            .map(|(set, h)| (*set, h.iter().collect()))
+            .map(|(set, _, h)| (*set, h.iter().collect()))
             .collect();
         print_gaps(
             "Fresh sets (frozen in 4d714fd, first run here)",

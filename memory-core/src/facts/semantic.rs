@@ -335,6 +335,18 @@ mod tests {
         }
     }
 
+    #[test]
+    fn relevance_among_facts_weighs_words_against_the_best_word_match() {
+        let (q, f) = ([1.0f32, 0.0], [0.6f32, 0.8]);
+        // The default fusion, given the query's best word score, scores the fact.
+        let among = fact_relevance_among(0.2, 0.4, Some(&q), Some(&f));
+        let want = Fusion::DEFAULT.combine_scaled(0.2, cosine(&q, &f), 0.4);
+        assert_eq!(Some(among), want);
+        assert!((0.0..=1.0).contains(&among));
+        // Words only: the sparse cosine as it is, whatever the best.
+        assert_eq!(fact_relevance_among(0.2, 0.4, None, Some(&f)), 0.2);
+    }
+
     #[tokio::test]
     async fn imported_facts_are_embedded_unless_they_carry_an_embedding() {
         let inner = Arc::new(crate::facts::InMemoryUserMemoryStore::new());

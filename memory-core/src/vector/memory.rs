@@ -1170,6 +1170,58 @@ mod tests {
     }
 
     #[tokio::test]
+    async fn max_scaled_hybrid_is_fuse_over_the_filtered_rankings() {
+        let fusion = Fusion::MaxScaled { dense_weight: 0.8 };
+        let store = InMemoryVectorStore::new().with_fusion(fusion);
+        store.upsert_batch("n", varied(400, 11)).await.unwrap();
+        for (i, text) in ["red apple", "rare17 red", "running dog", "pears pear"]
+            .iter()
+            .enumerate()
+        {
+            let v: Vec<f32> = (0..4).map(|j| (i + j) as f32 + 0.5).collect();
+            for filter in [None, Some(Filter::new().eq("kind", 4))] {
+                let query = |text: &str, k: usize| {
+                    let q = SearchQuery::new(text, k);
+                    match &filter {
+                        Some(f) => q.with_filter(f.clone()),
+                        None => q,
+                    }
+                };
+                let list = |hits: Vec<SearchHit>| -> Vec<(String, f32)> {
+                    hits.into_iter().map(|h| (h.id, h.score)).collect()
+                };
+                let sparse = list(store.search("n", &query(text, 1000)).await.unwrap());
+                let dense = list(
+                    store
+                        .search("n", &query("", 1000).with_embedding(v.clone()))
+                        .await
+                        .unwrap(),
+                );
+                assert!(!sparse.is_empty() && !dense.is_empty(), "{text}");
+                let want: Vec<f32> = fuse(&sparse, &dense, fusion)
+                    .into_iter()
+                    .take(10)
+                    .map(|(_, s)| s)
+                    .collect();
+                let got: Vec<f32> = store
+                    .search("n", &query(text, 10).with_embedding(v.clone()))
+                    .await
+                    .unwrap()
+                    .into_iter()
+                    .map(|h| h.score)
+                    .collect();
+                assert_eq!(got.len(), want.len(), "{text} {filter:?}");
+                for (g, w) in got.iter().zip(&want) {
+                    assert!(
+                        (g - w).abs() < 1e-4,
+                        "{text} {filter:?}: {got:?} vs {want:?}"
+                    );
+                }
+            }
+        }
+    }
+
+    #[tokio::test]
     async fn a_batch_builds_what_upserts_one_by_one_build() {
         let docs = varied(20_000, 3);
         let one_by_one = InMemoryVectorStore::new();
