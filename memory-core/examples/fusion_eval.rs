@@ -1,9 +1,10 @@
-//! Sparse vs dense vs hybrid (the old fixed weight and the adaptive default) on every
-//! retrieval set the project has, with the real model, tune and held-out parts apart.
+//! Sparse vs dense vs hybrid (the fixed weight of `Fusion::DEFAULT`, the adaptive fusion
+//! of the first attempt, the max-scaled fusion of the second) on every retrieval set the
+//! project has, with the real model. Figures and their reading: `bench/results/fusion.md`.
 //!
 //! ```text
 //! AGENTMEM_EMBED_MODEL="$(scripts/fetch-model)" \
-//!   cargo run -p agentmemory-core --features local-embed --example fusion_eval
+//!   cargo run -p agentmemory-core --features local-embed --example fusion_eval [-- --fresh]
 //! ```
 //!
 //! Sets (each split frozen before any fusion constant was tuned):
@@ -39,9 +40,10 @@
 //! case, spacing, curly quotes ignored, word boundaries at the answer's ends; dates are not
 //! matched, raw messages carry none in their text).
 //!
-//! The last part of the output ranks every candidate fusion by its worst gap to the
-//! better single side over the three *tune* parts: the constants of
-//! [`Fusion::DEFAULT`] were chosen from that list, then read on the held-out parts.
+//! The output gives every method per part (tune / seen), per whole seen set, then ranks
+//! the candidate fusions by their worst gap to the better single side over the whole
+//! seen sets (the weight of [`CHOSEN`] came from that list), and with `--fresh` ends with
+//! the fresh sets.
 #![allow(clippy::print_stdout)]
 
 use std::collections::{BTreeMap, HashMap};
