@@ -219,12 +219,12 @@ pub mod session {
 /// do not need it.
 pub mod store_support {
     pub use agentmemory_core::store_support::{
-        closes, cosine, decide, dense_kernel, fact_relevance, for_each_term, fuse, index_text,
-        is_low_quality, is_single_valued, message_ids, normalize, normalized, paraphrase_of,
-        prepare_candidate, rank_facts, reconcile, reconcile_by_meaning, reconcile_by_meaning_keyed,
-        reconcile_with, resolve, supersede_threshold, terms, value_key, without_known_messages,
-        FactKey, Fusion, RankedFacts, Reconciliation, Similarity, CLOSE_SIMILARITY,
-        CORRECTION_ATTRIBUTE, PARAPHRASE_SIMILARITY, PARAPHRASE_THRESHOLD,
+        closes, cosine, decide, dense_kernel, fact_relevance, fact_relevance_among, for_each_term,
+        fuse, index_text, is_low_quality, is_single_valued, message_ids, normalize, normalized,
+        paraphrase_of, prepare_candidate, rank_facts, reconcile, reconcile_by_meaning,
+        reconcile_by_meaning_keyed, reconcile_with, resolve, supersede_threshold, terms, value_key,
+        without_known_messages, FactKey, Fusion, RankedFacts, Reconciliation, Similarity,
+        CLOSE_SIMILARITY, CORRECTION_ATTRIBUTE, PARAPHRASE_SIMILARITY, PARAPHRASE_THRESHOLD,
     };
 }
 

@@ -11,8 +11,8 @@
 //!   reinforces, supersedes or contests a held fact ([`Reconciliation`]); [`resolve`],
 //!   [`value_key`], [`closes`] and the thresholds are the pieces they are made of.
 //! - **Facts, on read**: [`RankedFacts`] is the word index a store keeps per user and
-//!   ranks with; [`rank_facts`] ranks a list of facts the same way; [`fact_relevance`]
-//!   fuses word and embedding relevance.
+//!   ranks with; [`rank_facts`] ranks a list of facts the same way; [`fact_relevance_among`]
+//!   fuses word and embedding relevance ([`fact_relevance`] for a fact scored alone).
 //! - **Documents**: [`normalized`] checks and scales an embedding before it is stored;
 //!   [`fuse`] merges a word ranking and a dense ranking ([`Fusion`]); [`dense_kernel`]
 //!   names the SIMD kernel the dense scan runs on.
@@ -39,8 +39,8 @@ pub use crate::facts::reconcile::{
     value_key, FactKey, Reconciliation, Similarity, CORRECTION_ATTRIBUTE, PARAPHRASE_SIMILARITY,
 };
 pub use crate::facts::semantic::{
-    cosine, fact_relevance, paraphrase_of, prepare_candidate, rank_facts, reconcile_by_meaning,
-    reconcile_by_meaning_keyed, PARAPHRASE_THRESHOLD,
+    cosine, fact_relevance, fact_relevance_among, paraphrase_of, prepare_candidate, rank_facts,
+    reconcile_by_meaning, reconcile_by_meaning_keyed, PARAPHRASE_THRESHOLD,
 };
 pub use crate::facts::transition::{closes, CLOSE_SIMILARITY};
 pub use crate::text::{for_each_term, index_text, terms};

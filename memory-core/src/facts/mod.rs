@@ -31,7 +31,7 @@ pub use semantic::{EmbeddingUserMemoryStore, FactQuery};
 // ones the rest of the crate names through `facts`.
 pub(crate) use ranked::RankedFacts;
 pub(crate) use reconcile::{FactKey, Reconciliation};
-pub(crate) use semantic::{fact_relevance, prepare_candidate, reconcile_by_meaning_keyed};
+pub(crate) use semantic::{fact_relevance_among, prepare_candidate, reconcile_by_meaning_keyed};
 #[cfg(test)]
 pub(crate) use semantic::{rank_facts, reconcile_by_meaning};
 
@@ -477,7 +477,7 @@ pub trait UserMemoryStore: Send + Sync {
     /// The user's current facts most relevant to `query`, best first, at most
     /// `query.top_k`: ranked by [`rank_score`] (relevance × effective confidence, with a
     /// floor), facts whose effective confidence is under the policy's minimum left out.
-    /// When the query carries an embedding, relevance is hybrid ([`fact_relevance`]); a
+    /// When the query carries an embedding, relevance is hybrid ([`fact_relevance_among`]); a
     /// store without embeddings ranks by words alone.
     async fn search_query(&self, user_id: &str, query: &FactQuery) -> Result<Vec<ScoredFact>>;
     /// [`search_query`](Self::search_query) for a words-only query: the user's current

@@ -10,8 +10,8 @@ use chrono::{DateTime, Utc};
 use super::plan::change_for;
 use super::strength::{Decay, Needed, Strength};
 use super::{
-    fact_relevance, rank_score, reconcile_by_meaning_keyed, FactCandidate, FactChange, FactKey,
-    FactPolicy, FactQuery, MemoryFact, Reconciliation, ScoredFact,
+    fact_relevance_among, rank_score, reconcile_by_meaning_keyed, FactCandidate, FactChange,
+    FactKey, FactPolicy, FactQuery, MemoryFact, Reconciliation, ScoredFact,
 };
 use crate::error::Result;
 use crate::vector::sparse::SparseIndex;
@@ -254,7 +254,7 @@ impl RankedFacts {
     }
 
     /// The best `query.top_k` facts under `policy` at `now`: [`rank_score`] over
-    /// [`fact_relevance`], ties by id. The one fact search of every store.
+    /// [`fact_relevance_among`], ties by id. The one fact search of every store.
     ///
     /// With a query embedding every current fact is a candidate (hybrid relevance).
     /// Without one only the facts sharing a term with the query have a relevance above
@@ -322,6 +322,14 @@ impl RankedFacts {
                 *s = cos;
             }
         });
+        // The query's best word score over the current facts (the hybrid relevance weighs
+        // each fact's word score against it).
+        let best_sparse = sparse
+            .iter()
+            .enumerate()
+            .filter(|&(pos, _)| pos < self.facts.len() && !self.is_dead(pos))
+            .map(|(_, &s)| s)
+            .fold(0.0f32, f32::max);
         let mut top = Hits::new(query.top_k);
         let needed = |top: &Hits<'_>| Needed::new(top.threshold().max(policy.min_confidence));
         let (mut threshold, mut need) = (top.threshold(), needed(&top));
@@ -333,7 +341,8 @@ impl RankedFacts {
             if self.is_dead(pos) || !decay.may_reach(self.strength[pos], need) {
                 continue;
             }
-            let relevance = fact_relevance(sparse[pos], Some(q), fact.embedding.as_deref());
+            let relevance =
+                fact_relevance_among(sparse[pos], best_sparse, Some(q), fact.embedding.as_deref());
             self.consider(&mut top, pos, relevance, policy, decay);
         }
         top

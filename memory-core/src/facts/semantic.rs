@@ -75,12 +75,34 @@ pub fn cosine(a: &[f32], b: &[f32]) -> f32 {
 }
 
 /// A fact's relevance from its sparse cosine and, when both sides have embeddings, the
-/// cosine of the embeddings: [`Fusion::DEFAULT`], in `0.0..=1.0`.
+/// cosine of the embeddings: [`Fusion::DEFAULT`], in `0.0..=1.0`, for a fact scored
+/// alone (no other fact's word score to compare with: see [`fact_relevance_among`]).
 pub fn fact_relevance(sparse: f32, query: Option<&[f32]>, fact: Option<&[f32]>) -> f32 {
     match query {
         Some(q) => {
             let dense = fact.map_or(0.0, |f| cosine(q, f));
             Fusion::DEFAULT.combine(sparse, dense).unwrap_or(sparse)
+        }
+        None => sparse.clamp(0.0, 1.0),
+    }
+}
+
+/// [`fact_relevance`] for a fact ranked among others, given `best_sparse`, the query's best
+/// sparse cosine over the facts ranked: the hybrid relevance
+/// ([`Fusion::combine_scaled`] under [`Fusion::DEFAULT`]), which weighs the word side
+/// against the best word match. Without a query embedding, the sparse cosine as it is.
+pub fn fact_relevance_among(
+    sparse: f32,
+    best_sparse: f32,
+    query: Option<&[f32]>,
+    fact: Option<&[f32]>,
+) -> f32 {
+    match query {
+        Some(q) => {
+            let dense = fact.map_or(0.0, |f| cosine(q, f));
+            Fusion::DEFAULT
+                .combine_scaled(sparse, dense, best_sparse)
+                .unwrap_or(sparse)
         }
         None => sparse.clamp(0.0, 1.0),
     }
@@ -311,6 +333,18 @@ mod tests {
                 .fetch_add(texts.len(), std::sync::atomic::Ordering::SeqCst);
             Ok(texts.iter().map(|t| vec![t.len() as f32, 1.0]).collect())
         }
+    }
+
+    #[test]
+    fn relevance_among_facts_weighs_words_against_the_best_word_match() {
+        let (q, f) = ([1.0f32, 0.0], [0.6f32, 0.8]);
+        // The default fusion, given the query's best word score, scores the fact.
+        let among = fact_relevance_among(0.2, 0.4, Some(&q), Some(&f));
+        let want = Fusion::DEFAULT.combine_scaled(0.2, cosine(&q, &f), 0.4);
+        assert_eq!(Some(among), want);
+        assert!((0.0..=1.0).contains(&among));
+        // Words only: the sparse cosine as it is, whatever the best.
+        assert_eq!(fact_relevance_among(0.2, 0.4, None, Some(&f)), 0.2);
     }
 
     #[tokio::test]

@@ -308,10 +308,21 @@ impl Namespace {
         };
         let mut top = TopK::new(k);
         if fusion.combine(0.0, 0.0).is_some() {
+            // The query's best word score among the documents it may return (a fusion
+            // that scales the word side by it needs it before any document is scored).
+            let best = match fusion {
+                Fusion::MaxScaled { .. } => sparse
+                    .iter()
+                    .enumerate()
+                    .filter(|&(slot, &s)| s > 0.0 && passes(slot as u32))
+                    .map(|(_, &s)| s)
+                    .fold(0.0f32, f32::max),
+                _ => 0.0,
+            };
             // A score per document: exact over every candidate of either side.
             self.dense.score(embedding, |slot, cosine| {
                 let s = sparse.get(slot as usize).copied().unwrap_or(0.0);
-                if let Some(score) = fusion.combine(s, cosine) {
+                if let Some(score) = fusion.combine_scaled(s, cosine, best) {
                     self.offer(&mut top, filter, slot, score);
                 }
             });
@@ -319,7 +330,7 @@ impl Namespace {
             for (slot, &s) in sparse.iter().enumerate() {
                 let slot = slot as u32;
                 if s > 0.0 && self.dense.get(slot).is_none() {
-                    if let Some(score) = fusion.combine(s, 0.0) {
+                    if let Some(score) = fusion.combine_scaled(s, 0.0, best) {
                         self.offer(&mut top, filter, slot, score);
                     }
                 }
@@ -1155,6 +1166,58 @@ mod tests {
                     .collect()
             };
             assert_eq!(key(&ha), key(&hb), "{q:?}");
+        }
+    }
+
+    #[tokio::test]
+    async fn max_scaled_hybrid_is_fuse_over_the_filtered_rankings() {
+        let fusion = Fusion::MaxScaled { dense_weight: 0.8 };
+        let store = InMemoryVectorStore::new().with_fusion(fusion);
+        store.upsert_batch("n", varied(400, 11)).await.unwrap();
+        for (i, text) in ["red apple", "rare17 red", "running dog", "pears pear"]
+            .iter()
+            .enumerate()
+        {
+            let v: Vec<f32> = (0..4).map(|j| (i + j) as f32 + 0.5).collect();
+            for filter in [None, Some(Filter::new().eq("kind", 4))] {
+                let query = |text: &str, k: usize| {
+                    let q = SearchQuery::new(text, k);
+                    match &filter {
+                        Some(f) => q.with_filter(f.clone()),
+                        None => q,
+                    }
+                };
+                let list = |hits: Vec<SearchHit>| -> Vec<(String, f32)> {
+                    hits.into_iter().map(|h| (h.id, h.score)).collect()
+                };
+                let sparse = list(store.search("n", &query(text, 1000)).await.unwrap());
+                let dense = list(
+                    store
+                        .search("n", &query("", 1000).with_embedding(v.clone()))
+                        .await
+                        .unwrap(),
+                );
+                assert!(!sparse.is_empty() && !dense.is_empty(), "{text}");
+                let want: Vec<f32> = fuse(&sparse, &dense, fusion)
+                    .into_iter()
+                    .take(10)
+                    .map(|(_, s)| s)
+                    .collect();
+                let got: Vec<f32> = store
+                    .search("n", &query(text, 10).with_embedding(v.clone()))
+                    .await
+                    .unwrap()
+                    .into_iter()
+                    .map(|h| h.score)
+                    .collect();
+                assert_eq!(got.len(), want.len(), "{text} {filter:?}");
+                for (g, w) in got.iter().zip(&want) {
+                    assert!(
+                        (g - w).abs() < 1e-4,
+                        "{text} {filter:?}: {got:?} vs {want:?}"
+                    );
+                }
+            }
         }
     }
 
