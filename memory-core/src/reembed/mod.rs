@@ -28,7 +28,7 @@ mod open;
 
 pub use backfill::{Backfill, BackfillOptions, BackfillProgress, BackfillReport, Phase};
 pub use gate::DenseGate;
-pub use open::{embed_stores_backfilled, BACKFILL_TOKEN};
+pub use open::{embed_stores_backfilled, targets, BACKFILL_TOKEN};
 
 /// Texts per call to the embedder, and items per page asked of a store, by default.
 pub const DEFAULT_BATCH: usize = 64;

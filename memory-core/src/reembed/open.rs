@@ -26,6 +26,17 @@ pub fn embed_stores_backfilled(
     container: &Container,
     embedder: Arc<dyn Embedder>,
 ) -> Result<Backfill> {
+    let targets = targets(container)?;
+    let (backfill, gate) =
+        Backfill::spawn(targets, Arc::clone(&embedder), BackfillOptions::default());
+    crate::vector::wrap_stores(container, embedder, &gate)?;
+    container.register::<Backfill>(BACKFILL_TOKEN, Arc::new(backfill.clone()));
+    Ok(backfill)
+}
+
+/// Every [`Reembed`] store registered in `container`, each once (a store registered under
+/// several tokens is one store).
+pub fn targets(container: &Container) -> Result<Vec<Arc<dyn Reembed>>> {
     let mut targets: Vec<Arc<dyn Reembed>> = Vec::new();
     for token in container.tokens::<dyn Reembed>() {
         let store = container.resolve::<dyn Reembed>(Some(&token))?;
@@ -36,9 +47,5 @@ pub fn embed_stores_backfilled(
             targets.push(store);
         }
     }
-    let (backfill, gate) =
-        Backfill::spawn(targets, Arc::clone(&embedder), BackfillOptions::default());
-    crate::vector::wrap_stores(container, embedder, &gate)?;
-    container.register::<Backfill>(BACKFILL_TOKEN, Arc::new(backfill.clone()));
-    Ok(backfill)
+    Ok(targets)
 }
