@@ -354,7 +354,9 @@ async fn open_sqlite(_: &Container, path: &std::path::Path) -> Result<()> {
 
 #[cfg(feature = "file")]
 async fn open_file(container: &Container, dir: &std::path::Path) -> Result<()> {
-    register_all(container, Arc::new(crate::FileStore::open(dir).await?));
+    let store = Arc::new(crate::FileStore::open(dir).await?);
+    container.register::<dyn Reembed>(REEMBED_TOKEN, store.clone());
+    register_all(container, store);
     Ok(())
 }
 

@@ -154,3 +154,34 @@ mod sqlite {
         let _ = std::fs::remove_file(&path);
     }
 }
+
+#[cfg(feature = "file")]
+mod file {
+    use super::*;
+    use agentmemory_stores::FileStore;
+
+    fn temp_dir(label: &str) -> std::path::PathBuf {
+        std::env::temp_dir().join(format!("agentmem-reembed-{label}-{}", ulid::Ulid::new()))
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn file_reembed_conformance() {
+        let dir = temp_dir("suite");
+        let store = Arc::new(FileStore::open(&dir).await.expect("open"));
+        let targets: Vec<Arc<dyn Reembed>> = vec![store.clone()];
+        testkit::reembed::run_all(&*store, &*store, targets).await;
+        assert!(
+            dir.join("store.json").exists(),
+            "the model is in the header file"
+        );
+        drop(store);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn file_url_backfill() {
+        let dir = temp_dir("url");
+        check_url_backfill(&StoreUrl::File(dir.clone())).await;
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}
