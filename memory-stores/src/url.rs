@@ -378,10 +378,9 @@ async fn open_redis(_: &Container, url: &str) -> Result<()> {
 
 #[cfg(feature = "postgres")]
 async fn open_postgres(container: &Container, url: &str) -> Result<()> {
-    register_all(
-        container,
-        Arc::new(crate::PostgresStore::connect(url).await?),
-    );
+    let store = Arc::new(crate::PostgresStore::connect(url).await?);
+    container.register::<dyn Reembed>(REEMBED_TOKEN, store.clone());
+    register_all(container, store);
     Ok(())
 }
 

@@ -185,3 +185,68 @@ mod file {
         let _ = std::fs::remove_dir_all(&dir);
     }
 }
+
+/// In a private schema of the shared server (dropped afterwards), since a backfill passes
+/// over the whole store and a model change drops every vector.
+#[cfg(feature = "postgres")]
+mod postgres {
+    use super::*;
+    use agentmemory_stores::{PostgresOptions, PostgresStore};
+
+    const URL_ENV: &str = "AGENTMEM_POSTGRES_URL";
+
+    fn private_schema(label: &str) -> String {
+        format!(
+            "agentmem_reembed_{label}_{}",
+            ulid::Ulid::new().to_string().to_lowercase()
+        )
+    }
+
+    async fn drop_schema(url: &str, schema: &str) {
+        let (client, conn) = tokio_postgres::connect(url, tokio_postgres::NoTls)
+            .await
+            .expect("raw connection");
+        let task = tokio::spawn(conn);
+        client
+            .batch_execute(&format!("DROP SCHEMA \"{schema}\" CASCADE"))
+            .await
+            .expect("drop");
+        drop(client);
+        let _ = task.await;
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn postgres_reembed_conformance() {
+        let Some(url) = common::server_url(URL_ENV) else {
+            return;
+        };
+        let schema = private_schema("suite");
+        let store = Arc::new(
+            PostgresStore::connect_with(
+                &url,
+                PostgresOptions {
+                    schema: schema.clone(),
+                    ..PostgresOptions::default()
+                },
+            )
+            .await
+            .expect("connect"),
+        );
+        let targets: Vec<Arc<dyn Reembed>> = vec![store.clone()];
+        testkit::reembed::run_all(&*store, &*store, targets).await;
+        drop(store);
+        drop_schema(&url, &schema).await;
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn postgres_url_backfill() {
+        let Some(url) = common::server_url(URL_ENV) else {
+            return;
+        };
+        let schema = private_schema("url");
+        let sep = if url.contains('?') { '&' } else { '?' };
+        let store_url: StoreUrl = format!("{url}{sep}schema={schema}").parse().expect("url");
+        check_url_backfill(&store_url).await;
+        drop_schema(&url, &schema).await;
+    }
+}
