@@ -367,7 +367,9 @@ async fn open_file(_: &Container, dir: &std::path::Path) -> Result<()> {
 
 #[cfg(feature = "redis")]
 async fn open_redis(container: &Container, url: &str) -> Result<()> {
-    register_all(container, Arc::new(crate::RedisStore::connect(url).await?));
+    let store = Arc::new(crate::RedisStore::connect(url).await?);
+    container.register::<dyn Reembed>(REEMBED_TOKEN, store.clone());
+    register_all(container, store);
     Ok(())
 }
 

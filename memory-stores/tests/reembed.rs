@@ -250,3 +250,60 @@ mod postgres {
         drop_schema(&url, &schema).await;
     }
 }
+
+/// Under a key prefix of its own (its keys deleted afterwards), since a backfill passes
+/// over the whole store and a model change drops every vector.
+#[cfg(feature = "redis")]
+mod redis_store {
+    use super::*;
+    use agentmemory_stores::{RedisOptions, RedisStore};
+
+    const URL_ENV: &str = "AGENTMEM_REDIS_URL";
+
+    async fn delete_prefix(url: &str, prefix: &str) {
+        let client = redis::Client::open(url).expect("client");
+        let mut conn = client
+            .get_multiplexed_async_connection()
+            .await
+            .expect("connect");
+        let keys: Vec<String> = redis::cmd("KEYS")
+            .arg(format!("{prefix}*"))
+            .query_async(&mut conn)
+            .await
+            .expect("KEYS");
+        for key in keys {
+            let _: () = redis::cmd("DEL")
+                .arg(key)
+                .query_async(&mut conn)
+                .await
+                .expect("DEL");
+        }
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn redis_reembed_conformance() {
+        let Some(url) = common::server_url(URL_ENV) else {
+            return;
+        };
+        let prefix = format!("agentmem-reembed-{}:", ulid::Ulid::new());
+        let store = Arc::new(
+            RedisStore::connect_with(
+                &url,
+                RedisOptions {
+                    prefix: prefix.clone(),
+                    ..RedisOptions::default()
+                },
+            )
+            .await
+            .expect("connect"),
+        );
+        let targets: Vec<Arc<dyn Reembed>> = vec![store.clone()];
+        testkit::reembed::run_all(&*store, &*store, targets).await;
+        assert_eq!(
+            store.embedding_model().await.expect("model"),
+            Some(EmbeddingModel::new("hash-17", 17))
+        );
+        drop(store);
+        delete_prefix(&url, &prefix).await;
+    }
+}

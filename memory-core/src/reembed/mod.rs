@@ -194,10 +194,12 @@ pub trait Reembed: Send + Sync {
     /// Records `model` as the one that made this store's vectors.
     async fn record_embedding_model(&self, model: &EmbeddingModel) -> Result<()>;
 
-    /// Up to `limit` current facts and documents with no vector, from the page `after`
-    /// names (`None`: from the start). Pages follow one order, so a pass over them sees
-    /// each record once, and records written meanwhile are seen unless they sort before
-    /// the page being read.
+    /// About `limit` current facts and documents with no vector, from the page `after`
+    /// names (`None`: from the start); `next` is `None` on the last page. Pages follow one
+    /// order, so a pass over them sees each record at least once, and records written
+    /// meanwhile are seen unless they sort before the page being read. A backend whose
+    /// natural step is coarser (Redis walks hashes with `HSCAN`) may end a page a little
+    /// past `limit`; the others return at most `limit`.
     async fn unembedded(&self, after: Option<&str>, limit: usize) -> Result<UnembeddedPage>;
 
     /// How many current facts and documents have no vector.
