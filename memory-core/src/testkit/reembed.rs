@@ -96,7 +96,10 @@ async fn assert_embedded_by(
     let listed = facts.list(user).await.expect("list facts");
     assert_eq!(listed.len(), FACTS.len(), "{listed:?}");
     for fact in listed {
-        let want = embedder.embed(&[fact.text.clone()]).await.expect("embed");
+        let want = embedder
+            .embed(std::slice::from_ref(&fact.text))
+            .await
+            .expect("embed");
         let got = fact
             .embedding
             .unwrap_or_else(|| panic!("fact `{}` has no vector", fact.text));
@@ -105,7 +108,10 @@ async fn assert_embedded_by(
     }
     for id in doc_ids {
         let doc = vectors.get(ns, id).await.expect("get").expect("document");
-        let want = embedder.embed(&[doc.content.clone()]).await.expect("embed");
+        let want = embedder
+            .embed(std::slice::from_ref(&doc.content))
+            .await
+            .expect("embed");
         let got = doc
             .embedding
             .unwrap_or_else(|| panic!("document `{}` has no vector", doc.content));

@@ -126,15 +126,14 @@ fn page(conn: &Connection, label: &str, cursor: Cursor, limit: usize) -> Result<
     let mut items = Vec::new();
     let mut cursor = cursor;
     loop {
-        let (rows, next): (Vec<(i64, Unembedded)>, fn(i64) -> Cursor) = match cursor {
-            Cursor::Facts(n) => (
-                facts_page(conn, label, n, limit - items.len())?,
-                Cursor::Facts,
-            ),
-            Cursor::Documents(n) => (
-                documents_page(conn, label, n, limit - items.len())?,
-                Cursor::Documents,
-            ),
+        let rows = match cursor {
+            Cursor::Facts(n) => facts_page(conn, label, n, limit - items.len())?,
+            Cursor::Documents(n) => documents_page(conn, label, n, limit - items.len())?,
+        };
+        // The cursor at row `n` of the table being read.
+        let next = |n: i64| match cursor {
+            Cursor::Facts(_) => Cursor::Facts(n),
+            Cursor::Documents(_) => Cursor::Documents(n),
         };
         let full = rows.len() == limit - items.len();
         let last = rows.last().map(|(n, _)| *n);
