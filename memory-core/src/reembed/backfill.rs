@@ -188,6 +188,7 @@ impl Backfill {
                         }),
                         retry: true,
                         gate: Some(setter),
+                        decided: false,
                     };
                     match pass.run().await {
                         Ok(_) => {}
@@ -225,6 +226,7 @@ impl Backfill {
             report: Box::new(on_progress),
             retry: false,
             gate: None,
+            decided: false,
         };
         pass.run().await
     }
@@ -308,6 +310,8 @@ struct Pass {
     report: Reporter,
     retry: bool,
     gate: Option<GateSetter>,
+    /// Whether the gate was set (the stores' models were read, or a step failed first).
+    decided: bool,
 }
 
 /// Why a step did not happen.
@@ -361,6 +365,12 @@ impl Pass {
                 Err(None) => return Err(Stop::Gone),
                 Err(Some(e)) if !self.retry => return Err(Stop::Failed(e)),
                 Err(Some(e)) => {
+                    // Undecided and failing (the store or the model is unreachable):
+                    // searches must not wait for it; they use vectors as before.
+                    if !self.decided {
+                        self.decided = true;
+                        self.set_gate(GateState::Open);
+                    }
                     let pause = backoff(tries);
                     tracing::warn!(error = %e, step = what, retry_in = ?pause,
                         "embedding backfill step failed; it is tried again");
@@ -426,6 +436,7 @@ impl Pass {
             tracing::info!(%model, previous = ?recorded,
                 "the embedding model changed: the stored vectors are dropped and made again");
         }
+        self.decided = true;
         if self.options.all || self.progress.model_changed {
             self.set_gate(GateState::Stale);
             self.progress.phase = Phase::Dropping;

@@ -242,3 +242,32 @@ async fn foreground_runs_stop_at_the_first_error() {
     .unwrap_err();
     assert!(err.to_string().contains("warming up"), "{err}");
 }
+
+#[tokio::test]
+async fn a_failing_check_does_not_hold_searches_back() {
+    let s = stores();
+    s.facts
+        .upsert("ana", FactCandidate::new("eats rice", 0.9))
+        .await
+        .unwrap();
+    // Names no dimension and fails: the probe for it is retried in the background.
+    struct Down;
+    #[async_trait]
+    impl Embedder for Down {
+        async fn embed(&self, _: &[String]) -> Result<Vec<Vec<f32>>> {
+            Err(MemoryError::invalid("model", "unreachable"))
+        }
+    }
+    let backfill = embed_stores_backfilled(&s.container, Arc::new(Down)).unwrap();
+    let facts = s.container.resolve::<dyn UserMemoryStore>(None).unwrap();
+    let searched = tokio::time::timeout(
+        Duration::from_secs(5),
+        facts.search_query("ana", &FactQuery::new("rice", 1)),
+    )
+    .await
+    .expect("the search does not wait for the failing backfill");
+    // The query could not be embedded either: the error is the embedder's.
+    assert!(searched.is_err());
+    assert!(backfill.progress().last_error.is_some());
+    assert!(!backfill.progress().is_finished());
+}
