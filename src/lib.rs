@@ -204,6 +204,16 @@ pub mod recall {
     pub use agentmemory_core::recall::{recall, RecallRequest, Recalled};
 }
 
+/// Embedding what was stored without a model (or with another one): the background
+/// backfill a store opened with a model runs, and `agentmem reembed`.
+pub mod reembed {
+    pub use agentmemory_core::reembed::{
+        embed_stores_backfilled, targets, Backfill, BackfillOptions, BackfillProgress,
+        BackfillReport, DenseGate, Embedded, EmbeddingModel, EmbeddingTarget, Phase, Reembed,
+        Unembedded, UnembeddedPage, BACKFILL_TOKEN, DEFAULT_BATCH,
+    };
+}
+
 /// One user's conversation with one agent, turn by turn (`send`, or `prepare` and
 /// `commit` around your own model call), and what each turn reports.
 pub mod session {

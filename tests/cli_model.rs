@@ -459,13 +459,14 @@ fn facts_import_embeds_with_the_model_on() {
         &with_model,
     );
     assert!(import.status.success(), "{}", text(&import.stderr));
-    // The same search over the facts stored without embeddings is by words alone.
-    let relevance = |store: &str| {
+    // The same search over the facts stored without embeddings, with no model (a store
+    // opened with the model would embed them in the background), is by words alone.
+    let relevance = |store: &str, env: &[(&str, &str)]| {
         let search = agentmem(
             &[
                 "--store", store, "facts", "search", "--user", "u", "--json", "nut", "allergy",
             ],
-            &with_model,
+            env,
         );
         assert!(search.status.success(), "{}", text(&search.stderr));
         let hits: serde_json::Value = serde_json::from_slice(&search.stdout).unwrap();
@@ -473,7 +474,10 @@ fn facts_import_embeds_with_the_model_on() {
             hit["relevance"].as_f64().unwrap_or_else(|| panic!("{hit}"))
         })
     };
-    let (embedded, words_only) = (relevance(&semantic), relevance(&plain));
+    let (embedded, words_only) = (
+        relevance(&semantic, &with_model),
+        relevance(&plain, &no_model),
+    );
     assert!(
         embedded > words_only + 0.1,
         "imported: {embedded}, stored without embeddings: {words_only}"

@@ -31,6 +31,7 @@ pub mod message;
 pub mod model;
 mod offload;
 pub mod recall;
+pub mod reembed;
 pub mod remember;
 pub mod render;
 mod rfc3339;

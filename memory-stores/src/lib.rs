@@ -32,6 +32,13 @@ mod fact_rows;
 #[cfg(feature = "file")]
 mod file;
 mod manager;
+#[cfg(any(
+    feature = "sqlite",
+    feature = "redis",
+    feature = "postgres",
+    feature = "file"
+))]
+mod model_record;
 #[cfg(any(feature = "redis", feature = "postgres"))]
 mod params;
 #[cfg(feature = "postgres")]

@@ -5,6 +5,7 @@ use std::str::FromStr;
 use std::sync::Arc;
 
 use agentmemory_core::di::tokens;
+use agentmemory_core::reembed::Reembed;
 use agentmemory_core::{
     Container, InMemoryConversationStore, InMemoryKvStore, InMemoryUserMemoryStore,
     InMemoryVectorStore, MemoryError, Result,
@@ -216,14 +217,24 @@ impl StoreUrl {
 
     /// Opens the stores like [`open`](Self::open), with `embedder` (when `Some`) embedding
     /// facts and documents as they are written and queries as they are searched, so recall
-    /// works by meaning as well as words ([`agentmemory_core::vector::embed_stores`]).
+    /// works by meaning as well as words.
+    ///
+    /// With an embedder, what the stores hold without a vector (written while no model was
+    /// on), or with another model's vector, is embedded in the background, in batches
+    /// ([`embed_stores_backfilled`](agentmemory_core::reembed::embed_stores_backfilled)):
+    /// the opener does not wait for it. Follow it through the
+    /// [`Backfill`](agentmemory_core::reembed::Backfill) handle registered in the container
+    /// (`container.resolve::<Backfill>(Some(BACKFILL_TOKEN))`, then `progress()` or
+    /// `wait()`). Without one, the stores are opened as they are, vectors left alone; each
+    /// is also registered as a [`Reembed`](agentmemory_core::reembed::Reembed) store, for
+    /// an on-demand [`Backfill::run`](agentmemory_core::reembed::Backfill::run).
     pub async fn open_with_embedder(
         &self,
         embedder: Option<Arc<dyn agentmemory_core::Embedder>>,
     ) -> Result<Container> {
         let container = self.open_plain().await?;
         if let Some(embedder) = embedder {
-            agentmemory_core::vector::embed_stores(&container, embedder)?;
+            agentmemory_core::reembed::embed_stores_backfilled(&container, embedder)?;
         }
         Ok(container)
     }
@@ -233,16 +244,18 @@ impl StoreUrl {
         let container = Container::new();
         match self {
             StoreUrl::Memory => {
+                let facts = Arc::new(InMemoryUserMemoryStore::new());
+                let vectors = Arc::new(InMemoryVectorStore::new());
                 container
-                    .register_user_memory(
-                        tokens::USER_MEMORY,
-                        Arc::new(InMemoryUserMemoryStore::new()),
-                    )
+                    .register::<dyn Reembed>(tokens::USER_MEMORY, facts.clone())
+                    .register::<dyn Reembed>(tokens::VECTORS, vectors.clone());
+                container
+                    .register_user_memory(tokens::USER_MEMORY, facts)
                     .register_conversations(
                         tokens::CONVERSATIONS,
                         Arc::new(InMemoryConversationStore::new()),
                     )
-                    .register_vectors(tokens::VECTORS, Arc::new(InMemoryVectorStore::new()))
+                    .register_vectors(tokens::VECTORS, vectors)
                     .register_kv(tokens::KV, Arc::new(InMemoryKvStore::new()));
             }
             StoreUrl::Sqlite(path) => open_sqlite(&container, path).await?,
@@ -296,6 +309,15 @@ fn not_compiled(store: String, feature: &str) -> MemoryError {
     )
 }
 
+/// The token a store URL registers its [`Reembed`] store under.
+#[cfg(any(
+    feature = "sqlite",
+    feature = "postgres",
+    feature = "file",
+    feature = "redis"
+))]
+const REEMBED_TOKEN: &str = "reembed";
+
 /// Registers one store that implements all four traits under every default token.
 #[cfg(any(
     feature = "sqlite",
@@ -320,7 +342,9 @@ where
 
 #[cfg(feature = "sqlite")]
 async fn open_sqlite(container: &Container, path: &std::path::Path) -> Result<()> {
-    register_all(container, Arc::new(crate::SqliteStore::open(path).await?));
+    let store = Arc::new(crate::SqliteStore::open(path).await?);
+    container.register::<dyn Reembed>(REEMBED_TOKEN, store.clone());
+    register_all(container, store);
     Ok(())
 }
 
@@ -334,7 +358,9 @@ async fn open_sqlite(_: &Container, path: &std::path::Path) -> Result<()> {
 
 #[cfg(feature = "file")]
 async fn open_file(container: &Container, dir: &std::path::Path) -> Result<()> {
-    register_all(container, Arc::new(crate::FileStore::open(dir).await?));
+    let store = Arc::new(crate::FileStore::open(dir).await?);
+    container.register::<dyn Reembed>(REEMBED_TOKEN, store.clone());
+    register_all(container, store);
     Ok(())
 }
 
@@ -345,7 +371,9 @@ async fn open_file(_: &Container, dir: &std::path::Path) -> Result<()> {
 
 #[cfg(feature = "redis")]
 async fn open_redis(container: &Container, url: &str) -> Result<()> {
-    register_all(container, Arc::new(crate::RedisStore::connect(url).await?));
+    let store = Arc::new(crate::RedisStore::connect(url).await?);
+    container.register::<dyn Reembed>(REEMBED_TOKEN, store.clone());
+    register_all(container, store);
     Ok(())
 }
 
@@ -356,10 +384,9 @@ async fn open_redis(_: &Container, url: &str) -> Result<()> {
 
 #[cfg(feature = "postgres")]
 async fn open_postgres(container: &Container, url: &str) -> Result<()> {
-    register_all(
-        container,
-        Arc::new(crate::PostgresStore::connect(url).await?),
-    );
+    let store = Arc::new(crate::PostgresStore::connect(url).await?);
+    container.register::<dyn Reembed>(REEMBED_TOKEN, store.clone());
+    register_all(container, store);
     Ok(())
 }
 

@@ -165,6 +165,15 @@ impl Embedder for LocalEmbedder {
     fn dimensions(&self) -> Option<usize> {
         Some(self.model.hidden_size)
     }
+
+    /// The name of the model's directory (`all-minilm-l6-v2` for the one `agentmem model
+    /// fetch` puts in the cache).
+    fn model_name(&self) -> Option<String> {
+        self.model
+            .dir
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+    }
 }
 
 impl fmt::Debug for LocalEmbedder {

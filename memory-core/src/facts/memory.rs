@@ -16,6 +16,8 @@ use super::{
 };
 use crate::error::{MemoryError, Result};
 
+mod reembed;
+
 /// A [`UserMemoryStore`] held in memory.
 ///
 /// Each user has their own lock (users never contend with each other), all versions of
@@ -47,6 +49,8 @@ use crate::error::{MemoryError, Result};
 pub struct InMemoryUserMemoryStore {
     users: DashMap<String, Arc<RwLock<UserFacts>>>,
     policy: FactPolicy,
+    /// The model recorded as having made the vectors ([`crate::reembed::Reembed`]).
+    embedding_model: parking_lot::Mutex<Option<crate::reembed::EmbeddingModel>>,
 }
 
 impl fmt::Debug for InMemoryUserMemoryStore {
@@ -185,6 +189,7 @@ impl InMemoryUserMemoryStore {
         Self {
             users: DashMap::new(),
             policy,
+            embedding_model: parking_lot::Mutex::new(None),
         }
     }
 

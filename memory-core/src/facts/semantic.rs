@@ -21,6 +21,7 @@ use super::{
     UserMemoryStore,
 };
 use crate::error::{MemoryError, Result};
+use crate::reembed::DenseGate;
 use crate::vector::{normalized, Embedder, Fusion};
 
 /// The cosine above which a candidate with the same attribute and polarity as a current
@@ -219,6 +220,7 @@ pub fn prepare_candidate(mut candidate: FactCandidate) -> Result<FactCandidate> 
 pub struct EmbeddingUserMemoryStore {
     inner: Arc<dyn UserMemoryStore>,
     embedder: Arc<dyn Embedder>,
+    gate: DenseGate,
 }
 
 impl std::fmt::Debug for EmbeddingUserMemoryStore {
@@ -231,7 +233,20 @@ impl std::fmt::Debug for EmbeddingUserMemoryStore {
 impl EmbeddingUserMemoryStore {
     /// `inner`, with facts and queries embedded by `embedder`.
     pub fn new(inner: Arc<dyn UserMemoryStore>, embedder: Arc<dyn Embedder>) -> Self {
-        Self { inner, embedder }
+        Self {
+            inner,
+            embedder,
+            gate: DenseGate::open(),
+        }
+    }
+
+    /// This store, embedding only while `gate` allows vectors: while it does not (the
+    /// inner store still holds another model's vectors), facts are written without a
+    /// vector (a [`Backfill`](crate::reembed::Backfill) embeds them later) and searches
+    /// are by words only.
+    pub fn with_gate(mut self, gate: DenseGate) -> Self {
+        self.gate = gate;
+        self
     }
 
     /// The embedding of one text.
@@ -247,7 +262,10 @@ impl EmbeddingUserMemoryStore {
 #[async_trait]
 impl UserMemoryStore for EmbeddingUserMemoryStore {
     async fn upsert(&self, user_id: &str, mut candidate: FactCandidate) -> Result<FactChange> {
-        if candidate.embedding.is_none() && !candidate.text.trim().is_empty() {
+        if candidate.embedding.is_none()
+            && !candidate.text.trim().is_empty()
+            && self.gate.allows_vectors().await
+        {
             candidate.embedding = Some(self.embed_one(&candidate.text).await?);
         }
         self.inner.upsert(user_id, candidate).await
@@ -258,7 +276,10 @@ impl UserMemoryStore for EmbeddingUserMemoryStore {
             return Ok(Vec::new());
         }
         let mut query = query.clone();
-        if query.embedding.is_none() && !query.text.trim().is_empty() {
+        if query.embedding.is_none()
+            && !query.text.trim().is_empty()
+            && self.gate.allows_vectors().await
+        {
             query.embedding = Some(self.embed_one(&query.text).await?);
         }
         self.inner.search_query(user_id, &query).await
@@ -287,7 +308,7 @@ impl UserMemoryStore for EmbeddingUserMemoryStore {
         let missing: Vec<usize> = (0..records.len())
             .filter(|&i| records[i].embedding.is_none() && !records[i].text.trim().is_empty())
             .collect();
-        if !missing.is_empty() {
+        if !missing.is_empty() && self.gate.allows_vectors().await {
             let texts: Vec<String> = missing.iter().map(|&i| records[i].text.clone()).collect();
             let vectors = self.embedder.embed(&texts).await?;
             if vectors.len() != texts.len() {

@@ -515,6 +515,10 @@ impl crate::vector::Embedder for HashEmbedder {
     fn dimensions(&self) -> Option<usize> {
         Some(65)
     }
+
+    fn model_name(&self) -> Option<String> {
+        Some("hash-65".to_owned())
+    }
 }
 
 fn name(value: &str, confidence: f32) -> FactCandidate {

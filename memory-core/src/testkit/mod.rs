@@ -19,4 +19,5 @@ mod corpus;
 pub mod episodes;
 pub mod facts;
 pub mod kv;
+pub mod reembed;
 pub mod vector;

@@ -8,6 +8,7 @@ use super::{Document, Embedder, SearchHit, SearchQuery, VectorStore};
 use crate::di::Container;
 use crate::error::{MemoryError, Result};
 use crate::facts::{EmbeddingUserMemoryStore, UserMemoryStore};
+use crate::reembed::DenseGate;
 
 /// A [`VectorStore`] that embeds what it is given: documents upserted without an
 /// embedding, and the text of queries without one, then delegates to the wrapped store,
@@ -15,6 +16,7 @@ use crate::facts::{EmbeddingUserMemoryStore, UserMemoryStore};
 pub struct EmbeddingVectorStore {
     inner: Arc<dyn VectorStore>,
     embedder: Arc<dyn Embedder>,
+    gate: DenseGate,
 }
 
 impl std::fmt::Debug for EmbeddingVectorStore {
@@ -27,7 +29,20 @@ impl std::fmt::Debug for EmbeddingVectorStore {
 impl EmbeddingVectorStore {
     /// `inner`, with documents and queries embedded by `embedder`.
     pub fn new(inner: Arc<dyn VectorStore>, embedder: Arc<dyn Embedder>) -> Self {
-        Self { inner, embedder }
+        Self {
+            inner,
+            embedder,
+            gate: DenseGate::open(),
+        }
+    }
+
+    /// This store, embedding only while `gate` allows vectors: while it does not (the
+    /// inner store still holds another model's vectors), documents are stored without a
+    /// vector (a [`Backfill`](crate::reembed::Backfill) embeds them later) and searches
+    /// are by words only.
+    pub fn with_gate(mut self, gate: DenseGate) -> Self {
+        self.gate = gate;
+        self
     }
 
     async fn embed(&self, texts: Vec<String>) -> Result<Vec<Vec<f32>>> {
@@ -53,6 +68,9 @@ impl VectorStore for EmbeddingVectorStore {
         namespace: &str,
         mut documents: Vec<Document>,
     ) -> Result<Vec<String>> {
+        if !self.gate.allows_vectors().await {
+            return self.inner.upsert_batch(namespace, documents).await;
+        }
         let missing: Vec<usize> = (0..documents.len())
             .filter(|&i| documents[i].embedding.is_none())
             .collect();
@@ -67,7 +85,11 @@ impl VectorStore for EmbeddingVectorStore {
     }
 
     async fn search(&self, namespace: &str, query: &SearchQuery) -> Result<Vec<SearchHit>> {
-        if query.embedding.is_some() || query.text.trim().is_empty() || query.k == 0 {
+        if query.embedding.is_some()
+            || query.text.trim().is_empty()
+            || query.k == 0
+            || !self.gate.allows_vectors().await
+        {
             return self.inner.search(namespace, query).await;
         }
         let mut query = query.clone();
@@ -110,19 +132,30 @@ impl VectorStore for EmbeddingVectorStore {
 /// documents are then embedded when written and searches are hybrid.
 ///
 pub fn embed_stores(container: &Container, embedder: Arc<dyn Embedder>) -> Result<()> {
+    wrap_stores(container, embedder, &DenseGate::open())
+}
+
+/// [`embed_stores`], each wrapper asking `gate` before it uses vectors.
+pub(crate) fn wrap_stores(
+    container: &Container,
+    embedder: Arc<dyn Embedder>,
+    gate: &DenseGate,
+) -> Result<()> {
     // One turn embeds its message for the fact query, the episode and the episode query:
     // the stores share one memory of recent texts, so the model runs once for it.
     let embedder: Arc<dyn Embedder> = Arc::new(super::RecentEmbeddings::new(embedder));
     for token in container.tokens::<dyn UserMemoryStore>() {
         let store = container.resolve::<dyn UserMemoryStore>(Some(&token))?;
-        let wrapped: Arc<dyn UserMemoryStore> =
-            Arc::new(EmbeddingUserMemoryStore::new(store, Arc::clone(&embedder)));
+        let wrapped: Arc<dyn UserMemoryStore> = Arc::new(
+            EmbeddingUserMemoryStore::new(store, Arc::clone(&embedder)).with_gate(gate.clone()),
+        );
         container.register::<dyn UserMemoryStore>(token, wrapped);
     }
     for token in container.tokens::<dyn VectorStore>() {
         let store = container.resolve::<dyn VectorStore>(Some(&token))?;
-        let wrapped: Arc<dyn VectorStore> =
-            Arc::new(EmbeddingVectorStore::new(store, Arc::clone(&embedder)));
+        let wrapped: Arc<dyn VectorStore> = Arc::new(
+            EmbeddingVectorStore::new(store, Arc::clone(&embedder)).with_gate(gate.clone()),
+        );
         container.register::<dyn VectorStore>(token, wrapped);
     }
     Ok(())

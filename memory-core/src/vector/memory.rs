@@ -18,6 +18,8 @@ use crate::error::{MemoryError, Result};
 use crate::message::Metadata;
 use crate::offload;
 
+mod reembed;
+
 /// Fewest documents of a batch analysed ahead of writing ([`Analysed`]).
 const ANALYSED_MIN: usize = 32;
 
@@ -93,6 +95,8 @@ pub struct InMemoryVectorStore {
     namespaces: Namespaces,
     embedder: Option<Arc<dyn Embedder>>,
     fusion: Fusion,
+    /// The model recorded as having made the vectors ([`crate::reembed::Reembed`]).
+    embedding_model: parking_lot::Mutex<Option<crate::reembed::EmbeddingModel>>,
 }
 
 impl fmt::Debug for InMemoryVectorStore {

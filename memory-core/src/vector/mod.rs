@@ -21,6 +21,7 @@ pub(crate) mod topk;
 
 pub(crate) use dense::normalized;
 pub use dense::DenseStats;
+pub(crate) use embedding::wrap_stores;
 pub use embedding::{embed_stores, EmbeddingVectorStore};
 pub use filter::{Condition, Filter};
 pub(crate) use fuse::{fuse, Fusion};
@@ -159,6 +160,13 @@ pub trait Embedder: Send + Sync {
     async fn embed(&self, texts: &[String]) -> Result<Vec<Vec<f32>>>;
     /// The dimension of the vectors, when fixed and known.
     fn dimensions(&self) -> Option<usize> {
+        None
+    }
+    /// The name of the model, when known: with [`dimensions`](Self::dimensions), what a
+    /// store records as the maker of its vectors, so that opening it with another model
+    /// is detected ([`crate::reembed`]). Wrappers pass on the name of the embedder they
+    /// wrap.
+    fn model_name(&self) -> Option<String> {
         None
     }
 }

@@ -127,4 +127,8 @@ impl Embedder for RecentEmbeddings {
     fn dimensions(&self) -> Option<usize> {
         self.inner.dimensions()
     }
+
+    fn model_name(&self) -> Option<String> {
+        self.inner.model_name()
+    }
 }

@@ -24,12 +24,12 @@ const FORMAT: &str = "agentmem.facts";
 
 /// The document in a user's file.
 #[derive(Serialize, Deserialize)]
-struct FactsFile {
+pub(super) struct FactsFile {
     format: String,
     version: u32,
     user: String,
     /// Every fact of the user, history included, oldest first.
-    facts: Vec<MemoryFact>,
+    pub(super) facts: Vec<MemoryFact>,
 }
 
 impl FactsFile {
@@ -69,7 +69,12 @@ impl FileStore {
 
     /// Loads, changes and saves one user's file under its lock; `f` says whether it changed
     /// anything. A file left without facts is removed.
-    async fn modify_facts<T, F>(&self, user: &str, operation: &'static str, f: F) -> Result<T>
+    pub(super) async fn modify_facts<T, F>(
+        &self,
+        user: &str,
+        operation: &'static str,
+        f: F,
+    ) -> Result<T>
     where
         T: Send + 'static,
         F: FnOnce(&mut FactsFile) -> Result<(T, bool)> + Send + 'static,
@@ -93,7 +98,11 @@ impl FileStore {
     }
 
     /// Every fact of `user`, history included, oldest first.
-    async fn read_facts(&self, user: &str, operation: &'static str) -> Result<Vec<MemoryFact>> {
+    pub(super) async fn read_facts(
+        &self,
+        user: &str,
+        operation: &'static str,
+    ) -> Result<Vec<MemoryFact>> {
         let path = self.facts_path(user)?;
         let file = self
             .blocking(operation, move || read_doc::<FactsFile>(&path, FORMAT))

@@ -24,6 +24,7 @@ mod conversation;
 mod encode;
 mod facts;
 mod kv;
+mod reembed;
 mod vectors;
 
 const KV_DIR: &str = "kv";

@@ -27,12 +27,12 @@ const INDEX_NAMESPACE: &str = "documents";
 
 /// The document in a namespace's file.
 #[derive(Serialize, Deserialize)]
-struct VectorsFile {
+pub(super) struct VectorsFile {
     format: String,
     version: u32,
     namespace: String,
     /// Documents by id; each has its `id` set and its embedding (if any) normalised.
-    documents: BTreeMap<String, Document>,
+    pub(super) documents: BTreeMap<String, Document>,
 }
 
 impl VectorsFile {
@@ -46,7 +46,7 @@ impl VectorsFile {
     }
 
     /// The dimension of the stored embeddings, if any is stored.
-    fn dimension(&self) -> Option<usize> {
+    pub(super) fn dimension(&self) -> Option<usize> {
         self.documents
             .values()
             .find_map(|d| d.embedding.as_ref().map(Vec::len))
@@ -104,7 +104,7 @@ impl FileStore {
 
     /// Loads, changes and saves one namespace's file under its lock (`f` says whether it
     /// changed anything), then drops the namespace's cached index.
-    async fn modify_vectors<T, F>(
+    pub(super) async fn modify_vectors<T, F>(
         &self,
         namespace: &str,
         operation: &'static str,
@@ -136,7 +136,7 @@ impl FileStore {
         out
     }
 
-    async fn read_vectors(
+    pub(super) async fn read_vectors(
         &self,
         namespace: &str,
         operation: &'static str,

@@ -21,6 +21,7 @@ mod conversation;
 mod facts;
 mod kv;
 mod options;
+mod reembed;
 mod schema;
 mod tls;
 mod vector;

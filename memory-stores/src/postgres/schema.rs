@@ -128,6 +128,17 @@ $$;
 CREATE TRIGGER documents_count_terms AFTER INSERT OR DELETE OR UPDATE OF namespace, terms
     ON {s}.documents FOR EACH ROW EXECUTE FUNCTION {s}.count_document_terms();
 ",
+    // 3 → 4: what has no vector, indexed, so a store opened with a model finds what to
+    // embed without reading every row; and a table of store-wide settings, which holds
+    // the embedding model that made the vectors (`reembed.rs`).
+    r"
+CREATE INDEX facts_unembedded ON {s}.facts (n) WHERE is_current AND NOT (body ? 'embedding');
+CREATE INDEX documents_unembedded ON {s}.documents (namespace, id) WHERE embedding IS NULL;
+CREATE TABLE {s}.store_meta (
+    key text PRIMARY KEY,
+    value text NOT NULL
+);
+",
 ];
 
 /// How many documents [`backfill_terms`] analyses per statement.

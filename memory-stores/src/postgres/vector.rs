@@ -429,7 +429,7 @@ impl PostgresStore {
     /// Creates the HNSW index of `dim` unless it exists, under the migration lock (so
     /// concurrent clients create it once). It indexes the rows already stored, so the
     /// first call for a dimension with many rows takes a while.
-    async fn ensure_dense_index(
+    pub(super) async fn ensure_dense_index(
         &self,
         client: &mut deadpool_postgres::Object,
         dim: usize,

@@ -49,7 +49,7 @@ pub(crate) fn check_prefix(prefix: &str) -> Result<()> {
 }
 
 /// `prefix` with the glob characters of `SCAN MATCH` escaped.
-fn glob_escaped(prefix: &str) -> String {
+pub(super) fn glob_escaped(prefix: &str) -> String {
     let mut out = String::with_capacity(prefix.len() + 2);
     for c in prefix.chars() {
         if matches!(c, '*' | '?' | '[' | ']' | '\\') {

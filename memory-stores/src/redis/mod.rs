@@ -53,6 +53,7 @@ mod conversation;
 mod facts;
 mod kv;
 mod layout;
+mod reembed;
 mod vectors;
 
 /// The prefix of every key unless configured otherwise.

@@ -19,6 +19,7 @@ mod conversation;
 mod facts;
 mod kv;
 mod mirror;
+mod reembed;
 mod schema;
 mod vector;
 

@@ -129,6 +129,18 @@ const MIGRATIONS: &[&str] = &[
     CREATE INDEX events_by_message ON events (conversation_id, message_id)
         WHERE message_id IS NOT NULL;
     "#,
+    // 4 → 5: what has no vector, indexed, so a store opened with a model finds what to
+    // embed without reading every row; and a table of store-wide settings, which holds
+    // the embedding model that made the vectors (`reembed.rs`).
+    r#"
+    CREATE INDEX facts_unembedded ON facts (n)
+        WHERE is_current = 1 AND json_extract(body, '$.data.embedding') IS NULL;
+    CREATE INDEX documents_unembedded ON documents (n) WHERE embedding IS NULL;
+    CREATE TABLE store_meta (
+        key   TEXT PRIMARY KEY NOT NULL,
+        value TEXT NOT NULL
+    ) WITHOUT ROWID;
+    "#,
 ];
 
 fn user_version(conn: &Connection, label: &str) -> Result<u32> {

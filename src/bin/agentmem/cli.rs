@@ -100,6 +100,15 @@ Example:\n  agentmem recall --user alice \"what did I do last weekend?\""
     /// The knowledge graph of `mcp --memory-graph`: import and export memory.jsonl, history.
     #[command(subcommand)]
     Graph(crate::graph::GraphCommand),
+    /// Embed what the store holds without a vector (or with another model's), now.
+    #[command(
+        after_help = "A store opened with the model on does this in the background; this \
+command does it at once, with a progress bar on a terminal, and prints what it did. By \
+default only what has no vector is embedded, and everything when the store recorded \
+another model; --all drops every vector and embeds everything again.\n\n\
+Example:\n  agentmem --store sqlite://memory.db reembed --all"
+    )]
+    Reembed(ReembedArgs),
     /// The embedding model: `fetch` it into the cache directory, `status` of the one in use.
     #[command(subcommand)]
     Model(crate::model::ModelCommand),
@@ -153,6 +162,19 @@ pub struct IngestArgs {
     /// The conversation id to log the messages under (a new one when absent).
     #[arg(long, short = 'c', value_parser = non_blank)]
     pub conversation: Option<String>,
+    #[command(flatten)]
+    pub json: JsonArg,
+}
+
+/// `agentmem reembed`.
+#[derive(Debug, Args)]
+pub struct ReembedArgs {
+    /// Drop every vector and embed every fact and document again.
+    #[arg(long)]
+    pub all: bool,
+    /// Texts per call to the model.
+    #[arg(long, default_value_t = 64, value_parser = clap::value_parser!(u16).range(1..))]
+    pub batch: u16,
     #[command(flatten)]
     pub json: JsonArg,
 }

@@ -25,6 +25,7 @@ mod output;
 #[cfg(feature = "server")]
 mod purge;
 mod recall;
+mod reembed;
 #[cfg(feature = "server")]
 mod serve;
 mod sessions;
@@ -106,6 +107,10 @@ async fn run(cli: Cli) -> Result<(), CliError> {
         // the model lives outside any store
         return model::run(command).await;
     }
+    if let Command::Reembed(args) = cli.command {
+        // opened without the background backfill: this command is the backfill
+        return reembed::run(cli.store.trim(), args).await;
+    }
     let stores = store::Stores::open(cli.store.trim()).await?;
     if matches!(
         cli.command,
@@ -119,7 +124,7 @@ async fn run(cli: Cli) -> Result<(), CliError> {
         stores.note_semantic_recall();
     }
     match cli.command {
-        Command::Extract | Command::Model(_) => Ok(()),
+        Command::Extract | Command::Model(_) | Command::Reembed(_) => Ok(()),
         Command::Facts(command) => facts::run(&stores, command).await,
         Command::Vectors(command) => vectors::run(&stores, command).await,
         Command::Sessions(command) => sessions::run(&stores, command).await,

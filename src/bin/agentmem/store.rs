@@ -22,6 +22,16 @@ impl Stores {
     /// what it cannot do, reported before anything is written; a store that cannot be
     /// opened is a runtime error (exit 1). Both name the URL.
     pub async fn open(url: &str) -> Result<Self, CliError> {
+        Self::open_with(url, true).await
+    }
+
+    /// [`open`](Self::open) without an embedder (no background backfill), whatever model
+    /// is present: the stores as they are.
+    pub async fn open_plain(url: &str) -> Result<Self, CliError> {
+        Self::open_with(url, false).await
+    }
+
+    async fn open_with(url: &str, embedder: bool) -> Result<Self, CliError> {
         let parsed: StoreUrl = url
             .parse()
             .map_err(|e| CliError::Usage(format!("--store `{url}`: {e}")))?;
@@ -30,7 +40,12 @@ impl Stores {
         parsed
             .require(&StoreKind::ALL)
             .map_err(|e| CliError::Usage(format!("--store: {e}")))?;
-        let container = parsed.open().await.map_err(|e| match e {
+        let opened = if embedder {
+            parsed.open().await
+        } else {
+            parsed.open_with_embedder(None).await
+        };
+        let container = opened.map_err(|e| match e {
             // A misconfigured AGENTMEM_EMBED_MODEL is a usage error naming the directory.
             MemoryError::ModelFiles { .. } => CliError::Usage(e.to_string()),
             MemoryError::Unsupported { .. } => CliError::Usage(format!("--store: {e}")),

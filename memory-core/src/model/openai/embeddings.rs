@@ -159,4 +159,8 @@ impl Embedder for OpenAiEmbedder {
         self.requested
             .or_else(|| Some(self.seen.load(Ordering::Acquire)).filter(|d| *d > 0))
     }
+
+    fn model_name(&self) -> Option<String> {
+        Some(self.transport.config().model.clone())
+    }
 }
