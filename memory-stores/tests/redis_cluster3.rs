@@ -427,3 +427,13 @@ async fn keys_of_the_untagged_layout_move_across_nodes() {
         }
     }
 }
+
+/// The re-embedding suite (backfill, model change) on the cluster: the users and
+/// namespaces that may lack vectors are found on every primary, not on one.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn reembed_conformance_on_three_nodes() {
+    let Some(store) = connect().await else { return };
+    let store = Arc::new(store);
+    let targets: Vec<Arc<dyn agentmemory_core::reembed::Reembed>> = vec![store.clone()];
+    testkit::reembed::run_all(store.as_ref(), store.as_ref(), targets).await;
+}

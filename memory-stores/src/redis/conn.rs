@@ -82,6 +82,50 @@ impl Conn {
     }
 }
 
+impl Conn {
+    /// Every key matching `pattern`, scanned on every primary of a cluster (each holds
+    /// only its own slots' keys) or on the single server. `SCAN` may return a key twice;
+    /// the caller dedups if it matters.
+    pub(crate) async fn scan_all(&mut self, pattern: &str) -> redis::RedisResult<Vec<String>> {
+        let nodes = self.primaries().await?;
+        let mut out = Vec::new();
+        if nodes.is_empty() {
+            self.scan_node(None, pattern, &mut out).await?;
+        }
+        for node in &nodes {
+            self.scan_node(Some(node), pattern, &mut out).await?;
+        }
+        Ok(out)
+    }
+
+    /// The keys matching `pattern` on `node` (or the single server), added to `out`.
+    async fn scan_node(
+        &mut self,
+        node: Option<&(String, u16)>,
+        pattern: &str,
+        out: &mut Vec<String>,
+    ) -> redis::RedisResult<()> {
+        let mut cursor: u64 = 0;
+        loop {
+            let mut scan = redis::cmd("SCAN");
+            scan.arg(cursor)
+                .arg("MATCH")
+                .arg(pattern)
+                .arg("COUNT")
+                .arg(1000);
+            let (next, keys): (u64, Vec<String>) = match node {
+                Some(node) => self.on_node(node, scan).await?,
+                None => scan.query_async(self).await?,
+            };
+            out.extend(keys);
+            cursor = next;
+            if cursor == 0 {
+                return Ok(());
+            }
+        }
+    }
+}
+
 fn unexpected(what: &str, value: &Value) -> redis::RedisError {
     redis::RedisError::from((
         redis::ErrorKind::UnexpectedReturnType,

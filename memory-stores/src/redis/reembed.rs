@@ -1,7 +1,8 @@
 //! [`Reembed`] on Redis.
 //!
 //! - Users with facts and vector namespaces are found with `SCAN` over their hashes' key
-//!   pattern (`P{facts:*}:facts`, `P{docs:*}:docs`), in id order; each hash is walked
+//!   pattern (`P{facts:*}:facts`, `P{docs:*}:docs`; on every primary of a cluster), in id
+//!   order; each hash is walked
 //!   with `HSCAN`. A cursor is `f` or `d`, the user or namespace, and the `HSCAN` cursor,
 //!   joined by NULs. `HSCAN` may return a field twice: a vector made twice is stored once.
 //! - Vectors are stored per user or namespace by a script that applies them only if the
@@ -159,30 +160,12 @@ impl RedisStore {
         let head = format!("{}{{{}:", self.prefix, kind.unit());
         let tail = format!("}}:{}", kind.unit());
         let mut conn = self.conn();
-        let mut cursor = 0u64;
-        let mut out = Vec::new();
-        loop {
-            let (next, keys): (u64, Vec<String>) = self
-                .run(
-                    op,
-                    redis::cmd("SCAN")
-                        .arg(cursor)
-                        .arg("MATCH")
-                        .arg(&pattern)
-                        .arg("COUNT")
-                        .arg(1000)
-                        .query_async(&mut conn),
-                )
-                .await?;
-            out.extend(
-                keys.iter()
-                    .filter_map(|k| unhex(k.strip_prefix(&head)?.strip_suffix(&tail)?)),
-            );
-            cursor = next;
-            if cursor == 0 {
-                break;
-            }
-        }
+        // On a cluster every primary is scanned: each holds only its own slots' keys.
+        let keys = self.run(op, conn.scan_all(&pattern)).await?;
+        let mut out: Vec<String> = keys
+            .iter()
+            .filter_map(|k| unhex(k.strip_prefix(&head)?.strip_suffix(&tail)?))
+            .collect();
         out.sort();
         out.dedup();
         Ok(out)
