@@ -41,7 +41,10 @@ WORKLOADS = [
     ("dense_single", 1), ("dense_threads", "all"),
     ("facts", 1),
     ("sqlite", 1),
+    ("embed_single", 1), ("embed_threads", "all"),
 ]
+# The workloads that run the embedding model (skipped when AGENTMEM_EMBED_MODEL is unset).
+EMBED_WORKLOADS = {"embed_single", "embed_threads"}
 # The metrics compared (lower is better), and how the table names them ({t}: threads of
 # the threaded rows, {cores}: the machine's cores).
 COMPARED = {
@@ -59,8 +62,12 @@ COMPARED = {
     "dense_threads": [("single_p50_us", "dense top-10, 100k x 384, {t} threads on {cores} shared cores"),
                       ("batch_per_query_us", "dense batch of 1,000, per query, {t} threads on {cores} shared cores")],
     "facts": [("turn_p50_us", "fact upsert + search per turn [different work, note 1]")],
-    "sqlite": [("append_p50_us", "SQLite append per turn"),
+    "sqlite": [("append_p50_us", "SQLite append per turn (WAL, synchronous=NORMAL)"),
                ("load_us", "SQLite load of 2,000 events")],
+    "embed_single": [("query_p50_us", "one short query embedded, p50, 1 thread"),
+                     ("query_p95_us", "one short query embedded, p95, 1 thread")],
+    "embed_threads": [("query_p50_us", "one short query embedded, p50, {t} threads on {cores} shared cores"),
+                      ("query_p95_us", "one short query embedded, p95, {t} threads on {cores} shared cores")],
 }
 NOTES = [
     "1. Not the same algorithm: agentmem reconciles each new fact against the user's current "
@@ -161,6 +168,8 @@ def agreement(rounds):
     every round; the worst round is kept."""
     out = {}
     for w, per_round in rounds.items():
+        if w in EMBED_WORKLOADS:
+            continue
         for tools in per_round:
             for tool, r in tools.items():
                 out.setdefault(w, {}).setdefault(tool, []).append(r)
@@ -170,9 +179,31 @@ def agreement(rounds):
             for w, tools in out.items()}
 
 
+def vector_agreement(tools):
+    """(lowest cosine, largest absolute difference, vectors) between agentmem's and ONNX
+    Runtime's vectors of the same queries in one round, or None when either is missing."""
+    ours = tools.get("agentmem", {}).get("vectors")
+    theirs = tools.get("onnxruntime", {}).get("vectors")
+    if not ours or not theirs or len(ours) != len(theirs):
+        return None
+    cosines, diffs = [], []
+    for a, b in zip(ours, theirs):
+        dot = sum(x * y for x, y in zip(a, b))
+        norms = (sum(x * x for x in a) * sum(y * y for y in b)) ** 0.5
+        cosines.append(dot / norms if norms else 0.0)
+        diffs.append(max(abs(x - y) for x, y in zip(a, b)))
+    return min(cosines), max(diffs), len(ours)
+
+
 def measure(binary, data, rounds, only):
     results, loads, per_round = {}, [], {}
     workloads = [w for w in WORKLOADS if not only or w[0] in only]
+    if not os.environ.get("AGENTMEM_EMBED_MODEL"):
+        skipped = [w for w, _ in workloads if w in EMBED_WORKLOADS]
+        if skipped:
+            print(f"compare.py: {', '.join(skipped)} skipped: AGENTMEM_EMBED_MODEL (the model "
+                  f"directory, scripts/fetch-model) is not set", file=sys.stderr)
+        workloads = [w for w in workloads if w[0] not in EMBED_WORKLOADS]
     if (os.cpu_count() or 1) == 1:
         workloads = [w for w in workloads if w[1] != "all"]
     for rnd in range(rounds):
@@ -190,9 +221,16 @@ def measure(binary, data, rounds, only):
                                   "load_1min": row["load"], "seconds": round(time.time() - t, 1)})
             if name.startswith("dense"):
                 per_round.setdefault(name, []).append(round_agreement(this_round))
-            # The id lists are checked (agreement) but not kept in the results file.
+            if name in EMBED_WORKLOADS:
+                agreed = vector_agreement(this_round)
+                if agreed is None or agreed[0] < 0.9999 and agreed[1] > 1e-4:
+                    sys.exit(f"compare.py: {name}: agentmem's and ONNX Runtime's vectors "
+                             f"differ (lowest cosine, largest difference, queries): {agreed}")
+                per_round.setdefault(name, []).append(agreed)
+            # The id lists and vectors are checked (agreement) but not kept in the results.
             for tool, metrics in this_round.items():
                 metrics.pop("top10", None)
+                metrics.pop("vectors", None)
                 results.setdefault(name, {}).setdefault(tool, []).append(metrics)
             print(f"round {rnd + 1}/{rounds} {name}: done", file=sys.stderr, flush=True)
     return {w: median_metrics(tools) for w, tools in results.items()}, loads, per_round
@@ -267,6 +305,17 @@ def markdown(path):
         print(f"- Top-10 agreement with numpy's exact scan, `{w}`, all "
               f"{next(iter(tools.values()))['queries']:,} queries of every round (worst round; "
               f"share of exact ids found): {parts}.")
+    sql = res.get("results", {}).get("sqlite", {}).get("python sqlite3", {})
+    if sql:
+        print(f"- SQLite rows: both sides write the same schema with the same statements, "
+              f"journal_mode=WAL and synchronous=NORMAL (a commit survives a process crash, "
+              f"not necessarily a power loss), foreign_keys=ON; Python's SQLite "
+              f"{sql.get('sqlite_version', '?')}, agentmem's bundled with rusqlite.")
+    for w, a in res.get("embed_vectors_vs_onnxruntime", {}).items():
+        print(f"- `{w}`: the same {a['queries']} queries on both sides; vectors agree with "
+              f"ONNX Runtime's to cosine ≥ {a['lowest_cosine']:.6f}, largest difference "
+              f"{a['largest_abs_diff']:.1e} (worst of {a['rounds']} rounds); ONNX Runtime with "
+              f"intra-op threads = the row's count, spinning off, its BERT fusions applied.")
     print()
     print("| Workload | Peer | agentmem | peer | peer / agentmem |")
     print("|---|---|---:|---:|---:|")
@@ -318,6 +367,10 @@ def main():
         "blas": blas,
         "dense_kernel": dense.get("agentmem", {}).get("kernel", "?"),
         "dense_top10_agreement_with_numpy": agreement(per_round),
+        "embed_vectors_vs_onnxruntime": {
+            w: {"lowest_cosine": min(r[0] for r in rs), "largest_abs_diff": max(r[1] for r in rs),
+                "queries": rs[0][2], "rounds": len(rs)}
+            for w, rs in per_round.items() if w in EMBED_WORKLOADS},
         "notes": NOTES,
         "ratios": ratios(results),
         "results": results,

@@ -4,6 +4,7 @@ Runs the same work as `agentmem-compare run WORKLOAD DIR` on the same files and 
 one JSON object per peer: {"tool": ..., "metrics": {...}} (times in microseconds).
 """
 
+import datetime
 import gc
 import json
 import os
@@ -315,36 +316,66 @@ def facts(d):
     emit("langchain-core InMemoryVectorStore", {"turn_p50_us": p50, "turn_p95_us": p95})
 
 
+def ulid():
+    """A ULID as agentmem's messages carry (48-bit milliseconds, 80 random bits, Crockford
+    base32, 26 characters)."""
+    alphabet = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
+    n = (time.time_ns() // 1_000_000) << 80 | int.from_bytes(os.urandom(10), "big")
+    return "".join(alphabet[(n >> (5 * i)) & 31] for i in reversed(range(26)))
+
+
 def sqlite(d):
-    """The writes agentmem's SQLite store does per turn, written by hand: one IMMEDIATE
-    transaction that reads and bumps the conversation's last seq and inserts both events
-    as JSON, in a WAL file with synchronous=NORMAL; then every event loaded in order."""
+    """The writes agentmem's SQLite store does per turn, written by hand with the same
+    schema (its migrations' `conversations` and `events` tables: foreign key with ON
+    DELETE CASCADE, WITHOUT ROWID, the `message_id` column and its partial index) and the
+    same connection settings (journal_mode=WAL, synchronous=NORMAL, foreign_keys=ON,
+    busy timeout 10 s): one IMMEDIATE transaction that reads the conversation's last seq,
+    inserts each message unless its id is already logged (an index probe, then the
+    insert: the same statements agentmem runs), and bumps the last seq; each body is the same versioned JSON
+    agentmem writes (`{"v": 1, "data": {"type": "message", "message": {...}}}`, the
+    message's ULID and RFC 3339 time included). Then every event loaded in order."""
     texts = lines(d, "messages.txt")
     path = os.path.join(tempfile.mkdtemp(), "peer.db")
-    db = sqlite3.connect(path, isolation_level=None)
+    db = sqlite3.connect(path, isolation_level=None, timeout=10.0)
     db.execute("PRAGMA journal_mode=WAL")
     db.execute("PRAGMA synchronous=NORMAL")
-    db.execute("CREATE TABLE conversations (id TEXT PRIMARY KEY, last_seq INTEGER NOT NULL, created_us INTEGER NOT NULL)")
-    db.execute("CREATE TABLE events (conversation_id TEXT NOT NULL, seq INTEGER NOT NULL, at_us INTEGER NOT NULL, body TEXT NOT NULL, PRIMARY KEY (conversation_id, seq))")
+    db.execute("PRAGMA foreign_keys=ON")
+    db.executescript("""
+        CREATE TABLE conversations (
+            id TEXT PRIMARY KEY NOT NULL, last_seq INTEGER NOT NULL, created_us INTEGER NOT NULL);
+        CREATE TABLE events (
+            conversation_id TEXT NOT NULL REFERENCES conversations(id) ON DELETE CASCADE,
+            seq INTEGER NOT NULL, at_us INTEGER NOT NULL, body TEXT NOT NULL,
+            message_id TEXT,
+            PRIMARY KEY (conversation_id, seq)) WITHOUT ROWID;
+        CREATE INDEX events_by_message ON events (conversation_id, message_id)
+            WHERE message_id IS NOT NULL;
+    """)
     samples = []
     for i in range(1000):
-        events = [
-            {"type": "message", "message": {"role": "user", "content": texts[2 * i]}},
-            {"type": "message", "message": {"role": "assistant", "content": texts[2 * i + 1]}},
-        ]
+        # Built before the clock starts, as agentmem's messages are.
+        events = [(ulid(), "user", texts[2 * i]), (ulid(), "assistant", texts[2 * i + 1])]
+        stamp = datetime.datetime.now(datetime.timezone.utc).isoformat().replace("+00:00", "Z")
+        events = [(mid, {"type": "message", "message": {
+            "id": mid, "role": role, "content": text, "created_at": stamp}})
+            for mid, role, text in events]
         t = time.perf_counter()
+        bodies = [(mid, json.dumps({"v": 1, "data": e}, separators=(",", ":")))
+                  for mid, e in events]
         now = time.time_ns() // 1000
         db.execute("BEGIN IMMEDIATE")
         row = db.execute("SELECT last_seq FROM conversations WHERE id = ?", ("c",)).fetchone()
         if row is None:
-            db.execute("INSERT INTO conversations (id, last_seq, created_us) VALUES (?, 0, ?)", ("c", now))
+            db.execute("INSERT INTO conversations (id, last_seq, created_us) VALUES (?, 0, ?)",
+                       ("c", now))
             last = 0
         else:
             last = row[0]
-        for j, e in enumerate(events):
-            db.execute("INSERT INTO events (conversation_id, seq, at_us, body) VALUES (?, ?, ?, ?)",
-                       ("c", last + 1 + j, now, json.dumps(e)))
-        db.execute("UPDATE conversations SET last_seq = ? WHERE id = ?", (last + len(events), "c"))
+        for mid, body in bodies:
+            if db.execute(KNOWN, ("c", mid)).fetchone() is None:
+                last += 1
+                db.execute(INSERT_EVENT, ("c", last, now, body, mid))
+        db.execute("UPDATE conversations SET last_seq = ? WHERE id = ?", (last, "c"))
         db.execute("COMMIT")
         samples.append((time.perf_counter() - t) * 1e6)
     p50, p95 = percentiles(samples)
@@ -354,7 +385,70 @@ def sqlite(d):
     load = (time.perf_counter() - t) * 1e6
     db.close()
     emit("python sqlite3", {"append_p50_us": p50, "append_p95_us": p95, "load_us": load,
-                            "events": len(loaded)})
+                            "events": len(loaded), "sqlite_version": sqlite3.sqlite_version,
+                            "durability": "journal_mode=WAL, synchronous=NORMAL"})
+
+
+# agentmem's statements (memory-stores/src/sqlite/conversation.rs): is the message
+# already logged in the conversation, and the insert.
+KNOWN = "SELECT 1 FROM events WHERE conversation_id = ?1 AND message_id = ?2 LIMIT 1"
+INSERT_EVENT = ("INSERT INTO events (conversation_id, seq, at_us, body, message_id) "
+                "VALUES (?1, ?2, ?3, ?4, ?5)")
+
+
+def embed(d, threads):
+    """One short query at a time through ONNX Runtime: the same model (the ONNX graph
+    `onnx_bert.py` writes from the model directory agentmem loads, then fused by ONNX
+    Runtime's BERT optimiser: Attention, SkipLayerNormalization, BiasGelu), the same
+    tokenizer file (Hugging Face `tokenizers`, no padding, at most 256 tokens as
+    agentmem), mean pooling and L2 normalisation in numpy. `threads` intra-op threads,
+    one inter-op thread, spinning off, sequential execution, every graph optimisation."""
+    import numpy as np
+    import onnxruntime as ort
+    from tokenizers import Tokenizer
+
+    import onnx_bert
+
+    model_dir = os.environ["AGENTMEM_EMBED_MODEL"]
+    path = onnx_bert.fused(model_dir, d)
+    queries = lines(d, "embed_queries.txt")
+    tok = Tokenizer.from_file(os.path.join(model_dir, "tokenizer.json"))
+    tok.no_padding()
+    tok.enable_truncation(256)
+    opts = ort.SessionOptions()
+    opts.intra_op_num_threads = threads
+    opts.inter_op_num_threads = 1
+    opts.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
+    opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+    opts.add_session_config_entry("session.intra_op.allow_spinning", "0")
+    opts.add_session_config_entry("session.inter_op.allow_spinning", "0")
+    session = ort.InferenceSession(path, opts, providers=["CPUExecutionProvider"])
+    types = {i.name: (np.int32 if i.type == "tensor(int32)" else np.int64)
+             for i in session.get_inputs()}
+
+    def one(q):
+        ids = tok.encode(q).ids
+        feed = {"input_ids": np.array([ids], dtype=types["input_ids"])}
+        if "attention_mask" in types:
+            feed["attention_mask"] = np.ones((1, len(ids)), dtype=types["attention_mask"])
+        if "token_type_ids" in types:
+            feed["token_type_ids"] = np.zeros((1, len(ids)), dtype=types["token_type_ids"])
+        hidden = session.run(None, feed)[0][0]
+        v = hidden.mean(axis=0)
+        return v / max(float(np.linalg.norm(v)), 1e-12)
+
+    vectors = [one(q) for q in queries]  # the untimed warm-up pass
+    samples = []
+    for _ in range(10):
+        for q in queries:
+            t = time.perf_counter()
+            one(q)
+            samples.append((time.perf_counter() - t) * 1e6)
+    p50, p95 = percentiles(samples)
+    emit("onnxruntime", {"query_p50_us": p50, "query_p95_us": p95, "samples": len(samples),
+                         "threads": threads, "onnxruntime": ort.__version__,
+                         "graph": os.path.basename(path),
+                         "vectors": [list(map(float, v)) for v in vectors]})
 
 
 def main():
@@ -369,6 +463,8 @@ def main():
         facts(d)
     elif workload == "sqlite":
         sqlite(d)
+    elif workload in ("embed_single", "embed_threads"):
+        embed(d, THREADS)
     else:
         sys.exit(f"unknown workload {workload}")
 

@@ -9,7 +9,7 @@
 // marks what each feature adds.
 #![cfg_attr(docsrs, feature(doc_cfg))]
 // Unsafe code lives only in the SIMD and matrix kernels (`vector/simd.rs`,
-// `embed/kernels.rs`): every block says why it is sound, every unsafe operation in an
+// `embed/kernels.rs`, `embed/few_rows.rs`): every block says why it is sound, every unsafe operation in an
 // `unsafe fn` sits in its own block.
 #![deny(unsafe_op_in_unsafe_fn)]
 #![warn(clippy::undocumented_unsafe_blocks)]

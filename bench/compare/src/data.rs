@@ -4,7 +4,9 @@
 //! - `docs.txt`: 100,000 documents of 30 pseudo-words; `queries.txt`: 200 three-word queries;
 //! - `facts.txt`: 1,200 short facts (the first 1,000 preloaded, then one per turn);
 //! - `vectors.f32` / `dense_queries.f32`: 100,000 and 1,000 vectors of 384 little-endian
-//!   `f32` (not normalised; both sides normalise).
+//!   `f32` (not normalised; both sides normalise);
+//! - `embed_queries.txt`: [`EMBED_QUERIES`], the short English questions both sides embed
+//!   one at a time (written on every `gen`, so a data directory made before it gains it).
 
 use std::fs;
 use std::io::{BufWriter, Write};
@@ -113,13 +115,39 @@ fn write_vectors(path: &Path, rng: &mut Rng, n: usize) -> Result<(), Error> {
     Ok(())
 }
 
-/// Writes the data set into `dir` (skipped when `dir/DONE` names the same seed).
+/// Short questions of the kind an agent embeds to recall memories (3 to 9 words, 6 to 13
+/// tokens with [CLS] and [SEP]): the `embed` workloads embed them one at a time.
+pub const EMBED_QUERIES: &[&str] = &[
+    "where do I live?",
+    "what food do I like",
+    "any plans this weekend?",
+    "who is my manager",
+    "do I have pets?",
+    "what music do I enjoy",
+    "when is my sister's birthday?",
+    "which languages am I learning",
+    "what did we decide about the trip to Lisbon?",
+    "am I allergic to anything",
+    "what is my favourite book",
+    "how do I get to the office",
+    "what car do I drive",
+    "who did I meet last Tuesday?",
+    "what are my running goals",
+    "where did I go on holiday last year?",
+];
+
+/// Writes the data set into `dir` (skipped when `dir/DONE` names the same seed, but for
+/// `embed_queries.txt`, always written).
 pub fn generate(dir: &Path) -> Result<(), Error> {
+    fs::create_dir_all(dir)?;
+    write_lines(
+        &dir.join("embed_queries.txt"),
+        EMBED_QUERIES.iter().map(|q| (*q).to_owned()),
+    )?;
     let done = dir.join("DONE");
     if fs::read_to_string(&done).is_ok_and(|s| s.trim() == SEED.to_string()) {
         return Ok(());
     }
-    fs::create_dir_all(dir)?;
     let mut rng = Rng::new(SEED);
     let words = Words::new(&mut rng);
     write_lines(

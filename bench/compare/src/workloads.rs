@@ -6,10 +6,11 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use agentmemory_core::conversation::{ConversationEvent, ConversationStore};
+use agentmemory_core::embed::{LocalEmbedder, AGENTMEM_EMBED_MODEL};
 use agentmemory_core::facts::{FactCandidate, InMemoryUserMemoryStore, UserMemoryStore};
 use agentmemory_core::store_support::dense_kernel;
 use agentmemory_core::vector::{Document, InMemoryVectorStore, SearchQuery, VectorStore};
-use agentmemory_core::{Message, ShortTermMemory};
+use agentmemory_core::{Embedder, Message, ShortTermMemory};
 use agentmemory_stores::SqliteStore;
 use serde_json::{json, Map, Value};
 
@@ -71,6 +72,7 @@ pub fn run(workload: &str, dir: &Path) -> Result<Map<String, Value>, Error> {
         "dense_single" | "dense_threads" => rt.block_on(dense(dir)),
         "facts" => rt.block_on(facts(dir)),
         "sqlite" => rt.block_on(sqlite(dir)),
+        "embed_single" | "embed_threads" => rt.block_on(embed(dir)),
         other => Err(format!("unknown workload {other}").into()),
     }?;
     match metrics {
@@ -246,4 +248,46 @@ async fn sqlite(dir: &Path) -> Result<Value, Error> {
     Ok(
         json!({ "append_p50_us": p50, "append_p95_us": p95, "load_us": load, "events": loaded.len() }),
     )
+}
+
+/// Passes over the queries after the warm-up one.
+const EMBED_PASSES: usize = 10;
+
+/// One short query at a time through `LocalEmbedder` (the model in `AGENTMEM_EMBED_MODEL`,
+/// on as many threads as `RAYON_NUM_THREADS`): p50 and p95 of the async
+/// [`Embedder::embed`] call a store makes, and of the same work on the calling thread
+/// (`embed_blocking`), over [`EMBED_PASSES`] passes of interleaved calls after one
+/// untimed warm-up pass; every query's vector goes to `compare.py`, which checks it
+/// against ONNX Runtime's.
+async fn embed(dir: &Path) -> Result<Value, Error> {
+    let queries = lines(dir, "embed_queries.txt")?;
+    let model = std::env::var(AGENTMEM_EMBED_MODEL)
+        .ok()
+        .filter(|d| !d.is_empty())
+        .ok_or("the embed workloads need AGENTMEM_EMBED_MODEL (the model directory)")?;
+    let threads = rayon::current_num_threads();
+    let embedder = LocalEmbedder::builder(&model).threads(threads).build()?;
+    let mut vectors = Vec::with_capacity(queries.len());
+    for q in &queries {
+        vectors.push(embedder.embed(std::slice::from_ref(q)).await?.remove(0));
+    }
+    let (mut on_runtime, mut blocking) = (Vec::new(), Vec::new());
+    for _ in 0..EMBED_PASSES {
+        for q in &queries {
+            let t = Instant::now();
+            black_box(embedder.embed(std::slice::from_ref(q)).await?);
+            on_runtime.push(micros(t.elapsed()));
+            let t = Instant::now();
+            black_box(embedder.embed_blocking(std::slice::from_ref(q))?);
+            blocking.push(micros(t.elapsed()));
+        }
+    }
+    let samples = on_runtime.len();
+    let (p50, p95) = percentiles(on_runtime);
+    let (blocking_p50, blocking_p95) = percentiles(blocking);
+    Ok(json!({
+        "query_p50_us": p50, "query_p95_us": p95,
+        "blocking_p50_us": blocking_p50, "blocking_p95_us": blocking_p95,
+        "samples": samples, "threads": threads, "vectors": vectors,
+    }))
 }

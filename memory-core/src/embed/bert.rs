@@ -13,6 +13,7 @@ use rayon::prelude::*;
 use safetensors::{Dtype, SafeTensors};
 use serde::Deserialize;
 
+use super::few_rows;
 use super::kernels::{self, matmul, View, Write};
 
 /// The parts of a BERT `config.json` the encoder reads.
@@ -429,6 +430,11 @@ impl Bert {
             SCORES.with(|scores| {
                 let mut scores = scores.borrow_mut();
                 let scores = grow(&mut scores, len * len);
+                if len <= SHORT_SEQUENCE {
+                    let at = (3 * h, head * d, h + head * d, 2 * h + head * d, d);
+                    kernels::short_head(rows, at, len, scale, scores, block);
+                    return;
+                }
                 let at = View::dense(3 * h).shifted(head * d);
                 // scores = scale · Q_h K_hᵀ
                 matmul(
@@ -475,6 +481,10 @@ impl Bert {
     }
 }
 
+/// Sequences up to this many tokens (a query, a short message) take attention written
+/// out ([`kernels::short_head`]); longer ones, two matrix products per head.
+const SHORT_SEQUENCE: usize = 32;
+
 /// `heads` cut into one `len × d` block per (sequence, head) pair, each with the
 /// sequence's first row and length and the head's number: sequence `(start, len)` owns
 /// values `start · h .. (start + len) · h`, its heads `d · len` values each in turn (the
@@ -504,10 +514,17 @@ fn head_blocks<'a>(
     blocks
 }
 
-/// `out = x · w` (or `out += x · w`) over `rows` rows, `w` input-major.
+/// `out = x · w` (or `out += x · w`) over `rows` rows, `w` input-major. A few rows (a
+/// short query) take [`few_rows::product`], which streams the weights once for all of
+/// them; more take `gemm`.
 fn product(x: &[f32], out: &mut [f32], w: &[f32], write: Write, rows: usize, par: Parallelism) {
     let inputs = x.len() / rows.max(1);
     let outputs = w.len() / inputs.max(1);
+    if few_rows::applies(rows, outputs) {
+        let add = write == Write::Add;
+        few_rows::product((rows, outputs, inputs), out, x, w, add, par);
+        return;
+    }
     matmul(
         (rows, outputs, inputs),
         (out, View::dense(outputs)),
@@ -673,9 +690,10 @@ mod tests {
     fn attention_matches_its_definition_run_alone_or_in_parallel() {
         let bert = tiny(1);
         let h = bert.hidden;
-        // Three sequences (one empty) packed back to back.
-        let spans = [(0, 3), (3, 0), (3, 5)];
-        let tokens = 8;
+        // Four sequences (one empty) packed back to back; the last is longer than
+        // SHORT_SEQUENCE, so both ways of computing a head are checked.
+        let spans = [(0, 3), (3, 0), (3, 5), (8, SHORT_SEQUENCE + 8)];
+        let tokens = 8 + SHORT_SEQUENCE + 8;
         let qkv = Values(2).vec(tokens * 3 * h);
         let want = naive_attention(&qkv, &spans, h, bert.heads);
 
@@ -688,6 +706,7 @@ mod tests {
         };
         let alone = run(Parallelism::None);
         let parallel = pool().install(|| run(Parallelism::Rayon(3)));
+        assert_eq!(alone.len(), want.len());
         for (got, want) in alone.iter().zip(&want) {
             assert!((got - want).abs() < 1e-5, "{alone:?}\n{want:?}");
         }

@@ -346,6 +346,56 @@ multiversion! {
     }
 }
 
+/// The dot product of `a` and `b` (of equal length), over [`LANES`] partial sums.
+#[inline(always)]
+fn dot(a: &[f32], b: &[f32]) -> f32 {
+    let mut acc = [0f32; LANES];
+    let (ac, ar) = a.as_chunks::<LANES>();
+    let (bc, br) = b.as_chunks::<LANES>();
+    for (x, y) in ac.iter().zip(bc) {
+        for ((s, x), y) in acc.iter_mut().zip(x).zip(y) {
+            *s += x * y;
+        }
+    }
+    let tail: f32 = ar.iter().zip(br).map(|(x, y)| x * y).sum();
+    acc.iter().sum::<f32>() + tail
+}
+
+multiversion! {
+    /// One attention head of a short sequence, written out instead of two matrix
+    /// products (which cost more in set-up than in arithmetic at a few tokens): `rows` holds
+    /// the sequence's `len` fused query/key/value rows; `at` is `(stride, q, k, v, d)`: rows
+    /// `stride` values apart, the head's query, key and value starting at `q`, `k` and `v`
+    /// in each, `d` wide; `scores`
+    /// (`len × len`) is scratch; `block` (`len × d`) receives
+    /// `softmax(scale · Q Kᵀ) V`, row by row.
+    pub(crate) fn short_head(
+        rows: &[f32],
+        at: (usize, usize, usize, usize, usize),
+        len: usize,
+        scale: f32,
+        scores: &mut [f32],
+        block: &mut [f32],
+    ) {
+        let (stride, q, k, v, d) = at;
+        for (i, row) in scores.chunks_exact_mut(len).enumerate() {
+            let query = &rows[i * stride + q..][..d];
+            for (j, score) in row.iter_mut().enumerate() {
+                *score = scale * dot(query, &rows[j * stride + k..][..d]);
+            }
+        }
+        softmax_rows(scores, len);
+        for (out, weights) in block.chunks_exact_mut(d).zip(scores.chunks_exact(len)) {
+            out.fill(0.0);
+            for (j, &w) in weights.iter().enumerate() {
+                for (o, x) in out.iter_mut().zip(&rows[j * stride + v..][..d]) {
+                    *o += w * x;
+                }
+            }
+        }
+    }
+}
+
 /// The mean of the rows of `x` (rows of `out.len()` values), scaled to unit length (a
 /// zero mean stays zero), into `out`.
 pub(crate) fn mean_pool_normalised(x: &[f32], out: &mut [f32]) {

@@ -20,9 +20,10 @@ use crate::vector::Embedder;
 /// Texts are tokenised with the model's own `tokenizer.json`, truncated to
 /// [`max_length`](LocalEmbedderBuilder::max_length) tokens, sorted by length and run in
 /// batches, packed without padding; each vector is the mean of the last hidden states over
-/// the text's tokens, scaled to unit length, as sentence-transformers computes it. The async
-/// [`Embedder::embed`] moves the work to tokio's blocking threads; inference itself runs in
-/// a dedicated rayon pool of [`threads`](LocalEmbedderBuilder::threads) threads.
+/// the text's tokens, scaled to unit length, as sentence-transformers computes it. Inference
+/// runs in a dedicated rayon pool of [`threads`](LocalEmbedderBuilder::threads) threads;
+/// the async [`Embedder::embed`] hands the work to that pool and waits for it without
+/// holding a runtime worker.
 ///
 /// Cloning is cheap, and embedders built on the same directory share one copy of the
 /// weights for the life of the process.
@@ -148,18 +149,34 @@ impl Embedder for LocalEmbedder {
         if tokio::runtime::Handle::try_current().is_err() {
             return self.embed_blocking(texts);
         }
-        let this = self.clone();
+        // Straight onto the inference pool, and the result back through a channel: one
+        // hop each way. (Going through tokio's blocking pool first, whose thread then
+        // waits in the inference pool, costs two more thread wake-ups per call: on a busy
+        // machine, each can cost more than a short query's whole forward pass.)
+        let (done, result) = tokio::sync::oneshot::channel();
+        let model = Arc::clone(&self.model);
         let texts = texts.to_vec();
-        tokio::task::spawn_blocking(move || this.embed_blocking(&texts))
-            .await
-            .map_err(|e| {
-                MemoryError::model_caused_by(
-                    self.model.dir.display().to_string(),
-                    crate::error::ModelErrorKind::Other,
-                    "inference task failed",
-                    e,
-                )
-            })?
+        let plan = self.plan;
+        self.pool.spawn(move || {
+            // A panic is carried back to the caller, as if the work had run there (a
+            // panic escaping a pool task would abort the process).
+            let out = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                let texts: Vec<&str> = texts.iter().map(String::as_str).collect();
+                batch::embed(&model, &texts, plan)
+            }));
+            // The caller may have stopped waiting (its future dropped): nothing to do.
+            let _ = done.send(out);
+        });
+        match result.await {
+            Ok(Ok(out)) => out,
+            Ok(Err(panic)) => std::panic::resume_unwind(panic),
+            Err(gone) => Err(MemoryError::model_caused_by(
+                self.model.dir.display().to_string(),
+                crate::error::ModelErrorKind::Other,
+                "inference task failed",
+                gone,
+            )),
+        }
     }
 
     fn dimensions(&self) -> Option<usize> {

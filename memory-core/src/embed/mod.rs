@@ -34,6 +34,8 @@ mod bert;
 mod builder;
 mod discover;
 #[cfg(feature = "local-embed")]
+mod few_rows;
+#[cfg(feature = "local-embed")]
 mod files;
 #[cfg(feature = "local-embed")]
 mod kernels;

@@ -15,6 +15,7 @@ use rusqlite::{Connection, OpenFlags};
 use tokio::sync::{Mutex, OwnedSemaphorePermit, Semaphore};
 
 mod body;
+mod busy;
 mod conversation;
 mod facts;
 mod kv;
@@ -191,6 +192,35 @@ impl SqliteStore {
         tokio::task::spawn_blocking(move || f(&mut guard, &label))
             .await
             .map_err(|e| MemoryError::store(self.inner.label.clone(), operation, e))?
+    }
+
+    /// Runs a short write `f` on the writer connection in place, on the calling task's
+    /// thread, when the database's write lock is free; when another connection holds it,
+    /// on the blocking pool, where it waits for the lock (up to the busy timeout).
+    ///
+    /// For writes of a few statements (a conversation append: tens of microseconds, less
+    /// than the hop to a blocking thread and back, which on a loaded machine can cost more
+    /// than the write itself). In place, SQLite's busy handler declines at once instead of
+    /// sleeping, so the async worker never waits for another process's lock: the attempt
+    /// fails before `f` changed anything (an `IMMEDIATE` transaction takes the lock
+    /// first), and `f` runs again on the blocking pool. `f` must therefore be safe to run
+    /// again after such an attempt, which a write that starts with `BEGIN IMMEDIATE` is.
+    pub(crate) async fn write_in_place<T, F>(&self, operation: &'static str, f: F) -> Result<T>
+    where
+        T: Send + 'static,
+        F: Fn(&mut Connection, &str) -> Result<T> + Send + 'static,
+    {
+        let mut guard = Arc::clone(&self.inner.writer).lock_owned().await;
+        let label = &self.inner.label;
+        match busy::without_waiting(&mut guard, label, |conn| f(conn, label))? {
+            Some(result) => result,
+            None => {
+                let label = label.clone();
+                tokio::task::spawn_blocking(move || f(&mut guard, &label))
+                    .await
+                    .map_err(|e| MemoryError::store(self.inner.label.clone(), operation, e))?
+            }
+        }
     }
 
     /// Runs `f` on a reader connection (the writer for in-memory stores) on the blocking pool.
