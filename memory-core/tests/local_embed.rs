@@ -261,9 +261,9 @@ mod real;
 #[test]
 fn int8_agrees_with_f32_on_real_sentences() {
     let Some(dir) = model_dir() else { return };
-    // Every fifth of the 1,000 real sentences the embed bench measures (all three
-    // sources; this runs in a debug build).
-    let texts: Vec<String> = real::real_sentences(1000).into_iter().step_by(5).collect();
+    // Every tenth of the 1,000 real sentences the embed bench measures (all three
+    // sources; this runs in a debug build, where the int8 kernels are not optimised).
+    let texts: Vec<String> = real::real_sentences(1000).into_iter().step_by(10).collect();
     let full = LocalEmbedder::builder(&dir).build().unwrap();
     assert_eq!(full.precision(), Precision::F32, "f32 unless chosen");
     let int8 = LocalEmbedder::builder(&dir)
