@@ -13,7 +13,7 @@ use rayon::prelude::*;
 use safetensors::{Dtype, SafeTensors};
 use serde::Deserialize;
 
-use super::int8::{Dense, Int8Layer, Int8Weights, QuantizedLinear};
+use super::int8::{Int8Layer, Int8Weights, QuantizedLinear};
 use super::kernels::{self, matmul, View, Write};
 
 /// The parts of a BERT `config.json` the encoder reads.
@@ -267,24 +267,20 @@ impl Bert {
         })
     }
 
-    /// Each layer's dense weights (what [`Int8Weights`] quantises): the fused
+    /// Each layer's dense weights, input-major, with their input counts: the fused
     /// query/key/value projection, the attention output, the intermediate and the output
-    /// layer, each with the layer norm its input comes out of, if any.
-    pub(crate) fn dense_layers(&self) -> Vec<[Dense<'_>; 4]> {
+    /// layer (what [`Int8Weights`] quantises).
+    pub(crate) fn dense_layers(&self) -> Vec<[(&[f32], usize); 4]> {
         let (h, i) = (self.hidden, self.intermediate);
-        let mut before = (self.embed_norm_w.as_slice(), self.embed_norm_b.as_slice());
         self.layers
             .iter()
             .map(|l| {
-                let attn_norm = (l.attn_norm_w.as_slice(), l.attn_norm_b.as_slice());
-                let dense = [
-                    Dense::new(&l.qkv_w, h, Some(before)),
-                    Dense::new(&l.attn_out_w, h, None),
-                    Dense::new(&l.up_w, h, Some(attn_norm)),
-                    Dense::new(&l.down_w, i, None),
-                ];
-                before = (&l.out_norm_w, &l.out_norm_b);
-                dense
+                [
+                    (l.qkv_w.as_slice(), h),
+                    (l.attn_out_w.as_slice(), h),
+                    (l.up_w.as_slice(), h),
+                    (l.down_w.as_slice(), i),
+                ]
             })
             .collect()
     }

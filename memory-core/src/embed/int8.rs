@@ -7,14 +7,6 @@
 //! (`code = round(x / scale) + zero` in `0..=255`, the range always holding 0), which
 //! keeps the resolution where a row's values are (GELU outputs are nearly all positive).
 //! Biases, layer norms, attention and pooling stay in `f32`.
-//!
-//! A layer whose input comes out of a layer norm is *smoothed* first (SmoothQuant, Xiao et
-//! al. 2023, with its default α = 0.5): input channel `j` is divided by
-//! `s_j = √(a_j / max_c |w_jc|)` and weight row `j` multiplied by it, which leaves the
-//! product unchanged but moves the range of the few channels a norm makes large (its
-//! scale and shift, `a_j = |γ_j| + |β_j|`, bound them, with no calibration data) into the
-//! weights, so one outlier channel no longer coarsens the codes of a whole token. On
-//! all-MiniLM-L6-v2 this halves the distance to the `f32` vectors.
 
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -31,56 +23,10 @@ use super::kernels::Write;
 use super::kernels_i8::{self, Cols, Out, Rows, GROUP, MAX_K};
 use crate::error::{MemoryError, Result};
 
-/// A dense layer as the encoder holds it, for [`Int8Weights::quantize`].
-pub(crate) struct Dense<'a> {
-    /// `inputs × outputs`, input-major.
-    w: &'a [f32],
-    inputs: usize,
-    /// The scale and shift of the layer norm the layer's input comes out of, if any.
-    norm: Option<(&'a [f32], &'a [f32])>,
-}
-
-impl<'a> Dense<'a> {
-    pub(crate) fn new(w: &'a [f32], inputs: usize, norm: Option<(&'a [f32], &'a [f32])>) -> Self {
-        Self { w, inputs, norm }
-    }
-
-    /// The layer quantised, smoothed when its input comes out of a layer norm.
-    fn quantize(&self) -> Result<QuantizedLinear, String> {
-        let outputs = self.w.len() / self.inputs.max(1);
-        let smooth = self
-            .norm
-            .map(|(scale, shift)| smoothing(self.w, self.inputs, outputs, scale, shift));
-        QuantizedLinear::new(self.w, self.inputs, outputs, smooth.as_deref())
-    }
-}
-
-/// SmoothQuant's factors with α = 0.5: `s_j = √(a_j / max_c |w_jc|)`, with the
-/// activation bound `a_j = |scale_j| + |shift_j|` of a layer norm's output; 1 where either
-/// side is 0 or not finite.
-fn smoothing(w: &[f32], inputs: usize, outputs: usize, scale: &[f32], shift: &[f32]) -> Vec<f32> {
-    (0..inputs)
-        .map(|j| {
-            let a = scale.get(j).map_or(0.0, |g| g.abs()) + shift.get(j).map_or(0.0, |b| b.abs());
-            let row = &w[j * outputs..(j + 1) * outputs];
-            let max = row.iter().fold(0.0f32, |m, v| m.max(v.abs()));
-            let s = (a / max).sqrt();
-            if s.is_finite() && s > 0.0 {
-                s
-            } else {
-                1.0
-            }
-        })
-        .collect()
-}
-
 /// One dense layer's weights in 8 bits, packed for the integer kernels.
 pub(crate) struct QuantizedLinear {
     inputs: usize,
     outputs: usize,
-    /// Per input channel, the factor activations are multiplied by before they are
-    /// quantised (`1 / s_j` of the smoothing; all 1 when not smoothed).
-    unsmooth: Vec<f32>,
     /// `inputs` rounded up to a multiple of 4 (the kernels step 4 codes at a time).
     k: usize,
     packed: Vec<i8>,
@@ -92,25 +38,14 @@ pub(crate) struct QuantizedLinear {
 
 impl QuantizedLinear {
     /// The weights `w` (`inputs × outputs`, input-major, as [`Bert`] stores them),
-    /// quantised, each input's row multiplied by `smooth[j]` first when given (and the
-    /// activations divided by it at each product).
-    pub(crate) fn new(
-        w: &[f32],
-        inputs: usize,
-        outputs: usize,
-        smooth: Option<&[f32]>,
-    ) -> Result<Self, String> {
+    /// quantised.
+    pub(crate) fn new(w: &[f32], inputs: usize, outputs: usize) -> Result<Self, String> {
         if inputs == 0 || outputs == 0 || w.len() != inputs * outputs {
             return Err(format!(
                 "a {inputs} × {outputs} layer cannot hold {} weights",
                 w.len()
             ));
         }
-        let smooth = smooth.map_or_else(|| vec![1.0; inputs], <[f32]>::to_vec);
-        if smooth.len() != inputs || smooth.iter().any(|s| !(s.is_finite() && *s > 0.0)) {
-            return Err("smoothing factors must be positive, one per input".into());
-        }
-        let w = |i: usize, c: usize| w[i * outputs + c] * smooth[i];
         let k = inputs.next_multiple_of(4);
         if k > MAX_K {
             return Err(format!(
@@ -122,7 +57,7 @@ impl QuantizedLinear {
         let mut scale = vec![0.0f32; groups * GROUP];
         let mut sum = vec![0i32; groups * GROUP];
         for c in 0..outputs {
-            let column = || (0..inputs).map(|i| w(i, c));
+            let column = || (0..inputs).map(|i| w[i * outputs + c]);
             let max = column().fold(0.0f32, |m, v| m.max(v.abs()));
             if !max.is_finite() {
                 return Err(format!(
@@ -142,7 +77,6 @@ impl QuantizedLinear {
         Ok(Self {
             inputs,
             outputs,
-            unsmooth: smooth.iter().map(|s| 1.0 / s).collect(),
             k,
             packed,
             scale,
@@ -196,7 +130,7 @@ impl QuantizedLinear {
         rows: usize,
         parallelism: Parallelism,
     ) {
-        let a = codes.quantize(x, rows, &self.unsmooth, self.k);
+        let a = codes.quantize(x, rows, self.inputs, self.k);
         let cols = Cols {
             packed: &self.packed,
             k: self.k,
@@ -275,11 +209,9 @@ struct Activations {
 const KEEP: usize = 8 << 20;
 
 impl Activations {
-    /// `x` (`rows × inputs`, `inputs` the length of `unsmooth`), each value multiplied
-    /// by its channel's `unsmooth` factor, quantised, one scale and zero point per row,
-    /// into rows of `k` codes (the padding is 0; it meets zero weights).
-    fn quantize(&mut self, x: &[f32], rows: usize, unsmooth: &[f32], k: usize) -> Rows<'_> {
-        let inputs = unsmooth.len();
+    /// `x` (`rows × inputs`) quantised, one scale and zero point per row, into rows of `k`
+    /// codes (the padding is 0; it meets zero weights).
+    fn quantize(&mut self, x: &[f32], rows: usize, inputs: usize, k: usize) -> Rows<'_> {
         if self.codes.capacity() > KEEP && rows * k <= KEEP {
             *self = Self::default();
         }
@@ -288,7 +220,7 @@ impl Activations {
         self.scale.clear();
         self.zero.clear();
         for (row, codes) in x.chunks_exact(inputs).zip(self.codes.chunks_exact_mut(k)) {
-            let (scale, zero) = quantize_row(row, unsmooth, &mut codes[..inputs]);
+            let (scale, zero) = quantize_row(row, &mut codes[..inputs]);
             self.scale.push(scale);
             self.zero.push(zero);
         }
@@ -301,15 +233,14 @@ impl Activations {
     }
 }
 
-/// The codes of one row multiplied by `unsmooth` (`value · unsmooth ≈ scale · (code −
-/// zero)`), its scale and zero point. The range spans the products' minimum and maximum
-/// and always holds 0.
+/// One row's codes (`value ≈ scale · (code − zero)`), its scale and zero point. The range
+/// spans the row's minimum and maximum and always holds 0.
 #[inline]
-fn quantize_row(row: &[f32], unsmooth: &[f32], codes: &mut [u8]) -> (f32, i32) {
+fn quantize_row(row: &[f32], codes: &mut [u8]) -> (f32, i32) {
     let (mut lo, mut hi) = (0.0f32, 0.0f32);
-    for (&v, &u) in row.iter().zip(unsmooth) {
-        lo = lo.min(v * u);
-        hi = hi.max(v * u);
+    for &v in row {
+        lo = lo.min(v);
+        hi = hi.max(v);
     }
     let scale = (hi - lo) / 255.0;
     if !(scale > 0.0 && scale.is_finite()) {
@@ -322,8 +253,8 @@ fn quantize_row(row: &[f32], unsmooth: &[f32], codes: &mut [u8]) -> (f32, i32) {
     // value is non-negative), which vectorises where `round` would call libm.
     let zero = ((-lo * inv + 0.5) as i32).min(255);
     let shift = zero as f32 + 0.5;
-    for ((c, &v), &u) in codes.iter_mut().zip(row).zip(unsmooth) {
-        *c = ((v * u) * inv + shift).clamp(0.0, 255.0) as u8;
+    for (c, &v) in codes.iter_mut().zip(row) {
+        *c = (v * inv + shift).clamp(0.0, 255.0) as u8;
     }
     (scale, zero)
 }
@@ -352,11 +283,14 @@ impl Int8Weights {
             .dense_layers()
             .into_iter()
             .map(|[qkv, attn_out, up, down]| -> Result<Int8Layer, String> {
+                let q = |(w, inputs): (&[f32], usize)| {
+                    QuantizedLinear::new(w, inputs, w.len() / inputs.max(1))
+                };
                 Ok(Int8Layer {
-                    qkv: qkv.quantize()?,
-                    attn_out: attn_out.quantize()?,
-                    up: up.quantize()?,
-                    down: down.quantize()?,
+                    qkv: q(qkv)?,
+                    attn_out: q(attn_out)?,
+                    up: q(up)?,
+                    down: q(down)?,
                 })
             })
             .collect::<Result<_, String>>()?;
@@ -410,7 +344,7 @@ mod tests {
     fn rows_quantize_within_half_a_step_and_keep_zero_exact() {
         let row = [-0.7, 0.0, 0.25, 3.1, -0.01, 1.5];
         let mut codes = [0u8; 6];
-        let (scale, zero) = quantize_row(&row, &[1.0; 6], &mut codes);
+        let (scale, zero) = quantize_row(&row, &mut codes);
         assert!((scale - 3.8 / 255.0).abs() < 1e-7);
         assert_eq!(codes[1] as i32, zero, "0 is a code");
         for (&v, &c) in row.iter().zip(&codes) {
@@ -423,9 +357,9 @@ mod tests {
         assert_eq!((codes[0], codes[3]), (0, 255), "the ends of the range");
 
         // Only positive values: zero point 0. All zeros: codes 0.
-        let (_, zero) = quantize_row(&[0.5, 2.0], &[1.0; 2], &mut codes[..2]);
+        let (_, zero) = quantize_row(&[0.5, 2.0], &mut codes[..2]);
         assert_eq!(zero, 0);
-        let (scale, zero) = quantize_row(&[0.0; 4], &[1.0; 4], &mut codes[..4]);
+        let (scale, zero) = quantize_row(&[0.0; 4], &mut codes[..4]);
         assert_eq!((scale, zero, &codes[..4]), (1.0, 0, &[0u8; 4][..]));
     }
 
@@ -435,7 +369,7 @@ mod tests {
         let mut r = Values(4);
         let w = r.vec(inputs * outputs);
         let x = r.vec(rows * inputs);
-        let layer = QuantizedLinear::new(&w, inputs, outputs, None).unwrap();
+        let layer = QuantizedLinear::new(&w, inputs, outputs).unwrap();
         let exact: Vec<f32> = (0..rows * outputs)
             .map(|i| {
                 let (row, c) = (i / outputs, i % outputs);
@@ -469,66 +403,12 @@ mod tests {
         assert_eq!(split, set, "splitting the columns changes nothing");
     }
 
-    /// The largest error of `layer`'s product against the exact one.
-    fn worst_error(layer: &QuantizedLinear, x: &[f32], w: &[f32], rows: usize) -> f32 {
-        let (inputs, outputs) = (layer.inputs, layer.outputs);
-        let mut got = vec![0.0; rows * outputs];
-        layer.product(x, &mut got, Write::Set, rows, Parallelism::None);
-        (0..rows * outputs)
-            .map(|i| {
-                let (row, c) = (i / outputs, i % outputs);
-                let exact: f32 = (0..inputs)
-                    .map(|j| x[row * inputs + j] * w[j * outputs + c])
-                    .sum();
-                (got[i] - exact).abs()
-            })
-            .fold(0.0, f32::max)
-    }
-
-    #[test]
-    fn smoothing_an_outlier_channel_out_of_a_norm_cuts_the_error() {
-        // A layer norm whose scale makes channel 3 forty times the others, as BERT's do
-        // for a few channels: its values set every token's step without smoothing.
-        let (rows, inputs, outputs) = (12, 32, 48);
-        let mut r = Values(8);
-        let mut gamma = vec![1.0; inputs];
-        gamma[3] = 40.0;
-        let beta = vec![0.0; inputs];
-        let x: Vec<f32> = r
-            .vec(rows * inputs)
-            .iter()
-            .enumerate()
-            .map(|(i, v)| v * gamma[i % inputs])
-            .collect();
-        let w = r.vec(inputs * outputs);
-        let plain = QuantizedLinear::new(&w, inputs, outputs, None).unwrap();
-        let smoothed = Dense::new(&w, inputs, Some((&gamma, &beta)))
-            .quantize()
-            .unwrap();
-        assert!(
-            smoothed.unsmooth[3] < smoothed.unsmooth[0],
-            "channel 3 is scaled down"
-        );
-        let (before, after) = (
-            worst_error(&plain, &x, &w, rows),
-            worst_error(&smoothed, &x, &w, rows),
-        );
-        assert!(
-            after < before / 2.0,
-            "error {before} without smoothing, {after} with"
-        );
-        // Degenerate norms (zero scale and shift) leave a channel alone.
-        let flat = smoothing(&w, inputs, outputs, &vec![0.0; inputs], &beta);
-        assert!(flat.iter().all(|&s| s == 1.0));
-    }
-
     #[test]
     fn bad_layers_are_refused() {
-        assert!(QuantizedLinear::new(&[1.0; 4], 2, 2, Some(&[1.0, 0.0])).is_err());
-        assert!(QuantizedLinear::new(&[1.0; 5], 2, 3, None).is_err());
-        assert!(QuantizedLinear::new(&[1.0, f32::INFINITY], 1, 2, None).is_err());
+        assert!(QuantizedLinear::new(&[1.0; 5], 2, 3).is_err());
+        assert!(QuantizedLinear::new(&[1.0, f32::INFINITY], 1, 2).is_err());
         assert!(
-            QuantizedLinear::new(&[0.0; 4], 2, 2, None).is_ok(),
+            QuantizedLinear::new(&[0.0; 4], 2, 2).is_ok(),
             "zero weights are fine"
         );
     }
