@@ -37,6 +37,11 @@ embed_tests=(
     embed::kernels::tests::softmax
     embed::kernels::tests::fused
 )
+# The int8 embedder's kernels and products (with the AVX2 kernel where it is listed).
+int8_tests=(
+    embed::kernels_i8::
+    embed::int8::
+)
 vector_tests=(
     vector::simd::
     vector::quantized::
@@ -56,10 +61,11 @@ if [ "$(uname -m)" = x86_64 ]; then
         cargo +nightly miri test -p agentmemory-core --features local-embed --lib -- "${embed_tests[@]}"
     echo "miri: with AVX2 and FMA (the portable and the AVX2 kernels)"
     CARGO_TARGET_DIR="$MIRI_TARGET_DIR/avx2" RUSTFLAGS="-C target-feature=+avx2,+fma" \
-        cargo +nightly miri test -p agentmemory-core --lib -- "${vector_tests[@]}"
+        cargo +nightly miri test -p agentmemory-core --features local-embed --lib -- \
+        "${vector_tests[@]}" "${int8_tests[@]}"
 else
     echo "miri: the forward pass and the portable kernels"
     CARGO_TARGET_DIR="$MIRI_TARGET_DIR/baseline" \
         cargo +nightly miri test -p agentmemory-core --features local-embed --lib -- \
-        "${embed_tests[@]}" "${vector_tests[@]}"
+        "${embed_tests[@]}" "${vector_tests[@]}" "${int8_tests[@]}"
 fi

@@ -1,5 +1,6 @@
-//! `LocalEmbedder` speed: batched throughput (sentences per second) and the latency of one
-//! short query.
+//! `LocalEmbedder` speed: batched throughput (sentences per second), the latency of one
+//! short query, and the int8 embedder against the `f32` one on 1,000 real conversation
+//! sentences (group `embed_int8`; its agreement, min and mean cosine, is printed first).
 //!
 //! `AGENTMEM_EMBED_MODEL="$(scripts/fetch-model)" cargo bench -p agentmemory-core
 //! --features local-embed --bench embed`. Threads default to 2 (the target machine's cores);
@@ -8,11 +9,16 @@
 use std::hint::black_box;
 use std::time::Duration;
 
-use agentmemory_core::embed::{LocalEmbedder, AGENTMEM_EMBED_MODEL};
+use agentmemory_core::embed::{LocalEmbedder, Precision, AGENTMEM_EMBED_MODEL};
 use agentmemory_core::Embedder;
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 
+#[path = "support/sentences.rs"]
+mod sentences;
+
 const SENTENCES: usize = 256;
+/// Real sentences the int8 group embeds.
+const REAL: usize = 1000;
 
 /// SplitMix64: a tiny, seeded, deterministic generator.
 struct Rng(u64);
@@ -133,7 +139,12 @@ fn batched(c: &mut Criterion) {
         words as f64 / SENTENCES as f64
     );
     for batch_size in [32, 64] {
-        report_cpu_time(&dir, threads, batch_size, &texts);
+        let embedder = LocalEmbedder::builder(&dir)
+            .threads(threads)
+            .batch_size(batch_size)
+            .build()
+            .expect("the model loads");
+        report_cpu_time(&format!("batch {batch_size}"), &embedder, &texts);
     }
     let mut group = c.benchmark_group("embed_batched");
     group
@@ -168,12 +179,7 @@ fn cpu_seconds() -> Option<f64> {
 /// Wall and CPU time of one batched pass. On a machine shared with other work the wall
 /// figure drops; sentences per CPU-second times the thread count is what the same code
 /// reaches with the cores to itself.
-fn report_cpu_time(dir: &str, threads: usize, batch_size: usize, texts: &[String]) {
-    let embedder = LocalEmbedder::builder(dir)
-        .threads(threads)
-        .batch_size(batch_size)
-        .build()
-        .expect("the model loads");
+fn report_cpu_time(label: &str, embedder: &LocalEmbedder, texts: &[String]) {
     embedder.embed_blocking(texts).unwrap(); // warm-up
     let (wall, cpu) = (std::time::Instant::now(), cpu_seconds());
     for _ in 0..3 {
@@ -183,12 +189,12 @@ fn report_cpu_time(dir: &str, threads: usize, batch_size: usize, texts: &[String
     let n = (3 * texts.len()) as f64;
     match cpu.zip(cpu_seconds()) {
         Some((before, after)) => eprintln!(
-            "batch {batch_size}: {:.0} sentences/s wall, {:.0} sentences per CPU-second ({:.2} cores busy)",
+            "{label}: {:.0} sentences/s wall, {:.0} sentences per CPU-second ({:.2} cores busy)",
             n / wall,
             n / (after - before),
             (after - before) / wall
         ),
-        None => eprintln!("batch {batch_size}: {:.0} sentences/s wall", n / wall),
+        None => eprintln!("{label}: {:.0} sentences/s wall", n / wall),
     }
 }
 
@@ -247,5 +253,64 @@ fn single_query(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, batched, few, single_query);
+/// The cosine similarity of two vectors, in `f64`.
+fn cosine(a: &[f32], b: &[f32]) -> f64 {
+    let dot: f64 = a
+        .iter()
+        .zip(b)
+        .map(|(x, y)| f64::from(*x) * f64::from(*y))
+        .sum();
+    let na: f64 = a.iter().map(|x| f64::from(*x).powi(2)).sum::<f64>().sqrt();
+    let nb: f64 = b.iter().map(|x| f64::from(*x).powi(2)).sum::<f64>().sqrt();
+    dot / (na * nb)
+}
+
+/// The int8 embedder against the `f32` one, same threads and batch size, on 1,000 real
+/// conversation sentences: agreement (min and mean cosine) printed, then batched
+/// throughput of each.
+fn int8(c: &mut Criterion) {
+    let Some((dir, threads)) = model() else {
+        return;
+    };
+    let texts = sentences::real_sentences(REAL);
+    let build = |precision| {
+        LocalEmbedder::builder(&dir)
+            .threads(threads)
+            .precision(precision)
+            .build()
+            .expect("the model loads")
+    };
+    let (full, int8) = (build(Precision::F32), build(Precision::Int8));
+    let want = full.embed_blocking(&texts).unwrap();
+    let got = int8.embed_blocking(&texts).unwrap();
+    let cosines: Vec<f64> = want.iter().zip(&got).map(|(a, b)| cosine(a, b)).collect();
+    let (worst, at) = cosines
+        .iter()
+        .enumerate()
+        .map(|(i, c)| (*c, i))
+        .fold((f64::INFINITY, 0), |m, x| if x.0 < m.0 { x } else { m });
+    eprintln!(
+        "int8 vs f32 on {REAL} real sentences, {threads} threads: min cosine {worst:.5} ({:?}), mean {:.5}",
+        texts[at],
+        cosines.iter().sum::<f64>() / cosines.len() as f64
+    );
+    report_cpu_time("f32", &full, &texts);
+    report_cpu_time("int8", &int8, &texts);
+
+    let mut group = c.benchmark_group("embed_int8");
+    group
+        .sample_size(10)
+        .measurement_time(Duration::from_secs(30))
+        .throughput(Throughput::Elements(REAL as u64));
+    for (name, embedder) in [("f32", &full), ("int8", &int8)] {
+        group.bench_with_input(
+            BenchmarkId::new("real_sentences", name),
+            &texts,
+            |b, texts| b.iter(|| black_box(embedder.embed_blocking(texts).unwrap())),
+        );
+    }
+    group.finish();
+}
+
+criterion_group!(benches, batched, few, single_query, int8);
 criterion_main!(benches);

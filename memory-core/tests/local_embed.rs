@@ -12,7 +12,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-use agentmemory_core::embed::{LocalEmbedder, AGENTMEM_EMBED_MODEL};
+use agentmemory_core::embed::{LocalEmbedder, Precision, AGENTMEM_EMBED_MODEL};
 use agentmemory_core::{Embedder, MemoryError};
 
 fn in_ci() -> bool {
@@ -251,6 +251,56 @@ fn from_env_reads_the_variable() {
         .unwrap()
         .expect("the variable is set");
     assert_eq!(embedder.dir(), dir.canonicalize().unwrap());
+    // The precision comes from AGENTMEM_EMBED_PRECISION, f32 when it is unset.
+    assert_eq!(embedder.precision(), Precision::from_env().unwrap());
+}
+
+#[path = "../benches/support/sentences.rs"]
+mod real;
+
+#[test]
+fn int8_agrees_with_f32_on_real_sentences() {
+    let Some(dir) = model_dir() else { return };
+    // Every tenth of the 1,000 real sentences the embed bench measures (all three
+    // sources; this runs in a debug build, where the int8 kernels are not optimised).
+    let texts: Vec<String> = real::real_sentences(1000).into_iter().step_by(10).collect();
+    let full = LocalEmbedder::builder(&dir).build().unwrap();
+    assert_eq!(full.precision(), Precision::F32, "f32 unless chosen");
+    let int8 = LocalEmbedder::builder(&dir)
+        .precision(Precision::Int8)
+        .build()
+        .unwrap();
+    assert_eq!(int8.precision(), Precision::Int8);
+    assert!(int8.shares_model_with(&full), "one copy of the f32 weights");
+
+    let want = full.embed_blocking(&texts).unwrap();
+    let got = int8.embed_blocking(&texts).unwrap();
+    let mut worst = (f64::INFINITY, "");
+    let mut total = 0.0;
+    for ((text, a), b) in texts.iter().zip(&want).zip(&got) {
+        assert!((norm(b) - 1.0).abs() < 1e-4, "{text:?} is not unit length");
+        let c = cosine(a, b);
+        total += c;
+        if c < worst.0 {
+            worst = (c, text.as_str());
+        }
+        assert!(c >= 0.99, "int8 vs f32 cosine {c:.5} < 0.99 for {text:?}");
+    }
+    eprintln!(
+        "int8 vs f32 on {} real sentences: min cosine {:.5} ({:?}), mean {:.5}",
+        texts.len(),
+        worst.0,
+        worst.1,
+        total / texts.len() as f64
+    );
+    assert!(
+        worst.0 < 0.99999,
+        "the int8 path ran: its vectors are not the f32 ones"
+    );
+
+    // One text alone runs its products split over the pool: the vector of the batch.
+    let alone = int8.embed_blocking(&texts[..1]).unwrap();
+    assert!(cosine(&alone[0], &got[0]) > 0.99999);
 }
 
 // ----- bad model directories: typed errors naming the path

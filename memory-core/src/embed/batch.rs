@@ -6,6 +6,7 @@ use rayon::prelude::*;
 use tokenizers::TruncationDirection;
 
 use super::files::LoadedModel;
+use super::int8::Int8Weights;
 use crate::error::Result;
 
 /// How to cut the work.
@@ -17,8 +18,14 @@ pub(crate) struct Plan {
     pub(crate) max_length: usize,
 }
 
-/// One embedding per text, in order. Runs on the rayon pool it is installed in.
-pub(crate) fn embed(model: &LoadedModel, texts: &[&str], plan: Plan) -> Result<Vec<Vec<f32>>> {
+/// One embedding per text, in order, the dense layers in 8 bits when `int8` (the model's
+/// quantised weights) is given. Runs on the rayon pool it is installed in.
+pub(crate) fn embed(
+    model: &LoadedModel,
+    int8: Option<&Int8Weights>,
+    texts: &[&str],
+    plan: Plan,
+) -> Result<Vec<Vec<f32>>> {
     let sequences = texts
         .par_iter()
         .map(|text| token_ids(model, text, plan.max_length))
@@ -44,7 +51,7 @@ pub(crate) fn embed(model: &LoadedModel, texts: &[&str], plan: Plan) -> Result<V
         let batch: Vec<&[u32]> = group.iter().map(|&i| sequences[i].as_slice()).collect();
         model
             .bert
-            .embed(&batch, parallelism)
+            .embed(&batch, parallelism, int8)
             .map_err(|e| model.error(format!("inference failed: {e}")))
     };
     let pooled = if threads > 1 && groups.len() >= threads {

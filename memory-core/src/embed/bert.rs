@@ -14,6 +14,7 @@ use safetensors::{Dtype, SafeTensors};
 use serde::Deserialize;
 
 use super::few_rows;
+use super::int8::{Int8Layer, Int8Weights, QuantizedLinear};
 use super::kernels::{self, matmul, View, Write};
 
 /// The parts of a BERT `config.json` the encoder reads.
@@ -267,7 +268,27 @@ impl Bert {
         })
     }
 
-    /// The mean-pooled, L2-normalised last hidden states of each sequence of token ids.
+    /// Each layer's dense weights, input-major, with their input counts: the fused
+    /// query/key/value projection, the attention output, the intermediate and the output
+    /// layer (what [`Int8Weights`] quantises).
+    pub(crate) fn dense_layers(&self) -> Vec<[(&[f32], usize); 4]> {
+        let (h, i) = (self.hidden, self.intermediate);
+        self.layers
+            .iter()
+            .map(|l| {
+                [
+                    (l.qkv_w.as_slice(), h),
+                    (l.attn_out_w.as_slice(), h),
+                    (l.up_w.as_slice(), h),
+                    (l.down_w.as_slice(), i),
+                ]
+            })
+            .collect()
+    }
+
+    /// The mean-pooled, L2-normalised last hidden states of each sequence of token ids,
+    /// the dense layers computed in 8 bits with `int8` (this encoder's layers quantised)
+    /// when given.
     ///
     /// `parallelism` splits the work inside this one call (matrix products, attention
     /// heads); pass [`Parallelism::None`] when calls already run side by side.
@@ -275,7 +296,11 @@ impl Bert {
         &self,
         sequences: &[&[u32]],
         parallelism: Parallelism,
+        int8: Option<&Int8Weights>,
     ) -> Result<Vec<Vec<f32>>, String> {
+        if int8.is_some_and(|w| w.layers.len() != self.layers.len()) {
+            return Err("the int8 weights are of another model".into());
+        }
         for sequence in sequences {
             if sequence.len() > self.max_positions {
                 return Err(format!(
@@ -293,13 +318,13 @@ impl Bert {
         }
         SCRATCH.with(|scratch| match scratch.try_borrow_mut() {
             Ok(mut scratch) => {
-                let out = self.run(&mut scratch, sequences, parallelism);
+                let out = self.run(&mut scratch, sequences, parallelism, int8);
                 scratch.trim();
                 Ok(out)
             }
             // This thread is already inside a pass (it picked up this call while waiting
             // on its own parallel work): use fresh buffers.
-            Err(_) => Ok(self.run(&mut Scratch::default(), sequences, parallelism)),
+            Err(_) => Ok(self.run(&mut Scratch::default(), sequences, parallelism, int8)),
         })
     }
 
@@ -308,6 +333,7 @@ impl Bert {
         s: &mut Scratch,
         sequences: &[&[u32]],
         parallelism: Parallelism,
+        int8: Option<&Int8Weights>,
     ) -> Vec<Vec<f32>> {
         let h = self.hidden;
         let tokens: usize = sequences.iter().map(|s| s.len()).sum();
@@ -331,8 +357,9 @@ impl Bert {
         }
         kernels::layer_norm(hidden, &self.embed_norm_w, &self.embed_norm_b, self.eps);
 
-        for layer in &self.layers {
-            self.layer(layer, s, tokens, &spans, parallelism);
+        for (n, layer) in self.layers.iter().enumerate() {
+            let int8 = int8.map(|w| &w.layers[n]);
+            self.layer(layer, int8, s, tokens, &spans, parallelism);
         }
 
         let hidden = &s.hidden[..tokens * h];
@@ -349,6 +376,7 @@ impl Bert {
     fn layer(
         &self,
         layer: &Layer,
+        int8: Option<&Int8Layer>,
         s: &mut Scratch,
         tokens: usize,
         spans: &[(usize, usize)],
@@ -361,18 +389,23 @@ impl Bert {
         // Self-attention.
         let qkv = grow(&mut s.qkv, tokens * 3 * h);
         kernels::fill_rows(qkv, &layer.qkv_b);
-        product(hidden, qkv, &layer.qkv_w, Write::Add, tokens, parallelism);
+        // Each dense layer in 8 bits when the int8 weights are given, else in `f32`.
+        let dense =
+            |x: &[f32], out: &mut [f32], w: &[f32], write, q: Option<&QuantizedLinear>| match q {
+                Some(q) => q.product(x, out, write, tokens, parallelism),
+                None => product(x, out, w, write, tokens, parallelism),
+            };
+        dense(hidden, qkv, &layer.qkv_w, Write::Add, int8.map(|q| &q.qkv));
         let context = grow(&mut s.context, tokens * h);
         // `projected` is free until the output projection: the heads' scratch.
         let projected = grow(&mut s.projected, tokens * h);
         self.attention(qkv, projected, context, spans, parallelism);
-        product(
+        dense(
             context,
             projected,
             &layer.attn_out_w,
             Write::Set,
-            tokens,
-            parallelism,
+            int8.map(|q| &q.attn_out),
         );
         kernels::add_bias_norm(
             hidden,
@@ -385,15 +418,14 @@ impl Bert {
 
         // Feed-forward.
         let up = grow(&mut s.up, tokens * i);
-        product(hidden, up, &layer.up_w, Write::Set, tokens, parallelism);
+        dense(hidden, up, &layer.up_w, Write::Set, int8.map(|q| &q.up));
         kernels::bias_gelu(up, &layer.up_b);
-        product(
+        dense(
             up,
             projected,
             &layer.down_w,
             Write::Set,
-            tokens,
-            parallelism,
+            int8.map(|q| &q.down),
         );
         kernels::add_bias_norm(
             hidden,
@@ -718,13 +750,13 @@ mod tests {
     fn tiny_forward_pass_is_the_same_batched_alone_and_in_parallel() {
         let bert = tiny(3);
         let sequences: [&[u32]; 3] = [&[1, 5, 7], &[2, 3, 4, 9, 11, 29], &[0]];
-        let batched = bert.embed(&sequences, Parallelism::None).unwrap();
+        let batched = bert.embed(&sequences, Parallelism::None, None).unwrap();
         let parallel = pool()
-            .install(|| bert.embed(&sequences, Parallelism::Rayon(3)))
+            .install(|| bert.embed(&sequences, Parallelism::Rayon(3), None))
             .unwrap();
         assert_eq!(batched.len(), 3);
         for ((one, together), par) in sequences.iter().zip(&batched).zip(&parallel) {
-            let alone = bert.embed(&[one], Parallelism::None).unwrap();
+            let alone = bert.embed(&[one], Parallelism::None, None).unwrap();
             assert_eq!(together.len(), bert.hidden);
             let norm: f32 = together.iter().map(|v| v * v).sum::<f32>().sqrt();
             assert!((norm - 1.0).abs() < 1e-5, "unit length, got {norm}");
@@ -737,6 +769,6 @@ mod tests {
             .iter()
             .zip(&batched[1])
             .any(|(a, b)| (a - b).abs() > 1e-3));
-        assert!(bert.embed(&[&[30]], Parallelism::None).is_err());
+        assert!(bert.embed(&[&[30]], Parallelism::None, None).is_err());
     }
 }

@@ -4,8 +4,10 @@ use std::path::PathBuf;
 
 use super::batch::Plan;
 use super::files::load_shared;
+use super::int8::quantized_shared;
 use super::local::LocalEmbedder;
 use super::threads;
+use super::Precision;
 use crate::error::{MemoryError, Result};
 
 /// Sequences per forward pass when not set.
@@ -34,6 +36,7 @@ pub struct LocalEmbedderBuilder {
     threads: Option<usize>,
     batch_size: usize,
     max_length: usize,
+    precision: Precision,
 }
 
 impl LocalEmbedderBuilder {
@@ -43,6 +46,7 @@ impl LocalEmbedderBuilder {
             threads: None,
             batch_size: DEFAULT_BATCH_SIZE,
             max_length: DEFAULT_MAX_LENGTH,
+            precision: Precision::F32,
         }
     }
 
@@ -74,6 +78,31 @@ impl LocalEmbedderBuilder {
         self
     }
 
+    /// The number format of the dense layers (default [`Precision::F32`]).
+    ///
+    /// [`Precision::Int8`] quantises them to 8-bit integers when the embedder is built
+    /// (once per process and model, a fraction of a second; about 22 MB beside the `f32`
+    /// weights) and runs them in integer arithmetic: about twice the throughput on CPUs
+    /// with AVX-512 VNNI, vectors within a cosine similarity of 0.99 of the `f32` ones.
+    /// [`LocalEmbedder::from_env`] reads it from
+    /// [`AGENTMEM_EMBED_PRECISION`](super::AGENTMEM_EMBED_PRECISION).
+    ///
+    /// ```no_run
+    /// # fn demo() -> agentmemory_core::Result<()> {
+    /// use agentmemory_core::embed::{LocalEmbedder, Precision};
+    ///
+    /// let embedder = LocalEmbedder::builder("/models/all-minilm-l6-v2")
+    ///     .precision(Precision::Int8)
+    ///     .build()?;
+    /// assert_eq!(embedder.precision(), Precision::Int8);
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn precision(mut self, precision: Precision) -> Self {
+        self.precision = precision;
+        self
+    }
+
     /// Loads the model (or takes it from the process-wide cache when this directory was
     /// loaded before) and starts the thread pool. Blocks while reading the weights
     /// (about 90 MB).
@@ -82,7 +111,8 @@ impl LocalEmbedderBuilder {
     ///
     /// [`MemoryError::ModelFiles`] naming the path when the directory or one of its files
     /// is missing or unreadable; [`MemoryError::InvalidArgument`] for a zero thread count
-    /// or batch size, or a `max_length` the model cannot take.
+    /// or batch size, or a `max_length` the model cannot take, or [`Precision::Int8`] for
+    /// a model whose layers are too wide for 8-bit products (more than 32,768 inputs).
     pub fn build(self) -> Result<LocalEmbedder> {
         let threads = self.threads.unwrap_or_else(threads::default_threads);
         if threads == 0 {
@@ -107,6 +137,10 @@ impl LocalEmbedderBuilder {
             batch_size: self.batch_size,
             max_length: self.max_length,
         };
-        Ok(LocalEmbedder::new(model, pool, threads, plan))
+        let int8 = match self.precision {
+            Precision::F32 => None,
+            Precision::Int8 => Some(quantized_shared(&model)?),
+        };
+        Ok(LocalEmbedder::new(model, pool, threads, plan, int8))
     }
 }

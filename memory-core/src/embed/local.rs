@@ -10,7 +10,8 @@ use rayon::ThreadPool;
 use super::batch::{self, Plan};
 use super::builder::LocalEmbedderBuilder;
 use super::files::LoadedModel;
-use super::locate_model;
+use super::int8::Int8Weights;
+use super::{locate_model, Precision};
 use crate::error::{MemoryError, Result};
 use crate::vector::Embedder;
 
@@ -51,6 +52,8 @@ pub struct LocalEmbedder {
     pool: Arc<ThreadPool>,
     threads: usize,
     plan: Plan,
+    /// The quantised dense layers, when running in [`Precision::Int8`].
+    int8: Option<Arc<Int8Weights>>,
 }
 
 impl LocalEmbedder {
@@ -59,12 +62,14 @@ impl LocalEmbedder {
         pool: Arc<ThreadPool>,
         threads: usize,
         plan: Plan,
+        int8: Option<Arc<Int8Weights>>,
     ) -> Self {
         Self {
             model,
             pool,
             threads,
             plan,
+            int8,
         }
     }
 
@@ -81,16 +86,24 @@ impl LocalEmbedder {
 
     /// The model in the directory named by [`AGENTMEM_EMBED_MODEL`](super::AGENTMEM_EMBED_MODEL), else the one in the
     /// cache directory ([`model_cache_dir`](super::model_cache_dir), where `agentmem model
-    /// fetch` puts it), with the default settings; `Ok(None)` when the variable is unset
-    /// or empty and the cache directory holds no model ([`locate_model`]).
+    /// fetch` puts it), with the default settings but for the [`Precision`], which
+    /// [`AGENTMEM_EMBED_PRECISION`](super::AGENTMEM_EMBED_PRECISION) picks (`f32` when
+    /// unset); `Ok(None)` when the model variable is unset or empty and the cache
+    /// directory holds no model ([`locate_model`]).
     ///
     /// # Errors
     ///
     /// [`MemoryError::ModelFiles`] naming the directory when [`AGENTMEM_EMBED_MODEL`](super::AGENTMEM_EMBED_MODEL) is
-    /// set, or the cache directory holds the files, but they are not a loadable model.
+    /// set, or the cache directory holds the files, but they are not a loadable model;
+    /// [`MemoryError::Environment`] when
+    /// [`AGENTMEM_EMBED_PRECISION`](super::AGENTMEM_EMBED_PRECISION) names no precision.
     pub fn from_env() -> Result<Option<Self>> {
+        let precision = Precision::from_env()?;
         match locate_model() {
-            Some(found) => Self::load(found.dir).map(Some),
+            Some(found) => Self::builder(found.dir)
+                .precision(precision)
+                .build()
+                .map(Some),
             None => Ok(None),
         }
     }
@@ -103,7 +116,7 @@ impl LocalEmbedder {
         }
         let texts: Vec<&str> = texts.iter().map(AsRef::as_ref).collect();
         self.pool
-            .install(|| batch::embed(&self.model, &texts, self.plan))
+            .install(|| batch::embed(&self.model, self.int8.as_deref(), &texts, self.plan))
     }
 
     /// The directory the model was loaded from (canonical).
@@ -129,6 +142,15 @@ impl LocalEmbedder {
     /// Tokens kept per text, special tokens included.
     pub fn max_length(&self) -> usize {
         self.plan.max_length
+    }
+
+    /// The number format of the dense layers ([`Precision::F32`] unless chosen).
+    pub fn precision(&self) -> Precision {
+        if self.int8.is_some() {
+            Precision::Int8
+        } else {
+            Precision::F32
+        }
     }
 
     /// Whether both embedders run on the same loaded weights (the process-wide cache
@@ -201,6 +223,7 @@ impl fmt::Debug for LocalEmbedder {
             .field("threads", &self.threads)
             .field("batch_size", &self.plan.batch_size)
             .field("max_length", &self.plan.max_length)
+            .field("precision", &self.precision())
             .finish()
     }
 }

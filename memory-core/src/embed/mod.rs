@@ -38,9 +38,14 @@ mod few_rows;
 #[cfg(feature = "local-embed")]
 mod files;
 #[cfg(feature = "local-embed")]
+mod int8;
+#[cfg(feature = "local-embed")]
 mod kernels;
 #[cfg(feature = "local-embed")]
+mod kernels_i8;
+#[cfg(feature = "local-embed")]
 mod local;
+mod precision;
 #[cfg(feature = "local-embed")]
 mod threads;
 
@@ -54,6 +59,7 @@ pub use discover::{
 #[cfg(feature = "local-embed")]
 #[cfg_attr(docsrs, doc(cfg(feature = "local-embed")))]
 pub use local::LocalEmbedder;
+pub use precision::{Precision, UnknownPrecision, AGENTMEM_EMBED_PRECISION};
 
 /// The environment variable naming the model directory (`model.safetensors`,
 /// `config.json`, `tokenizer.json`) that turns the local embedder on; it wins over the
