@@ -14,6 +14,7 @@ use crate::error::Result;
 
 mod contest;
 mod export;
+mod lookup;
 mod memory;
 pub(crate) mod plan;
 pub(crate) mod quality;

@@ -7,11 +7,14 @@ use std::collections::HashMap;
 
 use chrono::{DateTime, Utc};
 
+use super::lookup::Lookup;
 use super::plan::change_for;
+use super::reconcile::{resolve, Keys, CORRECTION_ATTRIBUTE};
+use super::semantic::{decide_then_escalate, paraphrase_among};
 use super::strength::{Decay, Needed, Strength};
 use super::{
-    fact_relevance, rank_score, reconcile_by_meaning_keyed, FactCandidate, FactChange, FactKey,
-    FactPolicy, FactQuery, MemoryFact, Reconciliation, ScoredFact,
+    fact_relevance, rank_score, reconcile_by_meaning, FactCandidate, FactChange, FactPolicy,
+    FactQuery, MemoryFact, Reconciliation, ScoredFact,
 };
 use crate::error::Result;
 use crate::vector::sparse::SparseIndex;
@@ -55,9 +58,9 @@ pub struct RankedFacts {
     tombstones: usize,
     /// The slot of each current fact, by id.
     slots: HashMap<String, usize>,
-    /// Reconciliation keys of the first `keys.len()` slots, computed on the first
-    /// [`reconcile`](Self::reconcile) (a store that only searches never pays for them).
-    keys: Vec<FactKey>,
+    /// The current facts filed by what reconciliation compares, built on the first
+    /// [`reconcile`](Self::reconcile) (a store that only searches never pays for it).
+    lookup: Option<Lookup>,
     index: SparseIndex,
     /// An upper bound on the confidence of every current fact (raised on insert and
     /// reinforcement, recomputed on compaction), so a search can tell when no fact that
@@ -84,7 +87,7 @@ impl RankedFacts {
             dead: Vec::new(),
             tombstones: 0,
             slots,
-            keys: Vec::new(),
+            lookup: None,
             index,
             max_confidence,
         }
@@ -121,15 +124,51 @@ impl RankedFacts {
         self.facts.last()
     }
 
-    /// What `candidate` means for these facts:
-    /// [`reconcile_by_meaning`](crate::store_support::reconcile_by_meaning) over them, in their order
-    /// (so the same decision as over a fresh read), with their keys computed once.
+    /// What `candidate` means for these facts: the decision of
+    /// [`reconcile_by_meaning`](crate::store_support::reconcile_by_meaning) over them, in
+    /// their order (so the same decision as over a fresh read).
+    ///
+    /// Only the facts it could act on are compared: those sharing the candidate's subject
+    /// and value, attribute or text, found through keys filed when the facts were (filed
+    /// on the first call), so the cost does not grow with the number of facts. Two cases
+    /// still look further: a candidate with an embedding is compared by meaning with every
+    /// fact of its subject, attribute and polarity that has one, and a candidate carrying
+    /// a [`Transition`](crate::facts::Transition) with every fact.
     pub fn reconcile(&mut self, candidate: FactCandidate) -> (Reconciliation, FactCandidate) {
-        while self.keys.len() < self.facts.len() {
-            let key = FactKey::of(&self.facts[self.keys.len()]);
-            self.keys.push(key);
+        if candidate.transition.is_some() {
+            return reconcile_by_meaning(&self.facts, candidate);
         }
-        reconcile_by_meaning_keyed(&self.facts, &self.keys, candidate)
+        if self.lookup.is_none() {
+            let lookup = Lookup::new(&self.facts, |slot| !self.is_dead(slot));
+            self.lookup = Some(lookup);
+        }
+        let Some(lookup) = self.lookup.as_ref() else {
+            return reconcile_by_meaning(&self.facts, candidate);
+        };
+        let correction = candidate.attribute.as_deref() == Some(CORRECTION_ATTRIBUTE);
+        let slots = match lookup.last_stated().filter(|_| correction) {
+            Some(last) => {
+                let target = std::slice::from_ref(&self.facts[last as usize]);
+                lookup.decision_slots(&resolve(target, candidate.clone()), true)
+            }
+            None => lookup.decision_slots(&candidate, correction),
+        };
+        let near: Vec<MemoryFact> = slots
+            .iter()
+            .map(|&slot| self.facts[slot as usize].clone())
+            .collect();
+        let (decision, candidate) = decide_then_escalate(&near, Keys(None), candidate);
+        let decision = match decision {
+            Reconciliation::Add => {
+                let held = lookup.paraphrase_slots(&candidate).iter();
+                match paraphrase_among(held.map(|&slot| &self.facts[slot as usize]), &candidate) {
+                    Some(f) => Reconciliation::Reinforce(f.id.clone()),
+                    None => Reconciliation::Add,
+                }
+            }
+            other => other,
+        };
+        (decision, candidate)
     }
 
     /// The change `candidate` makes for `user` at `now`: [`reconcile`](Self::reconcile)d
@@ -172,8 +211,8 @@ impl RankedFacts {
                     self.index.insert(slot as u32, &fact.text);
                 }
                 self.strength[slot] = Strength::of(fact);
-                if let Some(key) = self.keys.get_mut(slot) {
-                    *key = FactKey::of(fact);
+                if let Some(lookup) = self.lookup.as_mut() {
+                    lookup.replace(slot as u32, &self.facts[slot], fact);
                 }
                 self.max_confidence = self.max_confidence.max(fact.confidence);
                 self.facts[slot] = fact.clone();
@@ -213,8 +252,8 @@ impl RankedFacts {
         let slot = self.facts.len();
         self.index.insert(slot as u32, &fact.text);
         self.strength.push(Strength::of(&fact));
-        if self.keys.len() == slot {
-            self.keys.push(FactKey::of(&fact));
+        if let Some(lookup) = self.lookup.as_mut() {
+            lookup.insert(slot as u32, &fact);
         }
         if !self.dead.is_empty() {
             self.dead.push(false);
@@ -228,6 +267,9 @@ impl RankedFacts {
     /// skips it too).
     fn bury(&mut self, slot: usize, fact: MemoryFact) {
         self.index.remove(slot as u32);
+        if let Some(lookup) = self.lookup.as_mut() {
+            lookup.remove(slot as u32, &self.facts[slot]);
+        }
         if self.dead.is_empty() {
             self.dead = vec![false; self.facts.len()];
         }
@@ -250,7 +292,11 @@ impl RankedFacts {
             .filter(|(_, dead)| !dead)
             .map(|(f, _)| f)
             .collect();
+        let filed = self.lookup.is_some();
         *self = Self::new(live);
+        if filed {
+            self.lookup = Some(Lookup::new(&self.facts, |_| true));
+        }
     }
 
     /// The best `query.top_k` facts under `policy` at `now`: [`rank_score`] over
