@@ -14,9 +14,10 @@ use super::semantic::{decide_then_escalate, paraphrase_among};
 use super::strength::{Decay, Needed, Strength};
 use super::{
     fact_relevance, rank_score, reconcile_by_meaning, FactCandidate, FactChange, FactPolicy,
-    FactQuery, MemoryFact, Reconciliation, ScoredFact,
+    FactQuery, MemoryFact, Reconciliation, ScoredFact, RELEVANCE_FLOOR,
 };
 use crate::error::Result;
+use crate::vector::analyse::Analysed;
 use crate::vector::sparse::SparseIndex;
 use crate::vector::topk::TopK;
 
@@ -73,10 +74,15 @@ impl RankedFacts {
     pub fn new(facts: Vec<MemoryFact>) -> Self {
         let facts: Vec<MemoryFact> = facts.into_iter().filter(MemoryFact::is_current).collect();
         let mut index = SparseIndex::default();
+        // Analysed in one batch (in parallel when large), then inserted in order: the
+        // same index as inserting the texts one by one.
+        let texts: Vec<&str> = facts.iter().map(|f| f.text.as_str()).collect();
+        let mut analysed = Analysed::new(&texts);
+        index.reserve(facts.len());
         let mut slots = HashMap::with_capacity(facts.len());
         let mut max_confidence = 0.0f32;
         for (slot, fact) in facts.iter().enumerate() {
-            index.insert(slot as u32, &fact.text);
+            index.insert_analysed(slot as u32, &mut analysed, slot);
             slots.insert(fact.id.clone(), slot);
             max_confidence = max_confidence.max(fact.confidence);
         }
@@ -394,31 +400,44 @@ impl RankedFacts {
         policy: FactPolicy,
         decay: Decay,
     ) -> Hits<'a> {
-        let mut relevant: Vec<(usize, f32)> = Vec::new();
-        self.index.score(&query.text, |slot, cos| {
-            let slot = slot as usize;
-            if cos > 0.0 && slot < self.facts.len() && !self.is_dead(slot) {
-                relevant.push((slot, cos.clamp(0.0, 1.0)));
-            }
-        });
         let mut top = Hits::new(query.top_k);
         // The effective confidence a fact of relevance `rel` needs to enter the top k.
         let needed = |top: &Hits<'_>, rel: f32| {
             let floor = rank_score(rel, 1.0);
             Needed::new((top.threshold() / floor).max(policy.min_confidence))
         };
-        for &(pos, rel) in &relevant {
-            if decay.may_reach(self.strength[pos], needed(&top, rel)) {
-                self.consider(&mut top, pos, rel, policy, decay);
+        // The relevance a fact needs to enter the top k at best (at the highest
+        // confidence held): `rank_score(rel, max_confidence) >= threshold`.
+        let ceiling = self.max_confidence;
+        let relevance_needed = |threshold: f32| {
+            if threshold > 0.0 && threshold.is_finite() && ceiling > 0.0 {
+                (threshold / ceiling - RELEVANCE_FLOOR) / (1.0 - RELEVANCE_FLOOR)
+            } else {
+                f32::NEG_INFINITY
             }
-        }
+        };
+        // The facts sharing a term with the query, strongest terms first; a fact whose
+        // cosine cannot reach what the top k asks is never scored (so it cannot enter the
+        // top k at relevance 0 either, below).
+        let mut relevant: Vec<usize> = Vec::new();
+        self.index.score_top(&query.text, |slot, cos| {
+            let pos = slot as usize;
+            if cos > 0.0 && pos < self.facts.len() && !self.is_dead(pos) {
+                let rel = cos.clamp(0.0, 1.0);
+                relevant.push(pos);
+                if decay.may_reach(self.strength[pos], needed(&top, rel)) {
+                    self.consider(&mut top, pos, rel, policy, decay);
+                }
+            }
+            relevance_needed(top.threshold())
+        });
         if !top.admits(rank_score(0.0, self.max_confidence)) {
             return top;
         }
         // Unrelated facts need what the threshold asks of relevance 0; it is recomputed
         // only when the threshold moves.
         let mut is_relevant = vec![false; self.facts.len()];
-        for &(pos, _) in &relevant {
+        for &pos in &relevant {
             is_relevant[pos] = true;
         }
         let mut threshold = top.threshold();
@@ -640,6 +659,81 @@ mod tests {
                 prop_assert!(ranked.apply(&change));
                 apply_to_store(&mut store, &change);
                 assert_same_ranking(&ranked, &store, now + Duration::hours(3));
+            }
+        }
+    }
+
+    /// The best `k` current facts by brute force: every fact scored with its full
+    /// cosine (`SparseIndex::score`) and exact decay, sorted by score then id.
+    fn brute_force(ranked: &RankedFacts, query: &FactQuery, now: DateTime<Utc>) -> Vec<ScoredFact> {
+        let policy = FactPolicy::default();
+        let mut cos = vec![0.0f32; ranked.facts.len()];
+        ranked
+            .index
+            .score(&query.text, |slot, c| cos[slot as usize] = c);
+        let mut all: Vec<ScoredFact> = ranked
+            .facts
+            .iter()
+            .enumerate()
+            .filter(|(pos, _)| !ranked.is_dead(*pos))
+            .filter_map(|(pos, fact)| {
+                let effective = fact.effective_confidence(now, policy.half_life);
+                (effective >= policy.min_confidence).then(|| ScoredFact {
+                    fact: fact.clone(),
+                    relevance: cos[pos],
+                    effective_confidence: effective,
+                    score: rank_score(cos[pos], effective),
+                })
+            })
+            .collect();
+        all.sort_by(|a, b| {
+            b.score
+                .total_cmp(&a.score)
+                .then_with(|| a.fact.id.cmp(&b.fact.id))
+        });
+        all.truncate(query.top_k);
+        all
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(24))]
+        /// The pruned search (block bounds, skipped cosines, skipped decays) returns what
+        /// brute force does, on lists long enough to have block bounds.
+        #[test]
+        fn pruned_ranking_equals_brute_force(
+            seed in any::<u64>(),
+            n in 1usize..6_000,
+            k in 1usize..12,
+        ) {
+            let now = Utc::now();
+            let mut x = seed | 1;
+            let mut next = move || {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                x
+            };
+            let facts: Vec<MemoryFact> = (0..n)
+                .map(|i| {
+                    let words: Vec<&str> = (0..1 + next() % 4)
+                        .map(|_| WORDS[(next() % WORDS.len() as u64) as usize])
+                        .collect();
+                    let text = format!("{} n{}", words.join(" "), next() % 50);
+                    let confidence = 0.2 + (next() % 80) as f32 / 100.0;
+                    let age = Duration::minutes((next() % 200_000) as i64);
+                    let _ = i;
+                    MemoryFact::from_candidate("u", FactCandidate::new(text, confidence), now - age)
+                })
+                .collect();
+            let ranked = RankedFacts::new(facts);
+            for q in ["jazz", "jazz tea", "the cat likes chess", "n7 Lyon", "nothing known"] {
+                let query = FactQuery::new(q, k);
+                let got = ranked.rank(&query, FactPolicy::default(), now);
+                let want = brute_force(&ranked, &query, now);
+                let key = |hits: &[ScoredFact]| {
+                    hits.iter().map(|h| (h.fact.id.clone(), h.score.to_bits())).collect::<Vec<_>>()
+                };
+                prop_assert_eq!(key(&got), key(&want), "query {:?} top {}", q, k);
             }
         }
     }
