@@ -32,7 +32,7 @@ pub use semantic::{EmbeddingUserMemoryStore, FactQuery};
 // ones the rest of the crate names through `facts`.
 pub(crate) use ranked::RankedFacts;
 pub(crate) use reconcile::{FactKey, Reconciliation};
-pub(crate) use semantic::{fact_relevance, prepare_candidate, reconcile_by_meaning_keyed};
+pub(crate) use semantic::{fact_relevance, prepare_candidate};
 #[cfg(test)]
 pub(crate) use semantic::{rank_facts, reconcile_by_meaning};
 

@@ -10,11 +10,11 @@ use chrono::{DateTime, Utc};
 use super::lookup::Lookup;
 use super::plan::change_for;
 use super::reconcile::{resolve, Keys, CORRECTION_ATTRIBUTE};
-use super::semantic::{decide_then_escalate, paraphrase_among};
+use super::semantic::{decide_then_escalate, paraphrase_among, reconcile_by_meaning};
 use super::strength::{Decay, Needed, Strength};
 use super::{
-    fact_relevance, rank_score, reconcile_by_meaning, FactCandidate, FactChange, FactPolicy,
-    FactQuery, MemoryFact, Reconciliation, ScoredFact, RELEVANCE_FLOOR,
+    fact_relevance, rank_score, FactCandidate, FactChange, FactPolicy, FactQuery, MemoryFact,
+    Reconciliation, ScoredFact, RELEVANCE_FLOOR,
 };
 use crate::error::Result;
 use crate::vector::analyse::Analysed;
