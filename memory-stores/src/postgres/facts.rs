@@ -17,6 +17,7 @@ use chrono::Utc;
 use deadpool_postgres::GenericClient;
 
 use super::{decode, encode, on, PostgresStore};
+use crate::decode::decode_all;
 use crate::fact_rows::{chain, doomed, rows};
 
 impl PostgresStore {
@@ -37,13 +38,11 @@ impl PostgresStore {
             .await
             .map_err(on(op))?;
         let rows = client.query(&stmt, &[&user]).await.map_err(on(op))?;
-        rows.iter()
-            .map(|r| {
-                let id: &str = r.try_get(0).map_err(on(op))?;
-                let text: &str = r.try_get(1).map_err(on(op))?;
-                decode(text, || format!("fact `{id}` in postgres"))
-            })
-            .collect()
+        decode_all(&rows, |r| {
+            let id: &str = r.try_get(0).map_err(on(op))?;
+            let text: &str = r.try_get(1).map_err(on(op))?;
+            decode(text, || format!("fact `{id}` in postgres"))
+        })
     }
 
     /// The user's fact version (0 before their first fact), raised by the
