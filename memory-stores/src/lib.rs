@@ -18,8 +18,6 @@
 // marks what each feature adds.
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
-#[cfg(any(feature = "sqlite", feature = "redis", feature = "postgres"))]
-mod decode;
 #[cfg(any(feature = "sqlite", feature = "postgres"))]
 mod dense;
 #[cfg(any(feature = "sqlite", feature = "redis", feature = "postgres"))]

@@ -17,7 +17,6 @@ use chrono::Utc;
 use deadpool_postgres::GenericClient;
 
 use super::{decode, encode, on, PostgresStore};
-use crate::decode::decode_all;
 use crate::fact_rows::{chain, doomed, rows};
 
 impl PostgresStore {
@@ -38,11 +37,13 @@ impl PostgresStore {
             .await
             .map_err(on(op))?;
         let rows = client.query(&stmt, &[&user]).await.map_err(on(op))?;
-        decode_all(&rows, |r| {
-            let id: &str = r.try_get(0).map_err(on(op))?;
-            let text: &str = r.try_get(1).map_err(on(op))?;
-            decode(text, || format!("fact `{id}` in postgres"))
-        })
+        rows.iter()
+            .map(|r| {
+                let id: &str = r.try_get(0).map_err(on(op))?;
+                let text: &str = r.try_get(1).map_err(on(op))?;
+                decode(text, || format!("fact `{id}` in postgres"))
+            })
+            .collect()
     }
 
     /// The user's fact version (0 before their first fact), raised by the

@@ -21,7 +21,6 @@ use chrono::Utc;
 use redis::Script;
 
 use super::{decode, encode, hex, RedisStore, STORE};
-use crate::decode::decode_all;
 use crate::fact_rows::{chain, doomed, rows};
 
 /// How many times a write re-reads after losing a race before giving up.
@@ -86,9 +85,10 @@ impl RedisStore {
         let mut conn = self.conn();
         let (version, bodies): (Option<String>, Vec<String>) =
             self.run(op, pipe.query_async(&mut conn)).await?;
-        let mut facts = decode_all(&bodies, |b| {
-            decode::<MemoryFact>(b, || format!("fact of user `{user}` in redis"))
-        })?;
+        let mut facts = bodies
+            .iter()
+            .map(|b| decode::<MemoryFact>(b, || format!("fact of user `{user}` in redis")))
+            .collect::<Result<Vec<_>>>()?;
         facts.sort_by(|a, b| {
             a.created_at
                 .cmp(&b.created_at)
