@@ -210,7 +210,7 @@ mod tests {
     use proptest::prelude::*;
 
     use super::super::plan::change_for;
-    use super::super::{reconcile_by_meaning, FactChange, RankedFacts, Reconciliation};
+    use super::super::{reconcile_by_meaning, FactChange, RankedFacts};
     use super::*;
     use crate::facts::Transition;
 
