@@ -54,6 +54,16 @@ async fn cached_fact_ranking_sees_another_instance() {
     common::check_cached_ranking_sees_another_writer(&reader, &writer, "cache-check-pg").await;
 }
 
+/// An upsert through a kept index sees what another instance wrote since.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn cached_reconciliation_sees_another_instance() {
+    let (Some(first), Some(second)) = (connect().await, connect().await) else {
+        return;
+    };
+    common::check_cached_reconciliation_sees_another_writer(&first, &second, "reconcile-check-pg")
+        .await;
+}
+
 /// `clear_conversations` empties the store, so it runs in a schema of its own (dropped
 /// afterwards).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

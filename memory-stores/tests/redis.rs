@@ -34,6 +34,20 @@ async fn cached_fact_ranking_sees_another_instance() {
     common::check_cached_ranking_sees_another_writer(&reader, &writer, "cache-check-redis").await;
 }
 
+/// An upsert through a kept index sees what another instance wrote since.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn cached_reconciliation_sees_another_instance() {
+    let (Some(first), Some(second)) = (connect().await, connect().await) else {
+        return;
+    };
+    common::check_cached_reconciliation_sees_another_writer(
+        &first,
+        &second,
+        "reconcile-check-redis",
+    )
+    .await;
+}
+
 /// `clear_conversations` empties the store, so it runs under a key prefix of its own.
 #[tokio::test]
 async fn clearing_conversations() {

@@ -231,6 +231,18 @@ async fn cached_fact_ranking_sees_writes_from_another_handle() {
     .await;
 }
 
+/// An upsert through a kept index sees writes made through another handle.
+#[tokio::test]
+async fn cached_reconciliation_sees_writes_from_another_handle() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    common::check_cached_reconciliation_sees_another_writer(
+        &file_store(&dir).await,
+        &file_store(&dir).await,
+        "ana",
+    )
+    .await;
+}
+
 /// Two handles on one file, each writing through its own cache of ranked facts, always
 /// rank exactly the facts the file holds.
 #[tokio::test]

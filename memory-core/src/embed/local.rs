@@ -177,6 +177,7 @@ impl Embedder for LocalEmbedder {
         // machine, each can cost more than a short query's whole forward pass.)
         let (done, result) = tokio::sync::oneshot::channel();
         let model = Arc::clone(&self.model);
+        let int8 = self.int8.clone();
         let texts = texts.to_vec();
         let plan = self.plan;
         self.pool.spawn(move || {
@@ -184,7 +185,7 @@ impl Embedder for LocalEmbedder {
             // panic escaping a pool task would abort the process).
             let out = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
                 let texts: Vec<&str> = texts.iter().map(String::as_str).collect();
-                batch::embed(&model, &texts, plan)
+                batch::embed(&model, int8.as_deref(), &texts, plan)
             }));
             // The caller may have stopped waiting (its future dropped): nothing to do.
             let _ = done.send(out);

@@ -14,6 +14,7 @@ use crate::error::Result;
 
 mod contest;
 mod export;
+mod lookup;
 mod memory;
 pub(crate) mod plan;
 pub(crate) mod quality;
@@ -31,7 +32,7 @@ pub use semantic::{EmbeddingUserMemoryStore, FactQuery};
 // ones the rest of the crate names through `facts`.
 pub(crate) use ranked::RankedFacts;
 pub(crate) use reconcile::{FactKey, Reconciliation};
-pub(crate) use semantic::{fact_relevance_among, prepare_candidate, reconcile_by_meaning_keyed};
+pub(crate) use semantic::{fact_relevance_among, prepare_candidate};
 #[cfg(test)]
 pub(crate) use semantic::{rank_facts, reconcile_by_meaning};
 

@@ -7,13 +7,17 @@ use std::collections::HashMap;
 
 use chrono::{DateTime, Utc};
 
+use super::lookup::Lookup;
 use super::plan::change_for;
+use super::reconcile::{resolve, Keys, CORRECTION_ATTRIBUTE};
+use super::semantic::{decide_then_escalate, paraphrase_among, reconcile_by_meaning};
 use super::strength::{Decay, Needed, Strength};
 use super::{
-    fact_relevance_among, rank_score, reconcile_by_meaning_keyed, FactCandidate, FactChange,
-    FactKey, FactPolicy, FactQuery, MemoryFact, Reconciliation, ScoredFact,
+    fact_relevance_among, rank_score, FactCandidate, FactChange, FactPolicy, FactQuery,
+    MemoryFact, Reconciliation, ScoredFact, RELEVANCE_FLOOR,
 };
 use crate::error::Result;
+use crate::vector::analyse::Analysed;
 use crate::vector::sparse::SparseIndex;
 use crate::vector::topk::TopK;
 
@@ -55,9 +59,9 @@ pub struct RankedFacts {
     tombstones: usize,
     /// The slot of each current fact, by id.
     slots: HashMap<String, usize>,
-    /// Reconciliation keys of the first `keys.len()` slots, computed on the first
-    /// [`reconcile`](Self::reconcile) (a store that only searches never pays for them).
-    keys: Vec<FactKey>,
+    /// The current facts filed by what reconciliation compares, built on the first
+    /// [`reconcile`](Self::reconcile) (a store that only searches never pays for it).
+    lookup: Option<Lookup>,
     index: SparseIndex,
     /// An upper bound on the confidence of every current fact (raised on insert and
     /// reinforcement, recomputed on compaction), so a search can tell when no fact that
@@ -70,10 +74,15 @@ impl RankedFacts {
     pub fn new(facts: Vec<MemoryFact>) -> Self {
         let facts: Vec<MemoryFact> = facts.into_iter().filter(MemoryFact::is_current).collect();
         let mut index = SparseIndex::default();
+        // Analysed in one batch (in parallel when large), then inserted in order: the
+        // same index as inserting the texts one by one.
+        let texts: Vec<&str> = facts.iter().map(|f| f.text.as_str()).collect();
+        let mut analysed = Analysed::new(&texts);
+        index.reserve(facts.len());
         let mut slots = HashMap::with_capacity(facts.len());
         let mut max_confidence = 0.0f32;
         for (slot, fact) in facts.iter().enumerate() {
-            index.insert(slot as u32, &fact.text);
+            index.insert_analysed(slot as u32, &mut analysed, slot);
             slots.insert(fact.id.clone(), slot);
             max_confidence = max_confidence.max(fact.confidence);
         }
@@ -84,7 +93,7 @@ impl RankedFacts {
             dead: Vec::new(),
             tombstones: 0,
             slots,
-            keys: Vec::new(),
+            lookup: None,
             index,
             max_confidence,
         }
@@ -121,15 +130,51 @@ impl RankedFacts {
         self.facts.last()
     }
 
-    /// What `candidate` means for these facts:
-    /// [`reconcile_by_meaning`](crate::store_support::reconcile_by_meaning) over them, in their order
-    /// (so the same decision as over a fresh read), with their keys computed once.
+    /// What `candidate` means for these facts: the decision of
+    /// [`reconcile_by_meaning`](crate::store_support::reconcile_by_meaning) over them, in
+    /// their order (so the same decision as over a fresh read).
+    ///
+    /// Only the facts it could act on are compared: those sharing the candidate's subject
+    /// and value, attribute or text, found through keys filed when the facts were (filed
+    /// on the first call), so the cost does not grow with the number of facts. Two cases
+    /// still look further: a candidate with an embedding is compared by meaning with every
+    /// fact of its subject, attribute and polarity that has one, and a candidate carrying
+    /// a [`Transition`](crate::facts::Transition) with every fact.
     pub fn reconcile(&mut self, candidate: FactCandidate) -> (Reconciliation, FactCandidate) {
-        while self.keys.len() < self.facts.len() {
-            let key = FactKey::of(&self.facts[self.keys.len()]);
-            self.keys.push(key);
+        if candidate.transition.is_some() {
+            return reconcile_by_meaning(&self.facts, candidate);
         }
-        reconcile_by_meaning_keyed(&self.facts, &self.keys, candidate)
+        if self.lookup.is_none() {
+            let lookup = Lookup::new(&self.facts, |slot| !self.is_dead(slot));
+            self.lookup = Some(lookup);
+        }
+        let Some(lookup) = self.lookup.as_ref() else {
+            return reconcile_by_meaning(&self.facts, candidate);
+        };
+        let correction = candidate.attribute.as_deref() == Some(CORRECTION_ATTRIBUTE);
+        let slots = match lookup.last_stated().filter(|_| correction) {
+            Some(last) => {
+                let target = std::slice::from_ref(&self.facts[last as usize]);
+                lookup.decision_slots(&resolve(target, candidate.clone()), true)
+            }
+            None => lookup.decision_slots(&candidate, correction),
+        };
+        let near: Vec<MemoryFact> = slots
+            .iter()
+            .map(|&slot| self.facts[slot as usize].clone())
+            .collect();
+        let (decision, candidate) = decide_then_escalate(&near, Keys(None), candidate);
+        let decision = match decision {
+            Reconciliation::Add => {
+                let held = lookup.paraphrase_slots(&candidate).iter();
+                match paraphrase_among(held.map(|&slot| &self.facts[slot as usize]), &candidate) {
+                    Some(f) => Reconciliation::Reinforce(f.id.clone()),
+                    None => Reconciliation::Add,
+                }
+            }
+            other => other,
+        };
+        (decision, candidate)
     }
 
     /// The change `candidate` makes for `user` at `now`: [`reconcile`](Self::reconcile)d
@@ -172,8 +217,8 @@ impl RankedFacts {
                     self.index.insert(slot as u32, &fact.text);
                 }
                 self.strength[slot] = Strength::of(fact);
-                if let Some(key) = self.keys.get_mut(slot) {
-                    *key = FactKey::of(fact);
+                if let Some(lookup) = self.lookup.as_mut() {
+                    lookup.replace(slot as u32, &self.facts[slot], fact);
                 }
                 self.max_confidence = self.max_confidence.max(fact.confidence);
                 self.facts[slot] = fact.clone();
@@ -213,8 +258,8 @@ impl RankedFacts {
         let slot = self.facts.len();
         self.index.insert(slot as u32, &fact.text);
         self.strength.push(Strength::of(&fact));
-        if self.keys.len() == slot {
-            self.keys.push(FactKey::of(&fact));
+        if let Some(lookup) = self.lookup.as_mut() {
+            lookup.insert(slot as u32, &fact);
         }
         if !self.dead.is_empty() {
             self.dead.push(false);
@@ -228,6 +273,9 @@ impl RankedFacts {
     /// skips it too).
     fn bury(&mut self, slot: usize, fact: MemoryFact) {
         self.index.remove(slot as u32);
+        if let Some(lookup) = self.lookup.as_mut() {
+            lookup.remove(slot as u32, &self.facts[slot]);
+        }
         if self.dead.is_empty() {
             self.dead = vec![false; self.facts.len()];
         }
@@ -250,7 +298,11 @@ impl RankedFacts {
             .filter(|(_, dead)| !dead)
             .map(|(f, _)| f)
             .collect();
+        let filed = self.lookup.is_some();
         *self = Self::new(live);
+        if filed {
+            self.lookup = Some(Lookup::new(&self.facts, |_| true));
+        }
     }
 
     /// The best `query.top_k` facts under `policy` at `now`: [`rank_score`] over
@@ -357,31 +409,44 @@ impl RankedFacts {
         policy: FactPolicy,
         decay: Decay,
     ) -> Hits<'a> {
-        let mut relevant: Vec<(usize, f32)> = Vec::new();
-        self.index.score(&query.text, |slot, cos| {
-            let slot = slot as usize;
-            if cos > 0.0 && slot < self.facts.len() && !self.is_dead(slot) {
-                relevant.push((slot, cos.clamp(0.0, 1.0)));
-            }
-        });
         let mut top = Hits::new(query.top_k);
         // The effective confidence a fact of relevance `rel` needs to enter the top k.
         let needed = |top: &Hits<'_>, rel: f32| {
             let floor = rank_score(rel, 1.0);
             Needed::new((top.threshold() / floor).max(policy.min_confidence))
         };
-        for &(pos, rel) in &relevant {
-            if decay.may_reach(self.strength[pos], needed(&top, rel)) {
-                self.consider(&mut top, pos, rel, policy, decay);
+        // The relevance a fact needs to enter the top k at best (at the highest
+        // confidence held): `rank_score(rel, max_confidence) >= threshold`.
+        let ceiling = self.max_confidence;
+        let relevance_needed = |threshold: f32| {
+            if threshold > 0.0 && threshold.is_finite() && ceiling > 0.0 {
+                (threshold / ceiling - RELEVANCE_FLOOR) / (1.0 - RELEVANCE_FLOOR)
+            } else {
+                f32::NEG_INFINITY
             }
-        }
+        };
+        // The facts sharing a term with the query, strongest terms first; a fact whose
+        // cosine cannot reach what the top k asks is never scored (so it cannot enter the
+        // top k at relevance 0 either, below).
+        let mut relevant: Vec<usize> = Vec::new();
+        self.index.score_top(&query.text, |slot, cos| {
+            let pos = slot as usize;
+            if cos > 0.0 && pos < self.facts.len() && !self.is_dead(pos) {
+                let rel = cos.clamp(0.0, 1.0);
+                relevant.push(pos);
+                if decay.may_reach(self.strength[pos], needed(&top, rel)) {
+                    self.consider(&mut top, pos, rel, policy, decay);
+                }
+            }
+            relevance_needed(top.threshold())
+        });
         if !top.admits(rank_score(0.0, self.max_confidence)) {
             return top;
         }
         // Unrelated facts need what the threshold asks of relevance 0; it is recomputed
         // only when the threshold moves.
         let mut is_relevant = vec![false; self.facts.len()];
-        for &(pos, _) in &relevant {
+        for &pos in &relevant {
             is_relevant[pos] = true;
         }
         let mut threshold = top.threshold();
@@ -603,6 +668,81 @@ mod tests {
                 prop_assert!(ranked.apply(&change));
                 apply_to_store(&mut store, &change);
                 assert_same_ranking(&ranked, &store, now + Duration::hours(3));
+            }
+        }
+    }
+
+    /// The best `k` current facts by brute force: every fact scored with its full
+    /// cosine (`SparseIndex::score`) and exact decay, sorted by score then id.
+    fn brute_force(ranked: &RankedFacts, query: &FactQuery, now: DateTime<Utc>) -> Vec<ScoredFact> {
+        let policy = FactPolicy::default();
+        let mut cos = vec![0.0f32; ranked.facts.len()];
+        ranked
+            .index
+            .score(&query.text, |slot, c| cos[slot as usize] = c);
+        let mut all: Vec<ScoredFact> = ranked
+            .facts
+            .iter()
+            .enumerate()
+            .filter(|(pos, _)| !ranked.is_dead(*pos))
+            .filter_map(|(pos, fact)| {
+                let effective = fact.effective_confidence(now, policy.half_life);
+                (effective >= policy.min_confidence).then(|| ScoredFact {
+                    fact: fact.clone(),
+                    relevance: cos[pos],
+                    effective_confidence: effective,
+                    score: rank_score(cos[pos], effective),
+                })
+            })
+            .collect();
+        all.sort_by(|a, b| {
+            b.score
+                .total_cmp(&a.score)
+                .then_with(|| a.fact.id.cmp(&b.fact.id))
+        });
+        all.truncate(query.top_k);
+        all
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(24))]
+        /// The pruned search (block bounds, skipped cosines, skipped decays) returns what
+        /// brute force does, on lists long enough to have block bounds.
+        #[test]
+        fn pruned_ranking_equals_brute_force(
+            seed in any::<u64>(),
+            n in 1usize..6_000,
+            k in 1usize..12,
+        ) {
+            let now = Utc::now();
+            let mut x = seed | 1;
+            let mut next = move || {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                x
+            };
+            let facts: Vec<MemoryFact> = (0..n)
+                .map(|i| {
+                    let words: Vec<&str> = (0..1 + next() % 4)
+                        .map(|_| WORDS[(next() % WORDS.len() as u64) as usize])
+                        .collect();
+                    let text = format!("{} n{}", words.join(" "), next() % 50);
+                    let confidence = 0.2 + (next() % 80) as f32 / 100.0;
+                    let age = Duration::minutes((next() % 200_000) as i64);
+                    let _ = i;
+                    MemoryFact::from_candidate("u", FactCandidate::new(text, confidence), now - age)
+                })
+                .collect();
+            let ranked = RankedFacts::new(facts);
+            for q in ["jazz", "jazz tea", "the cat likes chess", "n7 Lyon", "nothing known"] {
+                let query = FactQuery::new(q, k);
+                let got = ranked.rank(&query, FactPolicy::default(), now);
+                let want = brute_force(&ranked, &query, now);
+                let key = |hits: &[ScoredFact]| {
+                    hits.iter().map(|h| (h.fact.id.clone(), h.score.to_bits())).collect::<Vec<_>>()
+                };
+                prop_assert_eq!(key(&got), key(&want), "query {:?} top {}", q, k);
             }
         }
     }

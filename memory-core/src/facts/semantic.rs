@@ -131,9 +131,16 @@ pub fn paraphrase_of<'a>(
     current: &'a [MemoryFact],
     candidate: &FactCandidate,
 ) -> Option<&'a MemoryFact> {
+    paraphrase_among(current.iter(), candidate)
+}
+
+/// [`paraphrase_of`] among `facts` (in their order; the last of equally close ones wins).
+pub(super) fn paraphrase_among<'a>(
+    facts: impl Iterator<Item = &'a MemoryFact>,
+    candidate: &FactCandidate,
+) -> Option<&'a MemoryFact> {
     let c = candidate.embedding.as_deref()?;
-    current
-        .iter()
+    facts
         .filter(|f| f.is_current())
         .filter(|f| {
             f.attribute == candidate.attribute
@@ -174,8 +181,7 @@ fn by_meaning(
     keys: Keys<'_>,
     candidate: FactCandidate,
 ) -> (Reconciliation, FactCandidate) {
-    let (decision, candidate) = decide_keyed(current, keys, candidate);
-    let (decision, candidate) = super::contest::escalate(current, decision, candidate);
+    let (decision, candidate) = decide_then_escalate(current, keys, candidate);
     let decision = match decision {
         Reconciliation::Add => match paraphrase_of(current, &candidate) {
             Some(f) => Reconciliation::Reinforce(f.id.clone()),
@@ -184,6 +190,17 @@ fn by_meaning(
         other => other,
     };
     (decision, candidate)
+}
+
+/// [`reconcile_by_meaning`] short of its paraphrase check: corrections resolved,
+/// reconciled, transitions and quality applied, a repeated contest escalated.
+pub(super) fn decide_then_escalate(
+    current: &[MemoryFact],
+    keys: Keys<'_>,
+    candidate: FactCandidate,
+) -> (Reconciliation, FactCandidate) {
+    let (decision, candidate) = decide_keyed(current, keys, candidate);
+    super::contest::escalate(current, decision, candidate)
 }
 
 /// Checks and normalises a candidate's embedding before it is stored.

@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 use crate::error::{MemoryError, Result};
 use crate::message::Metadata;
 
-mod analyse;
+pub(crate) mod analyse;
 pub(crate) mod dense;
 mod embedding;
 mod filter;

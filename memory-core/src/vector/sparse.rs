@@ -463,9 +463,11 @@ impl SparseIndex {
         // document once, and its dot product is its posting's.
         let mut acc = if plan.len() > 1 {
             let mut acc = vec![0.0f32; self.docs.len()];
-            for p in &plan {
-                for posting in &self.terms[p.term as usize].postings {
-                    acc[posting.slot as usize] += posting.tf_weight * p.weight;
+            // In query order, as `score` sums: the same cosines to the bit.
+            for &(term, w) in &terms {
+                let weight = w * table.idf[term as usize];
+                for posting in &self.terms[term as usize].postings {
+                    acc[posting.slot as usize] += posting.tf_weight * weight;
                 }
             }
             Some(acc)

@@ -38,15 +38,24 @@ fn load_facts(
         "SELECT id, body FROM facts WHERE user_id = ?1 ORDER BY n"
     };
     let mut stmt = conn.prepare_cached(sql).map_err(&err)?;
-    let rows = stmt
-        .query_map([user_id], |r| {
-            Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?))
-        })
-        .and_then(|rows| rows.collect::<rusqlite::Result<Vec<_>>>())
-        .map_err(&err)?;
-    rows.iter()
-        .map(|(id, text)| body::decode(text, || format!("fact `{id}` in {label}")))
-        .collect()
+    let mut rows = stmt.query([user_id]).map_err(&err)?;
+    let mut facts = Vec::new();
+    // Each body decoded where SQLite holds it, without copying it out first.
+    while let Some(row) = rows.next().map_err(&err)? {
+        let text = row
+            .get_ref(1)
+            .and_then(|v| {
+                v.as_str().map_err(|e| {
+                    rusqlite::Error::FromSqlConversionFailure(1, v.data_type(), Box::new(e))
+                })
+            })
+            .map_err(&err)?;
+        facts.push(body::decode(text, || {
+            let id = row.get::<_, String>(0).unwrap_or_default();
+            format!("fact `{id}` in {label}")
+        })?);
+    }
+    Ok(facts)
 }
 
 /// The user's fact version (0 before their first fact), raised by the `fact_versions`

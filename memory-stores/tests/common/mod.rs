@@ -596,6 +596,109 @@ pub async fn check_cached_ranking_sees_another_writer(
         .is_empty());
 }
 
+/// Reconciliation through a kept index sees what another handle (another process)
+/// wrote since: `first` keeps the user's facts indexed by writing, `second` adds,
+/// supersedes and deletes, and each of `first`'s upserts after that decides as over the
+/// facts the store holds (a repeat of `second`'s fact reinforces it, a new value
+/// supersedes `second`'s, a fact `second` deleted is added again).
+pub async fn check_cached_reconciliation_sees_another_writer(
+    first: &dyn UserMemoryStore,
+    second: &dyn UserMemoryStore,
+    user: &str,
+) {
+    let _ = first.forget_user(user).await;
+    let likes = |v: &str| FactCandidate::new(format!("likes {v}"), 0.7).with_attribute("likes", v);
+    let lives =
+        |v: &str| FactCandidate::new(format!("lives in {v}"), 0.9).with_attribute("location", v);
+    // `first` reads once and keeps its index from here on.
+    assert_eq!(
+        first.upsert(user, likes("tea")).await.expect("add").kind(),
+        "added"
+    );
+    assert_eq!(
+        first
+            .upsert(user, likes("chess"))
+            .await
+            .expect("add")
+            .kind(),
+        "added"
+    );
+    // Another process writes.
+    assert_eq!(
+        second
+            .upsert(user, likes("jazz"))
+            .await
+            .expect("add")
+            .kind(),
+        "added"
+    );
+    assert_eq!(
+        second
+            .upsert(user, lives("Porto"))
+            .await
+            .expect("add")
+            .kind(),
+        "added"
+    );
+    assert_eq!(
+        first
+            .upsert(user, likes("jazz"))
+            .await
+            .expect("repeat")
+            .kind(),
+        "reinforced"
+    );
+    assert_eq!(
+        first
+            .upsert(user, lives("Lyon"))
+            .await
+            .expect("move")
+            .kind(),
+        "superseded"
+    );
+    assert_eq!(
+        second
+            .upsert(user, lives("Oslo"))
+            .await
+            .expect("move")
+            .kind(),
+        "superseded"
+    );
+    let change = first.upsert(user, lives("Oslo")).await.expect("repeat");
+    assert_eq!(change.kind(), "reinforced", "{change:?}");
+    let tea = first
+        .list(user)
+        .await
+        .expect("list")
+        .into_iter()
+        .find(|f| f.text == "likes tea")
+        .expect("tea held");
+    assert!(UserMemoryStore::delete(second, user, &tea.id)
+        .await
+        .expect("delete"));
+    assert_eq!(
+        first
+            .upsert(user, likes("tea"))
+            .await
+            .expect("again")
+            .kind(),
+        "added"
+    );
+    let mut held: Vec<String> = first
+        .list(user)
+        .await
+        .expect("list")
+        .into_iter()
+        .map(|f| f.text)
+        .collect();
+    held.sort();
+    assert_eq!(
+        held,
+        ["likes chess", "likes jazz", "likes tea", "lives in Oslo"]
+    );
+    first.forget_user(user).await.expect("forget");
+}
+
 /// Two handles on one store (two processes' view: each keeps its own cache of the
 /// user's ranked facts and writes through it) take turns upserting (adds, repeats,
 /// supersessions, weak contradictions), deleting and searching, then write at the same

@@ -1,0 +1,391 @@
+//! [`Lookup`]: the facts a candidate could be reconciled with, found through hashed keys
+//! instead of a scan of every current fact.
+//!
+//! Reconciliation ([`decide`](super::reconcile::decide) and
+//! [`reconcile_by_meaning`](super::semantic::reconcile_by_meaning)) only ever acts on a
+//! held fact that
+//!
+//! - has the candidate's subject, attribute family and [`value_key`] (a repeat, or the
+//!   same value with the other polarity),
+//! - has the candidate's subject and its attribute, when that attribute holds one value at
+//!   a time or is `diet` (a new value, a diet that rules the old one out),
+//! - has the candidate's subject and [`normalize`]d text (a repeat without attributes),
+//! - has the candidate's subject, attribute and polarity and an embedding (a paraphrase),
+//! - or is the most recently stated fact (what a correction corrects).
+//!
+//! Every rule is a test of one held fact against the candidate (apart from the last,
+//! which is one fact), so deciding over the facts found here, in their order, decides
+//! exactly as deciding over all of them: the rules skip the facts that are not theirs and
+//! none of the ones they act on is missing. Keys are 64-bit hashes, so a collision only
+//! adds a fact the rules then skip.
+//!
+//! Transitions ("moved out of Lyon") match held facts by shared words and by meaning
+//! across attributes; a candidate carrying one is reconciled against every fact.
+
+use std::collections::{BTreeSet, HashMap};
+use std::hash::{Hash, Hasher};
+
+use chrono::{DateTime, Utc};
+
+use super::reconcile::{family, is_single_valued, normalize, value_key, CORRECTION_ATTRIBUTE};
+use super::{FactCandidate, MemoryFact, Polarity};
+
+/// One kind of key; part of the hash, so keys of different kinds never meet.
+#[derive(Hash)]
+enum Key<'a> {
+    /// Subject, attribute family, value key.
+    Value(Option<&'a str>, &'a str, &'a str),
+    /// Subject, attribute (of single-valued attributes and `diet`).
+    Attribute(Option<&'a str>, &'a str),
+    /// Subject, normalised text.
+    Text(Option<&'a str>, &'a str),
+    /// Subject, attribute, polarity (of facts with an embedding).
+    Meaning(Option<&'a str>, Option<&'a str>, Polarity),
+}
+
+impl Key<'_> {
+    fn hash(&self) -> u64 {
+        // SipHash with fixed keys: the same hash in every process and run.
+        #[allow(deprecated)]
+        let mut h = std::hash::SipHasher::new();
+        Hash::hash(self, &mut h);
+        h.finish()
+    }
+}
+
+/// Whether a candidate's attribute makes reconciliation look at every held fact of
+/// that attribute (not only those with its value).
+fn by_attribute(attribute: &str) -> bool {
+    is_single_valued(attribute) || attribute == "diet"
+}
+
+/// The keys a held fact is filed under.
+fn keys_of(fact: &MemoryFact) -> Vec<u64> {
+    let subject = fact.subject.as_deref();
+    let mut keys = Vec::with_capacity(4);
+    if let Some(attribute) = fact.attribute.as_deref() {
+        if let Some(value) = fact.value.as_deref() {
+            keys.push(Key::Value(subject, family(attribute), &value_key(value)).hash());
+        }
+        if by_attribute(attribute) {
+            keys.push(Key::Attribute(subject, attribute).hash());
+        }
+    }
+    keys.push(Key::Text(subject, &normalize(&fact.text)).hash());
+    if fact.embedding.is_some() {
+        keys.push(Key::Meaning(subject, fact.attribute.as_deref(), fact.polarity).hash());
+    }
+    keys
+}
+
+/// Whether a fact can be what a correction corrects (see `last_stated` in reconcile).
+fn stated(fact: &MemoryFact) -> bool {
+    fact.value.is_some() && fact.attribute.as_deref().is_some_and(|a| a != "note")
+}
+
+/// Where a fact sorts among the stated ones: as `last_stated` orders them.
+type StatedAt = (DateTime<Utc>, DateTime<Utc>, u32);
+
+fn stated_at(fact: &MemoryFact, slot: u32) -> StatedAt {
+    (fact.last_reinforced_at, fact.created_at, slot)
+}
+
+/// The current facts of one user filed by the keys reconciliation compares, by slot.
+#[derive(Debug, Default)]
+pub(super) struct Lookup {
+    /// Key hash → slots holding a fact with that key, ascending.
+    buckets: HashMap<u64, Vec<u32>>,
+    /// The stated facts, by when they were last stated.
+    stated: BTreeSet<StatedAt>,
+}
+
+impl Lookup {
+    /// Files every fact of `facts` (by slot) for which `live` holds.
+    pub(super) fn new(facts: &[MemoryFact], live: impl Fn(usize) -> bool) -> Self {
+        let mut lookup = Self {
+            buckets: HashMap::with_capacity(facts.len()),
+            stated: BTreeSet::new(),
+        };
+        for (slot, fact) in facts.iter().enumerate().filter(|(s, _)| live(*s)) {
+            lookup.insert(slot as u32, fact);
+        }
+        lookup
+    }
+
+    /// Files `fact` in `slot`. Slots come in ascending order except on
+    /// [`replace`](Self::replace), which keeps each bucket sorted.
+    pub(super) fn insert(&mut self, slot: u32, fact: &MemoryFact) {
+        for key in keys_of(fact) {
+            let slots = self.buckets.entry(key).or_default();
+            match slots.last() {
+                Some(&last) if last >= slot => {
+                    if let Err(at) = slots.binary_search(&slot) {
+                        slots.insert(at, slot);
+                    }
+                }
+                _ => slots.push(slot),
+            }
+        }
+        if stated(fact) {
+            self.stated.insert(stated_at(fact, slot));
+        }
+    }
+
+    /// Takes `fact`, filed in `slot`, out.
+    pub(super) fn remove(&mut self, slot: u32, fact: &MemoryFact) {
+        for key in keys_of(fact) {
+            if let Some(slots) = self.buckets.get_mut(&key) {
+                if let Ok(at) = slots.binary_search(&slot) {
+                    slots.remove(at);
+                }
+                if slots.is_empty() {
+                    self.buckets.remove(&key);
+                }
+            }
+        }
+        if stated(fact) {
+            self.stated.remove(&stated_at(fact, slot));
+        }
+    }
+
+    /// Files `new` in `slot` instead of `old`.
+    pub(super) fn replace(&mut self, slot: u32, old: &MemoryFact, new: &MemoryFact) {
+        self.remove(slot, old);
+        self.insert(slot, new);
+    }
+
+    /// The slot of the most recently stated fact: what a correction corrects.
+    pub(super) fn last_stated(&self) -> Option<u32> {
+        self.stated.last().map(|&(_, _, slot)| slot)
+    }
+
+    /// The slots, ascending, of every filed fact that reconciling `candidate` (as
+    /// [`resolve`](super::reconcile::resolve) left it) could act on, except by meaning
+    /// ([`paraphrase_slots`](Self::paraphrase_slots)), plus the last stated fact when the
+    /// candidate was a correction (`correction`).
+    pub(super) fn decision_slots(&self, candidate: &FactCandidate, correction: bool) -> Vec<u32> {
+        let subject = candidate.subject.as_deref();
+        let mut keys = Vec::with_capacity(3);
+        if let Some(attribute) = candidate.attribute.as_deref() {
+            if let Some(value) = candidate.value.as_deref() {
+                keys.push(Key::Value(subject, family(attribute), &value_key(value)).hash());
+            }
+            if by_attribute(attribute) {
+                keys.push(Key::Attribute(subject, attribute).hash());
+            }
+        }
+        keys.push(Key::Text(subject, &normalize(&candidate.text)).hash());
+        let mut slots: Vec<u32> = keys
+            .iter()
+            .filter_map(|k| self.buckets.get(k))
+            .flatten()
+            .copied()
+            .collect();
+        if correction || candidate.attribute.as_deref() == Some(CORRECTION_ATTRIBUTE) {
+            slots.extend(self.last_stated());
+        }
+        slots.sort_unstable();
+        slots.dedup();
+        slots
+    }
+
+    /// The slots, ascending, of the facts `candidate` could paraphrase: same subject,
+    /// attribute and polarity, with an embedding. Empty when the candidate has none.
+    pub(super) fn paraphrase_slots(&self, candidate: &FactCandidate) -> &[u32] {
+        if candidate.embedding.is_none() {
+            return &[];
+        }
+        let key = Key::Meaning(
+            candidate.subject.as_deref(),
+            candidate.attribute.as_deref(),
+            candidate.polarity,
+        );
+        self.buckets.get(&key.hash()).map_or(&[], Vec::as_slice)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use chrono::Duration;
+    use proptest::prelude::*;
+
+    use super::super::plan::change_for;
+    use super::super::{reconcile_by_meaning, FactChange, RankedFacts};
+    use super::*;
+    use crate::facts::Transition;
+
+    const SUBJECTS: &[Option<&str>] = &[None, None, Some("sister")];
+    const ATTRIBUTES: &[Option<&str>] = &[
+        None,
+        Some("likes"),
+        Some("dislikes"),
+        Some("location"),
+        Some("name"),
+        Some("diet"),
+        Some("favourite food"),
+        Some("note"),
+        Some(CORRECTION_ATTRIBUTE),
+    ];
+    const VALUES: &[&str] = &[
+        "museums",
+        "the museum",
+        "going hiking",
+        "Hiking",
+        "vegan",
+        "fish",
+        "Lyon",
+        "ramen",
+    ];
+    const EMBEDDINGS: &[Option<[f32; 2]>] =
+        &[None, Some([1.0, 0.0]), Some([0.95, 0.31]), Some([0.0, 1.0])];
+
+    /// A statement: subject, attribute, value, negative, confidence (percent), embedding,
+    /// whether it carries a transition.
+    type Said = (usize, usize, usize, bool, u8, usize, bool);
+
+    fn said() -> impl Strategy<Value = Said> {
+        (
+            0..SUBJECTS.len(),
+            0..ATTRIBUTES.len(),
+            0..VALUES.len(),
+            any::<bool>(),
+            30u8..=100,
+            0..EMBEDDINGS.len(),
+            prop::bool::weighted(0.1),
+        )
+    }
+
+    fn candidate(
+        &(subject, attribute, value, negative, confidence, embedding, ends): &Said,
+    ) -> FactCandidate {
+        let value = VALUES[value];
+        let mut c = match ATTRIBUTES[attribute] {
+            Some(a) => FactCandidate::new(format!("{a} {value}"), f32::from(confidence) / 100.0)
+                .with_attribute(a, value),
+            // Facts without an attribute repeat each other by text alone.
+            None => FactCandidate::new(format!("says {value}!"), f32::from(confidence) / 100.0),
+        };
+        if let Some(s) = SUBJECTS[subject] {
+            c = c.with_subject(s);
+        }
+        if negative {
+            c = c.with_polarity(Polarity::Negative);
+        }
+        c.embedding = EMBEDDINGS[embedding].map(|e| e.to_vec());
+        if ends {
+            c = c.with_transition(Transition::Ends {
+                object: value.to_owned(),
+            });
+        }
+        c
+    }
+
+    #[derive(Debug, Clone)]
+    enum Op {
+        Say(Said),
+        Delete(usize),
+        Supersede(usize, Said),
+    }
+
+    fn op() -> impl Strategy<Value = Op> {
+        prop_oneof![
+            8 => said().prop_map(Op::Say),
+            1 => any::<usize>().prop_map(Op::Delete),
+            1 => (any::<usize>(), said()).prop_map(|(pick, s)| Op::Supersede(pick, s)),
+        ]
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(256))]
+        /// Reconciling through the lookup decides exactly as the linear reconciliation
+        /// over every current fact (`reconcile_by_meaning`, the reference), over
+        /// subjects, attribute families, value variants, polarities, single-valued
+        /// attributes, diets, corrections, paraphrases by embedding and transitions,
+        /// while facts are added, reinforced, contested, superseded and deleted
+        /// (tombstones and compactions included).
+        #[test]
+        fn the_lookup_decides_as_the_linear_scan(
+            start in prop::collection::vec(said(), 0..24),
+            ops in prop::collection::vec(op(), 1..48),
+        ) {
+            let now = Utc::now();
+            let mut store: Vec<MemoryFact> = start
+                .iter()
+                .enumerate()
+                .map(|(i, s)| {
+                    let mut c = candidate(s);
+                    c.transition = None;
+                    let mut f = MemoryFact::from_candidate("u", c, now - Duration::minutes(100 - i as i64));
+                    f.reinforcement_count = (i % 3) as u32;
+                    f
+                })
+                .collect();
+            let mut ranked = RankedFacts::new(store.clone());
+            for (step, op) in ops.into_iter().enumerate() {
+                let at = now + Duration::seconds(step as i64);
+                let live: Vec<MemoryFact> = store.iter().filter(|f| f.is_current()).cloned().collect();
+                let change = match op {
+                    Op::Say(s) => {
+                        let c = candidate(&s);
+                        let want = reconcile_by_meaning(&live, c.clone());
+                        let got = ranked.reconcile(c);
+                        prop_assert_eq!(&got, &want);
+                        let (decision, c) = got;
+                        change_for("u", decision, c, at, |id| ranked.current(id)).unwrap()
+                    }
+                    _ if live.is_empty() => continue,
+                    Op::Delete(pick) => FactChange::Deleted { fact: live[pick % live.len()].clone() },
+                    Op::Supersede(pick, s) => {
+                        let mut old = live[pick % live.len()].clone();
+                        let mut c = candidate(&s);
+                        c.transition = None;
+                        let new = MemoryFact::from_candidate("u", c, at);
+                        old.superseded_by = Some(new.id.clone());
+                        FactChange::Superseded { old, new }
+                    }
+                };
+                prop_assert!(ranked.apply(&change));
+                match &change {
+                    FactChange::Added { fact } => store.push(fact.clone()),
+                    FactChange::Reinforced { fact } | FactChange::Contested { fact, .. } => {
+                        let i = store.iter().position(|f| f.id == fact.id).unwrap();
+                        store[i] = fact.clone();
+                    }
+                    FactChange::Superseded { old, new } => {
+                        let i = store.iter().position(|f| f.id == old.id).unwrap();
+                        store[i] = old.clone();
+                        store.push(new.clone());
+                    }
+                    FactChange::Deleted { fact } => store.retain(|f| f.id != fact.id),
+                    FactChange::Ignored { .. } => {}
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_repeat_among_many_facts_is_found_through_its_key() {
+        let now = Utc::now();
+        let mut facts: Vec<MemoryFact> = (0..2_000)
+            .map(|i| {
+                let c = FactCandidate::new(format!("likes topic {i}"), 0.8)
+                    .with_attribute("likes", format!("topic {i}"));
+                MemoryFact::from_candidate("u", c, now)
+            })
+            .collect();
+        facts.push(MemoryFact::from_candidate(
+            "u",
+            FactCandidate::new("lives in Lyon", 0.8).with_attribute("location", "Lyon"),
+            now,
+        ));
+        let lookup = Lookup::new(&facts, |_| true);
+        let again =
+            FactCandidate::new("likes the topics 7", 0.8).with_attribute("likes", "the topics 7");
+        assert_eq!(lookup.decision_slots(&again, false), vec![7]);
+        let moved = FactCandidate::new("lives in Paris", 0.8).with_attribute("location", "Paris");
+        assert_eq!(lookup.decision_slots(&moved, false), vec![2_000]);
+        let fix = FactCandidate::new("Lille", 0.8).with_attribute(CORRECTION_ATTRIBUTE, "Lille");
+        assert_eq!(lookup.last_stated(), Some(2_000));
+        assert!(lookup.decision_slots(&fix, true).contains(&2_000));
+    }
+}
