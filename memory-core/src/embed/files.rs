@@ -109,8 +109,8 @@ fn load(dir: PathBuf) -> Result<LoadedModel> {
         return Err(file_error(CONFIG, why));
     }
 
-    let mut tokenizer = Tokenizer::from_file(dir.join(TOKENIZER))
-        .map_err(|e| file_error(TOKENIZER, e.to_string()))?;
+    let mut tokenizer =
+        super::tokenizer::load(&dir.join(TOKENIZER)).map_err(|e| file_error(TOKENIZER, e))?;
     tokenizer
         .with_truncation(None)
         .map_err(|e| file_error(TOKENIZER, e.to_string()))?;

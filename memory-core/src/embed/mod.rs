@@ -41,6 +41,8 @@ mod kernels;
 mod local;
 #[cfg(feature = "local-embed")]
 mod threads;
+#[cfg(feature = "local-embed")]
+mod tokenizer;
 
 #[cfg(feature = "local-embed")]
 #[cfg_attr(docsrs, doc(cfg(feature = "local-embed")))]
@@ -60,3 +62,20 @@ pub use local::LocalEmbedder;
 /// Defined with or without the `local-embed` feature, so a program built without it can
 /// still say which variable would turn semantic recall on.
 pub const AGENTMEM_EMBED_MODEL: &str = "AGENTMEM_EMBED_MODEL";
+
+/// The model directory [`AGENTMEM_EMBED_MODEL`] names, for tests that need the real model:
+/// `None` after a visible message when it is unset, a failure under `CI=true` (where
+/// `.ci/embed.sh` sets it).
+#[cfg(all(test, feature = "local-embed"))]
+pub(crate) fn test_model_dir() -> Option<std::path::PathBuf> {
+    match std::env::var(AGENTMEM_EMBED_MODEL) {
+        Ok(dir) if !dir.trim().is_empty() => Some(dir.trim().into()),
+        _ if std::env::var("CI").is_ok_and(|v| v == "true") => {
+            panic!("{AGENTMEM_EMBED_MODEL} is not set: CI must `source .ci/embed.sh`")
+        }
+        _ => {
+            eprintln!("skipping: set {AGENTMEM_EMBED_MODEL} to the model directory to run");
+            None
+        }
+    }
+}
