@@ -10,6 +10,14 @@
 //! where [`LocalEmbedder::from_env`] finds them with no variable set;
 //! [`AGENTMEM_EMBED_MODEL`] names another directory and wins over the cache.
 //!
+//! The first load of a model converts its weights to the layout the forward pass reads
+//! and saves that packed form beside the model (`model.agentmem-f32.packed`, or under
+//! agentmem's cache directory when the model's directory cannot be written); every later
+//! process maps that file instead, so a command with the embedder on starts in tens of
+//! milliseconds. The file records the size and modification time of the
+//! `model.safetensors` it came from and a checksum of its contents: a changed model or a
+//! damaged file is never used, only packed again.
+//!
 //! ```no_run
 //! # #[cfg(feature = "local-embed")]
 //! # async fn demo() -> agentmemory_core::Result<()> {
@@ -38,7 +46,13 @@ mod files;
 #[cfg(feature = "local-embed")]
 mod kernels;
 #[cfg(feature = "local-embed")]
+mod layout;
+#[cfg(feature = "local-embed")]
 mod local;
+#[cfg(feature = "local-embed")]
+mod packed;
+#[cfg(feature = "local-embed")]
+mod tensor;
 #[cfg(feature = "local-embed")]
 mod threads;
 #[cfg(feature = "local-embed")]
