@@ -744,6 +744,8 @@ mod tests {
     }
 
     #[test]
+    // Safe code only (safetensors parsing and copies), and minutes under Miri.
+    #[cfg_attr(miri, ignore)]
     fn packing_transposes_and_fuses_the_saved_tensors() {
         let config = testing::tiny_config();
         let file = testing::tiny_safetensors(&config, 5);
@@ -793,6 +795,8 @@ mod tests {
     }
 
     #[test]
+    // Safe code only (safetensors parsing and copies), and minutes under Miri.
+    #[cfg_attr(miri, ignore)]
     fn packing_refuses_what_does_not_fit_the_configuration() {
         let config = testing::tiny_config();
         let file = testing::tiny_safetensors(&config, 5);

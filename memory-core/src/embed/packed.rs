@@ -163,7 +163,15 @@ pub(crate) fn open(path: &Path, source: Source, shape: Shape) -> Result<Mapped, 
     // every bit pattern is a valid `f32`. `populate` reads the pages in one go, as the
     // checksum is about to touch every one of them.
     let map = unsafe { MmapOptions::new().populate().map(&file)? };
-    let header = Header::read(map[..HEADER_LEN].try_into().expect("the file is longer"))?;
+    // Checked again on the mapping: the file may have been cut since.
+    let header: &[u8; HEADER_LEN] = map
+        .get(..HEADER_LEN)
+        .and_then(|bytes| bytes.try_into().ok())
+        .ok_or(PackedError::Length {
+            found: map.len() as u64,
+            expected: HEADER_LEN as u64,
+        })?;
+    let header = Header::read(header)?;
     if header.source != source {
         return Err(PackedError::SourceChanged);
     }
