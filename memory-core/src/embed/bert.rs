@@ -5,8 +5,14 @@
 //! runs per sequence and head. Query, key and value projections are fused into one
 //! product; weights are stored transposed (input-major) so the products stream them
 //! without repacking; the buffers of a forward pass are kept per thread and reused.
+//!
+//! The weights live in one buffer in their packed form ([`layout`](super::layout)):
+//! [`pack`] converts a safetensors file to it, and [`Bert::over`] runs on it, whether
+//! just packed or mapped from a packed-weights file.
 
 use std::cell::RefCell;
+use std::ops::Range;
+use std::sync::Arc;
 
 use gemm::Parallelism;
 use rayon::prelude::*;
@@ -16,6 +22,8 @@ use serde::Deserialize;
 use super::few_rows;
 use super::int8::{Int8Layer, Int8Weights, QuantizedLinear};
 use super::kernels::{self, matmul, View, Write};
+use super::layout::{Layer, Shape, Weights};
+use super::tensor::{Buffer, Tensor};
 
 /// The parts of a BERT `config.json` the encoder reads.
 #[derive(Debug, Clone, Deserialize)]
@@ -50,6 +58,17 @@ fn default_position_embedding_type() -> String {
 }
 
 impl Config {
+    /// The sizes that place the encoder's tensors in their packed form.
+    pub(crate) fn shape(&self) -> Shape {
+        Shape {
+            vocab: self.vocab_size,
+            hidden: self.hidden_size,
+            layers: self.num_hidden_layers,
+            intermediate: self.intermediate_size,
+            max_positions: self.max_position_embeddings,
+        }
+    }
+
     /// Why this encoder cannot run the network the configuration describes, if it cannot.
     pub(crate) fn unsupported(&self) -> Option<String> {
         if self.hidden_size == 0
@@ -90,26 +109,7 @@ impl Config {
     }
 }
 
-/// One encoder layer's weights; matrices are input-major (`[in][out]`).
-struct Layer {
-    /// Query, key and value side by side: `[hidden][3 · hidden]`.
-    qkv_w: Vec<f32>,
-    qkv_b: Vec<f32>,
-    attn_out_w: Vec<f32>,
-    attn_out_b: Vec<f32>,
-    attn_norm_w: Vec<f32>,
-    attn_norm_b: Vec<f32>,
-    /// `[hidden][intermediate]`.
-    up_w: Vec<f32>,
-    up_b: Vec<f32>,
-    /// `[intermediate][hidden]`.
-    down_w: Vec<f32>,
-    down_b: Vec<f32>,
-    out_norm_w: Vec<f32>,
-    out_norm_b: Vec<f32>,
-}
-
-/// The encoder: embeddings and layers, immutable once loaded.
+/// The encoder: its sizes and weights, immutable once loaded.
 pub(crate) struct Bert {
     hidden: usize,
     heads: usize,
@@ -117,13 +117,7 @@ pub(crate) struct Bert {
     vocab: usize,
     max_positions: usize,
     eps: f32,
-    word: Vec<f32>,
-    position: Vec<f32>,
-    /// Token type 0's embedding: single sentences never use another.
-    token_type: Vec<f32>,
-    embed_norm_w: Vec<f32>,
-    embed_norm_b: Vec<f32>,
-    layers: Vec<Layer>,
+    w: Weights<Tensor>,
 }
 
 /// The tensors of a safetensors file, by name, with or without a `bert.` prefix.
@@ -160,28 +154,61 @@ impl Tensors<'_> {
             .map(|b| f32::from_le_bytes(*b))
             .collect())
     }
-
-    /// A linear layer's weight `[out][in]`, transposed to `[in][out]`, and its bias.
-    fn linear(&self, name: &str, inputs: usize, outputs: usize) -> Result<Linear, String> {
-        let w = self.get(&format!("{name}.weight"), &[outputs, inputs])?;
-        let b = self.get(&format!("{name}.bias"), &[outputs])?;
-        Ok(Linear {
-            w: transpose(&w, outputs, inputs),
-            b,
-        })
-    }
-
-    fn norm(&self, name: &str, width: usize) -> Result<(Vec<f32>, Vec<f32>), String> {
-        Ok((
-            self.get(&format!("{name}.weight"), &[width])?,
-            self.get(&format!("{name}.bias"), &[width])?,
-        ))
-    }
 }
 
-struct Linear {
-    w: Vec<f32>,
-    b: Vec<f32>,
+/// A safetensors file's tensors being copied into their places in the packed form.
+struct Packing<'a, 'f> {
+    from: Tensors<'f>,
+    into: &'a mut [f32],
+}
+
+impl Packing<'_, '_> {
+    /// `values` at `at`, which the layout sized for them.
+    fn put(&mut self, at: &Range<usize>, values: &[f32]) -> Result<(), String> {
+        let place = &mut self.into[at.clone()];
+        if place.len() != values.len() {
+            return Err(format!(
+                "{} values where the layout has {} (a bug)",
+                values.len(),
+                place.len()
+            ));
+        }
+        place.copy_from_slice(values);
+        Ok(())
+    }
+
+    /// Tensor `name`, checked to have `shape`, at `at`.
+    fn tensor(&mut self, at: &Range<usize>, name: &str, shape: &[usize]) -> Result<(), String> {
+        let values = self.from.get(name, shape)?;
+        self.put(at, &values)
+    }
+
+    /// Linear layer `name`: its weight saved `[out][in]`, put transposed (`[in][out]`) at
+    /// `w`, and its bias at `b`.
+    fn linear(
+        &mut self,
+        (w, b): (&Range<usize>, &Range<usize>),
+        name: &str,
+        inputs: usize,
+        outputs: usize,
+    ) -> Result<(), String> {
+        let weight = self
+            .from
+            .get(&format!("{name}.weight"), &[outputs, inputs])?;
+        self.put(w, &transpose(&weight, outputs, inputs))?;
+        self.tensor(b, &format!("{name}.bias"), &[outputs])
+    }
+
+    /// Layer norm `name` of `width` values: its weight at `w`, its bias at `b`.
+    fn norm(
+        &mut self,
+        (w, b): (&Range<usize>, &Range<usize>),
+        name: &str,
+        width: usize,
+    ) -> Result<(), String> {
+        self.tensor(w, &format!("{name}.weight"), &[width])?;
+        self.tensor(b, &format!("{name}.bias"), &[width])
+    }
 }
 
 /// `m` (`rows × cols`, row-major) transposed.
@@ -195,76 +222,100 @@ fn transpose(m: &[f32], rows: usize, cols: usize) -> Vec<f32> {
     t
 }
 
+/// The packed form ([`layout`](super::layout)) of the encoder `config` describes, from
+/// the bytes of a safetensors file. The error says what is wrong with the file.
+pub(crate) fn pack(config: &Config, safetensors: &[u8]) -> Result<Vec<f32>, String> {
+    if let Some(why) = config.unsupported() {
+        return Err(why);
+    }
+    let file = SafeTensors::deserialize(safetensors)
+        .map_err(|e| format!("is not a safetensors file: {e}"))?;
+    // Every packed value comes from the file: a configuration asking for more than it
+    // holds is refused before anything is allocated.
+    let (layout, total) = Weights::layout(config.shape(), safetensors.len() / 4)
+        .ok_or_else(|| "holds fewer weights than the configuration describes".to_owned())?;
+    // Checkpoints saved from BertForX name every tensor "bert.…".
+    let prefix = if file.names().iter().any(|n| n.starts_with("embeddings.")) {
+        ""
+    } else {
+        "bert."
+    };
+    let (h, i) = (config.hidden_size, config.intermediate_size);
+    let mut values = vec![0.0; total];
+    let mut p = Packing {
+        from: Tensors { file, prefix },
+        into: &mut values,
+    };
+
+    let (vocab, positions) = (config.vocab_size, config.max_position_embeddings);
+    p.tensor(
+        &layout.word,
+        "embeddings.word_embeddings.weight",
+        &[vocab, h],
+    )?;
+    p.tensor(
+        &layout.position,
+        "embeddings.position_embeddings.weight",
+        &[positions, h],
+    )?;
+    let token_types = p.from.get(
+        "embeddings.token_type_embeddings.weight",
+        &[config.type_vocab_size, h],
+    )?;
+    p.put(&layout.token_type, &token_types[..h])?;
+    let embed_norm = (&layout.embed_norm_w, &layout.embed_norm_b);
+    p.norm(embed_norm, "embeddings.LayerNorm", h)?;
+    for (n, at) in layout.layers.iter().enumerate() {
+        let name = |part: &str| format!("encoder.layer.{n}.{part}");
+        let q = p.from.get(&name("attention.self.query.weight"), &[h, h])?;
+        let k = p.from.get(&name("attention.self.key.weight"), &[h, h])?;
+        let v = p.from.get(&name("attention.self.value.weight"), &[h, h])?;
+        p.put(&at.qkv_w, &transpose(&[q, k, v].concat(), 3 * h, h))?; // from [3h][h]
+        let mut qkv_b = p.from.get(&name("attention.self.query.bias"), &[h])?;
+        qkv_b.extend(p.from.get(&name("attention.self.key.bias"), &[h])?);
+        qkv_b.extend(p.from.get(&name("attention.self.value.bias"), &[h])?);
+        p.put(&at.qkv_b, &qkv_b)?;
+        let attn_out = (&at.attn_out_w, &at.attn_out_b);
+        p.linear(attn_out, &name("attention.output.dense"), h, h)?;
+        let attn_norm = (&at.attn_norm_w, &at.attn_norm_b);
+        p.norm(attn_norm, &name("attention.output.LayerNorm"), h)?;
+        p.linear((&at.up_w, &at.up_b), &name("intermediate.dense"), h, i)?;
+        p.linear((&at.down_w, &at.down_b), &name("output.dense"), i, h)?;
+        let out_norm = (&at.out_norm_w, &at.out_norm_b);
+        p.norm(out_norm, &name("output.LayerNorm"), h)?;
+    }
+    Ok(values)
+}
+
 impl Bert {
-    /// The encoder `config` describes, with its weights from the bytes of a safetensors
-    /// file. The error says what is wrong with the file.
-    pub(crate) fn load(config: &Config, safetensors: &[u8]) -> Result<Self, String> {
+    /// The encoder `config` describes, over `buffer`, its weights in their packed form
+    /// ([`pack`]). The error says what does not fit.
+    pub(crate) fn over(config: &Config, buffer: Buffer) -> Result<Self, String> {
         if let Some(why) = config.unsupported() {
             return Err(why);
         }
-        let file = SafeTensors::deserialize(safetensors)
-            .map_err(|e| format!("is not a safetensors file: {e}"))?;
-        // Checkpoints saved from BertForX name every tensor "bert.…".
-        let prefix = if file.names().iter().any(|n| n.starts_with("embeddings.")) {
-            ""
-        } else {
-            "bert."
-        };
-        let t = Tensors { file, prefix };
-        let h = config.hidden_size;
-        let i = config.intermediate_size;
-
-        let token_types = t.get(
-            "embeddings.token_type_embeddings.weight",
-            &[config.type_vocab_size, h],
-        )?;
-        let (embed_norm_w, embed_norm_b) = t.norm("embeddings.LayerNorm", h)?;
-        let mut layers = Vec::with_capacity(config.num_hidden_layers);
-        for n in 0..config.num_hidden_layers {
-            let at = |part: &str| format!("encoder.layer.{n}.{part}");
-            let q = t.get(&at("attention.self.query.weight"), &[h, h])?;
-            let k = t.get(&at("attention.self.key.weight"), &[h, h])?;
-            let v = t.get(&at("attention.self.value.weight"), &[h, h])?;
-            let qkv: Vec<f32> = [q, k, v].concat(); // [3h][h]
-            let mut qkv_b = t.get(&at("attention.self.query.bias"), &[h])?;
-            qkv_b.extend(t.get(&at("attention.self.key.bias"), &[h])?);
-            qkv_b.extend(t.get(&at("attention.self.value.bias"), &[h])?);
-            let attn_out = t.linear(&at("attention.output.dense"), h, h)?;
-            let (attn_norm_w, attn_norm_b) = t.norm(&at("attention.output.LayerNorm"), h)?;
-            let up = t.linear(&at("intermediate.dense"), h, i)?;
-            let down = t.linear(&at("output.dense"), i, h)?;
-            let (out_norm_w, out_norm_b) = t.norm(&at("output.LayerNorm"), h)?;
-            layers.push(Layer {
-                qkv_w: transpose(&qkv, 3 * h, h),
-                qkv_b,
-                attn_out_w: attn_out.w,
-                attn_out_b: attn_out.b,
-                attn_norm_w,
-                attn_norm_b,
-                up_w: up.w,
-                up_b: up.b,
-                down_w: down.w,
-                down_b: down.b,
-                out_norm_w,
-                out_norm_b,
-            });
-        }
+        let len = buffer.values().len();
+        let (layout, total) = Weights::layout(config.shape(), len)
+            .filter(|&(_, total)| total == len)
+            .ok_or_else(|| {
+                format!(
+                    "{len} packed values, the configuration needs {:?}",
+                    config.shape().values()
+                )
+            })?;
+        debug_assert_eq!(total, len);
+        let buffer = Arc::new(buffer);
+        let w = layout.try_map(|range| {
+            Tensor::new(Arc::clone(&buffer), range).ok_or("a tensor past the packed values")
+        })?;
         Ok(Self {
-            hidden: h,
+            hidden: config.hidden_size,
             heads: config.num_attention_heads,
-            intermediate: i,
+            intermediate: config.intermediate_size,
             vocab: config.vocab_size,
             max_positions: config.max_position_embeddings,
             eps: config.layer_norm_eps as f32,
-            word: t.get("embeddings.word_embeddings.weight", &[config.vocab_size, h])?,
-            position: t.get(
-                "embeddings.position_embeddings.weight",
-                &[config.max_position_embeddings, h],
-            )?,
-            token_type: token_types[..h].to_vec(),
-            embed_norm_w,
-            embed_norm_b,
-            layers,
+            w,
         })
     }
 
@@ -273,14 +324,15 @@ impl Bert {
     /// layer (what [`Int8Weights`] quantises).
     pub(crate) fn dense_layers(&self) -> Vec<[(&[f32], usize); 4]> {
         let (h, i) = (self.hidden, self.intermediate);
-        self.layers
+        self.w
+            .layers
             .iter()
             .map(|l| {
                 [
-                    (l.qkv_w.as_slice(), h),
-                    (l.attn_out_w.as_slice(), h),
-                    (l.up_w.as_slice(), h),
-                    (l.down_w.as_slice(), i),
+                    (&l.qkv_w[..], h),
+                    (&l.attn_out_w[..], h),
+                    (&l.up_w[..], h),
+                    (&l.down_w[..], i),
                 ]
             })
             .collect()
@@ -298,7 +350,7 @@ impl Bert {
         parallelism: Parallelism,
         int8: Option<&Int8Weights>,
     ) -> Result<Vec<Vec<f32>>, String> {
-        if int8.is_some_and(|w| w.layers.len() != self.layers.len()) {
+        if int8.is_some_and(|w| w.layers.len() != self.w.layers.len()) {
             return Err("the int8 weights are of another model".into());
         }
         for sequence in sequences {
@@ -350,14 +402,14 @@ impl Bert {
             for (position, &id) in sequence.iter().enumerate() {
                 let row = rows.next().expect("one row per token");
                 let id = id as usize;
-                row.copy_from_slice(&self.word[id * h..(id + 1) * h]);
-                kernels::add_assign(row, &self.position[position * h..(position + 1) * h]);
-                kernels::add_assign(row, &self.token_type);
+                row.copy_from_slice(&self.w.word[id * h..(id + 1) * h]);
+                kernels::add_assign(row, &self.w.position[position * h..(position + 1) * h]);
+                kernels::add_assign(row, &self.w.token_type);
             }
         }
-        kernels::layer_norm(hidden, &self.embed_norm_w, &self.embed_norm_b, self.eps);
+        kernels::layer_norm(hidden, &self.w.embed_norm_w, &self.w.embed_norm_b, self.eps);
 
-        for (n, layer) in self.layers.iter().enumerate() {
+        for (n, layer) in self.w.layers.iter().enumerate() {
             let int8 = int8.map(|w| &w.layers[n]);
             self.layer(layer, int8, s, tokens, &spans, parallelism);
         }
@@ -375,7 +427,7 @@ impl Bert {
 
     fn layer(
         &self,
-        layer: &Layer,
+        layer: &Layer<Tensor>,
         int8: Option<&Int8Layer>,
         s: &mut Scratch,
         tokens: usize,
@@ -639,38 +691,9 @@ mod tests {
     /// A random two-layer encoder: hidden size 8 in 2 heads of 4, 16 intermediate
     /// units, 30 token ids, 16 positions.
     fn tiny(seed: u64) -> Bert {
-        let (h, i) = (8, 16);
-        let mut r = Values(seed);
-        let layers = (0..2)
-            .map(|_| Layer {
-                qkv_w: r.vec(h * 3 * h),
-                qkv_b: r.vec(3 * h),
-                attn_out_w: r.vec(h * h),
-                attn_out_b: r.vec(h),
-                attn_norm_w: r.vec(h),
-                attn_norm_b: r.vec(h),
-                up_w: r.vec(h * i),
-                up_b: r.vec(i),
-                down_w: r.vec(i * h),
-                down_b: r.vec(h),
-                out_norm_w: r.vec(h),
-                out_norm_b: r.vec(h),
-            })
-            .collect();
-        Bert {
-            hidden: h,
-            heads: 2,
-            intermediate: i,
-            vocab: 30,
-            max_positions: 16,
-            eps: 1e-12,
-            word: r.vec(30 * h),
-            position: r.vec(16 * h),
-            token_type: r.vec(h),
-            embed_norm_w: r.vec(h),
-            embed_norm_b: r.vec(h),
-            layers,
-        }
+        let config = testing::tiny_config();
+        let values = Values(seed).vec(config.shape().values().unwrap());
+        Bert::over(&config, Buffer::Owned(values)).unwrap()
     }
 
     /// Attention by its definition, in `f64`: for each sequence and head,
@@ -770,5 +793,169 @@ mod tests {
             .zip(&batched[1])
             .any(|(a, b)| (a - b).abs() > 1e-3));
         assert!(bert.embed(&[&[30]], Parallelism::None, None).is_err());
+    }
+
+    #[test]
+    // Safe code only (safetensors parsing and copies), and minutes under Miri.
+    #[cfg_attr(miri, ignore)]
+    fn packing_transposes_and_fuses_the_saved_tensors() {
+        let config = testing::tiny_config();
+        let file = testing::tiny_safetensors(&config, 5);
+        let packed = pack(&config, &file).unwrap();
+        let (layout, total) = Weights::layout(config.shape(), usize::MAX).unwrap();
+        assert_eq!(packed.len(), total);
+        let saved = SafeTensors::deserialize(&file).unwrap();
+        let t = Tensors {
+            file: saved,
+            prefix: "",
+        };
+        let (h, i) = (8, 16);
+        assert_eq!(
+            packed[layout.word.clone()],
+            t.get("embeddings.word_embeddings.weight", &[30, h])
+                .unwrap()
+        );
+        assert_eq!(
+            packed[layout.token_type.clone()],
+            t.get("embeddings.token_type_embeddings.weight", &[2, h])
+                .unwrap()[..h]
+        );
+        let at = &layout.layers[1];
+        // Saved [out][in], packed [in][out]: row r, column c saved is row c, column r packed.
+        let up = t
+            .get("encoder.layer.1.intermediate.dense.weight", &[i, h])
+            .unwrap();
+        let packed_up = &packed[at.up_w.clone()];
+        for (r, c) in [(0, 0), (3, 5), (15, 7)] {
+            assert_eq!(packed_up[c * i + r], up[r * h + c]);
+        }
+        // Query, key and value side by side in each input row.
+        let key = t
+            .get("encoder.layer.1.attention.self.key.weight", &[h, h])
+            .unwrap();
+        let qkv = &packed[at.qkv_w.clone()];
+        assert_eq!(qkv[2 * (3 * h) + h + 6], key[6 * h + 2]);
+        let bias = t
+            .get("encoder.layer.1.attention.self.value.bias", &[h])
+            .unwrap();
+        assert_eq!(packed[at.qkv_b.clone()][2 * h..], bias[..]);
+
+        // The same network, run from the packed values.
+        let bert = Bert::over(&config, Buffer::Owned(packed)).unwrap();
+        let v = bert.embed(&[&[1, 2, 3]], Parallelism::None, None).unwrap();
+        assert_eq!(v[0].len(), h);
+    }
+
+    #[test]
+    // Safe code only (safetensors parsing and copies), and minutes under Miri.
+    #[cfg_attr(miri, ignore)]
+    fn packing_refuses_what_does_not_fit_the_configuration() {
+        let config = testing::tiny_config();
+        let file = testing::tiny_safetensors(&config, 5);
+        let wider = Config {
+            intermediate_size: 32,
+            ..config.clone()
+        };
+        let error = pack(&wider, &file).unwrap_err();
+        assert!(error.contains("intermediate.dense.weight"), "{error}");
+        // More values than the whole file holds: refused before allocating.
+        let huge = Config {
+            vocab_size: 1 << 40,
+            ..config.clone()
+        };
+        let error = pack(&huge, &file).unwrap_err();
+        assert!(error.contains("fewer weights"), "{error}");
+        assert!(pack(&config, &file[..file.len() / 2]).is_err());
+
+        // A packed buffer one value short, or one too long, runs nothing.
+        let total = config.shape().values().unwrap();
+        for len in [total - 1, total + 1, 0] {
+            let error = Bert::over(&config, Buffer::Owned(vec![0.0; len]))
+                .err()
+                .unwrap();
+            assert!(error.contains("packed values"), "{error}");
+        }
+    }
+}
+
+/// A tiny model for tests: a configuration and a safetensors file of random weights for it.
+#[cfg(test)]
+pub(crate) mod testing {
+    use super::Config;
+
+    /// Two layers, hidden size 8 in 2 heads of 4, 16 intermediate units, 30 token ids, 16
+    /// positions.
+    pub(crate) fn tiny_config() -> Config {
+        serde_json::from_str(TINY_CONFIG).expect("a BERT configuration")
+    }
+
+    /// The `config.json` of [`tiny_config`].
+    pub(crate) const TINY_CONFIG: &str = r#"{"vocab_size": 30, "hidden_size": 8,
+        "num_hidden_layers": 2, "num_attention_heads": 2, "intermediate_size": 16,
+        "hidden_act": "gelu", "max_position_embeddings": 16, "type_vocab_size": 2,
+        "layer_norm_eps": 1e-12}"#;
+
+    /// A safetensors file with every tensor a BERT checkpoint of `config` holds, values
+    /// drawn from `seed`.
+    pub(crate) fn tiny_safetensors(config: &Config, seed: u64) -> Vec<u8> {
+        let (h, i) = (config.hidden_size, config.intermediate_size);
+        let mut shapes: Vec<(String, Vec<usize>)> = vec![
+            (
+                "embeddings.word_embeddings.weight".into(),
+                vec![config.vocab_size, h],
+            ),
+            (
+                "embeddings.position_embeddings.weight".into(),
+                vec![config.max_position_embeddings, h],
+            ),
+            (
+                "embeddings.token_type_embeddings.weight".into(),
+                vec![config.type_vocab_size, h],
+            ),
+            ("embeddings.LayerNorm.weight".into(), vec![h]),
+            ("embeddings.LayerNorm.bias".into(), vec![h]),
+        ];
+        for n in 0..config.num_hidden_layers {
+            let linear = [
+                ("attention.self.query", h, h),
+                ("attention.self.key", h, h),
+                ("attention.self.value", h, h),
+                ("attention.output.dense", h, h),
+                ("intermediate.dense", i, h),
+                ("output.dense", h, i),
+            ];
+            for (part, outputs, inputs) in linear {
+                shapes.push((
+                    format!("encoder.layer.{n}.{part}.weight"),
+                    vec![outputs, inputs],
+                ));
+                shapes.push((format!("encoder.layer.{n}.{part}.bias"), vec![outputs]));
+            }
+            for part in ["attention.output.LayerNorm", "output.LayerNorm"] {
+                shapes.push((format!("encoder.layer.{n}.{part}.weight"), vec![h]));
+                shapes.push((format!("encoder.layer.{n}.{part}.bias"), vec![h]));
+            }
+        }
+        let mut state = seed;
+        let data: Vec<Vec<u8>> = shapes
+            .iter()
+            .map(|(_, shape)| {
+                (0..shape.iter().product::<usize>())
+                    .flat_map(|_| {
+                        state = state
+                            .wrapping_mul(6_364_136_223_846_793_005)
+                            .wrapping_add(1_442_695_040_888_963_407);
+                        ((state >> 40) as f32 / (1u64 << 24) as f32 - 0.5).to_le_bytes()
+                    })
+                    .collect()
+            })
+            .collect();
+        let views = shapes.iter().zip(&data).map(|((name, shape), bytes)| {
+            let view =
+                safetensors::tensor::TensorView::new(safetensors::Dtype::F32, shape.clone(), bytes)
+                    .expect("a tensor view");
+            (name.clone(), view)
+        });
+        safetensors::tensor::serialize(views, None).expect("a safetensors file")
     }
 }

@@ -104,8 +104,10 @@ impl LocalEmbedderBuilder {
     }
 
     /// Loads the model (or takes it from the process-wide cache when this directory was
-    /// loaded before) and starts the thread pool. Blocks while reading the weights
-    /// (about 90 MB).
+    /// loaded before) and starts the thread pool. Blocks while loading: a few
+    /// milliseconds to map the packed weights a previous load saved, else the time to read
+    /// and convert `model.safetensors` (about 90 MB) and save their packed form for the
+    /// next process (see the [module documentation](super)).
     ///
     /// # Errors
     ///

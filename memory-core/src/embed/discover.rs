@@ -73,6 +73,19 @@ fn cache_dir_from(env: &dyn Fn(&str) -> Option<OsString>) -> Option<PathBuf> {
     platform_cache_root(&set).map(|root| root.join("agentmem").join("models").join(MODEL_NAME))
 }
 
+/// agentmem's own directory under the platform's cache directory (see
+/// [`model_cache_dir`]; [`AGENTMEM_MODEL_DIR`] plays no part), where files derived from a
+/// model go when the model's directory cannot be written.
+#[cfg_attr(not(feature = "local-embed"), allow(dead_code))]
+pub(crate) fn agentmem_cache_dir() -> Option<PathBuf> {
+    platform_cache_root(&|name: &str| {
+        std::env::var_os(name)
+            .filter(|v| !v.is_empty())
+            .map(PathBuf::from)
+    })
+    .map(|root| root.join("agentmem"))
+}
+
 #[cfg(windows)]
 fn platform_cache_root(set: &dyn Fn(&str) -> Option<PathBuf>) -> Option<PathBuf> {
     set("LOCALAPPDATA").filter(|p| p.is_absolute())

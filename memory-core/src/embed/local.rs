@@ -153,6 +153,13 @@ impl LocalEmbedder {
         }
     }
 
+    /// The packed-weights file this embedder's weights were mapped from, or saved to when
+    /// this process packed them from `model.safetensors`; `None` when they could be saved
+    /// nowhere (see the [module documentation](super)).
+    pub fn packed_weights(&self) -> Option<&Path> {
+        self.model.weights.file()
+    }
+
     /// Whether both embedders run on the same loaded weights (the process-wide cache
     /// shares them between embedders built on the same directory).
     pub fn shares_model_with(&self, other: &LocalEmbedder) -> bool {

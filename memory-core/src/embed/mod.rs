@@ -10,6 +10,14 @@
 //! where [`LocalEmbedder::from_env`] finds them with no variable set;
 //! [`AGENTMEM_EMBED_MODEL`] names another directory and wins over the cache.
 //!
+//! The first load of a model converts its weights to the layout the forward pass reads
+//! and saves that packed form beside the model (`model.agentmem-f32.packed`, or under
+//! agentmem's cache directory when the model's directory cannot be written); every later
+//! process maps that file instead, so a command with the embedder on starts in tens of
+//! milliseconds. The file records the size and modification time of the
+//! `model.safetensors` it came from and a checksum of its contents: a changed model or a
+//! damaged file is never used, only packed again.
+//!
 //! ```no_run
 //! # #[cfg(feature = "local-embed")]
 //! # async fn demo() -> agentmemory_core::Result<()> {
@@ -44,10 +52,18 @@ mod kernels;
 #[cfg(feature = "local-embed")]
 mod kernels_i8;
 #[cfg(feature = "local-embed")]
+mod layout;
+#[cfg(feature = "local-embed")]
 mod local;
+#[cfg(feature = "local-embed")]
+mod packed;
 mod precision;
 #[cfg(feature = "local-embed")]
+mod tensor;
+#[cfg(feature = "local-embed")]
 mod threads;
+#[cfg(feature = "local-embed")]
+mod tokenizer;
 
 #[cfg(feature = "local-embed")]
 #[cfg_attr(docsrs, doc(cfg(feature = "local-embed")))]
@@ -68,3 +84,20 @@ pub use precision::{Precision, UnknownPrecision, AGENTMEM_EMBED_PRECISION};
 /// Defined with or without the `local-embed` feature, so a program built without it can
 /// still say which variable would turn semantic recall on.
 pub const AGENTMEM_EMBED_MODEL: &str = "AGENTMEM_EMBED_MODEL";
+
+/// The model directory [`AGENTMEM_EMBED_MODEL`] names, for tests that need the real model:
+/// `None` after a visible message when it is unset, a failure under `CI=true` (where
+/// `.ci/embed.sh` sets it).
+#[cfg(all(test, feature = "local-embed"))]
+pub(crate) fn test_model_dir() -> Option<std::path::PathBuf> {
+    match std::env::var(AGENTMEM_EMBED_MODEL) {
+        Ok(dir) if !dir.trim().is_empty() => Some(dir.trim().into()),
+        _ if std::env::var("CI").is_ok_and(|v| v == "true") => {
+            panic!("{AGENTMEM_EMBED_MODEL} is not set: CI must `source .ci/embed.sh`")
+        }
+        _ => {
+            eprintln!("skipping: set {AGENTMEM_EMBED_MODEL} to the model directory to run");
+            None
+        }
+    }
+}

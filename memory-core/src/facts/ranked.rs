@@ -13,8 +13,8 @@ use super::reconcile::{resolve, Keys, CORRECTION_ATTRIBUTE};
 use super::semantic::{decide_then_escalate, paraphrase_among, reconcile_by_meaning};
 use super::strength::{Decay, Needed, Strength};
 use super::{
-    fact_relevance_among, rank_score, FactCandidate, FactChange, FactPolicy, FactQuery,
-    MemoryFact, Reconciliation, ScoredFact, RELEVANCE_FLOOR,
+    fact_relevance_among, rank_score, FactCandidate, FactChange, FactPolicy, FactQuery, MemoryFact,
+    Reconciliation, ScoredFact, RELEVANCE_FLOOR,
 };
 use crate::error::Result;
 use crate::vector::analyse::Analysed;
