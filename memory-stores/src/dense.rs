@@ -4,6 +4,7 @@
 
 #[cfg(feature = "postgres")]
 use agentmemory_core::store_support::Ties;
+#[cfg(feature = "postgres")]
 use agentmemory_core::vector::SearchHit;
 use agentmemory_core::Result;
 

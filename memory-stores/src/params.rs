@@ -58,6 +58,7 @@ impl UrlParams {
     }
 
     /// `key` as a whole number (zero allowed), if given.
+    #[cfg_attr(not(any(feature = "postgres", test)), allow(dead_code))]
     pub(crate) fn count(&self, key: &str) -> Result<Option<usize>> {
         self.get(key)
             .map(|v| {
@@ -68,6 +69,7 @@ impl UrlParams {
     }
 
     /// `key` as a positive number of seconds (`5`, `0.5`), if given.
+    #[cfg_attr(not(any(feature = "postgres", test)), allow(dead_code))]
     pub(crate) fn seconds(&self, key: &str) -> Result<Option<Duration>> {
         self.get(key)
             .map(|v| match v.parse::<f64>() {
