@@ -14,7 +14,8 @@ use crate::vector::Embedder;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct BackfillOptions {
-    /// Texts per call to the embedder (and records per page asked of the store).
+    /// Texts per call to the embedder (and records per page asked of the store); a
+    /// background pass takes at most 16, and pauses after each batch as long as it took.
     pub batch: usize,
     /// Drop every vector first and embed everything again, whatever model made them.
     pub all: bool,
@@ -295,6 +296,10 @@ impl Targets {
     }
 }
 
+/// Texts per embedding call of a background pass, at most: a request that needs the
+/// embedder waits for one such batch, not for a large one.
+const BACKGROUND_BATCH: usize = 16;
+
 /// The pause before the `attempt`-th retry: 1 s, doubling, at most a minute.
 fn backoff(attempt: u32) -> Duration {
     Duration::from_secs(1u64 << attempt.min(6)).min(Duration::from_secs(60))
@@ -497,8 +502,18 @@ impl Pass {
     }
 
     /// Pages through target `i`'s records without a vector and embeds them.
+    ///
+    /// In the background (a pass that retries), a batch is at most
+    /// [`BACKGROUND_BATCH`] texts and the pass pauses after each for as long as the batch
+    /// took: the embedder is shared with the requests the store serves, and a store just
+    /// opened on much old data must still answer them.
     async fn embed_target(&mut self, i: usize, model: &EmbeddingModel) -> Result<()> {
-        let batch = self.options.batch.max(1);
+        let background = self.retry;
+        let batch = if background {
+            self.options.batch.clamp(1, BACKGROUND_BATCH)
+        } else {
+            self.options.batch.max(1)
+        };
         let mut cursor: Option<String> = None;
         let mut redone = false;
         loop {
@@ -510,6 +525,7 @@ impl Pass {
                 })
                 .await?;
             if !page.items.is_empty() {
+                let started = std::time::Instant::now();
                 let texts: Vec<String> = page.items.iter().map(|u| u.text.clone()).collect();
                 let embedder = Arc::clone(&self.embedder);
                 let vectors = self
@@ -555,6 +571,10 @@ impl Pass {
                 };
                 self.progress.embedded += written;
                 self.publish();
+                if background {
+                    // Half the embedder's time at most: requests' embeddings go between.
+                    tokio::time::sleep(started.elapsed()).await;
+                }
             }
             match page.next {
                 Some(next) => cursor = Some(next),
