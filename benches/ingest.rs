@@ -82,7 +82,7 @@ async fn ingest(url: &StoreUrl, kind: &str, n: usize) {
             response.text().await.unwrap_or_default()
         );
         let done = first + memories.len();
-        if done % step == 0 || done == n {
+        if done.is_multiple_of(step) || done == n {
             let now = Instant::now();
             println!(
                 "{kind}: {done:>7} memories in {:>7.1} s (last {} in {:.1} s)",
