@@ -176,6 +176,7 @@ fn agentmem(args: &[&str], env: &[(&str, &str)]) -> Output {
     let mut command = Command::new(env!("CARGO_BIN_EXE_agentmem"));
     for var in [
         "AGENTMEM_EMBED_MODEL",
+        "AGENTMEM_EMBED_PRECISION",
         "AGENTMEM_MODEL_DIR",
         "AGENTMEM_STORE_URL",
         "AGENTMEM_MODEL_HF_URL",
@@ -261,6 +262,8 @@ fn huggingface_fetch_retries_resumes_verifies_and_is_found_without_variables() {
     assert!(report.contains("source: cache"), "{report}");
     assert!(report.contains("files_verified: 3/3"), "{report}");
     assert!(report.contains("dimension: 384"), "{report}");
+    assert!(report.contains("precision: f32"), "{report}");
+    assert!(report.contains("packed_weights: "), "{report}");
 
     // The stores find it with no AGENTMEM_EMBED_MODEL: recall is semantic, no note.
     let db = format!("sqlite://{}", tmp.path().join("m.db").display());

@@ -113,9 +113,21 @@ fn status() -> Result<(), CliError> {
     dimension(&found.dir)
 }
 
+/// The loaded model's dimension, the precision it runs at (`AGENTMEM_EMBED_PRECISION`) and
+/// the packed-weights file later processes map.
 fn dimension(dir: &std::path::Path) -> Result<(), CliError> {
-    let embedder =
-        agentmemory::embed::LocalEmbedder::load(dir).map_err(|e| CliError::Usage(e.to_string()))?;
+    use agentmemory::embed::{LocalEmbedder, Precision};
+    let usage = |e: agentmemory::MemoryError| CliError::Usage(e.to_string());
+    let precision = Precision::from_env().map_err(usage)?;
+    let embedder = LocalEmbedder::builder(dir)
+        .precision(precision)
+        .build()
+        .map_err(usage)?;
     println!("dimension: {}", embedder.dimension());
+    println!("precision: {}", embedder.precision());
+    match embedder.packed_weights() {
+        Some(file) => println!("packed_weights: {}", file.display()),
+        None => println!("packed_weights: none (nowhere writable to keep them)"),
+    }
     Ok(())
 }
