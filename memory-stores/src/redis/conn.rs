@@ -107,21 +107,33 @@ impl Conn {
     ) -> redis::RedisResult<()> {
         let mut cursor: u64 = 0;
         loop {
-            let mut scan = redis::cmd("SCAN");
-            scan.arg(cursor)
-                .arg("MATCH")
-                .arg(pattern)
-                .arg("COUNT")
-                .arg(1000);
-            let (next, keys): (u64, Vec<String>) = match node {
-                Some(node) => self.on_node(node, scan).await?,
-                None => scan.query_async(self).await?,
-            };
+            let (next, keys) = self.scan_page(node, cursor, pattern).await?;
             out.extend(keys);
             cursor = next;
             if cursor == 0 {
                 return Ok(());
             }
+        }
+    }
+
+    /// One `SCAN` step from `cursor` on `node` (a primary named by [`Conn::primaries`])
+    /// or on the single server: the next cursor (0 at the end) and the keys matching
+    /// `pattern` it found.
+    pub(crate) async fn scan_page(
+        &mut self,
+        node: Option<&(String, u16)>,
+        cursor: u64,
+        pattern: &str,
+    ) -> redis::RedisResult<(u64, Vec<String>)> {
+        let mut scan = redis::cmd("SCAN");
+        scan.arg(cursor)
+            .arg("MATCH")
+            .arg(pattern)
+            .arg("COUNT")
+            .arg(1000);
+        match node {
+            Some(node) => self.on_node(node, scan).await,
+            None => scan.query_async(self).await,
         }
     }
 }

@@ -158,16 +158,9 @@ impl RedisStore {
         let mut cursor: u64 = 0;
         let mut moved = 0usize;
         loop {
-            let mut scan = redis::cmd("SCAN");
-            scan.arg(cursor)
-                .arg("MATCH")
-                .arg(&pattern)
-                .arg("COUNT")
-                .arg(1000);
-            let (next, keys): (u64, Vec<String>) = match node {
-                Some(node) => self.run(MIGRATE, conn.on_node(node, scan)).await?,
-                None => self.run(MIGRATE, scan.query_async(conn)).await?,
-            };
+            let (next, keys) = self
+                .run(MIGRATE, conn.scan_page(node, cursor, &pattern))
+                .await?;
             for old in keys {
                 let Some(rest) = old.strip_prefix(&self.prefix) else {
                     continue;
