@@ -710,3 +710,104 @@ async fn extraction_follows_the_order_of_the_puts() {
         "the last one said wins: {found:?}"
     );
 }
+
+/// A model whose every answer waits until the test lets one through.
+struct GatedModel {
+    gate: Arc<tokio::sync::Semaphore>,
+    calls: Arc<std::sync::atomic::AtomicUsize>,
+}
+
+#[async_trait::async_trait]
+impl agentmemory::model::ChatModel for GatedModel {
+    async fn complete(
+        &self,
+        _request: agentmemory::model::ChatRequest,
+    ) -> agentmemory::Result<agentmemory::model::Completion> {
+        self.calls.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        let permit = self.gate.acquire().await;
+        permit.expect("the gate stays open").forget();
+        Ok(agentmemory::model::Completion::new(
+            agentmemory::Message::assistant(r#"{"facts": []}"#),
+        ))
+    }
+}
+
+#[tokio::test]
+async fn a_full_extraction_queue_holds_writes_back_instead_of_growing() {
+    let gate = Arc::new(tokio::sync::Semaphore::new(0));
+    let calls = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let model = GatedModel {
+        gate: Arc::clone(&gate),
+        calls: Arc::clone(&calls),
+    };
+    let settings = ServerSettings::from_lookup(|name| {
+        (name == "EXTRACTION_QUEUE_LIMIT").then(|| "2".to_owned())
+    })
+    .unwrap()
+    .with_model(Arc::new(model), "gated");
+    let container = StoreUrl::Memory.open_with_embedder(None).await.unwrap();
+    let service = MemoryService::from_container(&container)
+        .unwrap()
+        .with_settings(settings);
+    let app = app(service.clone(), &ServerConfig::new(Auth::disabled()));
+    let put = |i: usize| {
+        let app = app.clone();
+        async move {
+            call(
+                &app,
+                "PUT",
+                &format!("/v1/working-memory/queued-{i}"),
+                session(
+                    "quinn",
+                    json!({"strategy": "discrete"}),
+                    vec![message(
+                        &format!("q{i}"),
+                        "user",
+                        &format!("I play the oboe {i}"),
+                    )],
+                ),
+            )
+            .await
+        }
+    };
+    // two places: both writes are answered while the model has not answered yet
+    for i in 0..2 {
+        let (status, body) = tokio::time::timeout(Duration::from_secs(10), put(i))
+            .await
+            .expect("a write with a free place is answered at once");
+        assert_eq!(status, StatusCode::OK, "{body}");
+    }
+    // the third waits for a place
+    let third = tokio::spawn(put(2));
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert!(
+        !third.is_finished(),
+        "the third write waits while both places are taken"
+    );
+    let (status, _) = call(
+        &app,
+        "GET",
+        "/v1/working-memory/queued-2?user_id=quinn",
+        Value::Null,
+    )
+    .await;
+    assert_eq!(
+        status,
+        StatusCode::NOT_FOUND,
+        "nothing of the waiting write is stored yet"
+    );
+    // the first job finishes: its place goes to the third write
+    gate.add_permits(1);
+    let (status, body) = tokio::time::timeout(Duration::from_secs(10), third)
+        .await
+        .expect("the third write is answered once a place is free")
+        .unwrap();
+    assert_eq!(status, StatusCode::OK, "{body}");
+    gate.add_permits(1_000);
+    service.settle().await;
+    assert_eq!(
+        calls.load(std::sync::atomic::Ordering::SeqCst),
+        3,
+        "every queued session was extracted, none dropped"
+    );
+}

@@ -10,6 +10,12 @@
 //!   extraction falls back to the rule extractor and a failed summary to the extractive
 //!   summariser. [`Extractor::settle`] waits until every scheduled job is done (tests,
 //!   graceful shutdown).
+//! - **Bounded.** At most [`Extractor::queue_limit`] jobs are scheduled and not done. A
+//!   `PUT` with messages to extract takes a place ([`Extractor::reserve`]) before its
+//!   session is stored, waiting when every place is taken: a model slower than the traffic
+//!   slows the writes down instead of holding every waiting session in memory. A request
+//!   dropped while it waits has stored nothing, so no message is marked extracted
+//!   without being extracted.
 
 use std::sync::Arc;
 
@@ -17,7 +23,7 @@ use chrono::Utc;
 use parking_lot::Mutex;
 use serde::Deserialize;
 use serde_json::Value;
-use tokio::sync::watch;
+use tokio::sync::{watch, OwnedSemaphorePermit, Semaphore};
 use tokio::task::JoinHandle;
 
 use agentmemory_core::episodes::stable_ulid;
@@ -29,7 +35,7 @@ use agentmemory_core::{MemoryError, Message};
 
 use super::error::ApiError;
 use super::long_term::LongTermMemory;
-use super::settings::GenerationModel;
+use super::settings::{GenerationModel, DEFAULT_EXTRACTION_QUEUE};
 use super::strategy::Strategy;
 use super::window;
 use super::wire::{MemoryType, WireMemory, WireMessage};
@@ -60,7 +66,15 @@ pub struct Extractor {
     /// The last job scheduled: the next one waits for it.
     last: Arc<Mutex<Option<JoinHandle<()>>>>,
     pending: Arc<watch::Sender<usize>>,
+    /// One permit for each job that may be scheduled and not done.
+    places: Arc<Semaphore>,
+    limit: usize,
 }
+
+/// A place in the extraction queue, taken by [`Extractor::reserve`] and held by the job
+/// it is given to until that job is done.
+#[derive(Debug)]
+pub(crate) struct Place(#[allow(dead_code)] Option<OwnedSemaphorePermit>);
 
 /// Counts a job as pending until it is dropped (done, failed or panicked).
 struct Pending(Arc<watch::Sender<usize>>);
@@ -88,7 +102,36 @@ impl Extractor {
             model,
             last: Arc::new(Mutex::new(None)),
             pending: Arc::new(watch::channel(0).0),
+            places: Arc::new(Semaphore::new(DEFAULT_EXTRACTION_QUEUE)),
+            limit: DEFAULT_EXTRACTION_QUEUE,
         }
+    }
+
+    /// This extractor with room for at most `limit` jobs scheduled and not done (at
+    /// least 1; [`DEFAULT_EXTRACTION_QUEUE`] otherwise).
+    pub fn queue_limit(mut self, limit: usize) -> Self {
+        let limit = limit.max(1);
+        self.places = Arc::new(Semaphore::new(limit));
+        self.limit = limit;
+        self
+    }
+
+    /// How many jobs may be scheduled and not done.
+    pub fn limit(&self) -> usize {
+        self.limit
+    }
+
+    /// Takes a place for one job, waiting while every place is taken.
+    pub(crate) async fn reserve(&self) -> Place {
+        if let Ok(place) = Arc::clone(&self.places).try_acquire_owned() {
+            return Place(Some(place));
+        }
+        tracing::debug!(
+            limit = self.limit,
+            "the extraction queue is full; the write waits for a place"
+        );
+        // the semaphore is never closed; were it, the job would run unbounded
+        Place(Arc::clone(&self.places).acquire_owned().await.ok())
     }
 
     /// Whether a generation model is configured.
@@ -96,8 +139,9 @@ impl Extractor {
         self.model.is_some()
     }
 
-    /// Runs `job` in the background, after the jobs scheduled before it.
-    pub(crate) fn schedule(&self, job: Job) {
+    /// Runs `job` in the background, after the jobs scheduled before it; `place` is
+    /// given back when it is done.
+    pub(crate) fn schedule(&self, place: Place, job: Job) {
         let pending = Pending::new(&self.pending);
         let this = self.clone();
         // each job waits for the one scheduled before it: the order of the PUTs
@@ -105,6 +149,7 @@ impl Extractor {
         let previous = last.take();
         *last = Some(tokio::spawn(async move {
             let _pending = pending;
+            let _place = place;
             if let Some(previous) = previous {
                 // a job that panicked has been logged by the runtime; the line goes on
                 let _ = previous.await;

@@ -98,8 +98,10 @@ impl MemoryService {
     /// ```
     pub fn with_settings(mut self, settings: ServerSettings) -> Self {
         self.long_term = self.long_term.clone().enabled(settings.long_term_memory);
-        let extractor = (settings.long_term_memory && settings.extraction)
-            .then(|| Extractor::new(self.long_term.clone(), settings.model.clone()));
+        let extractor = (settings.long_term_memory && settings.extraction).then(|| {
+            Extractor::new(self.long_term.clone(), settings.model.clone())
+                .queue_limit(settings.extraction_queue)
+        });
         let mut working = self
             .working
             .clone()

@@ -7,6 +7,7 @@
 //! | `ENABLE_DISCRETE_MEMORY_EXTRACTION` | `true` | `false` turns background extraction from session messages off (every strategy); structured `memories` are still promoted |
 //! | `GENERATION_MODEL` | none (offline) | the model that extracts, summarises and runs `custom` prompts, at the OpenAI-compatible server of `OPENAI_BASE_URL` (OpenAI's own when unset) with `OPENAI_API_KEY` |
 //! | `OPENAI_BASE_URL` | — | set alone, it configures a model too (`AGENTMEM_MODEL`, else `gpt-4o-mini`) |
+//! | `EXTRACTION_QUEUE_LIMIT` | 1024 | how many sessions' extractions may wait at once; past it, a `PUT` that has messages to extract waits for a place before it is stored (backpressure instead of a queue that grows without bound) |
 //!
 //! Without a configured model the server runs offline: agentmem's rule extractor and
 //! extractive summariser, and the `custom` strategy is refused (400).
@@ -27,6 +28,10 @@ pub const LONG_TERM_MEMORY_ENV: &str = "LONG_TERM_MEMORY";
 pub const DISCRETE_EXTRACTION_ENV: &str = "ENABLE_DISCRETE_MEMORY_EXTRACTION";
 /// Environment variable: the generation model.
 pub const GENERATION_MODEL_ENV: &str = "GENERATION_MODEL";
+/// Environment variable: how many extraction jobs may wait at once.
+pub const EXTRACTION_QUEUE_ENV: &str = "EXTRACTION_QUEUE_LIMIT";
+/// How many extraction jobs may wait at once when `EXTRACTION_QUEUE_LIMIT` is unset.
+pub const DEFAULT_EXTRACTION_QUEUE: usize = 1024;
 
 /// A variable that does not parse.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -69,6 +74,11 @@ pub struct ServerSettings {
     pub extraction: bool,
     /// The configured model, if any (`GENERATION_MODEL`, `OPENAI_BASE_URL`).
     pub model: Option<GenerationModel>,
+    /// How many sessions' extractions may be scheduled and not yet done
+    /// (`EXTRACTION_QUEUE_LIMIT`, at least 1). A `PUT` with messages to extract waits for
+    /// a place before its session is stored, so a model slower than the traffic slows
+    /// the writes down instead of growing memory without bound.
+    pub extraction_queue: usize,
 }
 
 impl Default for ServerSettings {
@@ -79,13 +89,15 @@ impl Default for ServerSettings {
             long_term_memory: true,
             extraction: true,
             model: None,
+            extraction_queue: DEFAULT_EXTRACTION_QUEUE,
         }
     }
 }
 
 impl ServerSettings {
     /// Reads `WINDOW_SIZE`, `LONG_TERM_MEMORY`, `ENABLE_DISCRETE_MEMORY_EXTRACTION`,
-    /// `GENERATION_MODEL`, `OPENAI_BASE_URL` and `OPENAI_API_KEY` from the process environment.
+    /// `EXTRACTION_QUEUE_LIMIT`, `GENERATION_MODEL`, `OPENAI_BASE_URL` and `OPENAI_API_KEY`
+    /// from the process environment.
     pub fn from_env() -> Result<Self, SettingsError> {
         Self::from_lookup(|name| std::env::var(name).ok())
     }
@@ -135,6 +147,19 @@ impl ServerSettings {
         };
         let long_term_memory = flag(LONG_TERM_MEMORY_ENV)?;
         let extraction = flag(DISCRETE_EXTRACTION_ENV)?;
+        let extraction_queue = match var(EXTRACTION_QUEUE_ENV) {
+            None => DEFAULT_EXTRACTION_QUEUE,
+            Some(value) => match value.parse::<usize>() {
+                Ok(n) if n >= 1 => n,
+                _ => {
+                    return Err(SettingsError {
+                        name: EXTRACTION_QUEUE_ENV,
+                        value,
+                        reason: "must be a whole number of jobs, at least 1".into(),
+                    })
+                }
+            },
+        };
         let generation = var(GENERATION_MODEL_ENV);
         let model = if generation.is_some() || var(BASE_URL_ENV).is_some() {
             let mut config = OpenAiConfig::from_lookup(&lookup);
@@ -160,6 +185,7 @@ impl ServerSettings {
             long_term_memory,
             extraction,
             model,
+            extraction_queue,
         })
     }
 
@@ -200,6 +226,7 @@ mod tests {
         let s = read(&[]).unwrap();
         assert_eq!(s.window_size, None);
         assert!(s.long_term_memory && s.extraction && s.model.is_none());
+        assert_eq!(s.extraction_queue, DEFAULT_EXTRACTION_QUEUE);
     }
 
     #[test]
@@ -233,5 +260,15 @@ mod tests {
         assert_eq!(s.model.unwrap().name, "gpt-4o-mini");
         let err = read(&[("GENERATION_MODEL", "m"), ("OPENAI_BASE_URL", "ftp://x")]).unwrap_err();
         assert_eq!(err.name, "OPENAI_BASE_URL");
+        assert_eq!(
+            read(&[("EXTRACTION_QUEUE_LIMIT", "3")])
+                .unwrap()
+                .extraction_queue,
+            3
+        );
+        for bad in ["0", "-1", "many"] {
+            let err = read(&[("EXTRACTION_QUEUE_LIMIT", bad)]).unwrap_err();
+            assert_eq!(err.name, "EXTRACTION_QUEUE_LIMIT", "{bad}");
+        }
     }
 }

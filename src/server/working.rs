@@ -302,9 +302,17 @@ impl WorkingMemoryStore {
         let long_term = self.long_term.is_enabled();
         let index = self.index.as_ref().filter(|_| long_term);
         let extractor = self.extractor.as_ref().filter(|_| long_term);
+        let to_extract = extractor.is_some() && memory.messages.iter().any(|m| !m.extracted());
+        // the extraction queue's place is taken before anything of this request is
+        // written (indexed messages, the session with its messages marked extracted,
+        // promoted memories): a request dropped while it waits has written nothing
+        let place = match extractor.filter(|_| to_extract) {
+            Some(extractor) => Some(extractor.reserve().await),
+            None => None,
+        };
         let needs_previous = (index.is_some()
             && memory.messages.iter().any(|m| m.persisted_at.is_none()))
-            || (extractor.is_some() && memory.messages.iter().any(|m| !m.extracted()));
+            || to_extract;
         let previous = if needs_previous {
             self.load(
                 session_id,
@@ -353,8 +361,8 @@ impl WorkingMemoryStore {
         self.kv
             .put(&ids::sessions_namespace(memory.namespace.as_deref()), entry)
             .await?;
-        if let (Some(extractor), Some(job)) = (extractor, job) {
-            extractor.schedule(job);
+        if let (Some(extractor), Some(job), Some(place)) = (extractor, job, place) {
+            extractor.schedule(place, job);
         }
         Ok(respond(memory, window, None))
     }
