@@ -31,6 +31,11 @@
 //! - **fresh-lookup** (`tests/data/extraction*.jsonl`): 422 labelled messages; each
 //!   distinct fact value is a query for the messages carrying it. MRR.
 //!
+//! Two more **frozen** sets, `conv-values` and `conv-replies` (`fusion_eval/frozen2.rs`:
+//! new queries and labels over the episodes conversations), frozen in their own commit
+//! before any fusion was run on them, read once for the fusion chosen after them
+//! (`--frozen2`). `--sizes` prints every set's size and runs nothing.
+//!
 //! `FUSION_EVAL_DUMP=path` writes every run's two rankings as JSON for analysis (the
 //! fresh sets' to `path.fresh`).
 //!
@@ -52,6 +57,9 @@ use agentmemory_core::embed::LocalEmbedder;
 use agentmemory_core::store_support::{fuse, Fusion};
 use agentmemory_core::vector::{Document, InMemoryVectorStore, SearchQuery, VectorStore};
 use serde_json::Value;
+
+#[path = "fusion_eval/frozen2.rs"]
+mod frozen2;
 
 /// The adaptive fusion of the first attempt, chosen on the tune parts (the best worst gap
 /// of its candidate list); it lost on the words-win held-out part. Kept for comparison.
@@ -527,6 +535,10 @@ fn fusion_method(f: Fusion) -> Method {
 
 #[tokio::main(flavor = "current_thread")]
 async fn main() {
+    if std::env::args().any(|a| a == "--sizes") {
+        print_sizes();
+        return;
+    }
     let embedder = match LocalEmbedder::from_env() {
         Ok(Some(e)) => e,
         Ok(None) => {
@@ -667,6 +679,58 @@ async fn main() {
             "Fresh sets (frozen in 4d714fd, first run here)",
             &fresh,
             &rows,
+        );
+    }
+
+    // The second frozen sets, read only when asked for: once, for the fusion chosen
+    // before they were first run.
+    if std::env::args().any(|a| a == "--frozen2") {
+        let frozen_sets = [frozen2::conv_values(), frozen2::conv_replies()];
+        let mut frozen = Vec::new();
+        for set in &frozen_sets {
+            let [_, h] = runs(set, &embedder).await;
+            eprintln!("{}: {} queries", set.name, h.len());
+            frozen.push((set, Vec::new(), h));
+        }
+        if let Some(path) = std::env::var_os("FUSION_EVAL_DUMP") {
+            let mut path = path;
+            path.push(".frozen2");
+            dump(&frozen, &path);
+        }
+        let frozen: Vec<(&Set, Vec<&Run>)> = frozen
+            .iter()
+            .map(|(set, _, h)| (*set, h.iter().collect()))
+            .collect();
+        print_gaps("Second frozen sets (conversations)", &frozen, &rows);
+    }
+}
+
+/// Every set's documents and queries (per part), computed without running anything.
+fn print_sizes() {
+    let sets = [
+        pairs(),
+        facts(),
+        episodes(),
+        episodes_pooled(),
+        episodes_chunks(),
+        updates(),
+        lookup(),
+        frozen2::conv_values(),
+        frozen2::conv_replies(),
+    ];
+    for set in &sets {
+        let docs: usize = set.groups.iter().map(|g| g.0.len()).sum();
+        let tune: usize = set.groups.iter().map(|g| g.1.len()).sum();
+        let held: usize = set.groups.iter().map(|g| g.2.len()).sum();
+        let answers: usize = set
+            .groups
+            .iter()
+            .flat_map(|g| g.1.iter().chain(&g.2))
+            .map(|q| q.answers.len())
+            .sum();
+        println!(
+            "{}: {docs} documents, {tune} + {held} queries, {answers} answers",
+            set.name
         );
     }
 }
