@@ -66,6 +66,30 @@ pub enum Fusion {
         /// The dense side's share, `0.0..=1.0`.
         dense_weight: f32,
     },
+    /// `dense_weight × max(cosine, 0) + (1 − dense_weight) × coverageᵖ`, with `coverage`
+    /// the share of the query's own term weight the document holds
+    /// ([`tfidf::coverage`](crate::store_support::tfidf::coverage): IDF-weighted, a query
+    /// word no document holds weighing as the rarest word), `p` = `power`.
+    ///
+    /// The word side asks "does this document say what the query says?" rather than
+    /// "how similar are the two bags of words?". A bare name or value found in a message
+    /// covers the query fully and pulls by the whole `1 − w`, however long the message;
+    /// a question whose content words the documents do not use (a paraphrase) leaves every
+    /// document with low coverage, and meaning decides; documents that all hold the query's
+    /// one common word are covered alike, and meaning orders them. The power keeps partial
+    /// matches weak (half the weight covered pulls by an eighth at `p` = 3). The fused
+    /// score stays in `0.0..=1.0`.
+    ///
+    /// Needs each document's coverage: [`fuse_covered`], and the stores' hybrid searches,
+    /// compute it. Without it ([`Fusion::combine`], [`Fusion::combine_scaled`], [`fuse`])
+    /// the word side is the sparse score relative to the query's best, as
+    /// [`Fusion::MaxScaled`] reads it.
+    Coverage {
+        /// The dense side's share, `0.0..=1.0`.
+        dense_weight: f32,
+        /// The power coverage is raised to (1 = in proportion).
+        power: f32,
+    },
 }
 
 impl Fusion {
@@ -100,7 +124,7 @@ impl Fusion {
             Fusion::Adaptive { dense_weight, .. } => {
                 Fusion::Weighted { dense_weight }.combine(sparse, dense)
             }
-            Fusion::MaxScaled { dense_weight } => {
+            Fusion::MaxScaled { dense_weight } | Fusion::Coverage { dense_weight, .. } => {
                 Fusion::Weighted { dense_weight }.combine(sparse, dense)
             }
             Fusion::ReciprocalRank { .. } => None,
@@ -124,7 +148,7 @@ impl Fusion {
     /// ```
     pub fn combine_scaled(self, sparse: f32, dense: f32, best_sparse: f32) -> Option<f32> {
         match self {
-            Fusion::MaxScaled { .. } => {
+            Fusion::MaxScaled { .. } | Fusion::Coverage { .. } => {
                 let best = best_sparse.clamp(0.0, 1.0);
                 let relative = if best > 0.0 {
                     (sparse.clamp(0.0, 1.0) / best).min(1.0)
@@ -134,6 +158,40 @@ impl Fusion {
                 self.combine(relative, dense)
             }
             other => other.combine(sparse, dense),
+        }
+    }
+
+    /// The fused score of one document given everything a fusion may read of it: its
+    /// sparse and dense cosines, the query's best sparse score, and the document's query
+    /// coverage ([`tfidf::coverage`](crate::store_support::tfidf::coverage), 0 for a
+    /// document sharing no word with the query). [`Fusion::Coverage`] reads the coverage;
+    /// every other fusion is [`Fusion::combine_scaled`].
+    ///
+    /// ```
+    /// use agentmemory_core::store_support::Fusion;
+    ///
+    /// let f = Fusion::Coverage { dense_weight: 0.75, power: 2.0 };
+    /// // The document holds every query word: the whole word share.
+    /// assert_eq!(f.combine_covered(0.3, 0.5, 0.6, 1.0), Some(0.625));
+    /// // Half the query's weight: a quarter of it.
+    /// assert_eq!(f.combine_covered(0.3, 0.5, 0.6, 0.5), Some(0.4375));
+    /// // No query word: meaning alone.
+    /// assert_eq!(f.combine_covered(0.0, 0.5, 0.6, 0.0), Some(0.375));
+    /// ```
+    pub fn combine_covered(
+        self,
+        sparse: f32,
+        dense: f32,
+        best_sparse: f32,
+        coverage: f32,
+    ) -> Option<f32> {
+        match self {
+            Fusion::Coverage { power, .. } => {
+                let c = coverage.clamp(0.0, 1.0);
+                let words = if c > 0.0 { c.powf(power.max(0.0)) } else { 0.0 };
+                self.combine(words, dense)
+            }
+            other => other.combine_scaled(sparse, dense, best_sparse),
         }
     }
 
@@ -200,6 +258,35 @@ pub fn fuse<K: Clone + Eq + Hash>(
     dense: &[(K, f32)],
     fusion: Fusion,
 ) -> Vec<(K, f32)> {
+    fuse_covered(sparse, None, dense, fusion)
+}
+
+/// [`fuse`], given also the query coverage of each document of `sparse`
+/// (`coverage[i]` for `sparse[i]`, see
+/// [`tfidf::coverage`](crate::store_support::tfidf::coverage)), which
+/// [`Fusion::Coverage`] ranks by; documents only in `dense` cover nothing. With `None`
+/// (or a length other than `sparse`'s) this is [`fuse`].
+///
+/// ```
+/// use agentmemory_core::store_support::{fuse_covered, Fusion};
+///
+/// // "nairobi": one message names it (a low cosine: it is long), meaning prefers another.
+/// let sparse = [("trip", 0.2)];
+/// let dense = [("weather", 0.45), ("trip", 0.40)];
+/// let f = Fusion::Coverage { dense_weight: 0.8, power: 3.0 };
+/// let fused = fuse_covered(&sparse, Some(&[1.0]), &dense, f);
+/// assert_eq!(fused[0].0, "trip");
+/// // Covering a tenth of the query's weight does not overturn meaning.
+/// let fused = fuse_covered(&sparse, Some(&[0.1]), &dense, f);
+/// assert_eq!(fused[0].0, "weather");
+/// ```
+pub fn fuse_covered<K: Clone + Eq + Hash>(
+    sparse: &[(K, f32)],
+    coverage: Option<&[f32]>,
+    dense: &[(K, f32)],
+    fusion: Fusion,
+) -> Vec<(K, f32)> {
+    let coverage = coverage.filter(|c| c.len() == sparse.len());
     // An adaptive fusion becomes this query's fixed weighting (margins within each head).
     let fusion = match fusion {
         Fusion::Adaptive { depth, .. } => {
@@ -215,17 +302,22 @@ pub fn fuse<K: Clone + Eq + Hash>(
     };
     // The query's best word score, for a fusion that scales the word side by it.
     let best_sparse = sparse.iter().map(|(_, s)| *s).fold(0.0f32, f32::max);
-    let mut order: Vec<(K, f32, f32)> = Vec::with_capacity(sparse.len() + dense.len());
+    // Per key: sparse part, dense part, coverage.
+    let mut order: Vec<(K, f32, f32, f32)> = Vec::with_capacity(sparse.len() + dense.len());
     let mut at: HashMap<&K, usize> = HashMap::with_capacity(sparse.len() + dense.len());
     // What one list contributes: its score, or for rank fusion `1 / (k + rank)`.
     let part = |rank: usize, score: f32| match fusion {
         Fusion::ReciprocalRank { k } => 1.0 / (k + rank as f32 + 1.0),
-        Fusion::Weighted { .. } | Fusion::Adaptive { .. } | Fusion::MaxScaled { .. } => score,
+        Fusion::Weighted { .. }
+        | Fusion::Adaptive { .. }
+        | Fusion::MaxScaled { .. }
+        | Fusion::Coverage { .. } => score,
     };
     for (rank, (key, score)) in sparse.iter().enumerate() {
         if !at.contains_key(key) {
             at.insert(key, order.len());
-            order.push((key.clone(), part(rank, *score), 0.0));
+            let covered = coverage.map_or(0.0, |c| c[rank]);
+            order.push((key.clone(), part(rank, *score), 0.0, covered));
         }
     }
     for (rank, (key, score)) in dense.iter().enumerate() {
@@ -237,15 +329,18 @@ pub fn fuse<K: Clone + Eq + Hash>(
             }
             None => {
                 at.insert(key, order.len());
-                order.push((key.clone(), 0.0, part(rank, *score)));
+                order.push((key.clone(), 0.0, part(rank, *score), 0.0));
             }
         }
     }
     let mut fused: Vec<(K, f32)> = order
         .into_iter()
-        .map(|(key, s, d)| {
-            let score = fusion.combine_scaled(s, d, best_sparse).unwrap_or(s + d);
-            (key, score)
+        .map(|(key, s, d, c)| {
+            let score = match coverage {
+                Some(_) => fusion.combine_covered(s, d, best_sparse, c),
+                None => fusion.combine_scaled(s, d, best_sparse),
+            };
+            (key, score.unwrap_or(s + d))
         })
         .collect();
     // Stable: ties keep first-met order.

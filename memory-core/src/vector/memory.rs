@@ -315,7 +315,7 @@ impl Namespace {
             // The query's best word score among the documents it may return (a fusion
             // that scales the word side by it needs it before any document is scored).
             let best = match fusion {
-                Fusion::MaxScaled { .. } => sparse
+                Fusion::MaxScaled { .. } | Fusion::Coverage { .. } => sparse
                     .iter()
                     .enumerate()
                     .filter(|&(slot, &s)| s > 0.0 && passes(slot as u32))
@@ -323,10 +323,21 @@ impl Namespace {
                     .fold(0.0f32, f32::max),
                 _ => 0.0,
             };
+            // Each document's query coverage, for a fusion that ranks words by it.
+            let mut coverage: Vec<f32> = Vec::new();
+            if matches!(fusion, Fusion::Coverage { .. }) {
+                coverage = vec![0.0; self.records.len()];
+                self.sparse.coverage(text, |slot, c| {
+                    if let Some(at) = coverage.get_mut(slot as usize) {
+                        *at = c;
+                    }
+                });
+            }
+            let covered = |slot: u32| coverage.get(slot as usize).copied().unwrap_or(0.0);
             // A score per document: exact over every candidate of either side.
             self.dense.score(embedding, |slot, cosine| {
                 let s = sparse.get(slot as usize).copied().unwrap_or(0.0);
-                if let Some(score) = fusion.combine_scaled(s, cosine, best) {
+                if let Some(score) = fusion.combine_covered(s, cosine, best, covered(slot)) {
                     self.offer(&mut top, filter, slot, score);
                 }
             });
@@ -334,7 +345,7 @@ impl Namespace {
             for (slot, &s) in sparse.iter().enumerate() {
                 let slot = slot as u32;
                 if s > 0.0 && self.dense.get(slot).is_none() {
-                    if let Some(score) = fusion.combine_scaled(s, 0.0, best) {
+                    if let Some(score) = fusion.combine_covered(s, 0.0, best, covered(slot)) {
                         self.offer(&mut top, filter, slot, score);
                     }
                 }

@@ -378,6 +378,52 @@ impl SparseIndex {
         }
     }
 
+    /// Calls `f(slot, coverage)` for every document sharing at least one term with
+    /// `query`, in no particular order: the share of the query's term weight the document
+    /// holds, as [`tfidf::coverage`](super::tfidf::coverage) computes it (a query term no
+    /// document holds weighs as one a single document holds), to the bit.
+    ///
+    /// Costs O(postings of the query terms) plus a zeroed buffer of one `f32` per slot.
+    pub(crate) fn coverage(&self, query: &str, mut f: impl FnMut(u32, f32)) {
+        // Every query term with its count, known ones with their id, in query order.
+        let mut terms: Vec<(Option<u32>, Box<str>, f32)> = Vec::new();
+        text::for_each_term(query, |t| {
+            match terms.iter_mut().find(|(_, k, _)| &**k == t) {
+                Some((_, _, count)) => *count += 1.0,
+                None => terms.push((self.term_ids.get(t).copied(), t.into(), 1.0)),
+            }
+        });
+        if terms.iter().all(|(id, _, _)| id.is_none()) {
+            return;
+        }
+        let table = self.idf_table();
+        let unknown = idf(self.doc_count, 1);
+        let weighted: Vec<(Option<u32>, f32)> = terms
+            .iter()
+            .map(|&(id, _, count)| {
+                let idf = id.map_or(unknown, |id| table.idf[id as usize]);
+                (id, (1.0 + count.ln()) * idf)
+            })
+            .collect();
+        let total: f32 = weighted.iter().map(|(_, w)| w).sum();
+        if total <= 0.0 {
+            return;
+        }
+        let mut acc = vec![0.0f32; self.docs.len()];
+        for &(id, w) in &weighted {
+            if let Some(id) = id {
+                for p in &self.terms[id as usize].postings {
+                    acc[p.slot as usize] += w;
+                }
+            }
+        }
+        for (slot, &held) in acc.iter().enumerate() {
+            if held > 0.0 {
+                f(slot as u32, (held / total).clamp(0.0, 1.0));
+            }
+        }
+    }
+
     /// The block bounds of `term`'s posting list at the current epoch (computed now
     /// when the cached ones are older): one pass over the list, which also refreshes
     /// the norms it reads, so later searches reuse both until the next write.
