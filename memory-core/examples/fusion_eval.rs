@@ -1,10 +1,12 @@
 //! Sparse vs dense vs hybrid (the fixed weight of `Fusion::DEFAULT`, the adaptive fusion
-//! of the first attempt, the max-scaled fusion of the second) on every retrieval set the
-//! project has, with the real model. Figures and their reading: `bench/results/fusion.md`.
+//! of the first attempt, the max-scaled fusion of the second, the coverage fusion of the
+//! third) on every retrieval set the project has, with the real model. Figures and their
+//! reading: `bench/results/fusion.md`.
 //!
 //! ```text
 //! AGENTMEM_EMBED_MODEL="$(scripts/fetch-model)" \
-//!   cargo run -p agentmemory-core --features local-embed --example fusion_eval [-- --fresh]
+//!   cargo run --release -p agentmemory-core --features local-embed --example fusion_eval \
+//!     [-- --fresh] [--frozen2]
 //! ```
 //!
 //! Sets (each split frozen before any fusion constant was tuned):
@@ -724,19 +726,23 @@ async fn main() {
     // Candidates ranked on the whole seen sets by the worst gap to the better single side.
     print_candidates("the five seen sets", &whole, &candidates);
 
+    // The seven sets the third attempt was chosen on (with `--fresh`), for the post-hoc
+    // ranking over all nine below.
+    let mut seven_owned: Vec<(&Set, Vec<&Run>)> = Vec::new();
+    let fresh_sets = [updates(), lookup()];
+    let mut fresh_runs = Vec::new();
     // The fresh sets, read only when asked for: once, for the fusion chosen above.
     if std::env::args().any(|a| a == "--fresh") {
-        let fresh_sets = [updates(), lookup()];
-        let mut fresh = Vec::new();
         for set in &fresh_sets {
             let [_, h] = runs(set, &embedder).await;
             eprintln!("{}: {} queries", set.name, h.len());
-            fresh.push((set, Vec::new(), h));
+            fresh_runs.push((set, Vec::new(), h));
         }
+        let fresh = &fresh_runs;
         if let Some(path) = std::env::var_os("FUSION_EVAL_DUMP") {
             let mut path = path;
             path.push(".fresh");
-            dump(&fresh, &path);
+            dump(fresh, &path);
         }
         let fresh: Vec<(&Set, Vec<&Run>)> = fresh
             .iter()
@@ -754,6 +760,7 @@ async fn main() {
             .map(|(set, runs)| (*set, runs.clone()))
             .collect();
         print_candidates("all seven seen sets", &seven, &candidates);
+        seven_owned = seven;
     }
 
     // The second frozen sets, read only when asked for: once, for the fusion chosen
@@ -775,7 +782,33 @@ async fn main() {
             .iter()
             .map(|(set, _, h)| (*set, h.iter().collect()))
             .collect();
-        print_gaps("Second frozen sets (conversations)", &frozen, &rows);
+        print_gaps(
+            "Second frozen sets (conversations; frozen in b185f9d, first run after 5b45e38)",
+            &frozen,
+            &rows,
+        );
+        // Post hoc, after the one reading above, used for no choice: what the coverage
+        // family does over all nine sets, weights below the chosen grid included.
+        if !seven_owned.is_empty() {
+            let nine: Vec<(&Set, Vec<&Run>)> = seven_owned.into_iter().chain(frozen).collect();
+            let mut post_hoc = candidates.clone();
+            for w in [0.6f32, 0.65, 0.7, 0.75] {
+                for p in [2.0f32, 3.0, 4.0, 5.0] {
+                    post_hoc.push((
+                        format!("coverage w={w} p={p}"),
+                        Fusion::Coverage {
+                            dense_weight: w,
+                            power: p,
+                        },
+                    ));
+                }
+            }
+            print_candidates(
+                "all nine sets (POST HOC: read after the frozen run)",
+                &nine,
+                &post_hoc,
+            );
+        }
     }
 }
 

@@ -866,7 +866,94 @@ mod tests {
         ]
     }
 
+    /// Every slot's coverage of `query` from the index.
+    fn coverages(idx: &SparseIndex, query: &str) -> BTreeMap<u32, f32> {
+        let mut out = BTreeMap::new();
+        idx.coverage(query, |slot, c| {
+            assert!(out.insert(slot, c).is_none(), "slot {slot} reported twice");
+        });
+        out
+    }
+
+    /// [`tfidf::coverage`](super::super::tfidf::coverage) over `docs`, for the documents
+    /// holding a query term.
+    fn brute_coverage(docs: &BTreeMap<u32, String>, query: &str) -> BTreeMap<u32, f32> {
+        use super::super::tfidf::{coverage, query_terms};
+        let doc_terms: BTreeMap<u32, Vec<(String, f32)>> =
+            docs.iter().map(|(s, t)| (*s, weighted_terms(t))).collect();
+        let df = |t: &str| {
+            doc_terms
+                .values()
+                .filter(|d| d.iter().any(|(k, _)| k == t))
+                .count()
+        };
+        let q = query_terms(query);
+        doc_terms
+            .iter()
+            .map(|(s, d)| (*s, coverage(&q, d, docs.len(), df)))
+            .filter(|(_, c)| *c > 0.0)
+            .collect()
+    }
+
+    #[test]
+    fn coverage_weighs_the_query_terms_a_document_holds() {
+        let mut idx = SparseIndex::new();
+        idx.insert(0, "my sister moved to Nairobi");
+        idx.insert(1, "my sister bakes");
+        idx.insert(2, "rain again");
+        // Every term held: full coverage; the common term alone: less than half.
+        let got = coverages(&idx, "sister Nairobi");
+        assert_eq!(got[&0], 1.0);
+        assert!(got[&1] > 0.0 && got[&1] < 0.5, "{got:?}");
+        assert!(!got.contains_key(&2));
+        // A word no document holds weighs as the rarest: no document covers the query.
+        let got = coverages(&idx, "sister Lagos");
+        assert!(got[&0] < 0.5 && got[&0] == got[&1], "{got:?}");
+        // Nothing known: nothing reported.
+        assert!(coverages(&idx, "Lagos").is_empty());
+        assert_eq!(
+            coverages(&idx, "sister Lagos"),
+            brute_coverage(
+                &[
+                    (0, "my sister moved to Nairobi"),
+                    (1, "my sister bakes"),
+                    (2, "rain again")
+                ]
+                .into_iter()
+                .map(|(s, t)| (s, t.to_owned()))
+                .collect(),
+                "sister Lagos",
+            )
+        );
+    }
+
     proptest! {
+        #[test]
+        fn coverage_matches_tfidf_coverage(ops in prop::collection::vec(op(), 1..40),
+                                           query in prop::collection::vec(0..WORDS.len() + 1, 1..5)) {
+            let mut idx = SparseIndex::new();
+            let mut reference: BTreeMap<u32, String> = BTreeMap::new();
+            // One index past the words: a word no document holds.
+            let query: Vec<&str> = query.iter().map(|&i| WORDS.get(i).copied().unwrap_or("zzyzx")).collect();
+            let query = query.join(" ");
+            for op in ops {
+                match op {
+                    Op::Insert(slot, words) => {
+                        let text: Vec<&str> = words.iter().map(|&i| WORDS[i]).collect();
+                        let text = text.join(" ");
+                        idx.insert(slot, &text);
+                        reference.insert(slot, text);
+                    }
+                    Op::Remove(slot) => {
+                        idx.remove(slot);
+                        reference.remove(&slot);
+                    }
+                }
+                // The same values, to the bit.
+                prop_assert_eq!(coverages(&idx, &query), brute_coverage(&reference, &query));
+            }
+        }
+
         #[test]
         fn index_matches_brute_force(ops in prop::collection::vec(op(), 1..60),
                                      query in prop::collection::vec(0..WORDS.len(), 1..4),
