@@ -38,8 +38,10 @@
 //! before any fusion was run on them, read once for the fusion chosen after them
 //! (`--frozen2`). `--sizes` prints every set's size and runs nothing.
 //!
-//! `FUSION_EVAL_DUMP=path` writes every run's two rankings as JSON for analysis (the
-//! fresh sets' to `path.fresh`).
+//! `FUSION_EVAL_DUMP=path` writes every run's two rankings as JSON for analysis, with each
+//! sparse candidate's query coverage, the query's terms (term, count, df) and which of
+//! them each candidate holds (the fresh sets' to `path.fresh`, the `--frozen2` sets' to
+//! `path.frozen2`); `bench/fusion/coverage.py` reads it.
 //!
 //! Metrics: pairs and facts, MRR of the target statement (×100); episodes, hit@5
 //! (episodes-chunks: hit@1) (one
