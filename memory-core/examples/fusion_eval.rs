@@ -1,10 +1,12 @@
 //! Sparse vs dense vs hybrid (the fixed weight of `Fusion::DEFAULT`, the adaptive fusion
-//! of the first attempt, the max-scaled fusion of the second) on every retrieval set the
-//! project has, with the real model. Figures and their reading: `bench/results/fusion.md`.
+//! of the first attempt, the max-scaled fusion of the second, the coverage fusion of the
+//! third) on every retrieval set the project has, with the real model. Figures and their
+//! reading: `bench/results/fusion.md`.
 //!
 //! ```text
 //! AGENTMEM_EMBED_MODEL="$(scripts/fetch-model)" \
-//!   cargo run -p agentmemory-core --features local-embed --example fusion_eval [-- --fresh]
+//!   cargo run --release -p agentmemory-core --features local-embed --example fusion_eval \
+//!     [-- --fresh] [--frozen2]
 //! ```
 //!
 //! Sets (each split frozen before any fusion constant was tuned):
@@ -31,8 +33,15 @@
 //! - **fresh-lookup** (`tests/data/extraction*.jsonl`): 422 labelled messages; each
 //!   distinct fact value is a query for the messages carrying it. MRR.
 //!
-//! `FUSION_EVAL_DUMP=path` writes every run's two rankings as JSON for analysis (the
-//! fresh sets' to `path.fresh`).
+//! Two more **frozen** sets, `conv-values` and `conv-replies` (`fusion_eval/frozen2.rs`:
+//! new queries and labels over the episodes conversations), frozen in their own commit
+//! before any fusion was run on them, read once for the fusion chosen after them
+//! (`--frozen2`). `--sizes` prints every set's size and runs nothing.
+//!
+//! `FUSION_EVAL_DUMP=path` writes every run's two rankings as JSON for analysis, with each
+//! sparse candidate's query coverage, the query's terms (term, count, df) and which of
+//! them each candidate holds (the fresh sets' to `path.fresh`, the `--frozen2` sets' to
+//! `path.frozen2`); `bench/fusion/coverage.py` reads it.
 //!
 //! Metrics: pairs and facts, MRR of the target statement (×100); episodes, hit@5
 //! (episodes-chunks: hit@1) (one
@@ -49,9 +58,12 @@
 use std::collections::{BTreeMap, HashMap};
 
 use agentmemory_core::embed::LocalEmbedder;
-use agentmemory_core::store_support::{fuse, Fusion};
+use agentmemory_core::store_support::{fuse_covered, tfidf, Fusion};
 use agentmemory_core::vector::{Document, InMemoryVectorStore, SearchQuery, VectorStore};
 use serde_json::Value;
+
+#[path = "fusion_eval/frozen2.rs"]
+mod frozen2;
 
 /// The adaptive fusion of the first attempt, chosen on the tune parts (the best worst gap
 /// of its candidate list); it lost on the words-win held-out part. Kept for comparison.
@@ -66,6 +78,17 @@ const TUNED: Fusion = Fusion::Adaptive {
 /// to the better single side over the five sets, then the best mean gap, among the
 /// `max-scaled` candidates below) before the fresh sets were first run.
 const CHOSEN: Fusion = Fusion::MaxScaled { dense_weight: 0.96 };
+
+/// The fusion of the third attempt: the word side is the query coverage of each document
+/// ([`Fusion::Coverage`]), its weight and power chosen on the seven seen sets (the five
+/// above and the two fresh sets of the second attempt, all read by then) by the runner's
+/// rule (largest worst gap to the better single side, rounded to 0.1 point, then largest
+/// mean gap; `w` = 0.86, `p` = 2.5 tied with it, and the integer power was taken), before
+/// the sets of `--frozen2` were first run.
+const COVERAGE: Fusion = Fusion::Coverage {
+    dense_weight: 0.84,
+    power: 3.0,
+};
 
 /// The old fixed weighting, `Fusion::DEFAULT` before [`CHOSEN`].
 const FIXED: Fusion = Fusion::Weighted { dense_weight: 0.8 };
@@ -382,6 +405,12 @@ struct Run {
     sparse: Vec<(String, f32)>,
     dense: Vec<(String, f32)>,
     answers: Vec<String>,
+    /// The query coverage ([`tfidf::coverage`]) of each document of `sparse`, in its order.
+    coverage: Vec<f32>,
+    /// For analysis: the query's terms `(term, count, df)`, and for each document of
+    /// `sparse` the positions of the query terms it holds.
+    q_terms: Vec<(String, f32, usize)>,
+    held: Vec<Vec<usize>>,
 }
 
 /// Per set: the runs of its tune part and of its held-out part.
@@ -392,6 +421,7 @@ async fn runs(set: &Set, embedder: &LocalEmbedder) -> [Vec<Run>; 2] {
         let adaptive = InMemoryVectorStore::new().with_fusion(TUNED);
         let scaled = InMemoryVectorStore::new().with_fusion(CHOSEN);
         let fixed = InMemoryVectorStore::new().with_fusion(FIXED);
+        let covered = InMemoryVectorStore::new().with_fusion(COVERAGE);
         let vectors = embedder.embed_blocking(docs).expect("embed documents");
         let documents: Vec<Document> = docs
             .iter()
@@ -412,8 +442,22 @@ async fn runs(set: &Set, embedder: &LocalEmbedder) -> [Vec<Run>; 2] {
             .upsert_batch(&ns, documents.clone())
             .await
             .expect("upsert");
+        covered
+            .upsert_batch(&ns, documents.clone())
+            .await
+            .expect("upsert");
         adaptive.upsert_batch(&ns, documents).await.expect("upsert");
         let n = docs.len();
+        // Each document's terms and each term's document frequency, for coverage.
+        let doc_terms: Vec<Vec<(String, f32)>> =
+            docs.iter().map(|d| tfidf::document_terms(d)).collect();
+        let mut df: HashMap<String, usize> = HashMap::new();
+        for terms in &doc_terms {
+            for (t, _) in terms {
+                *df.entry(t.clone()).or_default() += 1;
+            }
+        }
+        let df_of = |t: &str| df.get(t).copied().unwrap_or(0);
         for (p, part) in [tune, held].into_iter().enumerate() {
             if part.is_empty() {
                 continue;
@@ -436,14 +480,26 @@ async fn runs(set: &Set, embedder: &LocalEmbedder) -> [Vec<Run>; 2] {
                         .await
                         .expect("dense"),
                 );
-                // The stores' own hybrid search ranks as `fuse` does (equal scores position
-                // by position; near-ties may swap ids in the last bits).
+                // Each sparse candidate's query coverage, from the documents' own terms.
+                let q_terms = tfidf::query_terms(&q.text);
+                let coverage_of = |list: &[(String, f32)]| -> Vec<f32> {
+                    list.iter()
+                        .map(|(id, _)| {
+                            let i: usize = id[1..].parse().expect("document id");
+                            tfidf::coverage(&q_terms, &doc_terms[i], n, df_of)
+                        })
+                        .collect()
+                };
+                let all_coverage = coverage_of(&sparse);
+                // The stores' own hybrid search ranks as `fuse_covered` does (equal scores
+                // position by position; near-ties may swap ids in the last bits).
                 let k = set.k.max(1);
                 for (store, fusion) in [
                     (&store, Fusion::DEFAULT),
                     (&fixed, FIXED),
                     (&adaptive, TUNED),
                     (&scaled, CHOSEN),
+                    (&covered, COVERAGE),
                 ] {
                     let own: Vec<(String, f32)> = store
                         .search(&ns, &SearchQuery::new(&q.text, k).with_embedding(v.clone()))
@@ -453,7 +509,10 @@ async fn runs(set: &Set, embedder: &LocalEmbedder) -> [Vec<Run>; 2] {
                         .map(|h| (h.id, h.score))
                         .collect();
                     let want: Vec<(String, f32)> =
-                        fuse(&sparse, &dense, fusion).into_iter().take(k).collect();
+                        fuse_covered(&sparse, Some(&all_coverage), &dense, fusion)
+                            .into_iter()
+                            .take(k)
+                            .collect();
                     let same = own.len() == want.len()
                         && own.iter().zip(&want).all(|(a, b)| (a.1 - b.1).abs() < 1e-4);
                     assert!(
@@ -468,10 +527,35 @@ async fn runs(set: &Set, embedder: &LocalEmbedder) -> [Vec<Run>; 2] {
                         .filter(|(id, _)| !excluded.contains(id))
                         .collect()
                 };
+                let sparse = kept(sparse);
+                let coverage = coverage_of(&sparse);
+                let held = sparse
+                    .iter()
+                    .map(|(id, _)| {
+                        let i: usize = id[1..].parse().expect("document id");
+                        q_terms
+                            .iter()
+                            .enumerate()
+                            .filter(|(_, (t, _))| {
+                                doc_terms[i]
+                                    .binary_search_by(|(d, _)| d.as_str().cmp(t))
+                                    .is_ok()
+                            })
+                            .map(|(j, _)| j)
+                            .collect()
+                    })
+                    .collect();
+                let q_terms = q_terms
+                    .iter()
+                    .map(|(t, c)| (t.clone(), *c, df_of(t)))
+                    .collect();
                 out[p].push(Run {
-                    sparse: kept(sparse),
+                    sparse,
                     dense: kept(dense),
                     answers: q.answers.iter().map(|i| format!("d{i}")).collect(),
+                    coverage,
+                    q_terms,
+                    held,
                 });
             }
         }
@@ -505,6 +589,7 @@ fn dump(all: &[(&Set, Vec<Run>, Vec<Run>)], path: &std::ffi::OsStr) {
             .map(|r| {
                 serde_json::json!({
                     "sparse": r.sparse, "dense": r.dense, "answers": r.answers,
+                    "coverage": r.coverage, "q_terms": r.q_terms, "held": r.held,
                 })
             })
             .collect()
@@ -522,11 +607,15 @@ fn dump(all: &[(&Set, Vec<Run>, Vec<Run>)], path: &std::ffi::OsStr) {
 type Method = Box<dyn Fn(&Run) -> Vec<(String, f32)>>;
 
 fn fusion_method(f: Fusion) -> Method {
-    Box::new(move |r: &Run| fuse(&r.sparse, &r.dense, f))
+    Box::new(move |r: &Run| fuse_covered(&r.sparse, Some(&r.coverage), &r.dense, f))
 }
 
 #[tokio::main(flavor = "current_thread")]
 async fn main() {
+    if std::env::args().any(|a| a == "--sizes") {
+        print_sizes();
+        return;
+    }
     let embedder = match LocalEmbedder::from_env() {
         Ok(Some(e)) => e,
         Ok(None) => {
@@ -574,12 +663,25 @@ async fn main() {
         ));
     }
 
+    for w in [0.8f32, 0.82, 0.84, 0.85, 0.86, 0.88, 0.9, 0.92] {
+        for p in [2.0f32, 2.5, 3.0, 3.5, 4.0, 5.0] {
+            candidates.push((
+                format!("coverage w={w} p={p}"),
+                Fusion::Coverage {
+                    dense_weight: w,
+                    power: p,
+                },
+            ));
+        }
+    }
+
     let rows: Vec<(&str, Method)> = vec![
         ("sparse", Box::new(|r: &Run| r.sparse.clone())),
         ("dense", Box::new(|r: &Run| r.dense.clone())),
         ("hybrid, fixed 0.8", fusion_method(FIXED)),
         ("hybrid, adaptive (first attempt)", fusion_method(TUNED)),
         ("hybrid, max-scaled 0.96", fusion_method(CHOSEN)),
+        ("hybrid, coverage 0.84, p 3", fusion_method(COVERAGE)),
     ];
     println!("Fusion::DEFAULT = {:?}\n", Fusion::DEFAULT);
     let metric = |set: &Set| {
@@ -624,11 +726,133 @@ async fn main() {
     print_gaps("Whole seen sets (tune + seen)", &whole, &rows);
 
     // Candidates ranked on the whole seen sets by the worst gap to the better single side.
+    print_candidates("the five seen sets", &whole, &candidates);
+
+    // The seven sets the third attempt was chosen on (with `--fresh`), for the post-hoc
+    // ranking over all nine below.
+    let mut seven_owned: Vec<(&Set, Vec<&Run>)> = Vec::new();
+    let fresh_sets = [updates(), lookup()];
+    let mut fresh_runs = Vec::new();
+    // The fresh sets, read only when asked for: once, for the fusion chosen above.
+    if std::env::args().any(|a| a == "--fresh") {
+        for set in &fresh_sets {
+            let [_, h] = runs(set, &embedder).await;
+            eprintln!("{}: {} queries", set.name, h.len());
+            fresh_runs.push((set, Vec::new(), h));
+        }
+        let fresh = &fresh_runs;
+        if let Some(path) = std::env::var_os("FUSION_EVAL_DUMP") {
+            let mut path = path;
+            path.push(".fresh");
+            dump(fresh, &path);
+        }
+        let fresh: Vec<(&Set, Vec<&Run>)> = fresh
+            .iter()
+            .map(|(set, _, h)| (*set, h.iter().collect()))
+            .collect();
+        print_gaps(
+            "Fresh sets (frozen in 4d714fd, first run after 33dcb84; seen since)",
+            &fresh,
+            &rows,
+        );
+        // The third attempt's choice was made on all seven sets, the fresh ones seen by then.
+        let seven: Vec<(&Set, Vec<&Run>)> = whole
+            .iter()
+            .chain(&fresh)
+            .map(|(set, runs)| (*set, runs.clone()))
+            .collect();
+        print_candidates("all seven seen sets", &seven, &candidates);
+        seven_owned = seven;
+    }
+
+    // The second frozen sets, read only when asked for: once, for the fusion chosen
+    // before they were first run.
+    if std::env::args().any(|a| a == "--frozen2") {
+        let frozen_sets = [frozen2::conv_values(), frozen2::conv_replies()];
+        let mut frozen = Vec::new();
+        for set in &frozen_sets {
+            let [_, h] = runs(set, &embedder).await;
+            eprintln!("{}: {} queries", set.name, h.len());
+            frozen.push((set, Vec::new(), h));
+        }
+        if let Some(path) = std::env::var_os("FUSION_EVAL_DUMP") {
+            let mut path = path;
+            path.push(".frozen2");
+            dump(&frozen, &path);
+        }
+        let frozen: Vec<(&Set, Vec<&Run>)> = frozen
+            .iter()
+            .map(|(set, _, h)| (*set, h.iter().collect()))
+            .collect();
+        print_gaps(
+            "Second frozen sets (conversations; frozen in b185f9d, first run after 5b45e38)",
+            &frozen,
+            &rows,
+        );
+        // Post hoc, after the one reading above, used for no choice: what the coverage
+        // family does over all nine sets, weights below the chosen grid included.
+        if !seven_owned.is_empty() {
+            let nine: Vec<(&Set, Vec<&Run>)> = seven_owned.into_iter().chain(frozen).collect();
+            let mut post_hoc = candidates.clone();
+            for w in [0.6f32, 0.65, 0.7, 0.75] {
+                for p in [2.0f32, 3.0, 4.0, 5.0] {
+                    post_hoc.push((
+                        format!("coverage w={w} p={p}"),
+                        Fusion::Coverage {
+                            dense_weight: w,
+                            power: p,
+                        },
+                    ));
+                }
+            }
+            print_candidates(
+                "all nine sets (POST HOC: read after the frozen run)",
+                &nine,
+                &post_hoc,
+            );
+        }
+    }
+}
+
+/// Every set's documents and queries (per part), computed without running anything.
+fn print_sizes() {
+    let sets = [
+        pairs(),
+        facts(),
+        episodes(),
+        episodes_pooled(),
+        episodes_chunks(),
+        updates(),
+        lookup(),
+        frozen2::conv_values(),
+        frozen2::conv_replies(),
+    ];
+    for set in &sets {
+        let docs: usize = set.groups.iter().map(|g| g.0.len()).sum();
+        let tune: usize = set.groups.iter().map(|g| g.1.len()).sum();
+        let held: usize = set.groups.iter().map(|g| g.2.len()).sum();
+        let answers: usize = set
+            .groups
+            .iter()
+            .flat_map(|g| g.1.iter().chain(&g.2))
+            .map(|q| q.answers.len())
+            .sum();
+        println!(
+            "{}: {docs} documents, {tune} + {held} queries, {answers} answers",
+            set.name
+        );
+    }
+}
+
+/// The candidate fusions ranked by their worst gap to the better single side over
+/// `sets` (rounded to 0.1 point: one query is at least 0.5 on every set), then by their
+/// mean gap.
+fn print_candidates(title: &str, sets: &[(&Set, Vec<&Run>)], candidates: &[(String, Fusion)]) {
     let mut ranked: Vec<(f64, f64, String)> = candidates
         .iter()
         .map(|(name, f)| {
             let method = fusion_method(*f);
-            let g: Vec<f64> = whole
+            let g: Vec<f64> = sets
                 .iter()
                 .map(|(set, runs)| gap(runs, set.k, method.as_ref()))
                 .collect();
@@ -637,37 +861,11 @@ async fn main() {
             (worst, mean, format!("{name}: gaps {g:.1?}"))
         })
         .collect();
-    ranked.sort_by(|a, b| b.0.total_cmp(&a.0).then(b.1.total_cmp(&a.1)));
-    println!(
-        "\nCandidates by worst gap to max(sparse, dense) over the whole seen sets, then mean:"
-    );
+    let tenth = |x: f64| (x * 10.0).round();
+    ranked.sort_by(|a, b| tenth(b.0).total_cmp(&tenth(a.0)).then(b.1.total_cmp(&a.1)));
+    println!("\nCandidates by worst gap to max(sparse, dense) over {title}, then mean:");
     for (worst, mean, line) in &ranked {
-        println!("  worst {worst:+.1} mean {mean:+.1}  {line}");
-    }
-
-    // The fresh sets, read only when asked for: once, for the fusion chosen above.
-    if std::env::args().any(|a| a == "--fresh") {
-        let fresh_sets = [updates(), lookup()];
-        let mut fresh = Vec::new();
-        for set in &fresh_sets {
-            let [_, h] = runs(set, &embedder).await;
-            eprintln!("{}: {} queries", set.name, h.len());
-            fresh.push((set, Vec::new(), h));
-        }
-        if let Some(path) = std::env::var_os("FUSION_EVAL_DUMP") {
-            let mut path = path;
-            path.push(".fresh");
-            dump(&fresh, &path);
-        }
-        let fresh: Vec<(&Set, Vec<&Run>)> = fresh
-            .iter()
-            .map(|(set, _, h)| (*set, h.iter().collect()))
-            .collect();
-        print_gaps(
-            "Fresh sets (frozen in 4d714fd, first run here)",
-            &fresh,
-            &rows,
-        );
+        println!("  worst {worst:+.1} mean {mean:+.2}  {line}");
     }
 }
 

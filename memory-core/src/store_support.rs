@@ -45,7 +45,7 @@ pub use crate::facts::semantic::{
 pub use crate::facts::transition::{closes, CLOSE_SIMILARITY};
 pub use crate::text::{for_each_term, index_text, terms};
 pub use crate::vector::dense::normalized;
-pub use crate::vector::fuse::{fuse, Fusion};
+pub use crate::vector::fuse::{fuse, fuse_covered, Fusion};
 pub use crate::vector::simd::kernel_name as dense_kernel;
 pub use crate::vector::topk::{best, Ties};
 

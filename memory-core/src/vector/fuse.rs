@@ -66,19 +66,46 @@ pub enum Fusion {
         /// The dense side's share, `0.0..=1.0`.
         dense_weight: f32,
     },
+    /// `dense_weight × max(cosine, 0) + (1 − dense_weight) × coverageᵖ`, with `coverage`
+    /// the share of the query's own term weight the document holds
+    /// ([`tfidf::coverage`](crate::store_support::tfidf::coverage): IDF-weighted, a query
+    /// word no document holds weighing as the rarest word), `p` = `power`.
+    ///
+    /// The word side asks "does this document say what the query says?" rather than
+    /// "how similar are the two bags of words?". A bare name or value found in a message
+    /// covers the query fully and pulls by the whole `1 − w`, however long the message;
+    /// a question whose content words the documents do not use (a paraphrase) leaves every
+    /// document with low coverage, and meaning decides; documents that all hold the query's
+    /// one common word are covered alike, and meaning orders them. The power keeps partial
+    /// matches weak (half the weight covered pulls by an eighth at `p` = 3). The fused
+    /// score stays in `0.0..=1.0`.
+    ///
+    /// Needs each document's coverage: [`fuse_covered`], and the stores' hybrid searches,
+    /// compute it. Without it ([`Fusion::combine`], [`Fusion::combine_scaled`], [`fuse`])
+    /// the word side is the sparse score relative to the query's best, as
+    /// [`Fusion::MaxScaled`] reads it.
+    Coverage {
+        /// The dense side's share, `0.0..=1.0`.
+        dense_weight: f32,
+        /// The power coverage is raised to (1 = in proportion).
+        power: f32,
+    },
 }
 
 impl Fusion {
     /// The fusion every store uses unless told otherwise.
     ///
-    /// Still the fixed weight. Two candidates to replace it did not meet "never worse
+    /// Still the fixed weight. Three candidates to replace it did not meet "never worse
     /// than the better single side by more than 0.5 point" on every evaluation set (see
-    /// `bench/results/fusion.md`, reproduced by `cargo run -p agentmemory-core --features
-    /// local-embed --example fusion_eval -- --fresh`): [`Fusion::Adaptive`] (tuned
-    /// `dense_weight: 0.99, depth: 4, power: 1.0`) lost where words beat the model, and
-    /// [`Fusion::MaxScaled`] (`dense_weight: 0.96`), within 0.5 point on every seen set,
-    /// lost 0.7 MRR to words alone on the fresh lookup-by-name set. Both are there to
-    /// choose with `with_fusion`.
+    /// `bench/results/fusion.md`, reproduced by `cargo run --release -p agentmemory-core
+    /// --features local-embed --example fusion_eval -- --fresh --frozen2`):
+    /// [`Fusion::Adaptive`] (tuned `dense_weight: 0.99, depth: 4, power: 1.0`) lost where
+    /// words beat the model; [`Fusion::MaxScaled`] (`dense_weight: 0.96`), within 0.5
+    /// point on every seen set, lost 0.7 MRR to words alone on the fresh lookup-by-name
+    /// set; [`Fusion::Coverage`] (`dense_weight: 0.84, power: 3.0`), within 0.5 point on
+    /// all seven sets it was chosen on and on the frozen conversation-replies set, lost
+    /// 3.9 MRR to words alone on the frozen lookup of bare values in conversations (the
+    /// fixed weight loses 8.7 there). All three are there to choose with `with_fusion`.
     pub const DEFAULT: Fusion = Fusion::Weighted { dense_weight: 0.8 };
 
     /// The fused score of one document from its sparse cosine and dense cosine, for
@@ -100,7 +127,7 @@ impl Fusion {
             Fusion::Adaptive { dense_weight, .. } => {
                 Fusion::Weighted { dense_weight }.combine(sparse, dense)
             }
-            Fusion::MaxScaled { dense_weight } => {
+            Fusion::MaxScaled { dense_weight } | Fusion::Coverage { dense_weight, .. } => {
                 Fusion::Weighted { dense_weight }.combine(sparse, dense)
             }
             Fusion::ReciprocalRank { .. } => None,
@@ -124,7 +151,7 @@ impl Fusion {
     /// ```
     pub fn combine_scaled(self, sparse: f32, dense: f32, best_sparse: f32) -> Option<f32> {
         match self {
-            Fusion::MaxScaled { .. } => {
+            Fusion::MaxScaled { .. } | Fusion::Coverage { .. } => {
                 let best = best_sparse.clamp(0.0, 1.0);
                 let relative = if best > 0.0 {
                     (sparse.clamp(0.0, 1.0) / best).min(1.0)
@@ -134,6 +161,40 @@ impl Fusion {
                 self.combine(relative, dense)
             }
             other => other.combine(sparse, dense),
+        }
+    }
+
+    /// The fused score of one document given everything a fusion may read of it: its
+    /// sparse and dense cosines, the query's best sparse score, and the document's query
+    /// coverage ([`tfidf::coverage`](crate::store_support::tfidf::coverage), 0 for a
+    /// document sharing no word with the query). [`Fusion::Coverage`] reads the coverage;
+    /// every other fusion is [`Fusion::combine_scaled`].
+    ///
+    /// ```
+    /// use agentmemory_core::store_support::Fusion;
+    ///
+    /// let f = Fusion::Coverage { dense_weight: 0.75, power: 2.0 };
+    /// // The document holds every query word: the whole word share.
+    /// assert_eq!(f.combine_covered(0.3, 0.5, 0.6, 1.0), Some(0.625));
+    /// // Half the query's weight: a quarter of it.
+    /// assert_eq!(f.combine_covered(0.3, 0.5, 0.6, 0.5), Some(0.4375));
+    /// // No query word: meaning alone.
+    /// assert_eq!(f.combine_covered(0.0, 0.5, 0.6, 0.0), Some(0.375));
+    /// ```
+    pub fn combine_covered(
+        self,
+        sparse: f32,
+        dense: f32,
+        best_sparse: f32,
+        coverage: f32,
+    ) -> Option<f32> {
+        match self {
+            Fusion::Coverage { power, .. } => {
+                let c = coverage.clamp(0.0, 1.0);
+                let words = if c > 0.0 { c.powf(power.max(0.0)) } else { 0.0 };
+                self.combine(words, dense)
+            }
+            other => other.combine_scaled(sparse, dense, best_sparse),
         }
     }
 
@@ -200,6 +261,35 @@ pub fn fuse<K: Clone + Eq + Hash>(
     dense: &[(K, f32)],
     fusion: Fusion,
 ) -> Vec<(K, f32)> {
+    fuse_covered(sparse, None, dense, fusion)
+}
+
+/// [`fuse`], given also the query coverage of each document of `sparse`
+/// (`coverage[i]` for `sparse[i]`, see
+/// [`tfidf::coverage`](crate::store_support::tfidf::coverage)), which
+/// [`Fusion::Coverage`] ranks by; documents only in `dense` cover nothing. With `None`
+/// (or a length other than `sparse`'s) this is [`fuse`].
+///
+/// ```
+/// use agentmemory_core::store_support::{fuse_covered, Fusion};
+///
+/// // "nairobi": one message names it (a low cosine: it is long), meaning prefers another.
+/// let sparse = [("trip", 0.2)];
+/// let dense = [("weather", 0.45), ("trip", 0.40)];
+/// let f = Fusion::Coverage { dense_weight: 0.8, power: 3.0 };
+/// let fused = fuse_covered(&sparse, Some(&[1.0]), &dense, f);
+/// assert_eq!(fused[0].0, "trip");
+/// // Covering a tenth of the query's weight does not overturn meaning.
+/// let fused = fuse_covered(&sparse, Some(&[0.1]), &dense, f);
+/// assert_eq!(fused[0].0, "weather");
+/// ```
+pub fn fuse_covered<K: Clone + Eq + Hash>(
+    sparse: &[(K, f32)],
+    coverage: Option<&[f32]>,
+    dense: &[(K, f32)],
+    fusion: Fusion,
+) -> Vec<(K, f32)> {
+    let coverage = coverage.filter(|c| c.len() == sparse.len());
     // An adaptive fusion becomes this query's fixed weighting (margins within each head).
     let fusion = match fusion {
         Fusion::Adaptive { depth, .. } => {
@@ -215,17 +305,22 @@ pub fn fuse<K: Clone + Eq + Hash>(
     };
     // The query's best word score, for a fusion that scales the word side by it.
     let best_sparse = sparse.iter().map(|(_, s)| *s).fold(0.0f32, f32::max);
-    let mut order: Vec<(K, f32, f32)> = Vec::with_capacity(sparse.len() + dense.len());
+    // Per key: sparse part, dense part, coverage.
+    let mut order: Vec<(K, f32, f32, f32)> = Vec::with_capacity(sparse.len() + dense.len());
     let mut at: HashMap<&K, usize> = HashMap::with_capacity(sparse.len() + dense.len());
     // What one list contributes: its score, or for rank fusion `1 / (k + rank)`.
     let part = |rank: usize, score: f32| match fusion {
         Fusion::ReciprocalRank { k } => 1.0 / (k + rank as f32 + 1.0),
-        Fusion::Weighted { .. } | Fusion::Adaptive { .. } | Fusion::MaxScaled { .. } => score,
+        Fusion::Weighted { .. }
+        | Fusion::Adaptive { .. }
+        | Fusion::MaxScaled { .. }
+        | Fusion::Coverage { .. } => score,
     };
     for (rank, (key, score)) in sparse.iter().enumerate() {
         if !at.contains_key(key) {
             at.insert(key, order.len());
-            order.push((key.clone(), part(rank, *score), 0.0));
+            let covered = coverage.map_or(0.0, |c| c[rank]);
+            order.push((key.clone(), part(rank, *score), 0.0, covered));
         }
     }
     for (rank, (key, score)) in dense.iter().enumerate() {
@@ -237,15 +332,18 @@ pub fn fuse<K: Clone + Eq + Hash>(
             }
             None => {
                 at.insert(key, order.len());
-                order.push((key.clone(), 0.0, part(rank, *score)));
+                order.push((key.clone(), 0.0, part(rank, *score), 0.0));
             }
         }
     }
     let mut fused: Vec<(K, f32)> = order
         .into_iter()
-        .map(|(key, s, d)| {
-            let score = fusion.combine_scaled(s, d, best_sparse).unwrap_or(s + d);
-            (key, score)
+        .map(|(key, s, d, c)| {
+            let score = match coverage {
+                Some(_) => fusion.combine_covered(s, d, best_sparse, c),
+                None => fusion.combine_scaled(s, d, best_sparse),
+            };
+            (key, score.unwrap_or(s + d))
         })
         .collect();
     // Stable: ties keep first-met order.
@@ -330,6 +428,47 @@ mod tests {
         assert!((only[0].1 - 0.9 * 0.75).abs() < 1e-6);
         // One document alone: its sparse score as it is.
         assert_eq!(f.combine(0.5, 0.5), f.combine_scaled(0.5, 0.5, 1.0));
+    }
+
+    #[test]
+    fn coverage_ranks_words_by_how_much_of_the_query_a_document_holds() {
+        let f = Fusion::Coverage {
+            dense_weight: 0.8,
+            power: 3.0,
+        };
+        // A bare value named in one long message (low cosine: the message is long) against
+        // a message meaning prefers by 0.07: the full coverage decides.
+        let sparse = [("long", 0.15), ("short", 0.6)];
+        let coverage = [1.0, 0.3];
+        let dense = [("other", 0.42), ("long", 0.35), ("short", 0.3)];
+        let fused = fuse_covered(&sparse, Some(&coverage), &dense, f);
+        assert_eq!(fused[0].0, "long");
+        assert!((fused[0].1 - (0.8 * 0.35 + 0.2)).abs() < 1e-6);
+        // The fixed weight reads the cosines: the short message's shared word wins.
+        let fixed = fuse(&sparse, &dense, Fusion::Weighted { dense_weight: 0.8 });
+        assert_eq!(fixed[0].0, "short");
+        // Every candidate holds the query's one word: covered alike, meaning orders them.
+        let fused = fuse_covered(&sparse, Some(&[1.0, 1.0]), &dense, f);
+        assert_eq!(fused[0].0, "long");
+        assert_eq!(fused[1].0, "short");
+        let dense = [("short", 0.5), ("long", 0.35)];
+        assert_eq!(
+            fuse_covered(&sparse, Some(&[1.0, 1.0]), &dense, f)[0].0,
+            "short"
+        );
+        // Partial coverage pulls by its cube: a third of the query is worth 0.2 / 27.
+        let fused = fuse_covered(&[("a", 0.9)], Some(&[1.0 / 3.0]), &[("a", 0.5)], f);
+        assert!((fused[0].1 - (0.4 + 0.2 / 27.0)).abs() < 1e-6);
+        // Without coverage the word side is read as `MaxScaled` reads it.
+        assert_eq!(
+            fuse(&sparse, &dense, f),
+            fuse(&sparse, &dense, Fusion::MaxScaled { dense_weight: 0.8 })
+        );
+        // A coverage list of the wrong length is ignored rather than misread.
+        assert_eq!(
+            fuse_covered(&sparse, Some(&[1.0]), &dense, f),
+            fuse(&sparse, &dense, f)
+        );
     }
 
     #[test]

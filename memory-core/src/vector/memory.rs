@@ -315,7 +315,7 @@ impl Namespace {
             // The query's best word score among the documents it may return (a fusion
             // that scales the word side by it needs it before any document is scored).
             let best = match fusion {
-                Fusion::MaxScaled { .. } => sparse
+                Fusion::MaxScaled { .. } | Fusion::Coverage { .. } => sparse
                     .iter()
                     .enumerate()
                     .filter(|&(slot, &s)| s > 0.0 && passes(slot as u32))
@@ -323,10 +323,21 @@ impl Namespace {
                     .fold(0.0f32, f32::max),
                 _ => 0.0,
             };
+            // Each document's query coverage, for a fusion that ranks words by it.
+            let mut coverage: Vec<f32> = Vec::new();
+            if matches!(fusion, Fusion::Coverage { .. }) {
+                coverage = vec![0.0; self.records.len()];
+                self.sparse.coverage(text, |slot, c| {
+                    if let Some(at) = coverage.get_mut(slot as usize) {
+                        *at = c;
+                    }
+                });
+            }
+            let covered = |slot: u32| coverage.get(slot as usize).copied().unwrap_or(0.0);
             // A score per document: exact over every candidate of either side.
             self.dense.score(embedding, |slot, cosine| {
                 let s = sparse.get(slot as usize).copied().unwrap_or(0.0);
-                if let Some(score) = fusion.combine_scaled(s, cosine, best) {
+                if let Some(score) = fusion.combine_covered(s, cosine, best, covered(slot)) {
                     self.offer(&mut top, filter, slot, score);
                 }
             });
@@ -334,7 +345,7 @@ impl Namespace {
             for (slot, &s) in sparse.iter().enumerate() {
                 let slot = slot as u32;
                 if s > 0.0 && self.dense.get(slot).is_none() {
-                    if let Some(score) = fusion.combine_scaled(s, 0.0, best) {
+                    if let Some(score) = fusion.combine_covered(s, 0.0, best, covered(slot)) {
                         self.offer(&mut top, filter, slot, score);
                     }
                 }
@@ -1171,6 +1182,121 @@ mod tests {
             };
             assert_eq!(key(&ha), key(&hb), "{q:?}");
         }
+    }
+
+    #[tokio::test]
+    async fn coverage_hybrid_is_fuse_covered_over_the_filtered_rankings() {
+        use crate::vector::fuse::fuse_covered;
+        use crate::vector::tfidf;
+        let fusion = Fusion::Coverage {
+            dense_weight: 0.8,
+            power: 3.0,
+        };
+        let store = InMemoryVectorStore::new().with_fusion(fusion);
+        const WORDS: &[&str] = &[
+            "red", "apple", "pears", "running", "dog", "nairobi", "sister", "moved", "cake",
+        ];
+        let texts: Vec<String> = (0..60usize)
+            .map(|i| {
+                let n = 1 + i % 5;
+                (0..n)
+                    .map(|j| WORDS[(i * 5 + j * 4 + i * j + i / 3) % WORDS.len()])
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            })
+            .collect();
+        let docs: Vec<Document> = texts
+            .iter()
+            .enumerate()
+            .map(|(i, t)| {
+                let v: Vec<f32> = (0..4)
+                    .map(|j| ((i * 13 + j * 5) % 17) as f32 + 0.5)
+                    .collect();
+                Document::new(t.as_str())
+                    .with_id(format!("d{i}"))
+                    .with_embedding(v)
+                    .with_metadata("kind", serde_json::json!(i % 3))
+            })
+            .collect();
+        store.upsert_batch("n", docs).await.unwrap();
+        // Coverage from the documents' own terms, as any backend computes it.
+        let doc_terms: Vec<Vec<(String, f32)>> =
+            texts.iter().map(|t| tfidf::document_terms(t)).collect();
+        let df = |t: &str| {
+            doc_terms
+                .iter()
+                .filter(|d| d.iter().any(|(k, _)| k == t))
+                .count()
+        };
+        let mut covered_somewhere = false;
+        // "unheard" is in no document: it lowers every document's coverage.
+        for (i, text) in [
+            "red apple",
+            "nairobi sister",
+            "dog unheard",
+            "cake cake moved",
+        ]
+        .iter()
+        .enumerate()
+        {
+            let v: Vec<f32> = (0..4).map(|j| (i + j) as f32 + 0.5).collect();
+            for filter in [None, Some(Filter::new().eq("kind", 1))] {
+                let query = |text: &str, k: usize| {
+                    let q = SearchQuery::new(text, k);
+                    match &filter {
+                        Some(f) => q.with_filter(f.clone()),
+                        None => q,
+                    }
+                };
+                let list = |hits: Vec<SearchHit>| -> Vec<(String, f32)> {
+                    hits.into_iter().map(|h| (h.id, h.score)).collect()
+                };
+                let sparse = list(store.search("n", &query(text, 1000)).await.unwrap());
+                let dense = list(
+                    store
+                        .search("n", &query("", 1000).with_embedding(v.clone()))
+                        .await
+                        .unwrap(),
+                );
+                assert!(!sparse.is_empty() && !dense.is_empty(), "{text}");
+                let q = tfidf::query_terms(text);
+                let coverage: Vec<f32> = sparse
+                    .iter()
+                    .map(|(id, _)| {
+                        let at: usize = id[1..].parse().unwrap();
+                        tfidf::coverage(&q, &doc_terms[at], texts.len(), df)
+                    })
+                    .collect();
+                covered_somewhere |= coverage.iter().any(|&c| c > 0.0 && c < 1.0);
+                let want: Vec<f32> = fuse_covered(&sparse, Some(&coverage), &dense, fusion)
+                    .into_iter()
+                    .take(10)
+                    .map(|(_, s)| s)
+                    .collect();
+                let got: Vec<f32> = store
+                    .search("n", &query(text, 10).with_embedding(v.clone()))
+                    .await
+                    .unwrap()
+                    .into_iter()
+                    .map(|h| h.score)
+                    .collect();
+                assert_eq!(got.len(), want.len(), "{text} {filter:?}");
+                for (g, w) in got.iter().zip(&want) {
+                    assert!(
+                        (g - w).abs() < 1e-5,
+                        "{text} {filter:?}: {got:?} vs {want:?}"
+                    );
+                }
+                // Not the max-scaled scores: the coverage is what ranks the word side.
+                let scaled: Vec<f32> = fuse(&sparse, &dense, fusion)
+                    .into_iter()
+                    .take(10)
+                    .map(|(_, s)| s)
+                    .collect();
+                assert_ne!(scaled, want, "{text} {filter:?}");
+            }
+        }
+        assert!(covered_somewhere, "some document covers a query partly");
     }
 
     #[tokio::test]

@@ -378,6 +378,52 @@ impl SparseIndex {
         }
     }
 
+    /// Calls `f(slot, coverage)` for every document sharing at least one term with
+    /// `query`, in no particular order: the share of the query's term weight the document
+    /// holds, as [`tfidf::coverage`](super::tfidf::coverage) computes it (a query term no
+    /// document holds weighs as one a single document holds), to the bit.
+    ///
+    /// Costs O(postings of the query terms) plus a zeroed buffer of one `f32` per slot.
+    pub(crate) fn coverage(&self, query: &str, mut f: impl FnMut(u32, f32)) {
+        // Every query term with its count, known ones with their id, in query order.
+        let mut terms: Vec<(Option<u32>, Box<str>, f32)> = Vec::new();
+        text::for_each_term(query, |t| {
+            match terms.iter_mut().find(|(_, k, _)| &**k == t) {
+                Some((_, _, count)) => *count += 1.0,
+                None => terms.push((self.term_ids.get(t).copied(), t.into(), 1.0)),
+            }
+        });
+        if terms.iter().all(|(id, _, _)| id.is_none()) {
+            return;
+        }
+        let table = self.idf_table();
+        let unknown = idf(self.doc_count, 1);
+        let weighted: Vec<(Option<u32>, f32)> = terms
+            .iter()
+            .map(|&(id, _, count)| {
+                let idf = id.map_or(unknown, |id| table.idf[id as usize]);
+                (id, (1.0 + count.ln()) * idf)
+            })
+            .collect();
+        let total: f32 = weighted.iter().map(|(_, w)| w).sum();
+        if total <= 0.0 {
+            return;
+        }
+        let mut acc = vec![0.0f32; self.docs.len()];
+        for &(id, w) in &weighted {
+            if let Some(id) = id {
+                for p in &self.terms[id as usize].postings {
+                    acc[p.slot as usize] += w;
+                }
+            }
+        }
+        for (slot, &held) in acc.iter().enumerate() {
+            if held > 0.0 {
+                f(slot as u32, (held / total).clamp(0.0, 1.0));
+            }
+        }
+    }
+
     /// The block bounds of `term`'s posting list at the current epoch (computed now
     /// when the cached ones are older): one pass over the list, which also refreshes
     /// the norms it reads, so later searches reuse both until the next write.
@@ -820,7 +866,94 @@ mod tests {
         ]
     }
 
+    /// Every slot's coverage of `query` from the index.
+    fn coverages(idx: &SparseIndex, query: &str) -> BTreeMap<u32, f32> {
+        let mut out = BTreeMap::new();
+        idx.coverage(query, |slot, c| {
+            assert!(out.insert(slot, c).is_none(), "slot {slot} reported twice");
+        });
+        out
+    }
+
+    /// [`tfidf::coverage`](super::super::tfidf::coverage) over `docs`, for the documents
+    /// holding a query term.
+    fn brute_coverage(docs: &BTreeMap<u32, String>, query: &str) -> BTreeMap<u32, f32> {
+        use super::super::tfidf::{coverage, query_terms};
+        let doc_terms: BTreeMap<u32, Vec<(String, f32)>> =
+            docs.iter().map(|(s, t)| (*s, weighted_terms(t))).collect();
+        let df = |t: &str| {
+            doc_terms
+                .values()
+                .filter(|d| d.iter().any(|(k, _)| k == t))
+                .count()
+        };
+        let q = query_terms(query);
+        doc_terms
+            .iter()
+            .map(|(s, d)| (*s, coverage(&q, d, docs.len(), df)))
+            .filter(|(_, c)| *c > 0.0)
+            .collect()
+    }
+
+    #[test]
+    fn coverage_weighs_the_query_terms_a_document_holds() {
+        let mut idx = SparseIndex::new();
+        idx.insert(0, "my sister moved to Nairobi");
+        idx.insert(1, "my sister bakes");
+        idx.insert(2, "rain again");
+        // Every term held: full coverage; the common term alone: less than half.
+        let got = coverages(&idx, "sister Nairobi");
+        assert_eq!(got[&0], 1.0);
+        assert!(got[&1] > 0.0 && got[&1] < 0.5, "{got:?}");
+        assert!(!got.contains_key(&2));
+        // A word no document holds weighs as the rarest: no document covers the query.
+        let got = coverages(&idx, "sister Lagos");
+        assert!(got[&0] < 0.5 && got[&0] == got[&1], "{got:?}");
+        // Nothing known: nothing reported.
+        assert!(coverages(&idx, "Lagos").is_empty());
+        assert_eq!(
+            coverages(&idx, "sister Lagos"),
+            brute_coverage(
+                &[
+                    (0, "my sister moved to Nairobi"),
+                    (1, "my sister bakes"),
+                    (2, "rain again")
+                ]
+                .into_iter()
+                .map(|(s, t)| (s, t.to_owned()))
+                .collect(),
+                "sister Lagos",
+            )
+        );
+    }
+
     proptest! {
+        #[test]
+        fn coverage_matches_tfidf_coverage(ops in prop::collection::vec(op(), 1..40),
+                                           query in prop::collection::vec(0..WORDS.len() + 1, 1..5)) {
+            let mut idx = SparseIndex::new();
+            let mut reference: BTreeMap<u32, String> = BTreeMap::new();
+            // One index past the words: a word no document holds.
+            let query: Vec<&str> = query.iter().map(|&i| WORDS.get(i).copied().unwrap_or("zzyzx")).collect();
+            let query = query.join(" ");
+            for op in ops {
+                match op {
+                    Op::Insert(slot, words) => {
+                        let text: Vec<&str> = words.iter().map(|&i| WORDS[i]).collect();
+                        let text = text.join(" ");
+                        idx.insert(slot, &text);
+                        reference.insert(slot, text);
+                    }
+                    Op::Remove(slot) => {
+                        idx.remove(slot);
+                        reference.remove(&slot);
+                    }
+                }
+                // The same values, to the bit.
+                prop_assert_eq!(coverages(&idx, &query), brute_coverage(&reference, &query));
+            }
+        }
+
         #[test]
         fn index_matches_brute_force(ops in prop::collection::vec(op(), 1..60),
                                      query in prop::collection::vec(0..WORDS.len(), 1..4),

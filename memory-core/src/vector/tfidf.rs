@@ -108,3 +108,65 @@ pub fn cosine(
     }
     (dot * (1.0 / sum.sqrt()) * inv_q).clamp(0.0, 1.0)
 }
+
+/// How much of `query`'s own term weight ([`query_terms`], each term weighted
+/// `(1 + ln count) × idf` as in [`cosine`]) `doc` ([`document_terms`]) holds, in a corpus of
+/// `n` documents where `df(term)` hold the term: `1.0` when the document has every query
+/// term, `0.0` when it has none.
+///
+/// A query term no document holds weighs as a term one document holds (the rarest a
+/// known term can be): no document covers it, so a question worded unlike every document
+/// ("which pet keeps scratching the sofa?" against "my cat ruins the couch") is covered
+/// partly at best, even by a document holding its one known word.
+///
+/// Unlike the cosine, coverage ignores everything else the document says: a long passage
+/// that holds the query's one rare word covers it fully, a short statement sharing one
+/// common word of a six-word question covers a little of it.
+///
+/// ```
+/// use agentmemory_core::store_support::tfidf::{coverage, document_terms, query_terms};
+///
+/// let corpus: Vec<_> = [
+///     "I moved to Nairobi last spring with my sister",
+///     "my sister lives in Lagos",
+///     "my sister got a puppy",
+///     "the weather was lovely",
+/// ]
+/// .map(document_terms)
+/// .to_vec();
+/// let df = |t: &str| corpus.iter().filter(|d| d.iter().any(|(k, _)| k == t)).count();
+/// let doc = &corpus[0];
+/// // The rare word alone: fully covered.
+/// assert_eq!(coverage(&query_terms("Nairobi"), doc, 4, df), 1.0);
+/// // Every term of the question is in the message.
+/// assert_eq!(coverage(&query_terms("my sister in Nairobi"), doc, 4, df), 1.0);
+/// // The common word is there, the rare one is not: under half the weight.
+/// let part = coverage(&query_terms("my sister in Lagos"), doc, 4, df);
+/// assert!(part > 0.0 && part < 0.5);
+/// // A document without any query term.
+/// assert_eq!(coverage(&query_terms("Lagos"), doc, 4, df), 0.0);
+/// // A query word no document holds is weighed, and missed, as the rarest word.
+/// let unknown = coverage(&query_terms("my sister in Paris"), doc, 4, df);
+/// assert!(unknown > 0.0 && unknown < 0.5);
+/// ```
+pub fn coverage(
+    query: &[(String, f32)],
+    doc: &[(String, f32)],
+    n: usize,
+    df: impl Fn(&str) -> usize,
+) -> f32 {
+    let mut total = 0.0f32;
+    let mut held = 0.0f32;
+    for (t, count) in query {
+        let w = (1.0 + count.ln()) * idf(n, df(t).max(1));
+        total += w;
+        if doc.binary_search_by(|(d, _)| d.as_str().cmp(t)).is_ok() {
+            held += w;
+        }
+    }
+    if total > 0.0 {
+        (held / total).clamp(0.0, 1.0)
+    } else {
+        0.0
+    }
+}
