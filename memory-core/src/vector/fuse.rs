@@ -13,6 +13,7 @@ use std::hash::Hash;
 /// `memory-core/tests/retrieval_eval.rs`, where the figures are reproduced), and checked
 /// against the alternatives on every set `memory-core/examples/fusion_eval.rs` reads.
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[non_exhaustive]
 pub enum Fusion {
     /// `dense_weight × max(cosine, 0) + (1 − dense_weight) × sparse`: both scores are
     /// cosines in `0.0..=1.0`, so the fused score is one too, and a document missing from
