@@ -64,6 +64,20 @@ async fn cached_reconciliation_sees_another_instance() {
         .await;
 }
 
+/// An upsert of a user whose facts the store keeps is one round trip: its statements go
+/// out as one pipeline (current-thread runtime: see `common::turns`).
+#[tokio::test]
+async fn a_kept_upsert_is_one_round_trip() {
+    let Some(url) = server_url(URL_ENV) else {
+        return;
+    };
+    let proxy = turns::TurnCounter::start(turns::upstream(&url)).await;
+    let store = PostgresStore::connect(&proxy.url(&url))
+        .await
+        .expect("connect through the proxy");
+    turns::check_kept_upserts_take_one_round_trip(&store, &proxy, &fresh("round-trips-pg")).await;
+}
+
 /// `clear_conversations` empties the store, so it runs in a schema of its own (dropped
 /// afterwards).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

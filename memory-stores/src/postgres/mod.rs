@@ -19,6 +19,7 @@ use deadpool_postgres::{
 
 mod conversation;
 mod facts;
+mod kept_upsert;
 mod kv;
 mod options;
 mod reembed;
