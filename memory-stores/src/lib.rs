@@ -57,7 +57,7 @@ pub use file::FileStore;
 pub use manager::{MemoryManagerExt, DEFAULT_MANAGER_URL};
 #[cfg(feature = "postgres")]
 #[cfg_attr(docsrs, doc(cfg(feature = "postgres")))]
-pub use postgres::{PostgresOptions, PostgresStore};
+pub use postgres::{PostgresOptions, PostgresStore, SynchronousCommit, UnknownSynchronousCommit};
 #[cfg(feature = "redis")]
 #[cfg_attr(docsrs, doc(cfg(feature = "redis")))]
 pub use redis::{RedisOptions, RedisStore};
