@@ -16,7 +16,12 @@
 //! - `warm_search`: the recall of a turn, a search for the prompt's facts (top 5) with
 //!   the user's facts kept.
 //!
-//! `AGENTMEM_BENCH_BACKENDS=sqlite,redis` limits the run to the backends named.
+//! `AGENTMEM_BENCH_BACKENDS=sqlite,redis` limits the run to the backends named; with the
+//! `file` feature, `file` is one (a `FileStore` in a temporary directory).
+//! `AGENTMEM_BENCH_PG_SYNCHRONOUS_COMMIT=off` (or another level) opens the PostgreSQL
+//! store with that `synchronous_commit` (its groups are then named
+//! `postgres_sc_off_facts`, ...); Redis's durability is its server's (`appendfsync`), so
+//! point `AGENTMEM_REDIS_URL` at a server configured as wanted.
 //!
 //! ```text
 //! cargo bench -p agentmemory-stores --features sqlite,postgres,redis --bench fact_upsert -- --warm-up-time 1 --measurement-time 3
@@ -153,9 +158,29 @@ fn sqlite(c: &mut Criterion, rt: &Runtime) {
     );
 }
 
+#[cfg(feature = "file")]
+fn file(c: &mut Criterion, rt: &Runtime) {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let root = dir.path().to_path_buf();
+    bench_backend(
+        c,
+        rt,
+        "file",
+        Box::new(move || {
+            let root = root.clone();
+            Box::pin(async move {
+                let store = agentmemory_stores::FileStore::open(root)
+                    .await
+                    .expect("open");
+                Arc::new(store) as Arc<dyn UserMemoryStore>
+            })
+        }),
+    );
+}
+
 #[cfg(feature = "postgres")]
 fn postgres(c: &mut Criterion, rt: &Runtime) {
-    use agentmemory_stores::{PostgresOptions, PostgresStore};
+    use agentmemory_stores::{PostgresOptions, PostgresStore, SynchronousCommit};
     let Some(url) = std::env::var("AGENTMEM_POSTGRES_URL")
         .ok()
         .filter(|u| !u.is_empty())
@@ -164,16 +189,25 @@ fn postgres(c: &mut Criterion, rt: &Runtime) {
         return;
     };
     let schema = format!("agentmem_bench_flat_{}", std::process::id());
+    let level: Option<SynchronousCommit> = std::env::var("AGENTMEM_BENCH_PG_SYNCHRONOUS_COMMIT")
+        .ok()
+        .filter(|v| !v.is_empty())
+        .map(|v| v.parse().expect("AGENTMEM_BENCH_PG_SYNCHRONOUS_COMMIT"));
+    let name = match level {
+        Some(level) => format!("postgres_sc_{level}"),
+        None => "postgres".to_owned(),
+    };
     let (u, s) = (url.clone(), schema.clone());
     bench_backend(
         c,
         rt,
-        "postgres",
+        &name,
         Box::new(move || {
             let (url, schema) = (u.clone(), s.clone());
             Box::pin(async move {
                 let options = PostgresOptions {
                     schema,
+                    synchronous_commit: level,
                     ..PostgresOptions::default()
                 };
                 let store = PostgresStore::connect_with(&url, options)
@@ -242,6 +276,10 @@ fn benches(c: &mut Criterion) {
         .expect("runtime");
     if wanted("sqlite") {
         sqlite(c, &rt);
+    }
+    #[cfg(feature = "file")]
+    if wanted("file") {
+        file(c, &rt);
     }
     #[cfg(feature = "postgres")]
     if wanted("postgres") {

@@ -58,7 +58,7 @@ impl FactCache {
     }
 
     /// Takes the user's cached facts out, whatever version they were read at, with it.
-    #[cfg_attr(not(feature = "redis"), allow(dead_code))]
+    #[cfg_attr(not(any(feature = "redis", feature = "postgres")), allow(dead_code))]
     pub(crate) fn take_any(&self, user_id: &str) -> Option<(i64, RankedFacts)> {
         self.take_if(user_id, |_| true)
     }

@@ -54,7 +54,7 @@ pub(crate) fn doomed(all: &[MemoryFact], fact_id: &str) -> Vec<String> {
 /// stored version with its id (updated).
 pub(crate) struct Row<'a> {
     pub(crate) fact: &'a MemoryFact,
-    #[cfg_attr(not(any(feature = "sqlite", feature = "file")), allow(dead_code))]
+    #[cfg_attr(not(feature = "sqlite"), allow(dead_code))]
     pub(crate) new: bool,
 }
 

@@ -32,12 +32,7 @@ mod fact_rows;
 #[cfg(feature = "file")]
 mod file;
 mod manager;
-#[cfg(any(
-    feature = "sqlite",
-    feature = "redis",
-    feature = "postgres",
-    feature = "file"
-))]
+#[cfg(any(feature = "sqlite", feature = "redis", feature = "postgres"))]
 mod model_record;
 #[cfg(any(feature = "redis", feature = "postgres"))]
 mod params;
@@ -53,11 +48,11 @@ mod url;
 
 #[cfg(feature = "file")]
 #[cfg_attr(docsrs, doc(cfg(feature = "file")))]
-pub use file::FileStore;
+pub use file::{FileStore, DEFAULT_FACT_LOG_LIMIT};
 pub use manager::{MemoryManagerExt, DEFAULT_MANAGER_URL};
 #[cfg(feature = "postgres")]
 #[cfg_attr(docsrs, doc(cfg(feature = "postgres")))]
-pub use postgres::{PostgresOptions, PostgresStore};
+pub use postgres::{PostgresOptions, PostgresStore, SynchronousCommit, UnknownSynchronousCommit};
 #[cfg(feature = "redis")]
 #[cfg_attr(docsrs, doc(cfg(feature = "redis")))]
 pub use redis::{RedisOptions, RedisStore};

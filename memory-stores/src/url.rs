@@ -93,9 +93,10 @@ pub enum StoreUrl {
     /// parameter is a [`MemoryError::UrlParameter`] naming it.
     Redis(String),
     /// `postgres://USER@HOST:PORT/DB` or `postgresql://...` (the whole URL): every store in
-    /// PostgreSQL. Takes `?schema=`, `pool_size`, `pool_min_size` and `connect_timeout`
-    /// (see "URL parameters" on `PostgresStore`, feature `postgres`); an unknown parameter
-    /// is a [`MemoryError::UrlParameter`] naming it.
+    /// PostgreSQL. Takes `?schema=`, `pool_size`, `pool_min_size`, `connect_timeout` and
+    /// `synchronous_commit` (see "URL parameters" and "Durability" on `PostgresStore`,
+    /// feature `postgres`); an unknown parameter is a [`MemoryError::UrlParameter`]
+    /// naming it.
     Postgres(String),
 }
 

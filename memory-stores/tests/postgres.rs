@@ -64,6 +64,78 @@ async fn cached_reconciliation_sees_another_instance() {
         .await;
 }
 
+/// An upsert of a user whose facts the store keeps is one round trip: its statements go
+/// out as one pipeline (current-thread runtime: see `common::turns`).
+#[tokio::test]
+async fn a_kept_upsert_is_one_round_trip() {
+    let Some(url) = server_url(URL_ENV) else {
+        return;
+    };
+    let proxy = turns::TurnCounter::start(turns::upstream(&url)).await;
+    let store = PostgresStore::connect(&proxy.url(&url))
+        .await
+        .expect("connect through the proxy");
+    turns::check_kept_upserts_take_one_round_trip(&store, &proxy, &fresh("round-trips-pg")).await;
+}
+
+/// `synchronous_commit` in the URL is what every session of the store commits with; the
+/// server's own setting without it; a level PostgreSQL does not have is refused by name.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn synchronous_commit_is_set_for_every_session() {
+    let Some(url) = server_url(URL_ENV) else {
+        return;
+    };
+    let with = |param: &str| {
+        let sep = if url.contains('?') { '&' } else { '?' };
+        format!("{url}{sep}{param}")
+    };
+    let server_default = PostgresStore::connect(&url).await.expect("connect");
+    let raw = tokio_postgres_setting(&url).await;
+    assert_eq!(
+        server_default.synchronous_commit().await.expect("show"),
+        raw
+    );
+    let relaxed = PostgresStore::connect(&with("synchronous_commit=off&pool_min_size=2"))
+        .await
+        .expect("connect");
+    // Both pooled connections, held at once, commit with it.
+    let (a, b) = tokio::join!(relaxed.synchronous_commit(), relaxed.synchronous_commit());
+    assert_eq!(
+        (a.expect("show"), b.expect("show")),
+        ("off".into(), "off".into())
+    );
+    // Writes work, and the kept path still sees the other instance's writes.
+    common::check_cached_reconciliation_sees_another_writer(
+        &relaxed,
+        &server_default,
+        &fresh("reconcile-async-pg"),
+    )
+    .await;
+    let local = PostgresStore::connect(&with("synchronous_commit=local"))
+        .await
+        .expect("connect");
+    assert_eq!(local.synchronous_commit().await.expect("show"), "local");
+    match PostgresStore::connect(&with("synchronous_commit=sometimes")).await {
+        Err(MemoryError::UrlParameter { parameter, .. }) => {
+            assert_eq!(parameter, "synchronous_commit")
+        }
+        other => panic!("accepted or another error: {other:?}"),
+    }
+}
+
+/// The server's `synchronous_commit` for a plain session.
+async fn tokio_postgres_setting(url: &str) -> String {
+    let (client, conn) = tokio_postgres::connect(url, tokio_postgres::NoTls)
+        .await
+        .expect("raw connection");
+    tokio::spawn(conn);
+    client
+        .query_one("SHOW synchronous_commit", &[])
+        .await
+        .expect("show")
+        .get(0)
+}
+
 /// `clear_conversations` empties the store, so it runs in a schema of its own (dropped
 /// afterwards).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

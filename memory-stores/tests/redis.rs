@@ -48,6 +48,26 @@ async fn cached_reconciliation_sees_another_instance() {
     .await;
 }
 
+/// An upsert of a user whose facts the store keeps is one round trip: the commit script
+/// checks the version and writes (current-thread runtime: see `common::turns`).
+#[tokio::test]
+async fn a_kept_upsert_is_one_round_trip() {
+    let Some(url) = server_url(URL_ENV) else {
+        return;
+    };
+    let proxy = turns::TurnCounter::start(turns::upstream(&url)).await;
+    let store = RedisStore::connect_with(
+        &proxy.url(&url),
+        RedisOptions {
+            prefix: format!("agentmem-test-{}:", ulid::Ulid::new()),
+            ..RedisOptions::default()
+        },
+    )
+    .await
+    .expect("connect through the proxy");
+    turns::check_kept_upserts_take_one_round_trip(&store, &proxy, "round-trips-redis").await;
+}
+
 /// `clear_conversations` empties the store, so it runs under a key prefix of its own.
 #[tokio::test]
 async fn clearing_conversations() {

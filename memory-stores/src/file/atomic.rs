@@ -29,6 +29,16 @@ fn io_error(path: &Path, operation: &str, e: std::io::Error) -> MemoryError {
 /// expected value of its `format` field; a file that does not parse, is of another
 /// format or of a newer version is an error naming the file.
 pub(crate) fn read_doc<T: DeserializeOwned>(path: &Path, format: &str) -> Result<Option<T>> {
+    read_doc_up_to(path, format, FORMAT_VERSION)
+}
+
+/// [`read_doc`] for a format whose newest version is `newest` rather than
+/// [`FORMAT_VERSION`].
+pub(crate) fn read_doc_up_to<T: DeserializeOwned>(
+    path: &Path,
+    format: &str,
+    newest: u32,
+) -> Result<Option<T>> {
     let bytes = match fs::read(path) {
         Ok(b) => b,
         Err(e) if e.kind() == ErrorKind::NotFound => return Ok(None),
@@ -42,11 +52,11 @@ pub(crate) fn read_doc<T: DeserializeOwned>(path: &Path, format: &str) -> Result
             header.format
         )));
     }
-    if header.version == 0 || header.version > FORMAT_VERSION {
+    if header.version == 0 || header.version > newest {
         return Err(MemoryError::UnsupportedVersion {
             what: "agentmem data file",
             found: header.version,
-            supported: FORMAT_VERSION,
+            supported: newest,
         });
     }
     serde_json::from_slice(&bytes)

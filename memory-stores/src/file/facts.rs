@@ -1,74 +1,34 @@
-//! [`UserMemoryStore`] as one JSON file per user, holding every fact (current and
-//! superseded) oldest first.
+//! [`UserMemoryStore`] as one JSON file per user holding every fact (current and
+//! superseded) oldest first, followed by a log of the upserts since (see `fact_state`).
 //!
-//! A write loads the user's file, reconciles the candidate with the current facts
-//! ([`reconcile_by_meaning`](agentmemory_core::store_support::reconcile_by_meaning), the rules every backend shares) and rewrites the file
-//! atomically under the file's lock; reads rank the loaded facts with the shared ranking.
-
-use std::path::PathBuf;
+//! Every operation on a user's facts runs under the user's file lock. An upsert
+//! reconciles the candidate with the user's kept current facts
+//! ([`RankedFacts::plan`](agentmemory_core::store_support::RankedFacts::plan), the rules
+//! every backend shares) and appends what it wrote to the log; a search ranks the kept
+//! facts with the shared ranking. Both read the files only when nothing is kept or the
+//! files changed since. Deleting, forgetting and importing rewrite the file atomically
+//! (the log folded in).
 
 use agentmemory_core::facts::FactQuery;
-use agentmemory_core::store_support::{plan_change, prepare_candidate};
+use agentmemory_core::store_support::prepare_candidate;
 use agentmemory_core::{
-    FactCandidate, FactChange, MemoryError, MemoryFact, Result, ScoredFact, UserMemoryStore,
+    FactCandidate, FactChange, MemoryFact, Result, ScoredFact, UserMemoryStore,
 };
 use async_trait::async_trait;
 use chrono::Utc;
-use serde::{Deserialize, Serialize};
 
-use super::atomic::{read_doc, remove, write_doc, FORMAT_VERSION};
+use super::fact_state::{load, rewrite, FactsFile, Paths};
 use super::{FileStore, FACTS_DIR};
 use crate::fact_rows::{chain, doomed, rows};
 
-const FORMAT: &str = "agentmem.facts";
-
-/// The document in a user's file.
-#[derive(Serialize, Deserialize)]
-pub(super) struct FactsFile {
-    format: String,
-    version: u32,
-    user: String,
-    /// Every fact of the user, history included, oldest first.
-    pub(super) facts: Vec<MemoryFact>,
-}
-
-impl FactsFile {
-    fn new(user: &str) -> Self {
-        Self {
-            format: FORMAT.to_owned(),
-            version: FORMAT_VERSION,
-            user: user.to_owned(),
-            facts: Vec::new(),
-        }
-    }
-}
-
-/// Applies `candidate` to `facts`: reconciled against the current ones, the change's
-/// rows replace the facts with their ids or are appended.
-fn apply(user: &str, facts: &mut Vec<MemoryFact>, candidate: FactCandidate) -> Result<FactChange> {
-    let live: Vec<MemoryFact> = facts.iter().filter(|f| f.is_current()).cloned().collect();
-    let change = plan_change(user, &live, candidate, Utc::now())?;
-    for row in rows(&change) {
-        if row.new {
-            facts.push(row.fact.clone());
-        } else {
-            let stored = facts
-                .iter_mut()
-                .find(|f| f.id == row.fact.id)
-                .ok_or_else(|| MemoryError::not_found("fact", row.fact.id.clone()))?;
-            *stored = row.fact.clone();
-        }
-    }
-    Ok(change)
-}
-
 impl FileStore {
-    fn facts_path(&self, user: &str) -> Result<PathBuf> {
-        self.path(FACTS_DIR, "user id", user)
+    fn fact_paths(&self, user: &str) -> Result<Paths> {
+        Ok(Paths::new(self.path(FACTS_DIR, "user id", user)?))
     }
 
-    /// Loads, changes and saves one user's file under its lock; `f` says whether it changed
-    /// anything. A file left without facts is removed.
+    /// Loads, changes and saves one user's facts under their lock; `f` says whether it
+    /// changed anything. The facts file is then rewritten with every fact (the log folded
+    /// in); a user left without facts has no files.
     pub(super) async fn modify_facts<T, F>(
         &self,
         user: &str,
@@ -79,18 +39,15 @@ impl FileStore {
         T: Send + 'static,
         F: FnOnce(&mut FactsFile) -> Result<(T, bool)> + Send + 'static,
     {
-        let path = self.facts_path(user)?;
+        let paths = self.fact_paths(user)?;
         let owner = user.to_owned();
-        self.exclusive(path.clone(), operation, move || {
-            let mut file =
-                read_doc::<FactsFile>(&path, FORMAT)?.unwrap_or_else(|| FactsFile::new(&owner));
+        let inner = std::sync::Arc::clone(&self.inner);
+        self.exclusive(paths.file.clone(), operation, move || {
+            inner.kept.forget(&owner);
+            let mut file = load(&paths, &owner)?.file;
             let (out, changed) = f(&mut file)?;
             if changed {
-                if file.facts.is_empty() {
-                    remove(&path)?;
-                } else {
-                    write_doc(&path, &file)?;
-                }
+                rewrite(&paths, &mut file)?;
             }
             Ok(out)
         })
@@ -103,11 +60,12 @@ impl FileStore {
         user: &str,
         operation: &'static str,
     ) -> Result<Vec<MemoryFact>> {
-        let path = self.facts_path(user)?;
-        let file = self
-            .blocking(operation, move || read_doc::<FactsFile>(&path, FORMAT))
-            .await?;
-        Ok(file.map(|f| f.facts).unwrap_or_default())
+        let paths = self.fact_paths(user)?;
+        let owner = user.to_owned();
+        self.exclusive(paths.file.clone(), operation, move || {
+            Ok(load(&paths, &owner)?.file.facts)
+        })
+        .await
     }
 }
 
@@ -115,12 +73,23 @@ impl FileStore {
 impl UserMemoryStore for FileStore {
     async fn upsert(&self, user_id: &str, candidate: FactCandidate) -> Result<FactChange> {
         let candidate = prepare_candidate(candidate)?;
+        let paths = self.fact_paths(user_id)?;
         let user = user_id.to_owned();
-        self.modify_facts(user_id, "upsert a fact", move |file| {
-            let change = apply(&user, &mut file.facts, candidate)?;
-            // a contest is recorded on the fact, so it is written too
-            let changed = !matches!(change, FactChange::Ignored { .. });
-            Ok((change, changed))
+        let inner = std::sync::Arc::clone(&self.inner);
+        let limit = self.fact_log_limit;
+        self.exclusive(paths.file.clone(), "upsert a fact", move || {
+            let mut kept = inner.kept.take_or_load(&paths, &user)?;
+            let change = kept.ranked.plan(&user, candidate, Utc::now())?;
+            // A contest is recorded on the fact, so it is written too.
+            let written: Vec<&MemoryFact> = rows(&change).into_iter().map(|r| r.fact).collect();
+            if !written.is_empty() {
+                kept.write(&paths, &user, &written, limit)?;
+                if !kept.ranked.apply(&change) {
+                    return Ok(change);
+                }
+            }
+            inner.kept.put(&user, kept);
+            Ok(change)
         })
         .await
     }
@@ -129,13 +98,17 @@ impl UserMemoryStore for FileStore {
         if query.top_k == 0 {
             return Ok(Vec::new());
         }
-        let facts = self.read_facts(user_id, "search facts").await?;
-        Ok(agentmemory_core::store_support::rank_facts(
-            facts,
-            query,
-            self.policy,
-            Utc::now(),
-        ))
+        let paths = self.fact_paths(user_id)?;
+        let user = user_id.to_owned();
+        let inner = std::sync::Arc::clone(&self.inner);
+        let (query, policy) = (query.clone(), self.policy);
+        self.exclusive(paths.file.clone(), "search facts", move || {
+            let kept = inner.kept.take_or_load(&paths, &user)?;
+            let hits = kept.ranked.rank(&query, policy, Utc::now());
+            inner.kept.put(&user, kept);
+            Ok(hits)
+        })
+        .await
     }
 
     async fn list(&self, user_id: &str) -> Result<Vec<MemoryFact>> {
@@ -178,9 +151,11 @@ impl UserMemoryStore for FileStore {
     async fn import_records(&self, user_id: &str, records: Vec<MemoryFact>) -> Result<usize> {
         let user = user_id.to_owned();
         self.modify_facts(user_id, "import facts", move |file| {
+            let mut held: std::collections::HashSet<String> =
+                file.facts.iter().map(|f| f.id.clone()).collect();
             let mut written = 0;
             for mut fact in records {
-                if file.facts.iter().any(|f| f.id == fact.id) {
+                if !held.insert(fact.id.clone()) {
                     continue;
                 }
                 fact.user_id.clone_from(&user);

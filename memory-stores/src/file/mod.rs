@@ -2,15 +2,17 @@
 //! files in a directory.
 //!
 //! Layout: `<dir>/kv/<namespace>.json`, `<dir>/conversations/<id>.json`,
-//! `<dir>/facts/<user>.json` and `<dir>/vectors/<namespace>.json`, names
-//! derived from ids by a safe, injective encoding (see `encode`). Each file is a
-//! versioned JSON document rewritten atomically on every change (temporary file,
-//! `fsync`, rename, directory `fsync`), so a crash never leaves a partial file. Writers
-//! to one file within a process are serialised by a per-file lock, held by the blocking
-//! write itself (a cancelled call cannot release it early); the store is
-//! meant for one process per directory. Each write rewrites the whole file, so it
-//! suits small to medium data (a conversation of a few thousand events); use
-//! [`SqliteStore`](crate::SqliteStore) beyond that.
+//! `<dir>/facts/<user>.json` (with `<dir>/facts/<user>.log`) and
+//! `<dir>/vectors/<namespace>.json`, names derived from ids by a safe, injective encoding
+//! (see `encode`). Each `.json` file is a versioned JSON document rewritten atomically
+//! (temporary file, `fsync`, rename, directory `fsync`), so a crash never leaves a partial
+//! file. Writers to one file within a process are serialised by a per-file lock, held by
+//! the blocking write itself (a cancelled call cannot release it early); the store is
+//! meant for one process per directory. A write of KV entries, conversations or documents
+//! rewrites the whole file, so those suit small to medium data (a conversation of a few
+//! thousand events); use [`SqliteStore`](crate::SqliteStore) beyond that. A fact upsert
+//! appends one `fsync`ed line to the user's log instead, against facts kept in memory
+//! (see `fact_state`), so its cost does not grow with the user's facts.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -22,6 +24,8 @@ use tokio::sync::{Mutex, OwnedMutexGuard};
 mod atomic;
 mod conversation;
 mod encode;
+mod fact_log;
+mod fact_state;
 mod facts;
 mod kv;
 mod reembed;
@@ -57,7 +61,13 @@ const VECTORS_DIR: &str = "vectors";
 pub struct FileStore {
     inner: Arc<Inner>,
     policy: FactPolicy,
+    /// Bytes a user's fact log may hold before it is folded into their facts file,
+    /// unless the file is larger.
+    fact_log_limit: u64,
 }
+
+/// The default of [`FileStore::with_fact_log_limit`]: 256 KiB.
+pub const DEFAULT_FACT_LOG_LIMIT: u64 = 256 * 1024;
 
 #[derive(Debug)]
 struct Inner {
@@ -65,6 +75,8 @@ struct Inner {
     locks: DashMap<PathBuf, Arc<Mutex<()>>>,
     /// Search indexes of vector namespaces, by namespace.
     indexes: DashMap<String, vectors::CachedIndex>,
+    /// Each recently used user's current facts, indexed.
+    kept: fact_state::KeptFacts,
 }
 
 /// A held per-file lock; on release, the lock's map entry is dropped when nobody else
@@ -111,9 +123,22 @@ impl FileStore {
                 root,
                 locks: DashMap::new(),
                 indexes: DashMap::new(),
+                kept: Default::default(),
             }),
             policy: FactPolicy::default(),
+            fact_log_limit: DEFAULT_FACT_LOG_LIMIT,
         })
+    }
+
+    /// Sets how many bytes of upserts a user's fact log (`facts/<user>.log`) may hold
+    /// before the next upsert folds it into the user's facts file (rewriting the file
+    /// with every fact); a log is folded only once it is also larger than the file, so
+    /// the rewrites cost at most about one byte written per byte appended. Default
+    /// [`DEFAULT_FACT_LOG_LIMIT`]. A smaller limit keeps the files more compact and
+    /// reopening faster, a larger one rewrites less often.
+    pub fn with_fact_log_limit(mut self, bytes: u64) -> Self {
+        self.fact_log_limit = bytes;
+        self
     }
 
     /// Sets how fact confidence decays and what is too weak to return (the default

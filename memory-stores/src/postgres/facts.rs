@@ -2,8 +2,10 @@
 //! An upsert takes a per-user transaction-scoped advisory lock, reads the user's current
 //! facts, reconciles them with [`agentmemory_core::store_support::decide`] and writes the result in
 //! the same transaction, so concurrent writers (in any process) never lose an update.
-//! When this instance has the user's facts cached at the version it reads under that lock,
-//! it reconciles against them instead of reading them, and updates them in place.
+//! When this instance keeps the user's facts indexed, an upsert reconciles against them
+//! and writes in one round trip, checking the version under the lock (`kept_upsert`);
+//! the facts are read under the lock only when nothing is kept or another writer moved
+//! the version, then kept and updated in place.
 //! Search ranks the user's current facts in Rust (TF-IDF cosine and
 //! [`agentmemory_core::facts::rank_score`]).
 
@@ -16,6 +18,7 @@ use async_trait::async_trait;
 use chrono::Utc;
 use deadpool_postgres::GenericClient;
 
+use super::kept_upsert::LOCK;
 use super::{decode, encode, on, PostgresStore};
 use crate::fact_rows::{chain, doomed, rows};
 
@@ -51,10 +54,7 @@ impl PostgresStore {
     async fn fact_version<C: GenericClient>(&self, client: &C, user: &str) -> Result<i64> {
         let op = "read the facts' version";
         let stmt = client
-            .prepare_cached(&format!(
-                "SELECT version FROM {} WHERE user_id = $1",
-                self.table("fact_versions")
-            ))
+            .prepare_cached(&self.version_sql())
             .await
             .map_err(on(op))?;
         client
@@ -89,13 +89,9 @@ impl PostgresStore {
 
 /// Locks `user`'s facts until the end of the transaction.
 async fn lock_user<C: GenericClient>(client: &C, user: &str) -> Result<()> {
-    client
-        .execute(
-            "SELECT pg_advisory_xact_lock(hashtextextended($1, 7))",
-            &[&user],
-        )
-        .await
-        .map_err(on("lock a user's facts"))?;
+    let op = "lock a user's facts";
+    let stmt = client.prepare_cached(LOCK).await.map_err(on(op))?;
+    client.execute(&stmt, &[&user]).await.map_err(on(op))?;
     Ok(())
 }
 
@@ -108,6 +104,10 @@ impl UserMemoryStore for PostgresStore {
         }
         let op = "upsert a fact";
         self.bounded(op, async {
+            let candidate = match self.upsert_kept(user_id, candidate, op).await? {
+                Ok(change) => return Ok(change),
+                Err(candidate) => candidate,
+            };
             let mut client = self.client(op).await?;
             let tx = client.transaction().await.map_err(on(op))?;
             lock_user(&tx, user_id).await?;

@@ -18,7 +18,9 @@ use deadpool_postgres::{
 };
 
 mod conversation;
+mod durability;
 mod facts;
+mod kept_upsert;
 mod kv;
 mod options;
 mod reembed;
@@ -28,6 +30,8 @@ mod vector;
 
 /// The store name used in [`MemoryError::Store`].
 const STORE: &str = "postgres";
+
+pub use durability::{SynchronousCommit, UnknownSynchronousCommit};
 
 /// How a [`PostgresStore`] connects and what it uses.
 #[derive(Debug, Clone)]
@@ -48,6 +52,10 @@ pub struct PostgresOptions {
     pub operation_timeout: Duration,
     /// Policy used to rank and filter facts in searches.
     pub fact_policy: FactPolicy,
+    /// When a commit is acknowledged: the `synchronous_commit` of every session the store
+    /// opens (see [`SynchronousCommit`] for the trade-off). Default `None`: the server's
+    /// own setting (`on` unless changed there), every acknowledged write flushed to disk.
+    pub synchronous_commit: Option<SynchronousCommit>,
 }
 
 impl Default for PostgresOptions {
@@ -60,6 +68,7 @@ impl Default for PostgresOptions {
             connect_timeout: Duration::from_secs(3),
             operation_timeout: Duration::from_secs(10),
             fact_policy: FactPolicy::default(),
+            synchronous_commit: None,
         }
     }
 }
@@ -119,11 +128,28 @@ impl Default for PostgresOptions {
 /// | `pool_size` | the largest number of pooled connections | 16 |
 /// | `pool_min_size` | connections opened at connect and kept (at most `pool_size`) | 0 |
 /// | `connect_timeout` | seconds allowed to open a connection (`0.5` allowed) | 3 |
+/// | `synchronous_commit` | `on`, `off`, `local`, `remote_write` or `remote_apply`: when a commit is acknowledged, set for every session (see [`SynchronousCommit`]) | the server's (`on`) |
 ///
-/// Any other parameter is a [`MemoryError::UrlParameter`] naming it, before any connection.
+/// Any other parameter (or a value these do not take) is a [`MemoryError::UrlParameter`]
+/// naming it, before any connection.
 ///
 /// ```text
 /// postgres://me@db:5432/app?schema=tenant_a&pool_size=32&pool_min_size=2&connect_timeout=5
+/// ```
+///
+/// # Durability
+///
+/// By default every write is acknowledged once PostgreSQL has flushed it to disk
+/// (`synchronous_commit = on`, the server's default): nothing acknowledged is lost in a
+/// crash, and each write waits for one disk flush. `synchronous_commit=off` in the URL
+/// (or [`PostgresOptions::synchronous_commit`]) acknowledges before the flush, which the
+/// server does within about 0.6 s: a crash of the server can then lose the writes of that
+/// last moment (whole transactions, never a part of one; the database is never
+/// corrupted). That is the durability [`SqliteStore`](crate::SqliteStore) runs at
+/// (`synchronous=NORMAL` in WAL mode), so it is also the setting to compare the two at.
+///
+/// ```text
+/// postgres://me@db:5432/app?synchronous_commit=off
 /// ```
 #[derive(Clone)]
 pub struct PostgresStore {
@@ -165,8 +191,9 @@ impl PostgresStore {
 
     /// Connects to `url` with `options` and brings the schema up to date.
     ///
-    /// The URL's [parameters](Self#url-parameters) `schema`, `pool_size`, `pool_min_size`
-    /// and `connect_timeout` override the matching fields of `options`.
+    /// The URL's [parameters](Self#url-parameters) `schema`, `pool_size`, `pool_min_size`,
+    /// `connect_timeout` and `synchronous_commit` override the matching fields of
+    /// `options`.
     pub async fn connect_with(url: &str, options: PostgresOptions) -> Result<Self> {
         let (url, options) = options::from_url(url, options)?;
         let url = url.as_str();
@@ -177,6 +204,9 @@ impl PostgresStore {
         let mut config = tokio_postgres::Config::from_str(&driver_url)
             .map_err(|e| MemoryError::invalid("postgres URL", e.to_string()))?;
         config.connect_timeout(options.connect_timeout);
+        if let Some(level) = options.synchronous_commit {
+            level.apply(&mut config);
+        }
         let settings = settings.unwrap_or_else(|| tls::TlsSettings {
             mode: match config.get_ssl_mode() {
                 tokio_postgres::config::SslMode::Disable => tls::SslMode::Disable,
@@ -283,6 +313,22 @@ impl PostgresStore {
     /// The schema the tables live in, unquoted.
     pub fn schema(&self) -> &str {
         self.schema.trim_matches('"')
+    }
+
+    /// The `synchronous_commit` this store's sessions commit with, as the server reports
+    /// it (`SHOW synchronous_commit`): what [`PostgresOptions::synchronous_commit`] set,
+    /// or the server's own setting.
+    pub async fn synchronous_commit(&self) -> Result<String> {
+        let op = "read synchronous_commit";
+        self.bounded(op, async {
+            let client = self.client(op).await?;
+            let row = client
+                .query_one("SHOW synchronous_commit", &[])
+                .await
+                .map_err(on(op))?;
+            row.try_get(0).map_err(on(op))
+        })
+        .await
     }
 
     /// Whether dense search runs in the server through `pgvector`.

@@ -2,11 +2,17 @@
 
 use agentmemory_core::Result;
 
-use super::PostgresOptions;
+use super::{PostgresOptions, SynchronousCommit};
 use crate::params::UrlParams;
 
 /// The parameters agentmem reads.
-const OURS: [&str; 4] = ["schema", "pool_size", "pool_min_size", "connect_timeout"];
+const OURS: [&str; 5] = [
+    "schema",
+    "pool_size",
+    "pool_min_size",
+    "connect_timeout",
+    "synchronous_commit",
+];
 
 /// The parameters tokio-postgres reads (0.7), and the TLS ones agentmem takes later.
 const DRIVER: [&str; 19] = [
@@ -31,8 +37,8 @@ const DRIVER: [&str; 19] = [
     "load_balance_hosts",
 ];
 
-/// `options` with the URL's `schema`, `pool_size`, `pool_min_size` and `connect_timeout`
-/// applied, and the URL left for the driver. A `key=value` connection string (not a URL)
+/// `options` with the URL's `schema`, `pool_size`, `pool_min_size`, `connect_timeout`
+/// and `synchronous_commit` applied, and the URL left for the driver. A `key=value` connection string (not a URL)
 /// is returned as it is.
 pub(super) fn from_url(
     url: &str,
@@ -68,6 +74,13 @@ pub(super) fn from_url(
     }
     if let Some(timeout) = params.seconds("connect_timeout")? {
         options.connect_timeout = timeout;
+    }
+    if let Some(level) = params.get("synchronous_commit") {
+        options.synchronous_commit = Some(
+            level
+                .parse::<SynchronousCommit>()
+                .map_err(|e| params.bad("synchronous_commit", e.to_string()))?,
+        );
     }
     Ok((params.rest, options))
 }
@@ -161,6 +174,32 @@ mod tests {
             PostgresOptions::default(),
         );
         assert_eq!(parameter_of(bad), "connect_timeout");
+    }
+
+    #[test]
+    fn synchronous_commit_sets_the_commit_durability() {
+        let (url, o) = from_url(
+            "postgres://db/app?synchronous_commit=off&sslmode=disable",
+            PostgresOptions::default(),
+        )
+        .unwrap();
+        assert_eq!(o.synchronous_commit, Some(SynchronousCommit::Off));
+        assert_eq!(url, "postgres://db/app?sslmode=disable", "taken off");
+        let (_, o) = from_url(
+            "postgres://db/app?synchronous_commit=remote_apply",
+            PostgresOptions::default(),
+        )
+        .unwrap();
+        assert_eq!(o.synchronous_commit, Some(SynchronousCommit::RemoteApply));
+        let (_, o) = from_url("postgres://db/app", PostgresOptions::default()).unwrap();
+        assert_eq!(o.synchronous_commit, None, "the server's own by default");
+        for bad in ["sometimes", "", "off;drop"] {
+            let url = format!("postgres://db/app?synchronous_commit={bad}");
+            assert_eq!(
+                parameter_of(from_url(&url, PostgresOptions::default())),
+                "synchronous_commit"
+            );
+        }
     }
 
     #[test]

@@ -156,6 +156,18 @@ impl Default for RedisOptions {
 ///
 /// A plain `redis://` URL to a cluster node talks to that node only: it works when the
 /// node owns every slot, and fails with `MOVED` errors on a cluster of several primaries.
+///
+/// # Durability
+///
+/// A write is as durable as the server makes it, which is the server's configuration, not
+/// the store's: with `appendonly yes` and `appendfsync always`, Redis answers a write once
+/// it is flushed to disk (nothing acknowledged is lost, and each write waits for a disk
+/// flush: one per fact upsert, which is one script call); with `appendfsync everysec`
+/// (Redis's recommended setting) it flushes once a second, so a crash of the server's
+/// machine can lose about the last second of writes; without persistence, a restart loses
+/// everything. `everysec` is the counterpart of the SQLite store's `synchronous=NORMAL`
+/// and of PostgreSQL's `synchronous_commit=off` (see "Durability" on `PostgresStore`,
+/// feature `postgres`).
 #[derive(Clone)]
 pub struct RedisStore {
     /// The connections, used round robin (at least one).

@@ -5,6 +5,8 @@
 
 #[cfg(feature = "redis")]
 pub mod cluster;
+#[cfg(any(feature = "redis", feature = "postgres"))]
+pub mod turns;
 
 use std::collections::HashSet;
 use std::sync::Arc;
