@@ -197,11 +197,16 @@ impl Namespace {
     ) -> Result<Vec<String>> {
         check_dimensions(self, &prepared)?;
         self.reserve(prepared.len());
-        prepared
+        let written = prepared
             .into_iter()
             .enumerate()
             .map(|(i, d)| self.write(d, analysed.as_mut(), i))
-            .collect()
+            .collect();
+        if analysed.is_some() {
+            // Postings were given room for the whole batch ahead: keep what they use.
+            self.sparse.shrink_to_fit();
+        }
+        written
     }
 
     /// Whether nothing was ever written here (a namespace as created or as cleared):

@@ -8,9 +8,10 @@
 //!
 //! # Keeping it correct while IDF moves
 //!
-//! Postings store only the sublinear tf part `1 + ln tf`, which never changes for a
-//! document. IDF is computed at query time from the current `N` and `df`, so adding or
-//! removing documents is reflected immediately without re-indexing anything.
+//! Postings store only the term count `tf`, which never changes for a document (its
+//! weight `1 + ln tf` is recomputed when read). IDF is computed at query time from the
+//! current `N` and `df`, so adding or removing documents is reflected immediately without
+//! re-indexing anything.
 //!
 //! A document's norm depends on the IDF of *all* its terms, so it goes stale whenever
 //! the index changes. Each document caches its norm together with the index *epoch*
@@ -20,44 +21,49 @@
 //! current index, a search never touches documents outside the query terms' postings,
 //! and repeated searches between writes reuse the norms.
 //!
+//! # Compression
+//!
+//! Each term's postings are a [`PostingList`]: blocks of up to 128 `(slot, tf)` sorted by
+//! slot, bit-packed slot gaps and counts once full, varints while open (about a byte a
+//! posting on a Zipf corpus, against eight for a slot and an `f32`). Each document keeps
+//! its own term list, `(term id, tf)` by term id as [`codec`] varints: it gives the terms
+//! a norm sums over, and those a removal must visit. Searches decode a block at a time.
+//!
 //! # Updates
 //!
-//! Each posting's position is remembered in its document's term list, so removing a
-//! document swap-removes its postings in O(its distinct terms) instead of scanning
-//! posting lists. Terms whose posting list empties are dropped and their ids reused.
+//! Removing a document visits its terms and removes its posting from each one's list,
+//! re-encoding the one block that holds it (found by the blocks' slot ranges), so a
+//! removal costs O(its distinct terms × a block) and leaves no tombstone behind: a slot
+//! is free for reuse as soon as it is removed. Terms whose posting list empties are
+//! dropped and their ids reused.
 
+#[cfg(test)]
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
 use parking_lot::Mutex;
 
 use super::analyse::{Analysed, UNMAPPED};
+use super::codec::{self, tf_weight, Pairs};
+use super::dictionary::Dictionary;
+use super::postings::{Decoded, PostingList, BLOCK};
+use super::tfidf::{document_counts, idf, inv_norm};
 use crate::text;
 
-/// One occurrence list entry: a document slot and its `1 + ln tf`.
-#[derive(Debug, Clone, Copy)]
-struct Posting {
-    slot: u32,
-    tf_weight: f32,
-}
-
-#[derive(Debug)]
+#[derive(Debug, Default)]
 struct Term {
-    text: Box<str>,
-    postings: Vec<Posting>,
+    postings: PostingList,
     /// Block maxima of a long posting list, for [`SparseIndex::score_top`]; valid for
     /// one epoch, computed when a search first needs them.
     bounds: Mutex<Option<Arc<BlockBounds>>>,
 }
 
-/// Number of postings summarised by one block bound.
-const BLOCK: usize = 128;
 /// Lists at least this long get block bounds; shorter ones are cheaper to scan whole.
 const BOUNDED_MIN: usize = 8 * BLOCK;
 
-/// Upper bounds on a term's document-side factor `(1 + ln tf) / |d|` per block of
-/// [`BLOCK`] postings (in posting-list order), and over the whole list, at one epoch.
+/// Upper bounds on a term's document-side factor `(1 + ln tf) / |d|` per block of its
+/// [`PostingList`] (in list order), and over the whole list, at one epoch.
 #[derive(Debug)]
 struct BlockBounds {
     epoch: u64,
@@ -65,36 +71,28 @@ struct BlockBounds {
     max: f32,
 }
 
-/// A document's term, with the position of its posting in that term's list.
-#[derive(Debug, Clone, Copy)]
-struct DocTerm {
-    term: u32,
-    pos: u32,
-    tf_weight: f32,
-}
-
+/// A document's cached `1 / norm` and the epoch it was computed at, in one atomic word
+/// (eight bytes a slot, scanned with good locality): the `f32` bits of `1 / norm` (0
+/// for a document without terms) above the low 32 bits of the epoch ([`tag`]).
 #[derive(Debug)]
-struct DocTerms {
-    terms: Vec<DocTerm>,
-}
-
-/// A document's cached `1 / norm`, valid while `epoch` equals the index epoch. Kept in
-/// an array of its own (16 bytes a slot) so a search scans it with good locality.
-#[derive(Debug)]
-struct NormCell {
-    epoch: AtomicU64,
-    /// `f32` bits of `1 / norm` (0 for a document without terms).
-    inv_norm: AtomicU32,
-}
+struct NormCell(AtomicU64);
 
 impl NormCell {
     fn stale() -> Self {
-        Self {
-            epoch: AtomicU64::new(NEVER),
-            inv_norm: AtomicU32::new(0),
-        }
+        Self(AtomicU64::new(u64::from(STALE)))
     }
 }
+
+/// The tag of a norm computed at `epoch`. The index skips the epochs tagged [`STALE`] and
+/// marks every cell stale when the tags wrap around (once every 2³² writes), so a cell's
+/// tag equals the current one only if it was computed at the current epoch.
+#[inline]
+fn tag(epoch: u64) -> u32 {
+    epoch as u32
+}
+
+/// The tag of a norm never computed.
+const STALE: u32 = u32::MAX;
 
 /// IDF of every term id, valid for one epoch.
 #[derive(Debug)]
@@ -103,22 +101,21 @@ struct IdfTable {
     idf: Vec<f32>,
 }
 
-const NEVER: u64 = u64::MAX;
-
 /// An inverted index over documents identified by small integer slots chosen by the caller.
 #[derive(Debug, Default)]
 pub(crate) struct SparseIndex {
-    term_ids: HashMap<Box<str>, u32>,
+    dict: Dictionary,
+    /// By term id (an empty list for a free id).
     terms: Vec<Term>,
-    free_terms: Vec<u32>,
-    docs: Vec<Option<DocTerms>>,
+    /// Each slot's terms, `(term id, tf)` by term id, [`codec`]-encoded after 0.
+    docs: Vec<Option<Box<[u8]>>>,
     norms: Vec<NormCell>,
+    /// Terms given room ahead of a batch, to trim by [`shrink_to_fit`](Self::shrink_to_fit).
+    reserved: Vec<u32>,
     doc_count: usize,
     epoch: u64,
     idf_cache: Mutex<Option<Arc<IdfTable>>>,
 }
-
-use super::tfidf::{document_terms as weighted_terms, idf};
 
 impl SparseIndex {
     /// An empty index.
@@ -136,74 +133,82 @@ impl SparseIndex {
     /// Number of distinct terms.
     #[cfg(test)]
     pub(crate) fn vocabulary(&self) -> usize {
-        self.term_ids.len()
+        self.dict.len()
     }
 
     /// Indexes `text` under `slot`, replacing whatever the slot held.
     pub(crate) fn insert(&mut self, slot: u32, text: &str) {
         self.remove(slot);
-        let terms = weighted_terms(text)
+        let mut terms: Vec<(u32, u32)> = document_counts(text)
             .into_iter()
-            .map(|(text, tf_weight)| {
-                let term = self.term_id(&text);
-                self.post(slot, term, tf_weight)
-            })
+            .map(|(text, tf)| (self.term_id(&text), tf))
             .collect();
-        self.place(slot, terms);
+        self.place(slot, &mut terms);
     }
 
-    /// Appends `slot`'s posting to `term`'s list; returns the document's side of it.
-    fn post(&mut self, slot: u32, term: u32, tf_weight: f32) -> DocTerm {
-        let postings = &mut self.terms[term as usize].postings;
-        let pos = postings.len() as u32;
-        postings.push(Posting { slot, tf_weight });
-        DocTerm {
-            term,
-            pos,
-            tf_weight,
+    /// Records `terms` (`(term id, tf)`, distinct terms) as the document in the empty
+    /// `slot`: its postings and its term list.
+    fn place(&mut self, slot: u32, terms: &mut [(u32, u32)]) {
+        terms.sort_unstable_by_key(|&(term, _)| term);
+        for &(term, tf) in terms.iter() {
+            self.terms[term as usize].postings.insert(slot, tf);
         }
-    }
-
-    /// Records `terms` (already posted) as the document in the empty `slot`.
-    fn place(&mut self, slot: u32, terms: Vec<DocTerm>) {
+        let mut encoded = Vec::with_capacity(2 * terms.len());
+        codec::encode(&mut encoded, 0, terms.iter().copied());
         let idx = slot as usize;
         if self.docs.len() <= idx {
             self.docs.resize_with(idx + 1, || None);
             self.norms.resize_with(idx + 1, NormCell::stale);
         }
-        self.docs[idx] = Some(DocTerms { terms });
+        self.docs[idx] = Some(encoded.into_boxed_slice());
         self.doc_count += 1;
+        self.advance();
+    }
+
+    /// Moves to the next epoch: every cached norm and bound goes stale.
+    fn advance(&mut self) {
         self.epoch += 1;
+        match tag(self.epoch) {
+            STALE => self.advance(),
+            0 => {
+                // Tags wrapped around: no old tag may pass for a new one.
+                for cell in &mut self.norms {
+                    *cell = NormCell::stale();
+                }
+            }
+            _ => {}
+        }
     }
 
     /// Indexes document `i` of `batch` under `slot`, replacing whatever the slot held:
     /// the same as [`insert`](Self::insert) of its text (same term ids, postings and
-    /// sums, so the same scores to the bit), without analysing it again. Inserting a
+    /// counts, so the same scores to the bit), without analysing it again. Inserting a
     /// batch's documents in order, under the index's lock, is inserting them one by one.
     pub(crate) fn insert_analysed(&mut self, slot: u32, batch: &mut Analysed, i: usize) {
-        let free = self.free_terms.len();
+        let vocabulary = self.dict.len();
         self.remove(slot);
-        if self.free_terms.len() > free {
+        if self.dict.len() < vocabulary {
             // Dropped term ids may be reused: mappings are checked from now on.
             batch.recheck = true;
         }
         let recheck = batch.recheck;
         let (c, j) = batch.locate(i);
         let chunk = &mut batch.chunks[c];
-        let weighted = &chunk.terms[chunk.range(j)];
-        let mut terms = Vec::with_capacity(weighted.len());
-        for &(local, tf_weight) in weighted {
+        let counted = &chunk.terms[chunk.range(j)];
+        let mut terms = Vec::with_capacity(counted.len());
+        for (local, tf) in Pairs::new(counted, 0) {
             let text = &chunk.vocab[local as usize];
             let mapped = &mut chunk.mapped[local as usize];
-            if *mapped == UNMAPPED || (recheck && self.terms[*mapped as usize].text != *text) {
+            if *mapped == UNMAPPED || (recheck && self.dict.text(*mapped) != &**text) {
                 *mapped = self.term_id(text);
                 // First use in this chunk: room for the chunk's documents using the term.
                 let df = chunk.df[local as usize] as usize;
                 self.terms[*mapped as usize].postings.reserve(df);
+                self.reserved.push(*mapped);
             }
-            terms.push(self.post(slot, *mapped, tf_weight));
+            terms.push((*mapped, tf));
         }
-        self.place(slot, terms);
+        self.place(slot, &mut terms);
     }
 
     /// Makes room for `additional` more document slots.
@@ -212,27 +217,37 @@ impl SparseIndex {
         self.norms.reserve(additional);
     }
 
-    fn term_id(&mut self, text: &str) -> u32 {
-        if let Some(&id) = self.term_ids.get(text) {
-            return id;
+    /// Gives back the room reserved for the postings of a batch
+    /// ([`insert_analysed`](Self::insert_analysed)) and not used: call once the batch is in.
+    pub(crate) fn shrink_to_fit(&mut self) {
+        for term in std::mem::take(&mut self.reserved) {
+            if let Some(t) = self.terms.get_mut(term as usize) {
+                t.postings.shrink_to_fit();
+            }
         }
-        let text: Box<str> = text.into();
-        let term = Term {
-            text: text.clone(),
-            postings: Vec::new(),
-            bounds: Mutex::new(None),
-        };
-        let id = match self.free_terms.pop() {
-            Some(id) => {
-                self.terms[id as usize] = term;
-                id
-            }
-            None => {
-                self.terms.push(term);
-                (self.terms.len() - 1) as u32
-            }
-        };
-        self.term_ids.insert(text, id);
+    }
+
+    /// Bytes the index holds on the heap (capacities, not lengths; allocator overhead
+    /// not counted).
+    #[cfg(test)]
+    pub(crate) fn heap_bytes(&self) -> usize {
+        use std::mem::size_of;
+        let terms: usize = self.terms.iter().map(|t| t.postings.heap_bytes()).sum();
+        let docs: usize = self.docs.iter().flatten().map(|d| d.len()).sum();
+        terms
+            + self.dict.heap_bytes()
+            + docs
+            + self.terms.capacity() * size_of::<Term>()
+            + self.reserved.capacity() * size_of::<u32>()
+            + self.docs.capacity() * size_of::<Option<Box<[u8]>>>()
+            + self.norms.capacity() * size_of::<NormCell>()
+    }
+
+    fn term_id(&mut self, text: &str) -> u32 {
+        let (id, new) = self.dict.intern(text);
+        if new && id as usize == self.terms.len() {
+            self.terms.push(Term::default());
+        }
         id
     }
 
@@ -241,27 +256,17 @@ impl SparseIndex {
         let Some(doc) = self.docs.get_mut(slot as usize).and_then(Option::take) else {
             return false;
         };
-        for dt in doc.terms {
-            let term = &mut self.terms[dt.term as usize];
-            let pos = dt.pos as usize;
-            term.postings.swap_remove(pos);
-            if let Some(moved) = term.postings.get(pos).copied() {
-                // The last posting moved into `pos`: tell its document.
-                if let Some(Some(other)) = self.docs.get_mut(moved.slot as usize) {
-                    if let Some(t) = other.terms.iter_mut().find(|t| t.term == dt.term) {
-                        t.pos = dt.pos;
-                    }
-                }
-            }
+        for (id, _) in Pairs::new(&doc, 0) {
+            let term = &mut self.terms[id as usize];
+            let removed = term.postings.remove(slot);
+            debug_assert!(removed, "slot {slot} missing from term {id}'s postings");
             if term.postings.is_empty() {
-                let text = std::mem::take(&mut term.text);
-                term.postings = Vec::new();
-                self.term_ids.remove(&text);
-                self.free_terms.push(dt.term);
+                *term.bounds.get_mut() = None;
+                self.dict.remove(id);
             }
         }
         self.doc_count -= 1;
-        self.epoch += 1;
+        self.advance();
         true
     }
 
@@ -290,26 +295,23 @@ impl SparseIndex {
         let Some(cell) = self.norms.get(slot) else {
             return 0.0;
         };
-        // Acquire pairs with the Release below: seeing the current epoch means seeing
-        // the value stored before it. Concurrent readers at one epoch compute the same
-        // value, so racing stores are harmless; writers hold `&mut self`.
-        if cell.epoch.load(Ordering::Acquire) == self.epoch {
-            return f32::from_bits(cell.inv_norm.load(Ordering::Relaxed));
+        // Tag and value are read and written as one word. Concurrent readers at one
+        // epoch compute the same value, so racing stores are harmless; writers hold
+        // `&mut self`.
+        let now = tag(self.epoch);
+        let word = cell.0.load(Ordering::Relaxed);
+        if word as u32 == now {
+            return f32::from_bits((word >> 32) as u32);
         }
         let Some(Some(doc)) = self.docs.get(slot) else {
             return 0.0;
         };
-        let sum: f32 = doc
-            .terms
-            .iter()
-            .map(|t| {
-                let w = t.tf_weight * table.idf[t.term as usize];
-                w * w
-            })
-            .sum();
-        let inv = if sum > 0.0 { 1.0 / sum.sqrt() } else { 0.0 };
-        cell.inv_norm.store(inv.to_bits(), Ordering::Relaxed);
-        cell.epoch.store(self.epoch, Ordering::Release);
+        let inv =
+            inv_norm(Pairs::new(doc, 0).map(|(t, tf)| (tf_weight(tf), table.idf[t as usize])));
+        cell.0.store(
+            u64::from(inv.to_bits()) << 32 | u64::from(now),
+            Ordering::Relaxed,
+        );
         inv
     }
 
@@ -319,7 +321,7 @@ impl SparseIndex {
         // Known query terms with their counts, looked up without allocating a term.
         let mut known: Vec<(u32, f32)> = Vec::new();
         text::for_each_term(query, |t| {
-            if let Some(&id) = self.term_ids.get(t) {
+            if let Some(id) = self.dict.get(t) {
                 match known.iter_mut().find(|(k, _)| *k == id) {
                     Some((_, count)) => *count += 1.0,
                     None => known.push((id, 1.0)),
@@ -356,25 +358,42 @@ impl SparseIndex {
             return;
         };
         let mut acc = vec![0.0f32; self.docs.len()];
+        let mut buf: Decoded = [(0, 0.0); BLOCK];
         for &(term, q_weight) in &terms {
             let factor = q_weight * table.idf[term as usize];
-            for p in &self.terms[term as usize].postings {
-                acc[p.slot as usize] += p.tf_weight * factor;
+            for block in self.terms[term as usize].postings.blocks() {
+                block.add_to(&mut acc, factor);
             }
         }
         for &(term, _) in &terms {
-            for p in &self.terms[term as usize].postings {
-                let slot = p.slot as usize;
-                let dot = acc[slot];
-                if dot <= 0.0 {
-                    continue; // scored already
-                }
-                acc[slot] = 0.0;
-                let inv_d = self.inv_norm(slot, &table);
-                if inv_d > 0.0 {
-                    f(p.slot, (dot * inv_d * inv_q).clamp(0.0, 1.0));
+            for block in self.terms[term as usize].postings.blocks() {
+                let n = block.decode(&mut buf);
+                for &(slot, _) in &buf[..n] {
+                    self.emit(&mut acc, slot, &table, inv_q, &mut f);
                 }
             }
+        }
+    }
+
+    /// Scores `slot` once: its dot product in `acc` (then zeroed) over its norm and the
+    /// query's, given to `f` unless the document was scored already or has no norm.
+    #[inline]
+    fn emit(
+        &self,
+        acc: &mut [f32],
+        slot: u32,
+        table: &IdfTable,
+        inv_q: f32,
+        f: &mut impl FnMut(u32, f32),
+    ) {
+        let dot = acc[slot as usize];
+        if dot <= 0.0 {
+            return; // scored already
+        }
+        acc[slot as usize] = 0.0;
+        let inv_d = self.inv_norm(slot as usize, table);
+        if inv_d > 0.0 {
+            f(slot, (dot * inv_d * inv_q).clamp(0.0, 1.0));
         }
     }
 
@@ -387,12 +406,14 @@ impl SparseIndex {
         if let Some(bounds) = cached.as_ref().filter(|b| b.epoch == self.epoch) {
             return Arc::clone(bounds);
         }
+        let mut buf: Decoded = [(0, 0.0); BLOCK];
         let blocks: Vec<f32> = t
             .postings
-            .chunks(BLOCK)
+            .blocks()
             .map(|block| {
-                block.iter().fold(0.0f32, |m, p| {
-                    m.max(p.tf_weight * self.inv_norm(p.slot as usize, table))
+                let n = block.decode(&mut buf);
+                buf[..n].iter().fold(0.0f32, |m, &(slot, tf_weight)| {
+                    m.max(tf_weight * self.inv_norm(slot as usize, table))
                 })
             })
             .collect();
@@ -405,18 +426,17 @@ impl SparseIndex {
         *cached = Some(Arc::clone(&bounds));
         bounds
     }
-
     /// Like [`score`](Self::score) for a top-k search: `f(slot, cosine)` returns the
     /// score a candidate now needs to be kept (`NEG_INFINITY` while everything is), and
     /// candidates that provably cannot reach it are never computed.
     ///
     /// A term's share of a document's cosine is `q_t × idf_t × (1 + ln tf) / |d| / |q|`.
     /// Its document-side factor `(1 + ln tf) / |d|` is at most `1 / idf_t`, and long
-    /// posting lists keep its maximum per block of 128 postings (computed once per index
+    /// posting lists keep its maximum per block of their [`PostingList`] (computed once per index
     /// epoch, see [`BlockBounds`]). Complete dot products are summed in one pass over
-    /// the postings (cheap: no norms, no calls); then query terms are visited in
-    /// decreasing order of their largest possible share, each document is decided once,
-    /// when first met, and whole blocks whose bound plus the shares of the terms not yet
+    /// the postings, decoded a block at a time (no norms, no calls); then query terms are
+    /// visited in decreasing order of their largest possible share, each document is
+    /// decided once, when first met, and whole blocks whose bound plus the shares of the terms not yet
     /// visited is below the threshold are skipped; once the unvisited terms' shares
     /// alone are, the search stops. So a query for a word in most documents scores the
     /// few blocks holding its strongest documents, and a rare word mixed with common
@@ -458,6 +478,7 @@ impl SparseIndex {
         }
         // Margin for float rounding: never skip on a bound that is merely close.
         let below = |bound: f32, threshold: f32| bound * (1.0 + 1e-3) + 1e-6 < threshold;
+        let mut buf: Decoded = [(0, 0.0); BLOCK];
         // Complete dot products, one cheap pass over the postings; a document scored
         // already has its entry zeroed. A single term needs none: a list holds each
         // document once, and its dot product is its posting's.
@@ -466,8 +487,8 @@ impl SparseIndex {
             // In query order, as `score` sums: the same cosines to the bit.
             for &(term, w) in &terms {
                 let weight = w * table.idf[term as usize];
-                for posting in &self.terms[term as usize].postings {
-                    acc[posting.slot as usize] += posting.tf_weight * weight;
+                for block in self.terms[term as usize].postings.blocks() {
+                    block.add_to(&mut acc, weight);
                 }
             }
             Some(acc)
@@ -480,18 +501,19 @@ impl SparseIndex {
                 break;
             }
             let postings = &self.terms[p.term as usize].postings;
-            for (b, block) in postings.chunks(BLOCK).enumerate() {
+            for (b, block) in postings.blocks().enumerate() {
                 if let Some(bounds) = &p.bounds {
                     let block_share = p.weight * bounds.blocks[b] * inv_q;
                     if below(block_share + rest[i + 1], threshold) {
                         continue;
                     }
                 }
-                for posting in block {
-                    let slot = posting.slot as usize;
+                let n = block.decode(&mut buf);
+                for &(posting, tf_weight) in &buf[..n] {
+                    let slot = posting as usize;
                     let dot = match acc.as_mut() {
                         Some(acc) => std::mem::take(&mut acc[slot]),
-                        None => posting.tf_weight * p.weight,
+                        None => tf_weight * p.weight,
                     };
                     if dot <= 0.0 {
                         continue; // scored already
@@ -499,7 +521,7 @@ impl SparseIndex {
                     let inv_d = self.inv_norm(slot, &table);
                     let cos = (dot * inv_d * inv_q).clamp(0.0, 1.0);
                     if inv_d > 0.0 && !below(cos, threshold) {
-                        threshold = f(posting.slot, cos);
+                        threshold = f(posting, cos);
                     }
                 }
             }
@@ -533,6 +555,7 @@ mod tests {
     use proptest::prelude::*;
 
     use super::*;
+    use crate::vector::tfidf::document_terms as weighted_terms;
     use crate::vector::topk::TopK;
 
     /// TF-IDF cosine computed from scratch over `docs`, the reference for the index.
@@ -820,6 +843,165 @@ mod tests {
         ]
     }
 
+    /// The messages of real conversations (the episodes evaluation set), one a document.
+    fn conversation_messages() -> Vec<String> {
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../tests/data/episodes_eval/conversations.jsonl"
+        );
+        let data = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{path}: {e}"));
+        data.lines()
+            .map(|line| {
+                let v: serde_json::Value =
+                    serde_json::from_str(line).unwrap_or_else(|e| panic!("{path}: {e}"));
+                v["content"].as_str().unwrap_or_default().to_owned()
+            })
+            .collect()
+    }
+
+    /// Heap bytes per document, and per posting, of `index` holding `docs` documents.
+    fn footprint(index: &SparseIndex, docs: usize) -> (f64, f64) {
+        let postings: usize = index.terms.iter().map(|t| t.postings.len()).sum();
+        let bytes = index.heap_bytes() as f64;
+        let used: usize = index.terms.iter().map(|t| t.postings.used_bytes()).sum();
+        let held: usize = index.terms.iter().map(|t| t.postings.heap_bytes()).sum();
+        let lists: usize = index.docs.iter().flatten().map(|d| d.len()).sum();
+        eprintln!(
+            "{docs} documents, {postings} postings: postings {used} bytes used ({held} held), \
+             documents' term lists {lists}, dictionary {}, total {bytes}",
+            index.dict.heap_bytes()
+        );
+        (bytes / docs as f64, bytes / postings as f64)
+    }
+
+    #[test]
+    fn real_conversations_take_few_bytes_a_document() {
+        let texts = conversation_messages();
+        assert!(texts.len() > 500, "{} messages", texts.len());
+        let mut idx = SparseIndex::new();
+        for (slot, text) in texts.iter().enumerate() {
+            idx.insert(slot as u32, text);
+        }
+        let (per_doc, per_posting) = footprint(&idx, texts.len());
+        eprintln!("conversations: {per_doc:.1} bytes a document, {per_posting:.2} a posting");
+        // Measured: 490 bytes a message (8 postings), most of it the vocabulary of a small
+        // corpus (2,000-odd terms: a 72-byte entry each, with the spare room of a growing
+        // vector, the text, the hash table); the postings take 70 bytes a message.
+        assert!(per_doc < 500.0, "{per_doc:.1} bytes a document");
+        assert!(per_posting < 62.0, "{per_posting:.1} bytes a posting");
+        // Written one by one or as a batch, the same index, and no bigger once trimmed.
+        let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+        let mut batched = SparseIndex::new();
+        let mut batch = Analysed::new(&refs);
+        for i in 0..texts.len() {
+            batched.insert_analysed(i as u32, &mut batch, i);
+        }
+        batched.shrink_to_fit();
+        assert!(batched.heap_bytes() <= idx.heap_bytes());
+        for query in [
+            "running schedule",
+            "Leeds 10k",
+            "what did I say about my sister",
+        ] {
+            assert_eq!(scores(&idx, query), scores(&batched, query), "{query}");
+        }
+    }
+
+    /// `docs` documents of 30 pseudo-words drawn with Zipf frequencies from 5,000, the
+    /// shape of the comparison harness's corpus (`bench/compare`).
+    fn pseudo_word_corpus(docs: usize) -> Vec<String> {
+        const SYLLABLES: &[&str] = &[
+            "ka", "lo", "mi", "ne", "ru", "ta", "po", "vi", "se", "da", "gu", "fe", "ri", "zo",
+            "be", "ha", "ju", "ni", "qu", "xe",
+        ];
+        let mut state = 0x9E37_79B9_7F4A_7C15u64;
+        let mut next = move || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        let mut seen = std::collections::HashSet::new();
+        let mut words = Vec::new();
+        while words.len() < 5_000 {
+            let n = 2 + next() % 3;
+            let w: String = (0..n).map(|_| SYLLABLES[(next() % 20) as usize]).collect();
+            if seen.insert(w.clone()) {
+                words.push(w);
+            }
+        }
+        let mut total = 0.0;
+        let cumulative: Vec<f64> = (1..=words.len())
+            .map(|r| {
+                total += 1.0 / r as f64;
+                total
+            })
+            .collect();
+        (0..docs)
+            .map(|_| {
+                (0..30)
+                    .map(|_| {
+                        let x = (next() >> 11) as f64 / (1u64 << 53) as f64 * total;
+                        words[cumulative.partition_point(|&c| c < x).min(words.len() - 1)].as_str()
+                    })
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_pseudo_word_corpus_takes_few_bytes_a_document() {
+        let texts = pseudo_word_corpus(20_000);
+        let mut idx = SparseIndex::new();
+        for (slot, text) in texts.iter().enumerate() {
+            idx.insert(slot as u32, text);
+        }
+        let (per_doc, per_posting) = footprint(&idx, texts.len());
+        eprintln!("pseudo-words: {per_doc:.1} bytes a document, {per_posting:.2} a posting");
+        // Measured: 176 bytes a document of 25 distinct terms, with the spare room of
+        // vectors grown one document at a time: posting lists use 1.7 bytes a posting
+        // (2.4 held, room doubling as a list grows), the documents' term lists 1.5, and a slot 24 bytes (its list's
+        // pointer and its cached norm). Uncompressed, postings took 8 bytes and the term
+        // lists 12, 500 bytes a document.
+        assert!(per_doc < 185.0, "{per_doc:.1} bytes a document");
+        let used: usize = idx.terms.iter().map(|t| t.postings.used_bytes()).sum();
+        let postings: usize = idx.terms.iter().map(|t| t.postings.len()).sum();
+        let per_posting = used as f64 / postings as f64;
+        assert!(
+            per_posting < 1.8,
+            "posting lists use {per_posting:.2} bytes a posting"
+        );
+    }
+
+    #[test]
+    fn removing_every_document_leaves_nothing_behind() {
+        let corpus = zipf_corpus(9, 2_000);
+        let mut idx = SparseIndex::new();
+        for (slot, text) in &corpus {
+            idx.insert(*slot, text);
+        }
+        // Removed in an order unrelated to insertion, through every block of every list.
+        for slot in (0..2_000u32).map(|i| (i * 7919) % 2_000) {
+            assert!(idx.remove(slot));
+            assert!(scores(&idx, "red").keys().all(|&s| s != slot));
+        }
+        assert_eq!((idx.len(), idx.vocabulary()), (0, 0));
+        assert!(idx
+            .terms
+            .iter()
+            .all(|t| t.postings.is_empty() && t.postings.heap_bytes() == 0));
+        assert!(idx.docs.iter().all(Option::is_none));
+    }
+
+    /// Many slots, few words: long posting lists of several blocks, written out of order.
+    fn big_op() -> impl Strategy<Value = Op> {
+        prop_oneof![
+            4 => (0u32..700, prop::collection::vec(0..WORDS.len(), 0..8)).prop_map(|(s, w)| Op::Insert(s, w)),
+            1 => (0u32..700).prop_map(Op::Remove),
+        ]
+    }
+
     proptest! {
         #[test]
         fn index_matches_brute_force(ops in prop::collection::vec(op(), 1..60),
@@ -898,6 +1080,44 @@ mod tests {
             prop_assert_eq!(one_by_one.len(), batched.len());
             prop_assert_eq!(one_by_one.vocabulary(), batched.vocabulary());
             assert_same_scores(&one_by_one, &batched);
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(32))]
+
+        #[test]
+        fn a_large_index_matches_brute_force(ops in prop::collection::vec(big_op(), 200..1_500),
+                                             query in prop::collection::vec(0..WORDS.len(), 1..4)) {
+            let mut idx = SparseIndex::new();
+            let mut reference: BTreeMap<u32, String> = BTreeMap::new();
+            let query: Vec<&str> = query.iter().map(|&i| WORDS[i]).collect();
+            let query = query.join(" ");
+            for (n, op) in ops.into_iter().enumerate() {
+                match op {
+                    Op::Insert(slot, words) => {
+                        let text: Vec<&str> = words.iter().map(|&i| WORDS[i]).collect();
+                        let text = text.join(" ");
+                        idx.insert(slot, &text);
+                        reference.insert(slot, text);
+                    }
+                    Op::Remove(slot) => {
+                        prop_assert_eq!(idx.remove(slot), reference.remove(&slot).is_some());
+                    }
+                }
+                if n % 97 != 0 {
+                    continue;
+                }
+                let got = scores(&idx, &query);
+                let want = brute_force(&reference, &query);
+                prop_assert_eq!(got.keys().collect::<Vec<_>>(), want.keys().collect::<Vec<_>>());
+                for (k, v) in &want {
+                    prop_assert!((got[k] - v).abs() < 1e-4, "slot {}: {} vs {}", k, got[k], v);
+                }
+                let (top, _) = top_k(&idx, &query, 3);
+                assert_top_matches(&top, &want, 3);
+            }
+            prop_assert_eq!(idx.len(), reference.len());
         }
     }
 }
