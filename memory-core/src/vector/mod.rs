@@ -7,7 +7,6 @@ use crate::error::{MemoryError, Result};
 use crate::message::Metadata;
 
 pub(crate) mod analyse;
-mod bitpack;
 mod codec;
 pub(crate) mod dense;
 mod dictionary;
@@ -15,6 +14,7 @@ mod embedding;
 mod filter;
 pub(crate) mod fuse;
 mod memory;
+mod packed;
 mod postings;
 mod quantized;
 mod recent;

@@ -1,29 +1,28 @@
-//! One term's posting list, compressed: blocks of up to [`BLOCK`] postings, each sorted by
-//! document slot, in one byte buffer per term.
+//! One term's posting list, compressed: blocks of up to [`BLOCK`] postings, sorted by
+//! document slot across the whole list (each block's slots are above the previous
+//! block's), in one byte buffer per term.
 //!
-//! - **Sealed blocks** (every block but the last) are bit-packed, as tantivy's are: the
-//!   slot gaps at the width of the block's largest gap, then `tf − 1` at the width of its
-//!   largest (zero bits when every count is one), after two bytes giving both widths.
-//!   A block decodes in a tight loop with no position carried from value to value.
+//! - **Sealed blocks** (every block but the last) are bit-packed by the `bitpacking` crate
+//!   ([`packed`](super::packed)): slot deltas and `tf − 1`, each at the width of its
+//!   largest value, unpacked a whole block at a time with SIMD.
 //! - **The last block** is open: [`codec`](super::codec) varints (a gap and a flag, one
-//!   byte in the common case), so a posting is appended without re-encoding anything.
-//!   When it is full, the next insert seals it.
+//!   byte in the common case), so a posting for a new highest slot is appended without
+//!   re-encoding anything. When it is full, the next insert seals it.
 //!
-//! Blocks are sorted within themselves, not against each other: a new posting goes into
-//! the last block (appended when its slot is above the block's last, the usual case of a
-//! growing index, else re-encoding that block), so an insert costs at most one block.
-//! A removal re-encodes the one block holding the slot (found by the blocks' slot ranges)
-//! in place (see [`PostingList::remove`]); an emptied block is dropped. Blocks double as
-//! the unit of [`SparseIndex::score_top`]'s bounds.
+//! Because the list is sorted, a [`Cursor`] finds a slot by skipping whole blocks on their
+//! slot ranges and unpacking only the block that may hold it: searches look documents up
+//! in the lists of the other query terms instead of decoding those lists whole.
 //!
-//! [`SparseIndex::score_top`]: super::sparse::SparseIndex::score_top
+//! A posting for a slot below the list's last one (a slot freed and reused) goes into the
+//! block whose range holds it, re-encoded; a block that overflows splits in two. A removal
+//! re-encodes the one block holding the slot (see [`PostingList::remove`]); an emptied
+//! block is dropped. Blocks double as the unit of
+//! [`SparseIndex::score_top`](super::sparse::SparseIndex::score_top)'s bounds.
 
-use super::bitpack;
-use super::codec::{self, tf_weight, tf_weights, weight_in, Pairs};
+use super::codec::{self, Pairs};
+use super::packed::{self, Widths};
 
-/// Most postings of one block.
-pub(super) const BLOCK: usize = 128;
-const _: () = assert!(BLOCK == bitpack::RUN, "a sealed block unpacks as one run");
+pub(super) use super::packed::BLOCK;
 
 /// Where a block is and which slots it covers.
 #[derive(Debug, Clone, Copy)]
@@ -33,8 +32,10 @@ struct BlockMeta {
     /// Its smallest slot (the base its gaps start from) and its largest.
     first: u32,
     last: u32,
-    /// Number of postings.
-    len: u32,
+    /// Number of postings (1 to [`BLOCK`]).
+    len: u8,
+    /// Bit widths of a sealed block (unused for the open one).
+    widths: Widths,
 }
 
 /// A term's postings: `(slot, tf)` for each document holding the term.
@@ -47,125 +48,110 @@ pub(super) struct PostingList {
     padding: u32,
 }
 
+/// A decoded block: slots and counts (`tf`), in slot order; the first
+/// [`len`](Self::len) entries are the block's.
+#[derive(Debug, Clone)]
+pub(super) struct Decoded {
+    pub(super) slots: [u32; BLOCK],
+    /// `tf − 1` of each posting.
+    pub(super) tfs: [u32; BLOCK],
+    pub(super) len: usize,
+}
+
+impl Default for Decoded {
+    fn default() -> Self {
+        Self {
+            slots: [0; BLOCK],
+            tfs: [0; BLOCK],
+            len: 0,
+        }
+    }
+}
+
+impl Decoded {
+    /// `(slot, tf)` of posting `i`.
+    #[inline]
+    pub(super) fn get(&self, i: usize) -> (u32, u32) {
+        (self.slots[i], self.tfs[i] + 1)
+    }
+}
+
 /// One block of a [`PostingList`], to decode.
 #[derive(Debug, Clone, Copy)]
 pub(super) struct Block<'a> {
     bytes: &'a [u8],
-    first: u32,
-    len: u32,
+    meta: BlockMeta,
     sealed: bool,
 }
 
-/// A decoded block: `(slot, 1 + ln tf)` in slot order.
-pub(super) type Decoded = [(u32, f32); BLOCK];
-
 impl Block<'_> {
-    /// Decodes the block into `out`; its postings are `out[..n]` for the `n` returned.
+    /// Decodes the block into `out`.
     #[inline]
-    pub(super) fn decode(self, out: &mut Decoded) -> usize {
-        let n = (self.len as usize).min(BLOCK);
-        if !self.sealed {
-            for (o, (slot, tf)) in out
-                .iter_mut()
-                .zip(Pairs::new(self.bytes, self.first).take(n))
-            {
-                *o = (slot, tf_weight(tf));
-            }
-            return n;
-        }
-        let (gap_width, tf_width) = (u32::from(self.bytes[0]), u32::from(self.bytes[1]));
-        let gaps = &self.bytes[2..];
-        let tfs = &gaps[bitpack::packed_len(n.saturating_sub(1), gap_width)..];
-        let mut values = [0u32; BLOCK];
-        let mut slot = self.first;
-        out[0].0 = slot;
-        if gap_width > 0 {
-            bitpack::unpack(gaps, gap_width, &mut values);
-            for (o, gap) in out[1..n].iter_mut().zip(values) {
-                slot = slot.wrapping_add(gap);
-                o.0 = slot;
-            }
-        } else {
-            for o in &mut out[1..n] {
-                o.0 = slot;
-            }
-        }
-        if tf_width == 0 {
-            for o in &mut out[..n] {
-                o.1 = 1.0;
-            }
-        } else {
-            bitpack::unpack(tfs, tf_width, &mut values);
-            let table = tf_weights();
-            for (o, tf) in out[..n].iter_mut().zip(values) {
-                o.1 = weight_in(table, tf + 1);
-            }
-        }
-        n
-    }
-
-    /// Adds `(1 + ln tf) × factor` to `acc[slot]` for each of the block's postings (the
-    /// dot-product pass of a search), without materialising the decoded pairs.
-    #[inline]
-    pub(super) fn add_to(self, acc: &mut [f32], factor: f32) {
-        let n = (self.len as usize).min(BLOCK);
-        if !self.sealed {
-            for (slot, tf) in Pairs::new(self.bytes, self.first).take(n) {
-                acc[slot as usize] += tf_weight(tf) * factor;
-            }
+    pub(super) fn decode(self, out: &mut Decoded) {
+        let n = self.meta.len as usize;
+        out.len = n;
+        if self.sealed {
+            packed::unpack(
+                self.bytes,
+                self.meta.first,
+                self.meta.widths,
+                &mut out.slots,
+                &mut out.tfs,
+            );
             return;
         }
-        let (gap_width, tf_width) = (u32::from(self.bytes[0]), u32::from(self.bytes[1]));
-        let gaps = &self.bytes[2..];
-        let tfs = &gaps[bitpack::packed_len(n.saturating_sub(1), gap_width)..];
-        let mut gap = [0u32; BLOCK];
-        if gap_width > 0 {
-            bitpack::unpack(gaps, gap_width, &mut gap);
+        for (i, (slot, tf)) in Pairs::new(self.bytes, self.meta.first)
+            .take(n)
+            .enumerate()
+        {
+            out.slots[i] = slot;
+            out.tfs[i] = tf - 1;
         }
-        // Gap i leads from posting i to posting i + 1; the first posting has none.
-        gap.copy_within(0..n - 1, 1);
-        gap[0] = 0;
-        let mut slot = self.first;
-        if tf_width == 0 {
-            for &g in &gap[..n] {
-                slot = slot.wrapping_add(g);
-                acc[slot as usize] += factor;
-            }
+    }
+
+    /// Whether every posting of the block counts its term once (its `tf − 1` are all 0,
+    /// known without decoding for a sealed block).
+    #[inline]
+    pub(super) fn all_single(self) -> bool {
+        self.sealed && self.meta.widths.tfs == 0
+    }
+
+    /// Decodes only the slots when every count is one (see [`all_single`](Self::all_single)),
+    /// else everything.
+    #[inline]
+    pub(super) fn decode_slots(self, out: &mut Decoded) {
+        if self.all_single() {
+            out.len = self.meta.len as usize;
+            packed::unpack_slots(
+                self.bytes,
+                self.meta.first,
+                self.meta.widths,
+                &mut out.slots,
+            );
         } else {
-            let mut tf = [0u32; BLOCK];
-            bitpack::unpack(tfs, tf_width, &mut tf);
-            let table = tf_weights();
-            for (&g, &t) in gap[..n].iter().zip(&tf[..n]) {
-                slot = slot.wrapping_add(g);
-                acc[slot as usize] += weight_in(table, t + 1) * factor;
-            }
+            self.decode(out);
         }
     }
-
-    /// The block's `(slot, 1 + ln tf)`, in slot order.
-    #[cfg(test)]
-    pub(super) fn postings(self) -> impl Iterator<Item = (u32, f32)> {
-        let mut out = [(0, 0.0); BLOCK];
-        let n = self.decode(&mut out);
-        out.into_iter().take(n)
-    }
 }
 
-/// Appends `pairs` (sorted by slot, at least one) as a sealed block.
-fn seal(out: &mut Vec<u8>, pairs: &[(u32, u32)]) {
-    let gaps = pairs.windows(2).map(|w| w[1].0 - w[0].0);
-    let gap_width = bitpack::width(gaps.clone().max().unwrap_or(0));
-    let tf_width = bitpack::width(pairs.iter().map(|p| p.1 - 1).max().unwrap_or(0));
-    out.push(gap_width as u8);
-    out.push(tf_width as u8);
-    bitpack::pack(out, gaps, gap_width);
-    bitpack::pack(out, pairs.iter().map(|p| p.1 - 1), tf_width);
-}
-
-/// Appends `pairs` (sorted by slot, at least one) as an open block.
+/// Appends `pairs` (sorted by slot, 1 to [`BLOCK`] of them) as an open block.
 fn open(out: &mut Vec<u8>, pairs: &[(u32, u32)]) {
     codec::encode(out, pairs[0].0, pairs.iter().copied());
 }
+
+/// The meta of a block holding `pairs` (sorted, 1 to [`BLOCK`]), starting at `start`.
+fn meta(start: usize, pairs: &[(u32, u32)], widths: Widths) -> BlockMeta {
+    BlockMeta {
+        start: start as u32,
+        first: pairs[0].0,
+        last: pairs[pairs.len() - 1].0,
+        len: pairs.len() as u8,
+        widths,
+    }
+}
+
+/// Widths of an open block (not used to read it).
+const OPEN: Widths = Widths { gaps: 0, tfs: 0 };
 
 impl PostingList {
     /// Number of postings (the term's document frequency).
@@ -179,31 +165,42 @@ impl PostingList {
         self.len == 0
     }
 
-    /// The blocks, in list order.
+    /// Number of blocks.
     #[inline]
-    pub(super) fn blocks(&self) -> impl Iterator<Item = Block<'_>> + '_ {
-        self.blocks
-            .iter()
-            .enumerate()
-            .map(|(i, b)| self.block(i, b))
+    pub(super) fn block_count(&self) -> usize {
+        self.blocks.len()
     }
 
-    fn block(&self, i: usize, b: &BlockMeta) -> Block<'_> {
+    /// The blocks, in slot order.
+    #[inline]
+    pub(super) fn blocks(&self) -> impl Iterator<Item = Block<'_>> + '_ {
+        (0..self.blocks.len()).map(|i| self.block(i))
+    }
+
+    /// Block `i`.
+    #[inline]
+    pub(super) fn block(&self, i: usize) -> Block<'_> {
+        let meta = self.blocks[i];
         Block {
-            bytes: &self.bytes[b.start as usize..self.end(i)],
-            first: b.first,
-            len: b.len,
+            bytes: &self.bytes[meta.start as usize..self.end(i)],
+            meta,
             sealed: i + 1 < self.blocks.len(),
         }
     }
 
-    /// Every `(slot, 1 + ln tf)`, block after block.
+    /// Every `(slot, tf)`, in slot order.
     #[cfg(test)]
-    pub(super) fn postings(&self) -> impl Iterator<Item = (u32, f32)> + '_ {
-        self.blocks().flat_map(Block::postings)
+    pub(super) fn postings(&self) -> Vec<(u32, u32)> {
+        let mut out = Vec::with_capacity(self.len());
+        let mut buf = Decoded::default();
+        for block in self.blocks() {
+            block.decode(&mut buf);
+            out.extend((0..buf.len).map(|i| buf.get(i)));
+        }
+        out
     }
 
-    /// End of block `i`'s bytes.
+    /// End of block `i`'s bytes (a sealed block's span may end in padding).
     fn end(&self, i: usize) -> usize {
         self.blocks
             .get(i + 1)
@@ -235,145 +232,181 @@ impl PostingList {
         self.bytes.len() + self.blocks.len() * std::mem::size_of::<BlockMeta>()
     }
 
-    /// The pairs of block `i`, read as sealed or open, and the bytes they take (a sealed
-    /// block's span may end in padding).
-    fn decode(&self, i: usize, sealed: bool) -> (Vec<(u32, u32)>, usize) {
-        let meta = self.blocks[i];
-        let bytes = &self.bytes[meta.start as usize..self.end(i)];
-        let n = meta.len as usize;
-        if !sealed {
-            let mut pairs = Pairs::new(bytes, meta.first);
-            let decoded = pairs.by_ref().take(n).collect();
-            return (decoded, pairs.consumed());
+    /// The pairs of block `i` and the bytes they take.
+    fn pairs(&self, i: usize) -> (Vec<(u32, u32)>, usize) {
+        self.pairs_as(i, i + 1 < self.blocks.len())
+    }
+
+    /// The pairs of block `i`, read as sealed or open, and the bytes they take.
+    fn pairs_as(&self, i: usize, sealed: bool) -> (Vec<(u32, u32)>, usize) {
+        let block = Block {
+            sealed,
+            ..self.block(i)
+        };
+        if block.sealed {
+            let mut buf = Decoded::default();
+            block.decode(&mut buf);
+            let pairs = (0..buf.len).map(|i| buf.get(i)).collect();
+            return (pairs, block.meta.widths.len());
         }
-        let (gap_width, tf_width) = (u32::from(bytes[0]), u32::from(bytes[1]));
-        let gaps_len = bitpack::packed_len(n - 1, gap_width);
-        let (gaps, tfs) = bytes[2..].split_at(gaps_len);
-        let mut slot = meta.first;
-        let decoded = (0..n)
-            .map(|i| {
-                if i > 0 && gap_width > 0 {
-                    slot = slot.wrapping_add(bitpack::get(gaps, i - 1, gap_width));
-                }
-                let tf = if tf_width == 0 {
-                    0
-                } else {
-                    bitpack::get(tfs, i, tf_width)
-                };
-                (slot, tf + 1)
-            })
-            .collect();
-        (decoded, 2 + gaps_len + bitpack::packed_len(n, tf_width))
+        let mut pairs = Pairs::new(block.bytes, block.meta.first);
+        let decoded = pairs.by_ref().take(block.meta.len as usize).collect();
+        (decoded, pairs.consumed())
+    }
+
+    /// The index of the first block whose last slot is at least `slot` (the only block
+    /// that may hold it), or the number of blocks.
+    fn find(&self, slot: u32) -> usize {
+        self.blocks.partition_point(|b| b.last < slot)
     }
 
     /// Adds the posting of `slot`, counted `tf` times; the list must not hold `slot`.
     pub(super) fn insert(&mut self, slot: u32, tf: u32) {
+        debug_assert!(tf >= 1);
         self.len += 1;
         let Some(&last) = self.blocks.last() else {
             self.blocks.reserve_exact(1); // most terms are rare: one block, not four
             return self.start_block(slot, tf);
         };
-        if last.len as usize >= BLOCK {
-            // Seal the full block (it is no longer the last) and start another.
-            let i = self.blocks.len() - 1;
-            let (pairs, _) = self.decode(i, false);
-            self.bytes.truncate(last.start as usize);
-            seal(&mut self.bytes, &pairs);
-            return self.start_block(slot, tf);
-        }
-        let i = self.blocks.len() - 1;
+        let open_at = self.blocks.len() - 1;
         if slot > last.last {
+            if last.len as usize >= BLOCK {
+                self.seal_open();
+                return self.start_block(slot, tf);
+            }
             codec::put(&mut self.bytes, last.last, slot, tf);
-            self.blocks[i].last = slot;
-            self.blocks[i].len += 1;
+            let b = &mut self.blocks[open_at];
+            b.last = slot;
+            b.len += 1;
             return;
         }
-        // Below the block's last slot: re-encode the block with the posting in place.
-        let (mut pairs, _) = self.decode(i, false);
+        // A slot below the list's last (freed and reused): into the block whose range
+        // may hold it, re-encoded.
+        let i = self.find(slot);
+        let (mut pairs, used) = self.pairs(i);
         let at = pairs.partition_point(|&(s, _)| s < slot);
         debug_assert!(pairs.get(at).is_none_or(|&(s, _)| s != slot));
         pairs.insert(at, (slot, tf));
-        self.bytes.truncate(last.start as usize);
-        open(&mut self.bytes, &pairs);
-        self.blocks[i].first = pairs[0].0;
-        self.blocks[i].len += 1;
+        if i == open_at {
+            self.rewrite_open(&pairs);
+        } else if pairs.len() <= BLOCK {
+            self.rewrite_sealed(i, &[&pairs], used);
+        } else {
+            let (low, high) = pairs.split_at(pairs.len() / 2);
+            self.rewrite_sealed(i, &[low, high], used);
+        }
+        self.tidy();
     }
 
     /// Appends a new open block holding one posting.
     fn start_block(&mut self, slot: u32, tf: u32) {
-        let start = self.bytes.len() as u32;
+        let start = self.bytes.len();
         codec::put(&mut self.bytes, slot, slot, tf);
-        self.blocks.push(BlockMeta {
-            start,
-            first: slot,
-            last: slot,
-            len: 1,
-        });
+        self.blocks.push(meta(start, &[(slot, tf)], OPEN));
+    }
+
+    /// Re-encodes the open (last) block as sealed, in place: its bytes end the list.
+    fn seal_open(&mut self) {
+        let i = self.blocks.len() - 1;
+        let (pairs, _) = self.pairs(i);
+        self.bytes.truncate(self.blocks[i].start as usize);
+        self.blocks[i].widths = packed::pack(&mut self.bytes, &pairs);
+    }
+
+    /// Replaces the open (last) block's postings by `pairs` (sorted, at least one): the
+    /// first [`BLOCK`] sealed and the rest open when there are more.
+    fn rewrite_open(&mut self, pairs: &[(u32, u32)]) {
+        let i = self.blocks.len() - 1;
+        let start = self.blocks[i].start as usize;
+        self.bytes.truncate(start);
+        if pairs.len() <= BLOCK {
+            open(&mut self.bytes, pairs);
+            self.blocks[i] = meta(start, pairs, OPEN);
+            return;
+        }
+        let (sealed, rest) = pairs.split_at(BLOCK);
+        let widths = packed::pack(&mut self.bytes, sealed);
+        self.blocks[i] = meta(start, sealed, widths);
+        let start = self.bytes.len();
+        open(&mut self.bytes, rest);
+        self.blocks.push(meta(start, rest, OPEN));
+    }
+
+    /// Replaces sealed block `i`, which took `used` bytes, by sealed blocks of `parts`
+    /// (each sorted, 1 to [`BLOCK`] postings, in slot order): in place, padded, when they
+    /// are no longer than it was, spliced in otherwise.
+    fn rewrite_sealed(&mut self, i: usize, parts: &[&[(u32, u32)]], used: usize) {
+        let start = self.blocks[i].start as usize;
+        let mut encoded = Vec::with_capacity(used);
+        let mut metas = Vec::with_capacity(parts.len());
+        for part in parts {
+            let at = start + encoded.len();
+            let widths = packed::pack(&mut encoded, part);
+            metas.push(meta(at, part, widths));
+        }
+        if encoded.len() <= used {
+            self.bytes[start..start + encoded.len()].copy_from_slice(&encoded);
+            self.padding += (used - encoded.len()) as u32;
+        } else {
+            let grown = (encoded.len() - used) as u32;
+            self.bytes.splice(start..start + used, encoded);
+            for b in &mut self.blocks[i + 1..] {
+                b.start += grown;
+            }
+        }
+        self.blocks.splice(i..=i, metas);
     }
 
     /// Removes the posting of `slot`; whether the list held it.
     ///
     /// The block holding it is re-encoded. A sealed block is rewritten in place when it
     /// is no longer than it was (the usual case: one value fewer), leaving padding that
-    /// readers skip (a block is read by its count of postings), and spliced in otherwise
+    /// readers skip (a block's length follows from its widths), and spliced in otherwise
     /// (a merged gap wider than all others). The last block is kept without padding (it
     /// grows at the end of the bytes), and the whole list is rewritten once padding is
     /// half of it, so a removal costs one block, amortised.
     pub(super) fn remove(&mut self, slot: u32) -> bool {
-        for i in 0..self.blocks.len() {
-            let meta = self.blocks[i];
-            if slot < meta.first || slot > meta.last {
-                continue;
-            }
-            let was_last = i + 1 == self.blocks.len();
-            let (mut pairs, used) = self.decode(i, !was_last);
-            let Ok(at) = pairs.binary_search_by_key(&slot, |&(s, _)| s) else {
-                continue;
-            };
-            pairs.remove(at);
-            self.len -= 1;
-            let start = meta.start as usize;
-            if pairs.is_empty() {
-                self.blocks.remove(i);
-                if was_last {
-                    self.bytes.truncate(start);
-                    if i > 0 {
-                        self.unseal_last();
-                    }
-                } else {
-                    self.padding += used as u32;
+        let i = self.find(slot);
+        let Some(&meta) = self.blocks.get(i) else {
+            return false;
+        };
+        if slot < meta.first {
+            return false;
+        }
+        let was_last = i + 1 == self.blocks.len();
+        let (mut pairs, used) = self.pairs(i);
+        let Ok(at) = pairs.binary_search_by_key(&slot, |&(s, _)| s) else {
+            return false;
+        };
+        pairs.remove(at);
+        self.len -= 1;
+        if pairs.is_empty() {
+            self.blocks.remove(i);
+            if was_last {
+                self.bytes.truncate(meta.start as usize);
+                if i > 0 {
+                    self.unseal_last();
                 }
             } else {
-                self.blocks[i].first = pairs[0].0;
-                self.blocks[i].last = pairs[pairs.len() - 1].0;
-                self.blocks[i].len -= 1;
-                let mut encoded = Vec::with_capacity(used);
-                if was_last {
-                    open(&mut encoded, &pairs);
-                    self.bytes.truncate(start);
-                    self.bytes.extend_from_slice(&encoded);
-                } else {
-                    seal(&mut encoded, &pairs);
-                    if encoded.len() <= used {
-                        self.bytes[start..start + encoded.len()].copy_from_slice(&encoded);
-                        self.padding += (used - encoded.len()) as u32;
-                    } else {
-                        let grown = (encoded.len() - used) as u32;
-                        self.bytes.splice(start..start + used, encoded);
-                        for b in &mut self.blocks[i + 1..] {
-                            b.start += grown;
-                        }
-                    }
-                }
+                // A sealed block's own bytes (padding after it was counted already).
+                self.padding += used as u32;
             }
-            if self.is_empty() {
-                *self = Self::default();
-            } else if 2 * self.padding as usize > self.bytes.len() {
-                self.repack();
-            }
-            return true;
+        } else if was_last {
+            self.rewrite_open(&pairs);
+        } else {
+            self.rewrite_sealed(i, &[&pairs], used);
         }
-        false
+        self.tidy();
+        true
+    }
+
+    /// Frees an emptied list; rewrites one that is half padding.
+    fn tidy(&mut self) {
+        if self.is_empty() {
+            *self = Self::default();
+        } else if 2 * self.padding as usize > self.bytes.len() {
+            self.repack();
+        }
     }
 
     /// Rewrites the last block, sealed until its successor was removed, as an open one at
@@ -382,7 +415,7 @@ impl PostingList {
         let i = self.blocks.len() - 1;
         let start = self.blocks[i].start as usize;
         let span = self.bytes.len() - start;
-        let (pairs, used) = self.decode(i, true);
+        let (pairs, used) = self.pairs_as(i, true);
         self.bytes.truncate(start);
         open(&mut self.bytes, &pairs);
         self.padding -= (span - used) as u32;
@@ -393,17 +426,83 @@ impl PostingList {
         let mut bytes = Vec::with_capacity(self.bytes.len() - self.padding as usize);
         let n = self.blocks.len();
         for i in 0..n {
-            let sealed = i + 1 < n;
-            let (pairs, _) = self.decode(i, sealed);
+            let (pairs, _) = self.pairs(i);
             self.blocks[i].start = bytes.len() as u32;
-            if sealed {
-                seal(&mut bytes, &pairs);
+            if i + 1 < n {
+                packed::pack(&mut bytes, &pairs);
             } else {
                 open(&mut bytes, &pairs);
             }
         }
         self.bytes = bytes;
         self.padding = 0;
+    }
+}
+
+/// Looks slots up in one [`PostingList`], in increasing order: whole blocks are passed
+/// over on their slot ranges, and only a block that may hold a sought slot is decoded
+/// (once, however many of its slots are sought).
+#[derive(Debug)]
+pub(super) struct Cursor<'a> {
+    list: &'a PostingList,
+    /// The first block whose last slot is at least the last slot sought.
+    block: usize,
+    /// The block held decoded in `buf`, if any.
+    decoded: Option<usize>,
+    /// Position in `buf` of the first posting not below the last slot sought.
+    pos: usize,
+    buf: Box<Decoded>,
+}
+
+impl<'a> Cursor<'a> {
+    /// A cursor at the start of `list`.
+    pub(super) fn new(list: &'a PostingList) -> Self {
+        Self {
+            list,
+            block: 0,
+            decoded: None,
+            pos: 0,
+            buf: Box::default(),
+        }
+    }
+
+    /// Back to the start of the list, for another increasing run of slots (the decoded
+    /// block is kept).
+    pub(super) fn rewind(&mut self) {
+        self.block = 0;
+        self.pos = 0;
+    }
+
+    /// The index of the one block that may hold `slot`, without decoding anything;
+    /// `None` when no block's range holds it (the list does not hold it). `slot` must not
+    /// be below the slots sought since the last [`rewind`](Self::rewind).
+    #[inline]
+    pub(super) fn locate(&mut self, slot: u32) -> Option<usize> {
+        let blocks = &self.list.blocks;
+        while blocks.get(self.block).is_some_and(|b| b.last < slot) {
+            self.block += 1;
+        }
+        let b = blocks.get(self.block)?;
+        (slot >= b.first).then_some(self.block)
+    }
+
+    /// The count `tf` of `slot` in the list, if it holds it (same order as
+    /// [`locate`](Self::locate)).
+    #[inline]
+    pub(super) fn seek(&mut self, slot: u32) -> Option<u32> {
+        let b = self.locate(slot)?;
+        if self.decoded != Some(b) {
+            self.list.block(b).decode(&mut self.buf);
+            self.decoded = Some(b);
+            self.pos = 0;
+        }
+        let buf = &*self.buf;
+        let mut pos = self.pos;
+        while pos < buf.len && buf.slots[pos] < slot {
+            pos += 1;
+        }
+        self.pos = pos;
+        (pos < buf.len && buf.slots[pos] == slot).then(|| buf.tfs[pos] + 1)
     }
 }
 
@@ -415,8 +514,8 @@ mod tests {
 
     use super::*;
 
-    fn contents(list: &PostingList) -> BTreeMap<u32, f32> {
-        list.postings().collect()
+    fn contents(list: &PostingList) -> BTreeMap<u32, u32> {
+        list.postings().into_iter().collect()
     }
 
     #[test]
@@ -426,13 +525,51 @@ mod tests {
             list.insert(slot * 3, 1 + slot % 2);
         }
         assert_eq!(list.len(), 1_000);
-        assert_eq!(list.blocks().count(), 1_000usize.div_ceil(BLOCK));
-        // Seven sealed blocks: gaps of three (two bits), counts of one or two (one bit).
-        let sealed = 7 * (2 + bitpack::packed_len(127, 2) + bitpack::packed_len(128, 1));
+        assert_eq!(list.block_count(), 1_000usize.div_ceil(BLOCK));
+        // Seven sealed blocks: gaps of three (two bits), counts of one or two (one bit),
+        // 16 bytes a bit of width.
+        let sealed = 7 * 16 * (2 + 1);
         // The open block: one byte a posting, two for a count of two.
         let open = 104 * 3 / 2;
         assert_eq!(list.bytes.len(), sealed + open);
-        assert_eq!(list.postings().nth(7), Some((21, tf_weight(2))));
+        assert_eq!(list.postings()[7], (21, 2));
+    }
+
+    #[test]
+    fn reused_slots_go_into_the_block_holding_their_range() {
+        let mut list = PostingList::default();
+        for slot in (0..600u32).step_by(2) {
+            list.insert(slot, 1);
+        }
+        // Odd slots in the middle of sealed blocks: full blocks split, the list stays sorted.
+        for slot in (1..300u32).step_by(2) {
+            list.insert(slot, 3);
+        }
+        let got = list.postings();
+        assert_eq!(got.len(), 300 + 150);
+        assert!(got.windows(2).all(|w| w[0].0 < w[1].0));
+        assert!(list.blocks.iter().all(|b| b.len as usize <= BLOCK));
+        assert_eq!(got[1], (1, 3));
+    }
+
+    #[test]
+    fn emptying_the_open_block_reopens_the_one_before() {
+        let mut list = PostingList::default();
+        for slot in 0..300u32 {
+            list.insert(slot * 2, 1 + slot % 3);
+        }
+        // Blocks of 128, 128 and 44: empty the last, then the one before it.
+        for slot in (0..300u32).rev().take(44 + 128) {
+            assert!(list.remove(slot * 2));
+            let want: Vec<(u32, u32)> = (0..slot).map(|s| (s * 2, 1 + s % 3)).collect();
+            assert_eq!(list.postings(), want);
+        }
+        assert_eq!(list.block_count(), 1);
+        for slot in 128..200u32 {
+            list.insert(slot * 2, 1);
+        }
+        assert_eq!(list.len(), 200);
+        assert_eq!(list.postings()[150], (300, 1));
     }
 
     #[derive(Debug, Clone)]
@@ -443,14 +580,15 @@ mod tests {
 
     fn op() -> impl Strategy<Value = Op> {
         prop_oneof![
-            3 => (prop_oneof![0u32..400, any::<u32>()], 1u32..300).prop_map(|(s, tf)| Op::Insert(s, tf)),
-            1 => (0u32..400).prop_map(Op::Remove),
+            3 => (prop_oneof![0u32..400, 0u32..3_000, any::<u32>()], prop_oneof![1u32..3, 1u32..u32::MAX])
+                .prop_map(|(s, tf)| Op::Insert(s, tf)),
+            1 => prop_oneof![0u32..400, 0u32..3_000].prop_map(Op::Remove),
         ]
     }
 
     proptest! {
         #[test]
-        fn a_list_holds_what_was_inserted_and_not_removed(ops in prop::collection::vec(op(), 1..600)) {
+        fn a_list_holds_what_was_inserted_and_not_removed(ops in prop::collection::vec(op(), 1..800)) {
             let mut list = PostingList::default();
             let mut reference: BTreeMap<u32, u32> = BTreeMap::new();
             for op in ops {
@@ -467,13 +605,23 @@ mod tests {
                 }
                 prop_assert_eq!(list.len(), reference.len());
             }
-            let want: BTreeMap<u32, f32> =
-                reference.iter().map(|(&s, &tf)| (s, tf_weight(tf))).collect();
-            prop_assert_eq!(contents(&list), want);
-            for block in list.blocks() {
-                let slots: Vec<u32> = block.postings().map(|(s, _)| s).collect();
-                prop_assert!(slots.len() <= BLOCK);
-                prop_assert!(slots.windows(2).all(|w| w[0] < w[1]));
+            prop_assert_eq!(contents(&list), reference.clone());
+            // Blocks hold 1 to 128 postings and follow each other in slot order.
+            let mut prev: Option<u32> = None;
+            for b in &list.blocks {
+                prop_assert!(b.len >= 1 && b.len as usize <= BLOCK);
+                prop_assert!(b.first <= b.last);
+                prop_assert!(prev.is_none_or(|p| p < b.first));
+                prev = Some(b.last);
+            }
+            prop_assert!(2 * list.padding as usize <= list.bytes.len().max(1));
+            // A cursor finds exactly the held slots, sought in increasing order.
+            let mut cursor = Cursor::new(&list);
+            for round in 0..2 {
+                cursor.rewind();
+                for slot in (0..3_100u32).step_by(1 + round) {
+                    prop_assert_eq!(cursor.seek(slot), reference.get(&slot).copied(), "slot {}", slot);
+                }
             }
         }
     }

@@ -23,18 +23,22 @@
 //!
 //! # Compression
 //!
-//! Each term's postings are a [`PostingList`]: blocks of up to 128 `(slot, tf)` sorted by
-//! slot, bit-packed slot gaps and counts once full, varints while open (about a byte a
-//! posting on a Zipf corpus, against eight for a slot and an `f32`). Each document keeps
-//! its own term list, `(term id, tf)` by term id as [`codec`] varints: it gives the terms
-//! a norm sums over, and those a removal must visit. Searches decode a block at a time.
+//! Each term's postings are a [`PostingList`]: blocks of up to 128 `(slot, tf)`, the
+//! whole list sorted by slot, slot gaps and counts bit-packed (SIMD, the `bitpacking`
+//! crate) once a block is full, varints while it is open (1 to 1.5 bytes a posting on a
+//! Zipf corpus, against eight for a slot and an `f32`). Each document keeps its own term
+//! list, `(term id, tf)` by term id as [`codec`] varints: it gives the terms a norm sums
+//! over, and those a removal must visit. Searches decode a block at a time, and a top-k
+//! search looks documents up in the lists of common terms instead of decoding them whole
+//! ([`SparseIndex::score_top`]).
 //!
 //! # Updates
 //!
 //! Removing a document visits its terms and removes its posting from each one's list,
 //! re-encoding the one block that holds it (found by the blocks' slot ranges), so a
 //! removal costs O(its distinct terms × a block) and leaves no tombstone behind: a slot
-//! is free for reuse as soon as it is removed. Terms whose posting list empties are
+//! is free for reuse as soon as it is removed, and a document written into a reused slot
+//! goes into the block whose range holds it (a full block splits). Terms whose posting list empties are
 //! dropped and their ids reused.
 
 #[cfg(test)]
@@ -45,9 +49,9 @@ use std::sync::Arc;
 use parking_lot::Mutex;
 
 use super::analyse::{Analysed, UNMAPPED};
-use super::codec::{self, tf_weight, Pairs};
+use super::codec::{self, tf_weight, tf_weights, weight_in, Pairs};
 use super::dictionary::Dictionary;
-use super::postings::{Decoded, PostingList, BLOCK};
+use super::postings::{Block, Cursor, Decoded, PostingList, BLOCK};
 use super::tfidf::{document_counts, idf, inv_norm};
 use crate::text;
 
@@ -358,42 +362,28 @@ impl SparseIndex {
             return;
         };
         let mut acc = vec![0.0f32; self.docs.len()];
-        let mut buf: Decoded = [(0, 0.0); BLOCK];
+        let mut buf = Box::<Decoded>::default();
+        // In query order: the sums `score_top` makes, to the bit.
         for &(term, q_weight) in &terms {
             let factor = q_weight * table.idf[term as usize];
             for block in self.terms[term as usize].postings.blocks() {
-                block.add_to(&mut acc, factor);
+                add_block(&mut acc, block, factor, &mut buf);
             }
         }
         for &(term, _) in &terms {
             for block in self.terms[term as usize].postings.blocks() {
-                let n = block.decode(&mut buf);
-                for &(slot, _) in &buf[..n] {
-                    self.emit(&mut acc, slot, &table, inv_q, &mut f);
+                block.decode_slots(&mut buf);
+                for &slot in &buf.slots[..buf.len] {
+                    let dot = std::mem::take(&mut acc[slot as usize]);
+                    if dot <= 0.0 {
+                        continue; // scored already
+                    }
+                    let inv_d = self.inv_norm(slot as usize, &table);
+                    if inv_d > 0.0 {
+                        f(slot, (dot * inv_d * inv_q).clamp(0.0, 1.0));
+                    }
                 }
             }
-        }
-    }
-
-    /// Scores `slot` once: its dot product in `acc` (then zeroed) over its norm and the
-    /// query's, given to `f` unless the document was scored already or has no norm.
-    #[inline]
-    fn emit(
-        &self,
-        acc: &mut [f32],
-        slot: u32,
-        table: &IdfTable,
-        inv_q: f32,
-        f: &mut impl FnMut(u32, f32),
-    ) {
-        let dot = acc[slot as usize];
-        if dot <= 0.0 {
-            return; // scored already
-        }
-        acc[slot as usize] = 0.0;
-        let inv_d = self.inv_norm(slot as usize, table);
-        if inv_d > 0.0 {
-            f(slot, (dot * inv_d * inv_q).clamp(0.0, 1.0));
         }
     }
 
@@ -406,14 +396,15 @@ impl SparseIndex {
         if let Some(bounds) = cached.as_ref().filter(|b| b.epoch == self.epoch) {
             return Arc::clone(bounds);
         }
-        let mut buf: Decoded = [(0, 0.0); BLOCK];
+        let mut buf = Box::<Decoded>::default();
         let blocks: Vec<f32> = t
             .postings
             .blocks()
             .map(|block| {
-                let n = block.decode(&mut buf);
-                buf[..n].iter().fold(0.0f32, |m, &(slot, tf_weight)| {
-                    m.max(tf_weight * self.inv_norm(slot as usize, table))
+                block.decode(&mut buf);
+                (0..buf.len).fold(0.0f32, |m, i| {
+                    let (slot, tf) = buf.get(i);
+                    m.max(tf_weight(tf) * self.inv_norm(slot as usize, table))
                 })
             })
             .collect();
@@ -426,22 +417,30 @@ impl SparseIndex {
         *cached = Some(Arc::clone(&bounds));
         bounds
     }
+
     /// Like [`score`](Self::score) for a top-k search: `f(slot, cosine)` returns the
     /// score a candidate now needs to be kept (`NEG_INFINITY` while everything is), and
-    /// candidates that provably cannot reach it are never computed.
+    /// candidates that provably cannot reach it are never computed. Scores are exact (the
+    /// same `f32`s as [`score`](Self::score)'s); only documents that cannot enter the
+    /// top k are skipped.
     ///
     /// A term's share of a document's cosine is `q_t × idf_t × (1 + ln tf) / |d| / |q|`.
     /// Its document-side factor `(1 + ln tf) / |d|` is at most `1 / idf_t`, and long
-    /// posting lists keep its maximum per block of their [`PostingList`] (computed once per index
-    /// epoch, see [`BlockBounds`]). Complete dot products are summed in one pass over
-    /// the postings, decoded a block at a time (no norms, no calls); then query terms are
-    /// visited in decreasing order of their largest possible share, each document is
-    /// decided once, when first met, and whole blocks whose bound plus the shares of the terms not yet
-    /// visited is below the threshold are skipped; once the unvisited terms' shares
-    /// alone are, the search stops. So a query for a word in most documents scores the
-    /// few blocks holding its strongest documents, and a rare word mixed with common
-    /// ones scores the rare word's documents and little else. Scores are exact; only
-    /// documents that cannot enter the top-k are skipped.
+    /// posting lists keep its maximum per block (computed once per index epoch, see
+    /// [`BlockBounds`]). Query terms are visited in decreasing order of their largest
+    /// possible share, and each document is decided once, under the first of them it
+    /// holds; whole blocks whose bound plus the shares of the terms not yet visited is
+    /// below the threshold are skipped, and once the unvisited terms' shares alone are,
+    /// the search stops. So a query for a word in most documents scores the few blocks
+    /// holding its strongest documents, and a rare word mixed with common ones scores the
+    /// rare word's documents and little else.
+    ///
+    /// A document's dot product is completed by looking it up in the other terms' lists
+    /// ([`Cursor`]: lists are sorted by slot, so a lookup skips whole blocks and unpacks
+    /// only the block that may hold the document), after its bound, tightened by the
+    /// bounds of the blocks it would be in, still reaches the threshold: the lists of
+    /// common words are mostly never unpacked. Queries of many terms sum every posting
+    /// into one array first instead ([`LOOKUP_MAX_TERMS`]).
     pub(crate) fn score_top(&self, query: &str, mut f: impl FnMut(u32, f32) -> f32) {
         let Some(QueryTerms {
             terms,
@@ -454,7 +453,8 @@ impl SparseIndex {
         // Per term: weight × idf (its factor in the dot product) and its bound.
         let mut plan: Vec<Planned> = terms
             .iter()
-            .map(|&(term, w)| {
+            .enumerate()
+            .map(|(at, &(term, w))| {
                 let weight = w * table.idf[term as usize];
                 let long = self.terms[term as usize].postings.len() >= BOUNDED_MIN;
                 let bounds = long.then(|| self.block_bounds(term, &table));
@@ -464,6 +464,7 @@ impl SparseIndex {
                 };
                 Planned {
                     term,
+                    at,
                     weight,
                     share,
                     bounds,
@@ -471,57 +472,206 @@ impl SparseIndex {
             })
             .collect();
         plan.sort_by(|a, b| b.share.total_cmp(&a.share));
-        // rest[i] = bound on the cosine of a document containing only terms i.. .
-        let mut rest = vec![0.0f32; plan.len() + 1];
-        for i in (0..plan.len()).rev() {
-            rest[i] = rest[i + 1] + plan[i].share;
-        }
-        // Margin for float rounding: never skip on a bound that is merely close.
-        let below = |bound: f32, threshold: f32| bound * (1.0 + 1e-3) + 1e-6 < threshold;
-        let mut buf: Decoded = [(0, 0.0); BLOCK];
-        // Complete dot products, one cheap pass over the postings; a document scored
-        // already has its entry zeroed. A single term needs none: a list holds each
-        // document once, and its dot product is its posting's.
-        let mut acc = if plan.len() > 1 {
-            let mut acc = vec![0.0f32; self.docs.len()];
-            // In query order, as `score` sums: the same cosines to the bit.
-            for &(term, w) in &terms {
-                let weight = w * table.idf[term as usize];
-                for block in self.terms[term as usize].postings.blocks() {
-                    block.add_to(&mut acc, weight);
-                }
-            }
-            Some(acc)
-        } else {
-            None
+        let search = TopSearch {
+            index: self,
+            rest: rest_bounds(&plan),
+            plan,
+            inv_q,
+            table: &table,
         };
+        if search.plan.len() > LOOKUP_MAX_TERMS {
+            search.accumulated(&terms, &mut f);
+        } else {
+            search.looked_up(terms.len(), &mut f);
+        }
+    }
+}
+
+/// Most query terms for which [`SparseIndex::score_top`] completes dot products by
+/// looking documents up in the other terms' lists: each document it decides costs a
+/// lookup in every other list, so a long query (a pasted message) sums every posting into
+/// one array instead, at a cost independent of the number of terms.
+const LOOKUP_MAX_TERMS: usize = 6;
+
+/// Adds `(1 + ln tf) × factor` to `acc[slot]` for each posting of `block`.
+#[inline]
+fn add_block(acc: &mut [f32], block: Block<'_>, factor: f32, buf: &mut Decoded) {
+    if block.all_single() {
+        block.decode_slots(buf);
+        for &slot in &buf.slots[..buf.len] {
+            acc[slot as usize] += factor;
+        }
+    } else {
+        block.decode(buf);
+        let table = tf_weights();
+        for (&slot, &tf) in buf.slots[..buf.len].iter().zip(&buf.tfs[..buf.len]) {
+            acc[slot as usize] += weight_in(table, tf + 1) * factor;
+        }
+    }
+}
+
+/// `rest[i]`: a bound on the cosine of a document holding only terms `i..` of `plan`.
+fn rest_bounds(plan: &[Planned]) -> Vec<f32> {
+    let mut rest = vec![0.0f32; plan.len() + 1];
+    for i in (0..plan.len()).rev() {
+        rest[i] = rest[i + 1] + plan[i].share;
+    }
+    rest
+}
+
+/// Whether `bound` is certainly below `threshold`, with a margin for float rounding:
+/// never skip on a bound that is merely close.
+#[inline]
+fn below(bound: f32, threshold: f32) -> bool {
+    bound * (1.0 + 1e-3) + 1e-6 < threshold
+}
+
+/// One top-k search of [`SparseIndex::score_top`]: its plan and bounds.
+struct TopSearch<'a> {
+    index: &'a SparseIndex,
+    /// Query terms by decreasing share.
+    plan: Vec<Planned>,
+    rest: Vec<f32>,
+    inv_q: f32,
+    table: &'a IdfTable,
+}
+
+impl TopSearch<'_> {
+    /// Whether block `b` of planned term `i` can be skipped: its bound plus the shares of
+    /// the terms after `i` is below `threshold`.
+    #[inline]
+    fn skips(&self, i: usize, b: usize, threshold: f32) -> bool {
+        let p = &self.plan[i];
+        p.bounds.as_ref().is_some_and(|bounds| {
+            below(
+                p.weight * bounds.blocks[b] * self.inv_q + self.rest[i + 1],
+                threshold,
+            )
+        })
+    }
+
+    /// Dot products completed by lookups (see [`SparseIndex::score_top`]); `n_terms`
+    /// query terms.
+    fn looked_up(&self, n_terms: usize, f: &mut impl FnMut(u32, f32) -> f32) {
+        let lists: Vec<&PostingList> = self
+            .plan
+            .iter()
+            .map(|p| &self.index.terms[p.term as usize].postings)
+            .collect();
+        let mut cursors: Vec<Cursor<'_>> = lists.iter().map(|l| Cursor::new(l)).collect();
+        // Each term's part of the dot product, in query order (summed in that order, as
+        // `score` sums, so the cosines are the same to the bit).
+        let mut parts = vec![0.0f32; n_terms];
+        // Per later term: the bound of the block a document would be in, if any may
+        // hold it.
+        let mut later: Vec<Option<f32>> = vec![None; self.plan.len()];
+        let mut buf = Box::<Decoded>::default();
         let mut threshold = f32::NEG_INFINITY;
-        for (i, p) in plan.iter().enumerate() {
-            if below(rest[i], threshold) {
+        for (i, p) in self.plan.iter().enumerate() {
+            if below(self.rest[i], threshold) {
                 break;
             }
-            let postings = &self.terms[p.term as usize].postings;
-            for (b, block) in postings.blocks().enumerate() {
-                if let Some(bounds) = &p.bounds {
-                    let block_share = p.weight * bounds.blocks[b] * inv_q;
-                    if below(block_share + rest[i + 1], threshold) {
+            for c in &mut cursors {
+                c.rewind();
+            }
+            let (earlier, rest) = cursors.split_at_mut(i);
+            let later_cursors = &mut rest[1..];
+            for b in 0..lists[i].block_count() {
+                if below(self.rest[i], threshold) {
+                    break;
+                }
+                if self.skips(i, b, threshold) {
+                    continue;
+                }
+                let block = lists[i].block(b);
+                block.decode(&mut buf);
+                'docs: for k in 0..buf.len {
+                    let (slot, tf) = buf.get(k);
+                    // A document holding an earlier (stronger) term was decided there.
+                    for c in earlier.iter_mut() {
+                        if c.seek(slot).is_some() {
+                            continue 'docs;
+                        }
+                    }
+                    let inv_d = self.index.inv_norm(slot as usize, self.table);
+                    if inv_d <= 0.0 {
                         continue;
                     }
+                    let scale = inv_d * self.inv_q;
+                    let own = tf_weight(tf) * p.weight;
+                    // Bound: this term's exact share, and for each later term the bound
+                    // of the block the document would be in (0 when none may hold it).
+                    let mut bound = own * scale;
+                    for (j, c) in later_cursors.iter_mut().enumerate() {
+                        let q = &self.plan[i + 1 + j];
+                        later[j] = c.locate(slot).map(|b| match &q.bounds {
+                            Some(bounds) => q.weight * bounds.blocks[b] * self.inv_q,
+                            None => q.share,
+                        });
+                        bound += later[j].unwrap_or(0.0);
+                    }
+                    if below(bound, threshold) {
+                        continue;
+                    }
+                    parts.fill(0.0);
+                    parts[p.at] = own;
+                    for (j, c) in later_cursors.iter_mut().enumerate() {
+                        let Some(part_bound) = later[j] else {
+                            continue;
+                        };
+                        let q = &self.plan[i + 1 + j];
+                        bound -= part_bound;
+                        if let Some(tf) = c.seek(slot) {
+                            let part = tf_weight(tf) * q.weight;
+                            parts[q.at] = part;
+                            bound += part * scale;
+                        }
+                        if below(bound, threshold) {
+                            continue 'docs;
+                        }
+                    }
+                    let dot = parts.iter().fold(0.0f32, |sum, &x| sum + x);
+                    let cos = (dot * inv_d * self.inv_q).clamp(0.0, 1.0);
+                    if !below(cos, threshold) {
+                        threshold = f(slot, cos);
+                    }
                 }
-                let n = block.decode(&mut buf);
-                for &(posting, tf_weight) in &buf[..n] {
-                    let slot = posting as usize;
-                    let dot = match acc.as_mut() {
-                        Some(acc) => std::mem::take(&mut acc[slot]),
-                        None => tf_weight * p.weight,
-                    };
+            }
+        }
+    }
+
+    /// Dot products summed over every posting of the query terms first, in query order
+    /// (`terms`); then the terms are visited as in [`looked_up`](Self::looked_up), a
+    /// document decided when first met (its entry zeroed).
+    fn accumulated(&self, terms: &[(u32, f32)], f: &mut impl FnMut(u32, f32) -> f32) {
+        let mut acc = vec![0.0f32; self.index.docs.len()];
+        let mut buf = Box::<Decoded>::default();
+        for &(term, w) in terms {
+            let weight = w * self.table.idf[term as usize];
+            for block in self.index.terms[term as usize].postings.blocks() {
+                add_block(&mut acc, block, weight, &mut buf);
+            }
+        }
+        let mut threshold = f32::NEG_INFINITY;
+        for (i, p) in self.plan.iter().enumerate() {
+            if below(self.rest[i], threshold) {
+                break;
+            }
+            let list = &self.index.terms[p.term as usize].postings;
+            for b in 0..list.block_count() {
+                if self.skips(i, b, threshold) {
+                    continue;
+                }
+                list.block(b).decode_slots(&mut buf);
+                for &slot in &buf.slots[..buf.len] {
+                    let dot = std::mem::take(&mut acc[slot as usize]);
                     if dot <= 0.0 {
                         continue; // scored already
                     }
-                    let inv_d = self.inv_norm(slot, &table);
-                    let cos = (dot * inv_d * inv_q).clamp(0.0, 1.0);
+                    let inv_d = self.index.inv_norm(slot as usize, self.table);
+                    let cos = (dot * inv_d * self.inv_q).clamp(0.0, 1.0);
                     if inv_d > 0.0 && !below(cos, threshold) {
-                        threshold = f(posting, cos);
+                        threshold = f(slot, cos);
                     }
                 }
             }
@@ -541,6 +691,8 @@ struct QueryTerms {
 /// One query term in [`SparseIndex::score_top`]'s plan.
 struct Planned {
     term: u32,
+    /// Its position in the query.
+    at: usize,
     /// Query weight × idf: the term's factor in the dot product.
     weight: f32,
     /// Upper bound on the term's share of any document's cosine.
