@@ -109,6 +109,12 @@ impl Block<'_> {
         }
     }
 
+    /// The block's smallest and largest slots.
+    #[inline]
+    pub(super) fn range(self) -> (u32, u32) {
+        (self.meta.first, self.meta.last)
+    }
+
     /// Whether every posting of the block counts its term once (its `tf − 1` are all 0,
     /// known without decoding for a sealed block).
     #[inline]
@@ -484,6 +490,19 @@ impl<'a> Cursor<'a> {
         }
         let b = blocks.get(self.block)?;
         (slot >= b.first).then_some(self.block)
+    }
+
+    /// The indexes of the blocks whose ranges meet `lo..=hi`, without decoding anything
+    /// (`lo` in the same order as [`locate`](Self::locate)'s slots).
+    #[inline]
+    pub(super) fn overlapping(&mut self, lo: u32, hi: u32) -> std::ops::Range<usize> {
+        self.locate(lo);
+        let blocks = &self.list.blocks;
+        let mut end = self.block;
+        while blocks.get(end).is_some_and(|b| b.first <= hi) {
+            end += 1;
+        }
+        self.block..end
     }
 
     /// The count `tf` of `slot` in the list, if it holds it (same order as

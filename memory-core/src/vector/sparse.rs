@@ -435,13 +435,28 @@ impl SparseIndex {
     /// holding its strongest documents, and a rare word mixed with common ones scores the
     /// rare word's documents and little else.
     ///
-    /// A document's dot product is completed by looking it up in the other terms' lists
-    /// ([`Cursor`]: lists are sorted by slot, so a lookup skips whole blocks and unpacks
-    /// only the block that may hold the document), after its bound, tightened by the
-    /// bounds of the blocks it would be in, still reaches the threshold: the lists of
-    /// common words are mostly never unpacked. Queries of many terms sum every posting
-    /// into one array first instead ([`LOOKUP_MAX_TERMS`]).
-    pub(crate) fn score_top(&self, query: &str, mut f: impl FnMut(u32, f32) -> f32) {
+    /// When the strongest term is rare next to the others (most queries), a document's
+    /// dot product is completed by looking it up in the other terms' lists ([`Cursor`]:
+    /// lists are sorted by slot, so a lookup skips whole blocks and unpacks only the block
+    /// that may hold the document), and only after its bound, tightened by the bounds of
+    /// the blocks it would be in, still reaches the threshold; a block of the term being
+    /// visited is skipped when its bound plus the largest bounds of the other terms'
+    /// blocks meeting its slot range cannot reach it. So the lists of common words are
+    /// mostly never unpacked. A query of common words only, or of many terms, sums every
+    /// posting into one array of dot products first instead, which costs less there
+    /// ([`TopSearch::completion`]).
+    pub(crate) fn score_top(&self, query: &str, f: impl FnMut(u32, f32) -> f32) {
+        self.score_top_by(query, None, f);
+    }
+
+    /// [`score_top`](Self::score_top), its way of completing dot products chosen by cost
+    /// unless `forced` (tests hold both ways to the same results).
+    fn score_top_by(
+        &self,
+        query: &str,
+        forced: Option<Completion>,
+        mut f: impl FnMut(u32, f32) -> f32,
+    ) {
         let Some(QueryTerms {
             terms,
             inv_q,
@@ -479,12 +494,21 @@ impl SparseIndex {
             inv_q,
             table: &table,
         };
-        if search.plan.len() > LOOKUP_MAX_TERMS {
-            search.accumulated(&terms, &mut f);
-        } else {
-            search.looked_up(terms.len(), &mut f);
+        let completion = forced.unwrap_or_else(|| search.completion());
+        match completion {
+            Completion::Lookups => search.looked_up(terms.len(), &mut f),
+            Completion::OneArray => search.accumulated(&terms, &mut f),
         }
     }
+}
+
+/// How [`SparseIndex::score_top`] completes the dot products of the documents it decides.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Completion {
+    /// By looking each document up in the other terms' lists.
+    Lookups,
+    /// From one array of dot products summed over every posting first.
+    OneArray,
 }
 
 /// Most query terms for which [`SparseIndex::score_top`] completes dot products by
@@ -492,6 +516,12 @@ impl SparseIndex {
 /// lookup in every other list, so a long query (a pasted message) sums every posting into
 /// one array instead, at a cost independent of the number of terms.
 const LOOKUP_MAX_TERMS: usize = 6;
+
+/// Cost of deciding a document by lookups, in postings summed into one array: a
+/// document met under the strongest term costs a lookup in each other term's list
+/// (locating its block, unpacking it when first met, stepping to the slot), several
+/// times the add of one posting.
+const LOOKUP_COST: usize = 4;
 
 /// Adds `(1 + ln tf) × factor` to `acc[slot]` for each posting of `block`.
 #[inline]
@@ -537,6 +567,26 @@ struct TopSearch<'a> {
 }
 
 impl TopSearch<'_> {
+    /// [`Completion::Lookups`] when completing dot products by lookups ([`looked_up`](Self::looked_up)) should
+    /// cost less than summing every posting ([`accumulated`](Self::accumulated)): when
+    /// the query has few terms and the strongest one (whose documents are decided first,
+    /// each with a lookup in every other list) is rare next to the others. A query of
+    /// common words only (where bounds prune little) sums everything, as one of a single
+    /// word never needs to.
+    fn completion(&self) -> Completion {
+        let m = self.plan.len();
+        if m > LOOKUP_MAX_TERMS {
+            return Completion::OneArray;
+        }
+        let len = |p: &Planned| self.index.terms[p.term as usize].postings.len();
+        let all: usize = self.plan.iter().map(len).sum();
+        if len(&self.plan[0]) * (m - 1) * LOOKUP_COST <= all {
+            Completion::Lookups
+        } else {
+            Completion::OneArray
+        }
+    }
+
     /// Whether block `b` of planned term `i` can be skipped: its bound plus the shares of
     /// the terms after `i` is below `threshold`.
     #[inline]
@@ -584,6 +634,27 @@ impl TopSearch<'_> {
                     continue;
                 }
                 let block = lists[i].block(b);
+                // The block's bound with, for each later term, the largest bound of its
+                // blocks meeting this block's slot range (0 when none does).
+                let (lo, hi) = block.range();
+                let mut block_bound = match &p.bounds {
+                    Some(bounds) => p.weight * bounds.blocks[b] * self.inv_q,
+                    None => p.share,
+                };
+                for (j, c) in later_cursors.iter_mut().enumerate() {
+                    let q = &self.plan[i + 1 + j];
+                    let met = c.overlapping(lo, hi);
+                    block_bound += match &q.bounds {
+                        _ if met.is_empty() => 0.0,
+                        Some(bounds) => {
+                            q.weight * self.inv_q * bounds.blocks[met].iter().fold(0.0f32, |m, &x| m.max(x))
+                        }
+                        None => q.share,
+                    };
+                }
+                if below(block_bound, threshold) {
+                    continue;
+                }
                 block.decode(&mut buf);
                 'docs: for k in 0..buf.len {
                     let (slot, tf) = buf.get(k);
@@ -1268,6 +1339,18 @@ mod tests {
                 }
                 let (top, _) = top_k(&idx, &query, 3);
                 assert_top_matches(&top, &want, 3);
+                // Both ways of completing dot products, whichever the cost picks: the
+                // same hits with the same scores, to the bit.
+                for way in [Completion::Lookups, Completion::OneArray] {
+                    let mut forced = TopK::new(3);
+                    idx.score_top_by(&query, Some(way), |slot, cos| {
+                        forced.push(cos, slot, ());
+                        forced.threshold()
+                    });
+                    let forced: Vec<(f32, u32)> =
+                        forced.into_sorted().into_iter().map(|(c, s, _)| (c, s)).collect();
+                    prop_assert_eq!(&forced, &top, "{:?}", way);
+                }
             }
             prop_assert_eq!(idx.len(), reference.len());
         }
