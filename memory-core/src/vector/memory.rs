@@ -948,7 +948,10 @@ impl VectorStore for InMemoryVectorStore {
         let Some(ns) = self.namespace(namespace) else {
             return Ok(Vec::new());
         };
-        read_with(ns, "list documents", |ns| ns.ids.keys().map(|id| id.to_string()).collect()).await
+        read_with(ns, "list documents", |ns| {
+            ns.ids.keys().map(|id| id.to_string()).collect()
+        })
+        .await
     }
 
     async fn ids_in_range(&self, namespace: &str, from: &str, to: &str) -> Result<Vec<String>> {

@@ -32,8 +32,7 @@ impl Widths {
     /// Bytes the block takes.
     #[inline]
     pub(super) fn len(self) -> usize {
-        BitPacker4x::compressed_block_size(self.gaps)
-            + BitPacker4x::compressed_block_size(self.tfs)
+        BitPacker4x::compressed_block_size(self.gaps) + BitPacker4x::compressed_block_size(self.tfs)
     }
 }
 

@@ -647,7 +647,9 @@ impl TopSearch<'_> {
                     block_bound += match &q.bounds {
                         _ if met.is_empty() => 0.0,
                         Some(bounds) => {
-                            q.weight * self.inv_q * bounds.blocks[met].iter().fold(0.0f32, |m, &x| m.max(x))
+                            q.weight
+                                * self.inv_q
+                                * bounds.blocks[met].iter().fold(0.0f32, |m, &x| m.max(x))
                         }
                         None => q.share,
                     };
