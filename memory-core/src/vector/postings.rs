@@ -223,7 +223,7 @@ impl PostingList {
     /// batch made the next one copy it whole: a load in batches of 1,000 took 4x as long).
     pub(super) fn shrink_to_fit(&mut self) {
         fn trim<T>(v: &mut Vec<T>) {
-            if v.capacity() > 2 * v.len() + 8 {
+            if v.capacity() > 2 * v.len() {
                 v.shrink_to_fit();
             }
         }
