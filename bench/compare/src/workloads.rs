@@ -165,7 +165,9 @@ async fn dense(dir: &Path) -> Result<Value, Error> {
     let start = Instant::now();
     for (b, batch) in flat.chunks(DIM * DENSE_UPSERT_BATCH).enumerate() {
         let docs = batch
-            .chunks_exact(DIM)
+            .as_chunks::<DIM>()
+            .0
+            .iter()
             .enumerate()
             .map(|(j, v)| {
                 Document::new("")
