@@ -936,9 +936,19 @@ mod tests {
     }
 
     fn top_k(index: &SparseIndex, query: &str, k: usize) -> (Vec<(f32, u32)>, usize) {
+        top_k_by(index, query, k, None)
+    }
+
+    /// [`top_k`] completing dot products the `forced` way, if given.
+    fn top_k_by(
+        index: &SparseIndex,
+        query: &str,
+        k: usize,
+        forced: Option<Completion>,
+    ) -> (Vec<(f32, u32)>, usize) {
         let mut calls = 0;
         let mut top = TopK::new(k);
-        index.score_top(query, |slot, cos| {
+        index.score_top_by(query, forced, |slot, cos| {
             calls += 1;
             top.push(cos, slot, ());
             top.threshold()
@@ -991,9 +1001,13 @@ mod tests {
             idx.insert(*slot, text);
         }
         for round in 0..6u32 {
-            for query in ["red", "blue red", "rain", "moon sun red"] {
+            for query in ["red", "blue red", "rain", "moon sun red", "red green blue"] {
                 let want = brute_force(&corpus, query);
                 assert_top_matches(&top_k(&idx, query, 5).0, &want, 5);
+                // Long lists with block bounds, slots reused: both ways agree.
+                for way in [Completion::Lookups, Completion::OneArray] {
+                    assert_top_matches(&top_k_by(&idx, query, 5, Some(way)).0, &want, 5);
+                }
             }
             // Move the strongest "red" documents around: replace, remove, add short ones.
             let slot = round * 97;
