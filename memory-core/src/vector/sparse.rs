@@ -517,6 +517,10 @@ enum Completion {
 /// one array instead, at a cost independent of the number of terms.
 const LOOKUP_MAX_TERMS: usize = 6;
 
+/// Blocks of the strongest term visited first by [`TopSearch::looked_up`] (those of
+/// largest bound), to raise the threshold early.
+const SEED_BLOCKS: usize = 8;
+
 /// Cost of deciding a document by lookups, in postings summed into one array: a
 /// document met under the strongest term costs a lookup in each other term's list
 /// (locating its block, unpacking it when first met, stepping to the slot), several
@@ -626,7 +630,13 @@ impl TopSearch<'_> {
             }
             let (earlier, rest) = cursors.split_at_mut(i);
             let later_cursors = &mut rest[1..];
-            for b in 0..lists[i].block_count() {
+            let mut prev = 0;
+            for b in self.visit_order(i) {
+                if b < prev {
+                    // Back to the start after the seeds: cursors move forward only.
+                    later_cursors.iter_mut().for_each(Cursor::rewind);
+                }
+                prev = b;
                 if below(self.rest[i], threshold) {
                     break;
                 }
@@ -711,6 +721,32 @@ impl TopSearch<'_> {
                 }
             }
         }
+    }
+
+    /// The order `looked_up` visits planned term `i`'s blocks in: slot order, except that
+    /// the strongest term with block bounds has its [`SEED_BLOCKS`] blocks of largest
+    /// bound visited first (in slot order among themselves), so the threshold is high
+    /// before the other blocks are met and most of them are skipped on their bounds.
+    fn visit_order(&self, i: usize) -> Vec<usize> {
+        let n = self.index.terms[self.plan[i].term as usize]
+            .postings
+            .block_count();
+        let bounds = match &self.plan[i].bounds {
+            Some(bounds) if i == 0 && n > 2 * SEED_BLOCKS => bounds,
+            _ => return (0..n).collect(),
+        };
+        let mut by_bound: Vec<usize> = (0..n).collect();
+        by_bound.select_nth_unstable_by(SEED_BLOCKS, |&a, &b| {
+            bounds.blocks[b].total_cmp(&bounds.blocks[a])
+        });
+        let mut seeds = by_bound[..SEED_BLOCKS].to_vec();
+        seeds.sort_unstable();
+        let mut seeded = vec![false; n];
+        for &b in &seeds {
+            seeded[b] = true;
+        }
+        seeds.extend((0..n).filter(|&b| !seeded[b]));
+        seeds
     }
 
     /// Dot products summed over every posting of the query terms first, in query order
