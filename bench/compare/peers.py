@@ -147,7 +147,10 @@ def sparse(d, threads):
 
     def tantivy_build():
         sb = tantivy.SchemaBuilder()
-        sb.add_text_field("body", stored=False)
+        # Term frequencies without positions: what agentmem's keyword index holds (no
+        # phrase queries), so both sides index the same; the default ("position") also
+        # stores every word's position, about 90 more bytes a document.
+        sb.add_text_field("body", stored=False, index_option="freq")
         sb.add_unsigned_field("id", stored=True)
         schema = sb.build()
         index = tantivy.Index(schema)  # in RAM

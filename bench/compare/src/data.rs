@@ -197,10 +197,14 @@ pub fn lines(dir: &Path, name: &str) -> Result<Vec<String>, Error> {
 pub fn vectors(dir: &Path, name: &str) -> Result<Vec<Vec<f32>>, Error> {
     let bytes = fs::read(dir.join(name))?;
     Ok(bytes
-        .chunks_exact(DIM * 4)
+        .as_chunks::<{ DIM * 4 }>()
+        .0
+        .iter()
         .map(|row| {
-            row.chunks_exact(4)
-                .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+            row.as_chunks::<4>()
+                .0
+                .iter()
+                .map(|&b| f32::from_le_bytes(b))
                 .collect()
         })
         .collect())
@@ -210,7 +214,9 @@ pub fn vectors(dir: &Path, name: &str) -> Result<Vec<Vec<f32>>, Error> {
 pub fn vectors_flat(dir: &Path, name: &str) -> Result<Vec<f32>, Error> {
     let bytes = fs::read(dir.join(name))?;
     Ok(bytes
-        .chunks_exact(4)
-        .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+        .as_chunks::<4>()
+        .0
+        .iter()
+        .map(|&b| f32::from_le_bytes(b))
         .collect())
 }

@@ -103,6 +103,13 @@ fn window(dir: &Path, history: usize) -> Result<Value, Error> {
     )
 }
 
+/// Documents upserted per call while building the sparse store, as tantivy's side adds
+/// them to its writer one at a time: the inputs of one call (documents, their ids, the
+/// ids handed back) are freed and their memory reused by the next, so the growth of
+/// resident memory over the build is the store's own (ids, records, keyword index), as
+/// with [`DENSE_UPSERT_BATCH`].
+const SPARSE_UPSERT_BATCH: usize = 1_000;
+
 async fn sparse(dir: &Path) -> Result<Value, Error> {
     let docs = lines(dir, "docs.txt")?;
     let queries = lines(dir, "queries.txt")?;
@@ -110,15 +117,15 @@ async fn sparse(dir: &Path) -> Result<Value, Error> {
     let start = Instant::now();
     let store = InMemoryVectorStore::new();
     let n = docs.len();
-    store
-        .upsert_batch(
-            "docs",
-            docs.into_iter()
-                .enumerate()
-                .map(|(i, d)| Document::new(d).with_id(i.to_string()))
-                .collect(),
-        )
-        .await?;
+    let mut docs = docs.into_iter().enumerate().peekable();
+    while docs.peek().is_some() {
+        let batch = docs
+            .by_ref()
+            .take(SPARSE_UPSERT_BATCH)
+            .map(|(i, d)| Document::new(d).with_id(i.to_string()))
+            .collect();
+        store.upsert_batch("docs", batch).await?;
+    }
     let build = start.elapsed();
     let bytes = resident().saturating_sub(before) as f64 / n as f64;
     let mut samples = Vec::new();
@@ -158,7 +165,9 @@ async fn dense(dir: &Path) -> Result<Value, Error> {
     let start = Instant::now();
     for (b, batch) in flat.chunks(DIM * DENSE_UPSERT_BATCH).enumerate() {
         let docs = batch
-            .chunks_exact(DIM)
+            .as_chunks::<DIM>()
+            .0
+            .iter()
             .enumerate()
             .map(|(j, v)| {
                 Document::new("")

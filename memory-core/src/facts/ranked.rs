@@ -86,6 +86,8 @@ impl RankedFacts {
             slots.insert(fact.id.clone(), slot);
             max_confidence = max_confidence.max(fact.confidence);
         }
+        // Postings were given room for the whole batch ahead: keep what they use.
+        index.shrink_to_fit();
         let strength = facts.iter().map(Strength::of).collect();
         Self {
             facts,

@@ -12,6 +12,7 @@
 use foldhash::{HashMap, HashMapExt};
 use rayon::prelude::*;
 
+use super::codec::{self, Pairs};
 use crate::text;
 
 /// Fewest documents worth a chunk of their own (and a task on the pool).
@@ -25,9 +26,10 @@ pub(super) const UNMAPPED: u32 = u32::MAX;
 pub(super) struct Chunk {
     /// The distinct terms of the chunk, indexed by chunk-local id.
     pub(super) vocab: Vec<Box<str>>,
-    /// Each document's `(local id, 1 + ln tf)`, one per distinct term sorted by term
-    /// text, documents one after the other.
-    pub(super) terms: Vec<(u32, f32)>,
+    /// Each document's `(local id, tf)`, one per distinct term by local id,
+    /// [`codec`]-encoded after 0 (two bytes a term or so, where pairs of `u32` took eight:
+    /// a batch's transient memory is mostly this), documents one after the other.
+    pub(super) terms: Vec<u8>,
     /// End of each document's run in `terms`.
     pub(super) ends: Vec<u32>,
     /// Number of the chunk's documents containing each local id (to reserve postings).
@@ -62,32 +64,24 @@ impl Chunk {
             // Count repeats: equal terms have equal ids.
             tokens.sort_unstable();
             let mut i = 0;
+            let mut prev = 0;
             while i < tokens.len() {
                 let id = tokens[i];
                 let mut n = 1;
                 while i + n < tokens.len() && tokens[i + n] == id {
                     n += 1;
                 }
-                chunk.terms.push((id, 1.0 + (n as f32).ln()));
+                codec::put(&mut chunk.terms, prev, id, n as u32);
+                prev = id;
                 i += n;
             }
             chunk.ends.push(chunk.terms.len() as u32);
         }
-        // Each document's terms in the order of their text, as the index lists them:
-        // texts are compared once per chunk term, documents sorted by rank.
-        let mut by_text: Vec<u32> = (0..chunk.vocab.len() as u32).collect();
-        by_text.sort_unstable_by(|&a, &b| chunk.vocab[a as usize].cmp(&chunk.vocab[b as usize]));
-        let mut rank = vec![0u32; by_text.len()];
-        for (r, &id) in by_text.iter().enumerate() {
-            rank[id as usize] = r as u32;
-        }
-        for i in 0..chunk.ends.len() {
-            let range = chunk.range(i);
-            chunk.terms[range].sort_unstable_by_key(|&(id, _)| rank[id as usize]);
-        }
         chunk.df = vec![0; chunk.vocab.len()];
-        for &(id, _) in &chunk.terms {
-            chunk.df[id as usize] += 1;
+        for i in 0..chunk.ends.len() {
+            for (id, _) in Pairs::new(&chunk.terms[chunk.range(i)], 0) {
+                chunk.df[id as usize] += 1;
+            }
         }
         chunk.mapped = vec![UNMAPPED; chunk.vocab.len()];
         chunk

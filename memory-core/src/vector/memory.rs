@@ -111,7 +111,8 @@ impl fmt::Debug for InMemoryVectorStore {
 
 #[derive(Debug)]
 struct Record {
-    id: String,
+    /// The same allocation as the id's key in [`Namespace::ids`]: each id is stored once.
+    id: Arc<str>,
     content: String,
     metadata: Metadata,
 }
@@ -120,7 +121,8 @@ struct Record {
 #[derive(Debug, Default)]
 struct Namespace {
     /// Slot of each id, in id order (so ids, and ranges of them, are listed unsorted).
-    ids: BTreeMap<String, u32>,
+    /// Keys share their text with the records' ids.
+    ids: BTreeMap<Arc<str>, u32>,
     records: Vec<Option<Record>>,
     free: Vec<u32>,
     sparse: SparseIndex,
@@ -146,9 +148,11 @@ struct Prepared {
 }
 
 impl Namespace {
-    fn slot_for(&mut self, id: &str) -> Result<u32> {
-        if let Some(&slot) = self.ids.get(id) {
-            return Ok(slot);
+    /// The slot of `id` and the id as the namespace keeps it (shared by its key and its
+    /// record), taking a free slot for a new id.
+    fn slot_for(&mut self, id: &str) -> Result<(u32, Arc<str>)> {
+        if let Some((key, &slot)) = self.ids.get_key_value(id) {
+            return Ok((slot, Arc::clone(key)));
         }
         let slot = match self.free.pop() {
             Some(slot) => slot,
@@ -159,8 +163,9 @@ impl Namespace {
         if slot as usize == self.records.len() {
             self.records.push(None);
         }
-        self.ids.insert(id.to_owned(), slot);
-        Ok(slot)
+        let id: Arc<str> = id.into();
+        self.ids.insert(Arc::clone(&id), slot);
+        Ok((slot, id))
     }
 
     /// Writes a prepared document (document `i` of `analysed` when the batch was analysed
@@ -171,7 +176,7 @@ impl Namespace {
         analysed: Option<&mut Analysed>,
         i: usize,
     ) -> Result<String> {
-        let slot = self.slot_for(&doc.id)?;
+        let (slot, id) = self.slot_for(&doc.id)?;
         match &doc.embedding {
             Some(v) => self.dense.insert(slot, v)?,
             None => self.dense.remove(slot),
@@ -181,7 +186,7 @@ impl Namespace {
             None => self.sparse.insert(slot, &doc.content),
         }
         self.records[slot as usize] = Some(Record {
-            id: doc.id.clone(),
+            id,
             content: doc.content,
             metadata: doc.metadata,
         });
@@ -197,11 +202,16 @@ impl Namespace {
     ) -> Result<Vec<String>> {
         check_dimensions(self, &prepared)?;
         self.reserve(prepared.len());
-        prepared
+        let written = prepared
             .into_iter()
             .enumerate()
             .map(|(i, d)| self.write(d, analysed.as_mut(), i))
-            .collect()
+            .collect();
+        if analysed.is_some() {
+            // Postings were given room for the whole batch ahead: keep what they use.
+            self.sparse.shrink_to_fit();
+        }
+        written
     }
 
     /// Whether nothing was ever written here (a namespace as created or as cleared):
@@ -220,7 +230,7 @@ impl Namespace {
                 let rec = rec?;
                 Some(Prepared {
                     embedding: self.dense.get(slot as u32).map(<[f32]>::to_vec),
-                    id: rec.id,
+                    id: rec.id.to_string(),
                     content: rec.content,
                     metadata: rec.metadata,
                 })
@@ -245,7 +255,7 @@ impl Namespace {
     fn document(&self, id: &str) -> Option<Document> {
         let slot = *self.ids.get(id)?;
         self.record(slot).map(|rec| Document {
-            id: Some(rec.id.clone()),
+            id: Some(rec.id.to_string()),
             content: rec.content.clone(),
             metadata: rec.metadata.clone(),
             embedding: self.dense.get(slot).map(<[f32]>::to_vec),
@@ -469,7 +479,7 @@ impl Namespace {
         if filter.is_some_and(|f| !f.matches(&rec.metadata)) {
             return;
         }
-        top.push(score, rec.id.as_str(), rec);
+        top.push(score, &*rec.id, rec);
     }
 }
 
@@ -478,7 +488,7 @@ fn hits(top: TopK<&str, &Record>) -> Vec<SearchHit> {
     top.into_sorted()
         .into_iter()
         .map(|(score, _, rec)| SearchHit {
-            id: rec.id.clone(),
+            id: rec.id.to_string(),
             content: rec.content.clone(),
             metadata: rec.metadata.clone(),
             score,
@@ -949,7 +959,10 @@ impl VectorStore for InMemoryVectorStore {
         let Some(ns) = self.namespace(namespace) else {
             return Ok(Vec::new());
         };
-        read_with(ns, "list documents", |ns| ns.ids.keys().cloned().collect()).await
+        read_with(ns, "list documents", |ns| {
+            ns.ids.keys().map(|id| id.to_string()).collect()
+        })
+        .await
     }
 
     async fn ids_in_range(&self, namespace: &str, from: &str, to: &str) -> Result<Vec<String>> {
@@ -963,7 +976,7 @@ impl VectorStore for InMemoryVectorStore {
         read_with(ns, "list documents", move |ns| {
             ns.ids
                 .range::<str, _>((Bound::Included(from.as_str()), Bound::Excluded(to.as_str())))
-                .map(|(id, _)| id.clone())
+                .map(|(id, _)| id.to_string())
                 .collect()
         })
         .await

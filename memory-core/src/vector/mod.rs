@@ -7,11 +7,15 @@ use crate::error::{MemoryError, Result};
 use crate::message::Metadata;
 
 pub(crate) mod analyse;
+mod codec;
 pub(crate) mod dense;
+mod dictionary;
 mod embedding;
 mod filter;
 pub(crate) mod fuse;
 mod memory;
+mod packed;
+mod postings;
 mod quantized;
 mod recent;
 pub(crate) mod simd;

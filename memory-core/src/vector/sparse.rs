@@ -8,9 +8,10 @@
 //!
 //! # Keeping it correct while IDF moves
 //!
-//! Postings store only the sublinear tf part `1 + ln tf`, which never changes for a
-//! document. IDF is computed at query time from the current `N` and `df`, so adding or
-//! removing documents is reflected immediately without re-indexing anything.
+//! Postings store only the term count `tf`, which never changes for a document (its
+//! weight `1 + ln tf` is recomputed when read). IDF is computed at query time from the
+//! current `N` and `df`, so adding or removing documents is reflected immediately without
+//! re-indexing anything.
 //!
 //! A document's norm depends on the IDF of *all* its terms, so it goes stale whenever
 //! the index changes. Each document caches its norm together with the index *epoch*
@@ -20,44 +21,53 @@
 //! current index, a search never touches documents outside the query terms' postings,
 //! and repeated searches between writes reuse the norms.
 //!
+//! # Compression
+//!
+//! Each term's postings are a [`PostingList`]: blocks of up to 128 `(slot, tf)`, the
+//! whole list sorted by slot, slot gaps and counts bit-packed (SIMD, the `bitpacking`
+//! crate) once a block is full, varints while it is open (1 to 1.5 bytes a posting on a
+//! Zipf corpus, against eight for a slot and an `f32`). Each document keeps its own term
+//! list, `(term id, tf)` by term id as [`codec`] varints: it gives the terms a norm sums
+//! over, and those a removal must visit. Searches decode a block at a time, and a top-k
+//! search looks documents up in the lists of common terms instead of decoding them whole
+//! ([`SparseIndex::score_top`]).
+//!
 //! # Updates
 //!
-//! Each posting's position is remembered in its document's term list, so removing a
-//! document swap-removes its postings in O(its distinct terms) instead of scanning
-//! posting lists. Terms whose posting list empties are dropped and their ids reused.
+//! Removing a document visits its terms and removes its posting from each one's list,
+//! re-encoding the one block that holds it (found by the blocks' slot ranges), so a
+//! removal costs O(its distinct terms × a block) and leaves no tombstone behind: a slot
+//! is free for reuse as soon as it is removed, and a document written into a reused slot
+//! goes into the block whose range holds it (a full block splits). Terms whose posting list empties are
+//! dropped and their ids reused.
 
+#[cfg(test)]
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
 use parking_lot::Mutex;
 
 use super::analyse::{Analysed, UNMAPPED};
+use super::codec::{self, tf_weight, tf_weights, weight_in, Pairs};
+use super::dictionary::Dictionary;
+use super::postings::{Block, Cursor, Decoded, PostingList, BLOCK};
+use super::tfidf::{document_counts, idf, inv_norm};
 use crate::text;
 
-/// One occurrence list entry: a document slot and its `1 + ln tf`.
-#[derive(Debug, Clone, Copy)]
-struct Posting {
-    slot: u32,
-    tf_weight: f32,
-}
-
-#[derive(Debug)]
+#[derive(Debug, Default)]
 struct Term {
-    text: Box<str>,
-    postings: Vec<Posting>,
+    postings: PostingList,
     /// Block maxima of a long posting list, for [`SparseIndex::score_top`]; valid for
     /// one epoch, computed when a search first needs them.
     bounds: Mutex<Option<Arc<BlockBounds>>>,
 }
 
-/// Number of postings summarised by one block bound.
-const BLOCK: usize = 128;
 /// Lists at least this long get block bounds; shorter ones are cheaper to scan whole.
 const BOUNDED_MIN: usize = 8 * BLOCK;
 
-/// Upper bounds on a term's document-side factor `(1 + ln tf) / |d|` per block of
-/// [`BLOCK`] postings (in posting-list order), and over the whole list, at one epoch.
+/// Upper bounds on a term's document-side factor `(1 + ln tf) / |d|` per block of its
+/// [`PostingList`] (in list order), and over the whole list, at one epoch.
 #[derive(Debug)]
 struct BlockBounds {
     epoch: u64,
@@ -65,36 +75,28 @@ struct BlockBounds {
     max: f32,
 }
 
-/// A document's term, with the position of its posting in that term's list.
-#[derive(Debug, Clone, Copy)]
-struct DocTerm {
-    term: u32,
-    pos: u32,
-    tf_weight: f32,
-}
-
+/// A document's cached `1 / norm` and the epoch it was computed at, in one atomic word
+/// (eight bytes a slot, scanned with good locality): the `f32` bits of `1 / norm` (0
+/// for a document without terms) above the low 32 bits of the epoch ([`tag`]).
 #[derive(Debug)]
-struct DocTerms {
-    terms: Vec<DocTerm>,
-}
-
-/// A document's cached `1 / norm`, valid while `epoch` equals the index epoch. Kept in
-/// an array of its own (16 bytes a slot) so a search scans it with good locality.
-#[derive(Debug)]
-struct NormCell {
-    epoch: AtomicU64,
-    /// `f32` bits of `1 / norm` (0 for a document without terms).
-    inv_norm: AtomicU32,
-}
+struct NormCell(AtomicU64);
 
 impl NormCell {
     fn stale() -> Self {
-        Self {
-            epoch: AtomicU64::new(NEVER),
-            inv_norm: AtomicU32::new(0),
-        }
+        Self(AtomicU64::new(u64::from(STALE)))
     }
 }
+
+/// The tag of a norm computed at `epoch`. The index skips the epochs tagged [`STALE`] and
+/// marks every cell stale when the tags wrap around (once every 2³² writes), so a cell's
+/// tag equals the current one only if it was computed at the current epoch.
+#[inline]
+fn tag(epoch: u64) -> u32 {
+    epoch as u32
+}
+
+/// The tag of a norm never computed.
+const STALE: u32 = u32::MAX;
 
 /// IDF of every term id, valid for one epoch.
 #[derive(Debug)]
@@ -103,22 +105,21 @@ struct IdfTable {
     idf: Vec<f32>,
 }
 
-const NEVER: u64 = u64::MAX;
-
 /// An inverted index over documents identified by small integer slots chosen by the caller.
 #[derive(Debug, Default)]
 pub(crate) struct SparseIndex {
-    term_ids: HashMap<Box<str>, u32>,
+    dict: Dictionary,
+    /// By term id (an empty list for a free id).
     terms: Vec<Term>,
-    free_terms: Vec<u32>,
-    docs: Vec<Option<DocTerms>>,
+    /// Each slot's terms, `(term id, tf)` by term id, [`codec`]-encoded after 0.
+    docs: Vec<Option<Box<[u8]>>>,
     norms: Vec<NormCell>,
+    /// Terms given room ahead of a batch, to trim by [`shrink_to_fit`](Self::shrink_to_fit).
+    reserved: Vec<u32>,
     doc_count: usize,
     epoch: u64,
     idf_cache: Mutex<Option<Arc<IdfTable>>>,
 }
-
-use super::tfidf::{document_terms as weighted_terms, idf};
 
 impl SparseIndex {
     /// An empty index.
@@ -136,74 +137,82 @@ impl SparseIndex {
     /// Number of distinct terms.
     #[cfg(test)]
     pub(crate) fn vocabulary(&self) -> usize {
-        self.term_ids.len()
+        self.dict.len()
     }
 
     /// Indexes `text` under `slot`, replacing whatever the slot held.
     pub(crate) fn insert(&mut self, slot: u32, text: &str) {
         self.remove(slot);
-        let terms = weighted_terms(text)
+        let mut terms: Vec<(u32, u32)> = document_counts(text)
             .into_iter()
-            .map(|(text, tf_weight)| {
-                let term = self.term_id(&text);
-                self.post(slot, term, tf_weight)
-            })
+            .map(|(text, tf)| (self.term_id(&text), tf))
             .collect();
-        self.place(slot, terms);
+        self.place(slot, &mut terms);
     }
 
-    /// Appends `slot`'s posting to `term`'s list; returns the document's side of it.
-    fn post(&mut self, slot: u32, term: u32, tf_weight: f32) -> DocTerm {
-        let postings = &mut self.terms[term as usize].postings;
-        let pos = postings.len() as u32;
-        postings.push(Posting { slot, tf_weight });
-        DocTerm {
-            term,
-            pos,
-            tf_weight,
+    /// Records `terms` (`(term id, tf)`, distinct terms) as the document in the empty
+    /// `slot`: its postings and its term list.
+    fn place(&mut self, slot: u32, terms: &mut [(u32, u32)]) {
+        terms.sort_unstable_by_key(|&(term, _)| term);
+        for &(term, tf) in terms.iter() {
+            self.terms[term as usize].postings.insert(slot, tf);
         }
-    }
-
-    /// Records `terms` (already posted) as the document in the empty `slot`.
-    fn place(&mut self, slot: u32, terms: Vec<DocTerm>) {
+        let mut encoded = Vec::with_capacity(2 * terms.len());
+        codec::encode(&mut encoded, 0, terms.iter().copied());
         let idx = slot as usize;
         if self.docs.len() <= idx {
             self.docs.resize_with(idx + 1, || None);
             self.norms.resize_with(idx + 1, NormCell::stale);
         }
-        self.docs[idx] = Some(DocTerms { terms });
+        self.docs[idx] = Some(encoded.into_boxed_slice());
         self.doc_count += 1;
+        self.advance();
+    }
+
+    /// Moves to the next epoch: every cached norm and bound goes stale.
+    fn advance(&mut self) {
         self.epoch += 1;
+        match tag(self.epoch) {
+            STALE => self.advance(),
+            0 => {
+                // Tags wrapped around: no old tag may pass for a new one.
+                for cell in &mut self.norms {
+                    *cell = NormCell::stale();
+                }
+            }
+            _ => {}
+        }
     }
 
     /// Indexes document `i` of `batch` under `slot`, replacing whatever the slot held:
     /// the same as [`insert`](Self::insert) of its text (same term ids, postings and
-    /// sums, so the same scores to the bit), without analysing it again. Inserting a
+    /// counts, so the same scores to the bit), without analysing it again. Inserting a
     /// batch's documents in order, under the index's lock, is inserting them one by one.
     pub(crate) fn insert_analysed(&mut self, slot: u32, batch: &mut Analysed, i: usize) {
-        let free = self.free_terms.len();
+        let vocabulary = self.dict.len();
         self.remove(slot);
-        if self.free_terms.len() > free {
+        if self.dict.len() < vocabulary {
             // Dropped term ids may be reused: mappings are checked from now on.
             batch.recheck = true;
         }
         let recheck = batch.recheck;
         let (c, j) = batch.locate(i);
         let chunk = &mut batch.chunks[c];
-        let weighted = &chunk.terms[chunk.range(j)];
-        let mut terms = Vec::with_capacity(weighted.len());
-        for &(local, tf_weight) in weighted {
+        let counted = &chunk.terms[chunk.range(j)];
+        let mut terms = Vec::with_capacity(counted.len());
+        for (local, tf) in Pairs::new(counted, 0) {
             let text = &chunk.vocab[local as usize];
             let mapped = &mut chunk.mapped[local as usize];
-            if *mapped == UNMAPPED || (recheck && self.terms[*mapped as usize].text != *text) {
+            if *mapped == UNMAPPED || (recheck && self.dict.text(*mapped) != &**text) {
                 *mapped = self.term_id(text);
                 // First use in this chunk: room for the chunk's documents using the term.
                 let df = chunk.df[local as usize] as usize;
                 self.terms[*mapped as usize].postings.reserve(df);
+                self.reserved.push(*mapped);
             }
-            terms.push(self.post(slot, *mapped, tf_weight));
+            terms.push((*mapped, tf));
         }
-        self.place(slot, terms);
+        self.place(slot, &mut terms);
     }
 
     /// Makes room for `additional` more document slots.
@@ -212,27 +221,37 @@ impl SparseIndex {
         self.norms.reserve(additional);
     }
 
-    fn term_id(&mut self, text: &str) -> u32 {
-        if let Some(&id) = self.term_ids.get(text) {
-            return id;
+    /// Gives back the room reserved for the postings of a batch
+    /// ([`insert_analysed`](Self::insert_analysed)) and not used: call once the batch is in.
+    pub(crate) fn shrink_to_fit(&mut self) {
+        for term in std::mem::take(&mut self.reserved) {
+            if let Some(t) = self.terms.get_mut(term as usize) {
+                t.postings.shrink_to_fit();
+            }
         }
-        let text: Box<str> = text.into();
-        let term = Term {
-            text: text.clone(),
-            postings: Vec::new(),
-            bounds: Mutex::new(None),
-        };
-        let id = match self.free_terms.pop() {
-            Some(id) => {
-                self.terms[id as usize] = term;
-                id
-            }
-            None => {
-                self.terms.push(term);
-                (self.terms.len() - 1) as u32
-            }
-        };
-        self.term_ids.insert(text, id);
+    }
+
+    /// Bytes the index holds on the heap (capacities, not lengths; allocator overhead
+    /// not counted).
+    #[cfg(test)]
+    pub(crate) fn heap_bytes(&self) -> usize {
+        use std::mem::size_of;
+        let terms: usize = self.terms.iter().map(|t| t.postings.heap_bytes()).sum();
+        let docs: usize = self.docs.iter().flatten().map(|d| d.len()).sum();
+        terms
+            + self.dict.heap_bytes()
+            + docs
+            + self.terms.capacity() * size_of::<Term>()
+            + self.reserved.capacity() * size_of::<u32>()
+            + self.docs.capacity() * size_of::<Option<Box<[u8]>>>()
+            + self.norms.capacity() * size_of::<NormCell>()
+    }
+
+    fn term_id(&mut self, text: &str) -> u32 {
+        let (id, new) = self.dict.intern(text);
+        if new && id as usize == self.terms.len() {
+            self.terms.push(Term::default());
+        }
         id
     }
 
@@ -241,27 +260,17 @@ impl SparseIndex {
         let Some(doc) = self.docs.get_mut(slot as usize).and_then(Option::take) else {
             return false;
         };
-        for dt in doc.terms {
-            let term = &mut self.terms[dt.term as usize];
-            let pos = dt.pos as usize;
-            term.postings.swap_remove(pos);
-            if let Some(moved) = term.postings.get(pos).copied() {
-                // The last posting moved into `pos`: tell its document.
-                if let Some(Some(other)) = self.docs.get_mut(moved.slot as usize) {
-                    if let Some(t) = other.terms.iter_mut().find(|t| t.term == dt.term) {
-                        t.pos = dt.pos;
-                    }
-                }
-            }
+        for (id, _) in Pairs::new(&doc, 0) {
+            let term = &mut self.terms[id as usize];
+            let removed = term.postings.remove(slot);
+            debug_assert!(removed, "slot {slot} missing from term {id}'s postings");
             if term.postings.is_empty() {
-                let text = std::mem::take(&mut term.text);
-                term.postings = Vec::new();
-                self.term_ids.remove(&text);
-                self.free_terms.push(dt.term);
+                *term.bounds.get_mut() = None;
+                self.dict.remove(id);
             }
         }
         self.doc_count -= 1;
-        self.epoch += 1;
+        self.advance();
         true
     }
 
@@ -290,26 +299,23 @@ impl SparseIndex {
         let Some(cell) = self.norms.get(slot) else {
             return 0.0;
         };
-        // Acquire pairs with the Release below: seeing the current epoch means seeing
-        // the value stored before it. Concurrent readers at one epoch compute the same
-        // value, so racing stores are harmless; writers hold `&mut self`.
-        if cell.epoch.load(Ordering::Acquire) == self.epoch {
-            return f32::from_bits(cell.inv_norm.load(Ordering::Relaxed));
+        // Tag and value are read and written as one word. Concurrent readers at one
+        // epoch compute the same value, so racing stores are harmless; writers hold
+        // `&mut self`.
+        let now = tag(self.epoch);
+        let word = cell.0.load(Ordering::Relaxed);
+        if word as u32 == now {
+            return f32::from_bits((word >> 32) as u32);
         }
         let Some(Some(doc)) = self.docs.get(slot) else {
             return 0.0;
         };
-        let sum: f32 = doc
-            .terms
-            .iter()
-            .map(|t| {
-                let w = t.tf_weight * table.idf[t.term as usize];
-                w * w
-            })
-            .sum();
-        let inv = if sum > 0.0 { 1.0 / sum.sqrt() } else { 0.0 };
-        cell.inv_norm.store(inv.to_bits(), Ordering::Relaxed);
-        cell.epoch.store(self.epoch, Ordering::Release);
+        let inv =
+            inv_norm(Pairs::new(doc, 0).map(|(t, tf)| (tf_weight(tf), table.idf[t as usize])));
+        cell.0.store(
+            u64::from(inv.to_bits()) << 32 | u64::from(now),
+            Ordering::Relaxed,
+        );
         inv
     }
 
@@ -319,7 +325,7 @@ impl SparseIndex {
         // Known query terms with their counts, looked up without allocating a term.
         let mut known: Vec<(u32, f32)> = Vec::new();
         text::for_each_term(query, |t| {
-            if let Some(&id) = self.term_ids.get(t) {
+            if let Some(id) = self.dict.get(t) {
                 match known.iter_mut().find(|(k, _)| *k == id) {
                     Some((_, count)) => *count += 1.0,
                     None => known.push((id, 1.0)),
@@ -356,23 +362,26 @@ impl SparseIndex {
             return;
         };
         let mut acc = vec![0.0f32; self.docs.len()];
+        let mut buf = Box::<Decoded>::default();
+        // In query order: the sums `score_top` makes, to the bit.
         for &(term, q_weight) in &terms {
             let factor = q_weight * table.idf[term as usize];
-            for p in &self.terms[term as usize].postings {
-                acc[p.slot as usize] += p.tf_weight * factor;
+            for block in self.terms[term as usize].postings.blocks() {
+                add_block(&mut acc, block, factor, &mut buf);
             }
         }
         for &(term, _) in &terms {
-            for p in &self.terms[term as usize].postings {
-                let slot = p.slot as usize;
-                let dot = acc[slot];
-                if dot <= 0.0 {
-                    continue; // scored already
-                }
-                acc[slot] = 0.0;
-                let inv_d = self.inv_norm(slot, &table);
-                if inv_d > 0.0 {
-                    f(p.slot, (dot * inv_d * inv_q).clamp(0.0, 1.0));
+            for block in self.terms[term as usize].postings.blocks() {
+                block.decode_slots(&mut buf);
+                for &slot in &buf.slots[..buf.len] {
+                    let dot = std::mem::take(&mut acc[slot as usize]);
+                    if dot <= 0.0 {
+                        continue; // scored already
+                    }
+                    let inv_d = self.inv_norm(slot as usize, &table);
+                    if inv_d > 0.0 {
+                        f(slot, (dot * inv_d * inv_q).clamp(0.0, 1.0));
+                    }
                 }
             }
         }
@@ -390,7 +399,7 @@ impl SparseIndex {
         text::for_each_term(query, |t| {
             match terms.iter_mut().find(|(_, k, _)| &**k == t) {
                 Some((_, _, count)) => *count += 1.0,
-                None => terms.push((self.term_ids.get(t).copied(), t.into(), 1.0)),
+                None => terms.push((self.dict.get(t), t.into(), 1.0)),
             }
         });
         if terms.iter().all(|(id, _, _)| id.is_none()) {
@@ -410,10 +419,14 @@ impl SparseIndex {
             return;
         }
         let mut acc = vec![0.0f32; self.docs.len()];
+        let mut buf = Box::<Decoded>::default();
         for &(id, w) in &weighted {
             if let Some(id) = id {
-                for p in &self.terms[id as usize].postings {
-                    acc[p.slot as usize] += w;
+                for block in self.terms[id as usize].postings.blocks() {
+                    block.decode_slots(&mut buf);
+                    for &slot in &buf.slots[..buf.len] {
+                        acc[slot as usize] += w;
+                    }
                 }
             }
         }
@@ -433,12 +446,15 @@ impl SparseIndex {
         if let Some(bounds) = cached.as_ref().filter(|b| b.epoch == self.epoch) {
             return Arc::clone(bounds);
         }
+        let mut buf = Box::<Decoded>::default();
         let blocks: Vec<f32> = t
             .postings
-            .chunks(BLOCK)
+            .blocks()
             .map(|block| {
-                block.iter().fold(0.0f32, |m, p| {
-                    m.max(p.tf_weight * self.inv_norm(p.slot as usize, table))
+                block.decode(&mut buf);
+                (0..buf.len).fold(0.0f32, |m, i| {
+                    let (slot, tf) = buf.get(i);
+                    m.max(tf_weight(tf) * self.inv_norm(slot as usize, table))
                 })
             })
             .collect();
@@ -454,21 +470,43 @@ impl SparseIndex {
 
     /// Like [`score`](Self::score) for a top-k search: `f(slot, cosine)` returns the
     /// score a candidate now needs to be kept (`NEG_INFINITY` while everything is), and
-    /// candidates that provably cannot reach it are never computed.
+    /// candidates that provably cannot reach it are never computed. Scores are exact (the
+    /// same `f32`s as [`score`](Self::score)'s); only documents that cannot enter the
+    /// top k are skipped.
     ///
     /// A term's share of a document's cosine is `q_t × idf_t × (1 + ln tf) / |d| / |q|`.
     /// Its document-side factor `(1 + ln tf) / |d|` is at most `1 / idf_t`, and long
-    /// posting lists keep its maximum per block of 128 postings (computed once per index
-    /// epoch, see [`BlockBounds`]). Complete dot products are summed in one pass over
-    /// the postings (cheap: no norms, no calls); then query terms are visited in
-    /// decreasing order of their largest possible share, each document is decided once,
-    /// when first met, and whole blocks whose bound plus the shares of the terms not yet
-    /// visited is below the threshold are skipped; once the unvisited terms' shares
-    /// alone are, the search stops. So a query for a word in most documents scores the
-    /// few blocks holding its strongest documents, and a rare word mixed with common
-    /// ones scores the rare word's documents and little else. Scores are exact; only
-    /// documents that cannot enter the top-k are skipped.
-    pub(crate) fn score_top(&self, query: &str, mut f: impl FnMut(u32, f32) -> f32) {
+    /// posting lists keep its maximum per block (computed once per index epoch, see
+    /// [`BlockBounds`]). Query terms are visited in decreasing order of their largest
+    /// possible share, and each document is decided once, under the first of them it
+    /// holds; whole blocks whose bound plus the shares of the terms not yet visited is
+    /// below the threshold are skipped, and once the unvisited terms' shares alone are,
+    /// the search stops. So a query for a word in most documents scores the few blocks
+    /// holding its strongest documents, and a rare word mixed with common ones scores the
+    /// rare word's documents and little else.
+    ///
+    /// When the strongest term is rare next to the others (most queries), a document's
+    /// dot product is completed by looking it up in the other terms' lists ([`Cursor`]:
+    /// lists are sorted by slot, so a lookup skips whole blocks and unpacks only the block
+    /// that may hold the document), and only after its bound, tightened by the bounds of
+    /// the blocks it would be in, still reaches the threshold; a block of the term being
+    /// visited is skipped when its bound plus the largest bounds of the other terms'
+    /// blocks meeting its slot range cannot reach it. So the lists of common words are
+    /// mostly never unpacked. A query of common words only, or of many terms, sums every
+    /// posting into one array of dot products first instead, which costs less there
+    /// ([`TopSearch::completion`]).
+    pub(crate) fn score_top(&self, query: &str, f: impl FnMut(u32, f32) -> f32) {
+        self.score_top_by(query, None, f);
+    }
+
+    /// [`score_top`](Self::score_top), its way of completing dot products chosen by cost
+    /// unless `forced` (tests hold both ways to the same results).
+    fn score_top_by(
+        &self,
+        query: &str,
+        forced: Option<Completion>,
+        mut f: impl FnMut(u32, f32) -> f32,
+    ) {
         let Some(QueryTerms {
             terms,
             inv_q,
@@ -480,7 +518,8 @@ impl SparseIndex {
         // Per term: weight × idf (its factor in the dot product) and its bound.
         let mut plan: Vec<Planned> = terms
             .iter()
-            .map(|&(term, w)| {
+            .enumerate()
+            .map(|(at, &(term, w))| {
                 let weight = w * table.idf[term as usize];
                 let long = self.terms[term as usize].postings.len() >= BOUNDED_MIN;
                 let bounds = long.then(|| self.block_bounds(term, &table));
@@ -490,6 +529,7 @@ impl SparseIndex {
                 };
                 Planned {
                     term,
+                    at,
                     weight,
                     share,
                     bounds,
@@ -497,55 +537,300 @@ impl SparseIndex {
             })
             .collect();
         plan.sort_by(|a, b| b.share.total_cmp(&a.share));
-        // rest[i] = bound on the cosine of a document containing only terms i.. .
-        let mut rest = vec![0.0f32; plan.len() + 1];
-        for i in (0..plan.len()).rev() {
-            rest[i] = rest[i + 1] + plan[i].share;
-        }
-        // Margin for float rounding: never skip on a bound that is merely close.
-        let below = |bound: f32, threshold: f32| bound * (1.0 + 1e-3) + 1e-6 < threshold;
-        // Complete dot products, one cheap pass over the postings; a document scored
-        // already has its entry zeroed. A single term needs none: a list holds each
-        // document once, and its dot product is its posting's.
-        let mut acc = if plan.len() > 1 {
-            let mut acc = vec![0.0f32; self.docs.len()];
-            // In query order, as `score` sums: the same cosines to the bit.
-            for &(term, w) in &terms {
-                let weight = w * table.idf[term as usize];
-                for posting in &self.terms[term as usize].postings {
-                    acc[posting.slot as usize] += posting.tf_weight * weight;
-                }
-            }
-            Some(acc)
-        } else {
-            None
+        let search = TopSearch {
+            index: self,
+            rest: rest_bounds(&plan),
+            plan,
+            inv_q,
+            table: &table,
         };
+        let completion = forced.unwrap_or_else(|| search.completion());
+        match completion {
+            Completion::Lookups => search.looked_up(terms.len(), &mut f),
+            Completion::OneArray => search.accumulated(&terms, &mut f),
+        }
+    }
+}
+
+/// How [`SparseIndex::score_top`] completes the dot products of the documents it decides.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Completion {
+    /// By looking each document up in the other terms' lists.
+    Lookups,
+    /// From one array of dot products summed over every posting first.
+    OneArray,
+}
+
+/// Most query terms for which [`SparseIndex::score_top`] completes dot products by
+/// looking documents up in the other terms' lists: each document it decides costs a
+/// lookup in every other list, so a long query (a pasted message) sums every posting into
+/// one array instead, at a cost independent of the number of terms.
+const LOOKUP_MAX_TERMS: usize = 6;
+
+/// Blocks of the strongest term visited first by [`TopSearch::looked_up`] (those of
+/// largest bound), to raise the threshold early.
+const SEED_BLOCKS: usize = 8;
+
+/// Cost of deciding a document by lookups, in postings summed into one array: a
+/// document met under the strongest term costs a lookup in each other term's list
+/// (locating its block, unpacking it when first met, stepping to the slot), several
+/// times the add of one posting.
+const LOOKUP_COST: usize = 4;
+
+/// Adds `(1 + ln tf) × factor` to `acc[slot]` for each posting of `block`.
+#[inline]
+fn add_block(acc: &mut [f32], block: Block<'_>, factor: f32, buf: &mut Decoded) {
+    if block.all_single() {
+        block.decode_slots(buf);
+        for &slot in &buf.slots[..buf.len] {
+            acc[slot as usize] += factor;
+        }
+    } else {
+        block.decode(buf);
+        let table = tf_weights();
+        for (&slot, &tf) in buf.slots[..buf.len].iter().zip(&buf.tfs[..buf.len]) {
+            acc[slot as usize] += weight_in(table, tf + 1) * factor;
+        }
+    }
+}
+
+/// `rest[i]`: a bound on the cosine of a document holding only terms `i..` of `plan`.
+fn rest_bounds(plan: &[Planned]) -> Vec<f32> {
+    let mut rest = vec![0.0f32; plan.len() + 1];
+    for i in (0..plan.len()).rev() {
+        rest[i] = rest[i + 1] + plan[i].share;
+    }
+    rest
+}
+
+/// Whether `bound` is certainly below `threshold`, with a margin for float rounding:
+/// never skip on a bound that is merely close.
+#[inline]
+fn below(bound: f32, threshold: f32) -> bool {
+    bound * (1.0 + 1e-3) + 1e-6 < threshold
+}
+
+/// One top-k search of [`SparseIndex::score_top`]: its plan and bounds.
+struct TopSearch<'a> {
+    index: &'a SparseIndex,
+    /// Query terms by decreasing share.
+    plan: Vec<Planned>,
+    rest: Vec<f32>,
+    inv_q: f32,
+    table: &'a IdfTable,
+}
+
+impl TopSearch<'_> {
+    /// [`Completion::Lookups`] when completing dot products by lookups ([`looked_up`](Self::looked_up)) should
+    /// cost less than summing every posting ([`accumulated`](Self::accumulated)): when
+    /// the query has few terms and the strongest one (whose documents are decided first,
+    /// each with a lookup in every other list) is rare next to the others. A query of
+    /// common words only (where bounds prune little) sums everything, as one of a single
+    /// word never needs to.
+    fn completion(&self) -> Completion {
+        let m = self.plan.len();
+        if m > LOOKUP_MAX_TERMS {
+            return Completion::OneArray;
+        }
+        let len = |p: &Planned| self.index.terms[p.term as usize].postings.len();
+        let all: usize = self.plan.iter().map(len).sum();
+        if len(&self.plan[0]) * (m - 1) * LOOKUP_COST <= all {
+            Completion::Lookups
+        } else {
+            Completion::OneArray
+        }
+    }
+
+    /// Whether block `b` of planned term `i` can be skipped: its bound plus the shares of
+    /// the terms after `i` is below `threshold`.
+    #[inline]
+    fn skips(&self, i: usize, b: usize, threshold: f32) -> bool {
+        let p = &self.plan[i];
+        p.bounds.as_ref().is_some_and(|bounds| {
+            below(
+                p.weight * bounds.blocks[b] * self.inv_q + self.rest[i + 1],
+                threshold,
+            )
+        })
+    }
+
+    /// Dot products completed by lookups (see [`SparseIndex::score_top`]); `n_terms`
+    /// query terms.
+    fn looked_up(&self, n_terms: usize, f: &mut impl FnMut(u32, f32) -> f32) {
+        let lists: Vec<&PostingList> = self
+            .plan
+            .iter()
+            .map(|p| &self.index.terms[p.term as usize].postings)
+            .collect();
+        let mut cursors: Vec<Cursor<'_>> = lists.iter().map(|l| Cursor::new(l)).collect();
+        // Each term's part of the dot product, in query order (summed in that order, as
+        // `score` sums, so the cosines are the same to the bit).
+        let mut parts = vec![0.0f32; n_terms];
+        // Per later term: the bound of the block a document would be in, if any may
+        // hold it.
+        let mut later: Vec<Option<f32>> = vec![None; self.plan.len()];
+        let mut buf = Box::<Decoded>::default();
         let mut threshold = f32::NEG_INFINITY;
-        for (i, p) in plan.iter().enumerate() {
-            if below(rest[i], threshold) {
+        for (i, p) in self.plan.iter().enumerate() {
+            if below(self.rest[i], threshold) {
                 break;
             }
-            let postings = &self.terms[p.term as usize].postings;
-            for (b, block) in postings.chunks(BLOCK).enumerate() {
-                if let Some(bounds) = &p.bounds {
-                    let block_share = p.weight * bounds.blocks[b] * inv_q;
-                    if below(block_share + rest[i + 1], threshold) {
+            for c in &mut cursors {
+                c.rewind();
+            }
+            let (earlier, rest) = cursors.split_at_mut(i);
+            let later_cursors = &mut rest[1..];
+            let mut prev = 0;
+            for b in self.visit_order(i) {
+                if b < prev {
+                    // Back to the start after the seeds: cursors move forward only.
+                    later_cursors.iter_mut().for_each(Cursor::rewind);
+                }
+                prev = b;
+                if below(self.rest[i], threshold) {
+                    break;
+                }
+                if self.skips(i, b, threshold) {
+                    continue;
+                }
+                let block = lists[i].block(b);
+                // The block's bound with, for each later term, the largest bound of its
+                // blocks meeting this block's slot range (0 when none does).
+                let (lo, hi) = block.range();
+                let mut block_bound = match &p.bounds {
+                    Some(bounds) => p.weight * bounds.blocks[b] * self.inv_q,
+                    None => p.share,
+                };
+                for (j, c) in later_cursors.iter_mut().enumerate() {
+                    let q = &self.plan[i + 1 + j];
+                    let met = c.overlapping(lo, hi);
+                    block_bound += match &q.bounds {
+                        _ if met.is_empty() => 0.0,
+                        Some(bounds) => {
+                            q.weight
+                                * self.inv_q
+                                * bounds.blocks[met].iter().fold(0.0f32, |m, &x| m.max(x))
+                        }
+                        None => q.share,
+                    };
+                }
+                if below(block_bound, threshold) {
+                    continue;
+                }
+                block.decode(&mut buf);
+                'docs: for k in 0..buf.len {
+                    let (slot, tf) = buf.get(k);
+                    // A document holding an earlier (stronger) term was decided there.
+                    for c in earlier.iter_mut() {
+                        if c.seek(slot).is_some() {
+                            continue 'docs;
+                        }
+                    }
+                    let inv_d = self.index.inv_norm(slot as usize, self.table);
+                    if inv_d <= 0.0 {
                         continue;
                     }
+                    let scale = inv_d * self.inv_q;
+                    let own = tf_weight(tf) * p.weight;
+                    // Bound: this term's exact share, and for each later term the bound
+                    // of the block the document would be in (0 when none may hold it).
+                    let mut bound = own * scale;
+                    for (j, c) in later_cursors.iter_mut().enumerate() {
+                        let q = &self.plan[i + 1 + j];
+                        later[j] = c.locate(slot).map(|b| match &q.bounds {
+                            Some(bounds) => q.weight * bounds.blocks[b] * self.inv_q,
+                            None => q.share,
+                        });
+                        bound += later[j].unwrap_or(0.0);
+                    }
+                    if below(bound, threshold) {
+                        continue;
+                    }
+                    parts.fill(0.0);
+                    parts[p.at] = own;
+                    for (j, c) in later_cursors.iter_mut().enumerate() {
+                        let Some(part_bound) = later[j] else {
+                            continue;
+                        };
+                        let q = &self.plan[i + 1 + j];
+                        bound -= part_bound;
+                        if let Some(tf) = c.seek(slot) {
+                            let part = tf_weight(tf) * q.weight;
+                            parts[q.at] = part;
+                            bound += part * scale;
+                        }
+                        if below(bound, threshold) {
+                            continue 'docs;
+                        }
+                    }
+                    let dot = parts.iter().fold(0.0f32, |sum, &x| sum + x);
+                    let cos = (dot * inv_d * self.inv_q).clamp(0.0, 1.0);
+                    if !below(cos, threshold) {
+                        threshold = f(slot, cos);
+                    }
                 }
-                for posting in block {
-                    let slot = posting.slot as usize;
-                    let dot = match acc.as_mut() {
-                        Some(acc) => std::mem::take(&mut acc[slot]),
-                        None => posting.tf_weight * p.weight,
-                    };
+            }
+        }
+    }
+
+    /// The order `looked_up` visits planned term `i`'s blocks in: slot order, except that
+    /// the strongest term with block bounds has its [`SEED_BLOCKS`] blocks of largest
+    /// bound visited first (in slot order among themselves), so the threshold is high
+    /// before the other blocks are met and most of them are skipped on their bounds.
+    fn visit_order(&self, i: usize) -> Vec<usize> {
+        let n = self.index.terms[self.plan[i].term as usize]
+            .postings
+            .block_count();
+        let bounds = match &self.plan[i].bounds {
+            Some(bounds) if i == 0 && n > 2 * SEED_BLOCKS => bounds,
+            _ => return (0..n).collect(),
+        };
+        let mut by_bound: Vec<usize> = (0..n).collect();
+        by_bound.select_nth_unstable_by(SEED_BLOCKS, |&a, &b| {
+            bounds.blocks[b].total_cmp(&bounds.blocks[a])
+        });
+        let mut seeds = by_bound[..SEED_BLOCKS].to_vec();
+        seeds.sort_unstable();
+        let mut seeded = vec![false; n];
+        for &b in &seeds {
+            seeded[b] = true;
+        }
+        seeds.extend((0..n).filter(|&b| !seeded[b]));
+        seeds
+    }
+
+    /// Dot products summed over every posting of the query terms first, in query order
+    /// (`terms`); then the terms are visited as in [`looked_up`](Self::looked_up), a
+    /// document decided when first met (its entry zeroed).
+    fn accumulated(&self, terms: &[(u32, f32)], f: &mut impl FnMut(u32, f32) -> f32) {
+        let mut acc = vec![0.0f32; self.index.docs.len()];
+        let mut buf = Box::<Decoded>::default();
+        for &(term, w) in terms {
+            let weight = w * self.table.idf[term as usize];
+            for block in self.index.terms[term as usize].postings.blocks() {
+                add_block(&mut acc, block, weight, &mut buf);
+            }
+        }
+        let mut threshold = f32::NEG_INFINITY;
+        for (i, p) in self.plan.iter().enumerate() {
+            if below(self.rest[i], threshold) {
+                break;
+            }
+            let list = &self.index.terms[p.term as usize].postings;
+            for b in 0..list.block_count() {
+                if self.skips(i, b, threshold) {
+                    continue;
+                }
+                list.block(b).decode_slots(&mut buf);
+                for &slot in &buf.slots[..buf.len] {
+                    let dot = std::mem::take(&mut acc[slot as usize]);
                     if dot <= 0.0 {
                         continue; // scored already
                     }
-                    let inv_d = self.inv_norm(slot, &table);
-                    let cos = (dot * inv_d * inv_q).clamp(0.0, 1.0);
+                    let inv_d = self.index.inv_norm(slot as usize, self.table);
+                    let cos = (dot * inv_d * self.inv_q).clamp(0.0, 1.0);
                     if inv_d > 0.0 && !below(cos, threshold) {
-                        threshold = f(posting.slot, cos);
+                        threshold = f(slot, cos);
                     }
                 }
             }
@@ -565,6 +850,8 @@ struct QueryTerms {
 /// One query term in [`SparseIndex::score_top`]'s plan.
 struct Planned {
     term: u32,
+    /// Its position in the query.
+    at: usize,
     /// Query weight × idf: the term's factor in the dot product.
     weight: f32,
     /// Upper bound on the term's share of any document's cosine.
@@ -579,6 +866,7 @@ mod tests {
     use proptest::prelude::*;
 
     use super::*;
+    use crate::vector::tfidf::document_terms as weighted_terms;
     use crate::vector::topk::TopK;
 
     /// TF-IDF cosine computed from scratch over `docs`, the reference for the index.
@@ -734,9 +1022,19 @@ mod tests {
     }
 
     fn top_k(index: &SparseIndex, query: &str, k: usize) -> (Vec<(f32, u32)>, usize) {
+        top_k_by(index, query, k, None)
+    }
+
+    /// [`top_k`] completing dot products the `forced` way, if given.
+    fn top_k_by(
+        index: &SparseIndex,
+        query: &str,
+        k: usize,
+        forced: Option<Completion>,
+    ) -> (Vec<(f32, u32)>, usize) {
         let mut calls = 0;
         let mut top = TopK::new(k);
-        index.score_top(query, |slot, cos| {
+        index.score_top_by(query, forced, |slot, cos| {
             calls += 1;
             top.push(cos, slot, ());
             top.threshold()
@@ -789,9 +1087,13 @@ mod tests {
             idx.insert(*slot, text);
         }
         for round in 0..6u32 {
-            for query in ["red", "blue red", "rain", "moon sun red"] {
+            for query in ["red", "blue red", "rain", "moon sun red", "red green blue"] {
                 let want = brute_force(&corpus, query);
                 assert_top_matches(&top_k(&idx, query, 5).0, &want, 5);
+                // Long lists with block bounds, slots reused: both ways agree.
+                for way in [Completion::Lookups, Completion::OneArray] {
+                    assert_top_matches(&top_k_by(&idx, query, 5, Some(way)).0, &want, 5);
+                }
             }
             // Move the strongest "red" documents around: replace, remove, add short ones.
             let slot = round * 97;
@@ -895,6 +1197,113 @@ mod tests {
             .collect()
     }
 
+    /// The messages of real conversations (the episodes evaluation set), one a document.
+    fn conversation_messages() -> Vec<String> {
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../tests/data/episodes_eval/conversations.jsonl"
+        );
+        let data = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{path}: {e}"));
+        data.lines()
+            .map(|line| {
+                let v: serde_json::Value =
+                    serde_json::from_str(line).unwrap_or_else(|e| panic!("{path}: {e}"));
+                v["content"].as_str().unwrap_or_default().to_owned()
+            })
+            .collect()
+    }
+
+    /// Heap bytes per document, and per posting, of `index` holding `docs` documents.
+    fn footprint(index: &SparseIndex, docs: usize) -> (f64, f64) {
+        let postings: usize = index.terms.iter().map(|t| t.postings.len()).sum();
+        let bytes = index.heap_bytes() as f64;
+        let used: usize = index.terms.iter().map(|t| t.postings.used_bytes()).sum();
+        let held: usize = index.terms.iter().map(|t| t.postings.heap_bytes()).sum();
+        let lists: usize = index.docs.iter().flatten().map(|d| d.len()).sum();
+        eprintln!(
+            "{docs} documents, {postings} postings: postings {used} bytes used ({held} held), \
+             documents' term lists {lists}, dictionary {}, total {bytes}",
+            index.dict.heap_bytes()
+        );
+        (bytes / docs as f64, bytes / postings as f64)
+    }
+
+    #[test]
+    fn real_conversations_take_few_bytes_a_document() {
+        let texts = conversation_messages();
+        assert!(texts.len() > 500, "{} messages", texts.len());
+        let mut idx = SparseIndex::new();
+        for (slot, text) in texts.iter().enumerate() {
+            idx.insert(slot as u32, text);
+        }
+        let (per_doc, per_posting) = footprint(&idx, texts.len());
+        eprintln!("conversations: {per_doc:.1} bytes a document, {per_posting:.2} a posting");
+        // Measured: 490 bytes a message (8 postings), most of it the vocabulary of a small
+        // corpus (2,000-odd terms: a 72-byte entry each, with the spare room of a growing
+        // vector, the text, the hash table); the postings take 70 bytes a message.
+        assert!(per_doc < 500.0, "{per_doc:.1} bytes a document");
+        assert!(per_posting < 62.0, "{per_posting:.1} bytes a posting");
+        // Written one by one or as a batch, the same index, and no bigger once trimmed.
+        let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+        let mut batched = SparseIndex::new();
+        let mut batch = Analysed::new(&refs);
+        for i in 0..texts.len() {
+            batched.insert_analysed(i as u32, &mut batch, i);
+        }
+        batched.shrink_to_fit();
+        assert!(batched.heap_bytes() <= idx.heap_bytes());
+        for query in [
+            "running schedule",
+            "Leeds 10k",
+            "what did I say about my sister",
+        ] {
+            assert_eq!(scores(&idx, query), scores(&batched, query), "{query}");
+        }
+    }
+
+    /// `docs` documents of 30 pseudo-words drawn with Zipf frequencies from 5,000, the
+    /// shape of the comparison harness's corpus (`bench/compare`).
+    fn pseudo_word_corpus(docs: usize) -> Vec<String> {
+        const SYLLABLES: &[&str] = &[
+            "ka", "lo", "mi", "ne", "ru", "ta", "po", "vi", "se", "da", "gu", "fe", "ri", "zo",
+            "be", "ha", "ju", "ni", "qu", "xe",
+        ];
+        let mut state = 0x9E37_79B9_7F4A_7C15u64;
+        let mut next = move || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        let mut seen = std::collections::HashSet::new();
+        let mut words = Vec::new();
+        while words.len() < 5_000 {
+            let n = 2 + next() % 3;
+            let w: String = (0..n).map(|_| SYLLABLES[(next() % 20) as usize]).collect();
+            if seen.insert(w.clone()) {
+                words.push(w);
+            }
+        }
+        let mut total = 0.0;
+        let cumulative: Vec<f64> = (1..=words.len())
+            .map(|r| {
+                total += 1.0 / r as f64;
+                total
+            })
+            .collect();
+        (0..docs)
+            .map(|_| {
+                (0..30)
+                    .map(|_| {
+                        let x = (next() >> 11) as f64 / (1u64 << 53) as f64 * total;
+                        words[cumulative.partition_point(|&c| c < x).min(words.len() - 1)].as_str()
+                    })
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            })
+            .collect()
+    }
+
     #[test]
     fn coverage_weighs_the_query_terms_a_document_holds() {
         let mut idx = SparseIndex::new();
@@ -925,6 +1334,58 @@ mod tests {
                 "sister Lagos",
             )
         );
+    }
+
+    #[test]
+    fn a_pseudo_word_corpus_takes_few_bytes_a_document() {
+        let texts = pseudo_word_corpus(20_000);
+        let mut idx = SparseIndex::new();
+        for (slot, text) in texts.iter().enumerate() {
+            idx.insert(slot as u32, text);
+        }
+        let (per_doc, per_posting) = footprint(&idx, texts.len());
+        eprintln!("pseudo-words: {per_doc:.1} bytes a document, {per_posting:.2} a posting");
+        // Measured: 168 bytes a document of 25 distinct terms, with the spare room of
+        // vectors grown one document at a time: posting lists use 1.47 bytes a posting
+        // (2.0 held, room doubling as a list grows), the documents' term lists 1.5, and a
+        // slot 24 bytes (its list's pointer and its cached norm). Uncompressed, postings
+        // took 8 bytes and the term lists 12, 500 bytes a document.
+        assert!(per_doc < 185.0, "{per_doc:.1} bytes a document");
+        let used: usize = idx.terms.iter().map(|t| t.postings.used_bytes()).sum();
+        let postings: usize = idx.terms.iter().map(|t| t.postings.len()).sum();
+        let per_posting = used as f64 / postings as f64;
+        assert!(
+            per_posting < 1.8,
+            "posting lists use {per_posting:.2} bytes a posting"
+        );
+    }
+
+    #[test]
+    fn removing_every_document_leaves_nothing_behind() {
+        let corpus = zipf_corpus(9, 2_000);
+        let mut idx = SparseIndex::new();
+        for (slot, text) in &corpus {
+            idx.insert(*slot, text);
+        }
+        // Removed in an order unrelated to insertion, through every block of every list.
+        for slot in (0..2_000u32).map(|i| (i * 7919) % 2_000) {
+            assert!(idx.remove(slot));
+            assert!(scores(&idx, "red").keys().all(|&s| s != slot));
+        }
+        assert_eq!((idx.len(), idx.vocabulary()), (0, 0));
+        assert!(idx
+            .terms
+            .iter()
+            .all(|t| t.postings.is_empty() && t.postings.heap_bytes() == 0));
+        assert!(idx.docs.iter().all(Option::is_none));
+    }
+
+    /// Many slots, few words: long posting lists of several blocks, written out of order.
+    fn big_op() -> impl Strategy<Value = Op> {
+        prop_oneof![
+            4 => (0u32..700, prop::collection::vec(0..WORDS.len(), 0..8)).prop_map(|(s, w)| Op::Insert(s, w)),
+            1 => (0u32..700).prop_map(Op::Remove),
+        ]
     }
 
     proptest! {
@@ -1031,6 +1492,56 @@ mod tests {
             prop_assert_eq!(one_by_one.len(), batched.len());
             prop_assert_eq!(one_by_one.vocabulary(), batched.vocabulary());
             assert_same_scores(&one_by_one, &batched);
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(32))]
+
+        #[test]
+        fn a_large_index_matches_brute_force(ops in prop::collection::vec(big_op(), 200..1_500),
+                                             query in prop::collection::vec(0..WORDS.len(), 1..4)) {
+            let mut idx = SparseIndex::new();
+            let mut reference: BTreeMap<u32, String> = BTreeMap::new();
+            let query: Vec<&str> = query.iter().map(|&i| WORDS[i]).collect();
+            let query = query.join(" ");
+            for (n, op) in ops.into_iter().enumerate() {
+                match op {
+                    Op::Insert(slot, words) => {
+                        let text: Vec<&str> = words.iter().map(|&i| WORDS[i]).collect();
+                        let text = text.join(" ");
+                        idx.insert(slot, &text);
+                        reference.insert(slot, text);
+                    }
+                    Op::Remove(slot) => {
+                        prop_assert_eq!(idx.remove(slot), reference.remove(&slot).is_some());
+                    }
+                }
+                if n % 97 != 0 {
+                    continue;
+                }
+                let got = scores(&idx, &query);
+                let want = brute_force(&reference, &query);
+                prop_assert_eq!(got.keys().collect::<Vec<_>>(), want.keys().collect::<Vec<_>>());
+                for (k, v) in &want {
+                    prop_assert!((got[k] - v).abs() < 1e-4, "slot {}: {} vs {}", k, got[k], v);
+                }
+                let (top, _) = top_k(&idx, &query, 3);
+                assert_top_matches(&top, &want, 3);
+                // Both ways of completing dot products, whichever the cost picks: the
+                // same hits with the same scores, to the bit.
+                for way in [Completion::Lookups, Completion::OneArray] {
+                    let mut forced = TopK::new(3);
+                    idx.score_top_by(&query, Some(way), |slot, cos| {
+                        forced.push(cos, slot, ());
+                        forced.threshold()
+                    });
+                    let forced: Vec<(f32, u32)> =
+                        forced.into_sorted().into_iter().map(|(c, s, _)| (c, s)).collect();
+                    prop_assert_eq!(&forced, &top, "{:?}", way);
+                }
+            }
+            prop_assert_eq!(idx.len(), reference.len());
         }
     }
 }

@@ -27,19 +27,44 @@ use crate::text;
 /// `(term, 1 + ln tf)` for each distinct term of `text` (analysed by [`terms`](crate::store_support::terms)),
 /// sorted by term: what a document contributes to the index.
 pub fn document_terms(text: &str) -> Vec<(String, f32)> {
+    document_counts(text)
+        .into_iter()
+        .map(|(t, count)| (t, 1.0 + (count as f32).ln()))
+        .collect()
+}
+
+/// `(term, tf)` for each distinct term of `text`, sorted by term: [`document_terms`]
+/// before weighting (the index stores counts and weighs them when it reads them).
+pub(crate) fn document_counts(text: &str) -> Vec<(String, u32)> {
     let mut tokens = text::terms(text);
     tokens.sort_unstable();
-    let mut out: Vec<(String, f32)> = Vec::with_capacity(tokens.len());
+    let mut out: Vec<(String, u32)> = Vec::with_capacity(tokens.len());
     for t in tokens {
         match out.last_mut() {
-            Some((prev, count)) if *prev == t => *count += 1.0,
-            _ => out.push((t, 1.0)),
+            Some((prev, count)) if *prev == t => *count += 1,
+            _ => out.push((t, 1)),
         }
     }
-    for (_, count) in &mut out {
-        *count = 1.0 + count.ln();
-    }
     out
+}
+
+/// `1 / |d|` for a document whose terms weigh `tf_weight × idf` as `weights` yields them,
+/// `0` when the norm is zero. Squares are summed in `f64`, so the result (rounded to
+/// `f32`) does not depend on the order the terms come in: the index reads a document's
+/// terms by term id, this module by term text.
+pub(crate) fn inv_norm(weights: impl Iterator<Item = (f32, f32)>) -> f32 {
+    let sum: f64 = weights
+        .map(|(tf_weight, idf)| {
+            let w = tf_weight * idf;
+            f64::from(w * w)
+        })
+        .sum();
+    let sum = sum as f32;
+    if sum > 0.0 {
+        1.0 / sum.sqrt()
+    } else {
+        0.0
+    }
 }
 
 /// `(term, count)` for each distinct term of a query, in the order of first appearance
@@ -96,17 +121,11 @@ pub fn cosine(
     if dot <= 0.0 {
         return 0.0;
     }
-    let sum: f32 = doc
-        .iter()
-        .map(|(t, tf_weight)| {
-            let w = tf_weight * idf(n, df(t));
-            w * w
-        })
-        .sum();
-    if sum <= 0.0 {
+    let inv_d = inv_norm(doc.iter().map(|(t, tf_weight)| (*tf_weight, idf(n, df(t)))));
+    if inv_d <= 0.0 {
         return 0.0;
     }
-    (dot * (1.0 / sum.sqrt()) * inv_q).clamp(0.0, 1.0)
+    (dot * inv_d * inv_q).clamp(0.0, 1.0)
 }
 
 /// How much of `query`'s own term weight ([`query_terms`], each term weighted

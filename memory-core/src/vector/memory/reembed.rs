@@ -77,7 +77,7 @@ impl Reembed for InMemoryVectorStore {
                 items.push(Unembedded::new(
                     EmbeddingTarget::Document {
                         namespace: name.clone(),
-                        id: id.clone(),
+                        id: id.to_string(),
                     },
                     rec.content.clone(),
                 ));

@@ -1,0 +1,652 @@
+//! One term's posting list, compressed: blocks of up to [`BLOCK`] postings, sorted by
+//! document slot across the whole list (each block's slots are above the previous
+//! block's), in one byte buffer per term.
+//!
+//! - **Sealed blocks** (every block but the last) are bit-packed by the `bitpacking` crate
+//!   ([`packed`](super::packed)): slot deltas and `tf − 1`, each at the width of its
+//!   largest value, unpacked a whole block at a time with SIMD.
+//! - **The last block** is open: [`codec`](super::codec) varints (a gap and a flag, one
+//!   byte in the common case), so a posting for a new highest slot is appended without
+//!   re-encoding anything. When it is full, the next insert seals it.
+//!
+//! Because the list is sorted, a [`Cursor`] finds a slot by skipping whole blocks on their
+//! slot ranges and unpacking only the block that may hold it: searches look documents up
+//! in the lists of the other query terms instead of decoding those lists whole.
+//!
+//! A posting for a slot below the list's last one (a slot freed and reused) goes into the
+//! block whose range holds it, re-encoded; a block that overflows splits in two. A removal
+//! re-encodes the one block holding the slot (see [`PostingList::remove`]); an emptied
+//! block is dropped. Blocks double as the unit of
+//! [`SparseIndex::score_top`](super::sparse::SparseIndex::score_top)'s bounds.
+
+use super::codec::{self, Pairs};
+use super::packed::{self, Widths};
+
+pub(super) use super::packed::BLOCK;
+
+/// Where a block is and which slots it covers.
+#[derive(Debug, Clone, Copy)]
+struct BlockMeta {
+    /// Offset of its bytes in [`PostingList::bytes`].
+    start: u32,
+    /// Its smallest slot (the base its gaps start from) and its largest.
+    first: u32,
+    last: u32,
+    /// Number of postings (1 to [`BLOCK`]).
+    len: u8,
+    /// Bit widths of a sealed block (unused for the open one).
+    widths: Widths,
+}
+
+/// A term's postings: `(slot, tf)` for each document holding the term.
+#[derive(Debug, Default)]
+pub(super) struct PostingList {
+    bytes: Vec<u8>,
+    blocks: Vec<BlockMeta>,
+    len: u32,
+    /// Bytes left unused inside the list by removals (see [`remove`](Self::remove)).
+    padding: u32,
+}
+
+/// A decoded block: slots and counts (`tf`), in slot order; the first
+/// [`len`](Self::len) entries are the block's.
+#[derive(Debug, Clone)]
+pub(super) struct Decoded {
+    pub(super) slots: [u32; BLOCK],
+    /// `tf − 1` of each posting.
+    pub(super) tfs: [u32; BLOCK],
+    pub(super) len: usize,
+}
+
+impl Default for Decoded {
+    fn default() -> Self {
+        Self {
+            slots: [0; BLOCK],
+            tfs: [0; BLOCK],
+            len: 0,
+        }
+    }
+}
+
+impl Decoded {
+    /// `(slot, tf)` of posting `i`.
+    #[inline]
+    pub(super) fn get(&self, i: usize) -> (u32, u32) {
+        (self.slots[i], self.tfs[i] + 1)
+    }
+}
+
+/// One block of a [`PostingList`], to decode.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Block<'a> {
+    bytes: &'a [u8],
+    meta: BlockMeta,
+    sealed: bool,
+}
+
+impl Block<'_> {
+    /// Decodes the block into `out`.
+    #[inline]
+    pub(super) fn decode(self, out: &mut Decoded) {
+        let n = self.meta.len as usize;
+        out.len = n;
+        if self.sealed {
+            packed::unpack(
+                self.bytes,
+                self.meta.first,
+                self.meta.widths,
+                &mut out.slots,
+                &mut out.tfs,
+            );
+            return;
+        }
+        for (i, (slot, tf)) in Pairs::new(self.bytes, self.meta.first).take(n).enumerate() {
+            out.slots[i] = slot;
+            out.tfs[i] = tf - 1;
+        }
+    }
+
+    /// The block's smallest and largest slots.
+    #[inline]
+    pub(super) fn range(self) -> (u32, u32) {
+        (self.meta.first, self.meta.last)
+    }
+
+    /// Whether every posting of the block counts its term once (its `tf − 1` are all 0,
+    /// known without decoding for a sealed block).
+    #[inline]
+    pub(super) fn all_single(self) -> bool {
+        self.sealed && self.meta.widths.tfs == 0
+    }
+
+    /// Decodes only the slots when every count is one (see [`all_single`](Self::all_single)),
+    /// else everything.
+    #[inline]
+    pub(super) fn decode_slots(self, out: &mut Decoded) {
+        if self.all_single() {
+            out.len = self.meta.len as usize;
+            packed::unpack_slots(
+                self.bytes,
+                self.meta.first,
+                self.meta.widths,
+                &mut out.slots,
+            );
+        } else {
+            self.decode(out);
+        }
+    }
+}
+
+/// Appends `pairs` (sorted by slot, 1 to [`BLOCK`] of them) as an open block.
+fn open(out: &mut Vec<u8>, pairs: &[(u32, u32)]) {
+    codec::encode(out, pairs[0].0, pairs.iter().copied());
+}
+
+/// The meta of a block holding `pairs` (sorted, 1 to [`BLOCK`]), starting at `start`.
+fn meta(start: usize, pairs: &[(u32, u32)], widths: Widths) -> BlockMeta {
+    BlockMeta {
+        start: start as u32,
+        first: pairs[0].0,
+        last: pairs[pairs.len() - 1].0,
+        len: pairs.len() as u8,
+        widths,
+    }
+}
+
+/// Widths of an open block (not used to read it).
+const OPEN: Widths = Widths { gaps: 0, tfs: 0 };
+
+impl PostingList {
+    /// Number of postings (the term's document frequency).
+    #[inline]
+    pub(super) fn len(&self) -> usize {
+        self.len as usize
+    }
+
+    /// Whether no document holds the term.
+    pub(super) fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Number of blocks.
+    #[inline]
+    pub(super) fn block_count(&self) -> usize {
+        self.blocks.len()
+    }
+
+    /// The blocks, in slot order.
+    #[inline]
+    pub(super) fn blocks(&self) -> impl Iterator<Item = Block<'_>> + '_ {
+        (0..self.blocks.len()).map(|i| self.block(i))
+    }
+
+    /// Block `i`.
+    #[inline]
+    pub(super) fn block(&self, i: usize) -> Block<'_> {
+        let meta = self.blocks[i];
+        Block {
+            bytes: &self.bytes[meta.start as usize..self.end(i)],
+            meta,
+            sealed: i + 1 < self.blocks.len(),
+        }
+    }
+
+    /// Every `(slot, tf)`, in slot order.
+    #[cfg(test)]
+    pub(super) fn postings(&self) -> Vec<(u32, u32)> {
+        let mut out = Vec::with_capacity(self.len());
+        let mut buf = Decoded::default();
+        for block in self.blocks() {
+            block.decode(&mut buf);
+            out.extend((0..buf.len).map(|i| buf.get(i)));
+        }
+        out
+    }
+
+    /// End of block `i`'s bytes (a sealed block's span may end in padding).
+    fn end(&self, i: usize) -> usize {
+        self.blocks
+            .get(i + 1)
+            .map_or(self.bytes.len(), |b| b.start as usize)
+    }
+
+    /// Makes room for about `postings` more postings.
+    pub(super) fn reserve(&mut self, postings: usize) {
+        // Two bytes a posting covers slot gaps below 8,192 with a count of one.
+        self.bytes.reserve(2 * postings);
+        self.blocks.reserve(postings.div_ceil(BLOCK));
+    }
+
+    /// Gives back spare capacity beyond what doubling leaves (more than the length
+    /// again): room reserved ahead of a batch and not used is given back, while a list
+    /// growing batch after batch keeps its amortised growth (shrinking it after every
+    /// batch made the next one copy it whole: a load in batches of 1,000 took 4x as long).
+    pub(super) fn shrink_to_fit(&mut self) {
+        fn trim<T>(v: &mut Vec<T>) {
+            if v.capacity() > 2 * v.len() {
+                v.shrink_to_fit();
+            }
+        }
+        trim(&mut self.bytes);
+        trim(&mut self.blocks);
+    }
+
+    /// Bytes held on the heap (capacity, not just length).
+    #[cfg(test)]
+    pub(super) fn heap_bytes(&self) -> usize {
+        self.bytes.capacity() + self.blocks.capacity() * std::mem::size_of::<BlockMeta>()
+    }
+
+    /// Bytes in use: encoded postings (with any padding) and block entries.
+    #[cfg(test)]
+    pub(super) fn used_bytes(&self) -> usize {
+        self.bytes.len() + self.blocks.len() * std::mem::size_of::<BlockMeta>()
+    }
+
+    /// The pairs of block `i` and the bytes they take.
+    fn pairs(&self, i: usize) -> (Vec<(u32, u32)>, usize) {
+        self.pairs_as(i, i + 1 < self.blocks.len())
+    }
+
+    /// The pairs of block `i`, read as sealed or open, and the bytes they take.
+    fn pairs_as(&self, i: usize, sealed: bool) -> (Vec<(u32, u32)>, usize) {
+        let block = Block {
+            sealed,
+            ..self.block(i)
+        };
+        if block.sealed {
+            let mut buf = Decoded::default();
+            block.decode(&mut buf);
+            let pairs = (0..buf.len).map(|i| buf.get(i)).collect();
+            return (pairs, block.meta.widths.len());
+        }
+        let mut pairs = Pairs::new(block.bytes, block.meta.first);
+        let decoded = pairs.by_ref().take(block.meta.len as usize).collect();
+        (decoded, pairs.consumed())
+    }
+
+    /// The index of the first block whose last slot is at least `slot` (the only block
+    /// that may hold it), or the number of blocks.
+    fn find(&self, slot: u32) -> usize {
+        self.blocks.partition_point(|b| b.last < slot)
+    }
+
+    /// Adds the posting of `slot`, counted `tf` times; the list must not hold `slot`.
+    pub(super) fn insert(&mut self, slot: u32, tf: u32) {
+        debug_assert!(tf >= 1);
+        self.len += 1;
+        let Some(&last) = self.blocks.last() else {
+            self.blocks.reserve_exact(1); // most terms are rare: one block, not four
+            return self.start_block(slot, tf);
+        };
+        let open_at = self.blocks.len() - 1;
+        if slot > last.last {
+            if last.len as usize >= BLOCK {
+                self.seal_open();
+                return self.start_block(slot, tf);
+            }
+            codec::put(&mut self.bytes, last.last, slot, tf);
+            let b = &mut self.blocks[open_at];
+            b.last = slot;
+            b.len += 1;
+            return;
+        }
+        // A slot below the list's last (freed and reused): into the block whose range
+        // may hold it, re-encoded.
+        let i = self.find(slot);
+        let (mut pairs, used) = self.pairs(i);
+        let at = pairs.partition_point(|&(s, _)| s < slot);
+        debug_assert!(pairs.get(at).is_none_or(|&(s, _)| s != slot));
+        pairs.insert(at, (slot, tf));
+        if i == open_at {
+            self.rewrite_open(&pairs);
+        } else if pairs.len() <= BLOCK {
+            self.rewrite_sealed(i, &[&pairs], used);
+        } else {
+            let (low, high) = pairs.split_at(pairs.len() / 2);
+            self.rewrite_sealed(i, &[low, high], used);
+        }
+        self.tidy();
+    }
+
+    /// Appends a new open block holding one posting.
+    fn start_block(&mut self, slot: u32, tf: u32) {
+        let start = self.bytes.len();
+        codec::put(&mut self.bytes, slot, slot, tf);
+        self.blocks.push(meta(start, &[(slot, tf)], OPEN));
+    }
+
+    /// Re-encodes the open (last) block as sealed, in place: its bytes end the list.
+    fn seal_open(&mut self) {
+        let i = self.blocks.len() - 1;
+        let (pairs, _) = self.pairs(i);
+        self.bytes.truncate(self.blocks[i].start as usize);
+        self.blocks[i].widths = packed::pack(&mut self.bytes, &pairs);
+    }
+
+    /// Replaces the open (last) block's postings by `pairs` (sorted, at least one): the
+    /// first [`BLOCK`] sealed and the rest open when there are more.
+    fn rewrite_open(&mut self, pairs: &[(u32, u32)]) {
+        let i = self.blocks.len() - 1;
+        let start = self.blocks[i].start as usize;
+        self.bytes.truncate(start);
+        if pairs.len() <= BLOCK {
+            open(&mut self.bytes, pairs);
+            self.blocks[i] = meta(start, pairs, OPEN);
+            return;
+        }
+        let (sealed, rest) = pairs.split_at(BLOCK);
+        let widths = packed::pack(&mut self.bytes, sealed);
+        self.blocks[i] = meta(start, sealed, widths);
+        let start = self.bytes.len();
+        open(&mut self.bytes, rest);
+        self.blocks.push(meta(start, rest, OPEN));
+    }
+
+    /// Replaces sealed block `i`, which took `used` bytes, by sealed blocks of `parts`
+    /// (each sorted, 1 to [`BLOCK`] postings, in slot order): in place, padded, when they
+    /// are no longer than it was, spliced in otherwise.
+    fn rewrite_sealed(&mut self, i: usize, parts: &[&[(u32, u32)]], used: usize) {
+        let start = self.blocks[i].start as usize;
+        let mut encoded = Vec::with_capacity(used);
+        let mut metas = Vec::with_capacity(parts.len());
+        for part in parts {
+            let at = start + encoded.len();
+            let widths = packed::pack(&mut encoded, part);
+            metas.push(meta(at, part, widths));
+        }
+        if encoded.len() <= used {
+            self.bytes[start..start + encoded.len()].copy_from_slice(&encoded);
+            self.padding += (used - encoded.len()) as u32;
+        } else {
+            let grown = (encoded.len() - used) as u32;
+            self.bytes.splice(start..start + used, encoded);
+            for b in &mut self.blocks[i + 1..] {
+                b.start += grown;
+            }
+        }
+        self.blocks.splice(i..=i, metas);
+    }
+
+    /// Removes the posting of `slot`; whether the list held it.
+    ///
+    /// The block holding it is re-encoded. A sealed block is rewritten in place when it
+    /// is no longer than it was (the usual case: one value fewer), leaving padding that
+    /// readers skip (a block's length follows from its widths), and spliced in otherwise
+    /// (a merged gap wider than all others). The last block is kept without padding (it
+    /// grows at the end of the bytes), and the whole list is rewritten once padding is
+    /// half of it, so a removal costs one block, amortised.
+    pub(super) fn remove(&mut self, slot: u32) -> bool {
+        let i = self.find(slot);
+        let Some(&meta) = self.blocks.get(i) else {
+            return false;
+        };
+        if slot < meta.first {
+            return false;
+        }
+        let was_last = i + 1 == self.blocks.len();
+        let (mut pairs, used) = self.pairs(i);
+        let Ok(at) = pairs.binary_search_by_key(&slot, |&(s, _)| s) else {
+            return false;
+        };
+        pairs.remove(at);
+        self.len -= 1;
+        if pairs.is_empty() {
+            self.blocks.remove(i);
+            if was_last {
+                self.bytes.truncate(meta.start as usize);
+                if i > 0 {
+                    self.unseal_last();
+                }
+            } else {
+                // A sealed block's own bytes (padding after it was counted already).
+                self.padding += used as u32;
+            }
+        } else if was_last {
+            self.rewrite_open(&pairs);
+        } else {
+            self.rewrite_sealed(i, &[&pairs], used);
+        }
+        self.tidy();
+        true
+    }
+
+    /// Frees an emptied list; rewrites one that is half padding.
+    fn tidy(&mut self) {
+        if self.is_empty() {
+            *self = Self::default();
+        } else if 2 * self.padding as usize > self.bytes.len() {
+            self.repack();
+        }
+    }
+
+    /// Rewrites the last block, sealed until its successor was removed, as an open one at
+    /// its start; the list ends there.
+    fn unseal_last(&mut self) {
+        let i = self.blocks.len() - 1;
+        let start = self.blocks[i].start as usize;
+        let span = self.bytes.len() - start;
+        let (pairs, used) = self.pairs_as(i, true);
+        self.bytes.truncate(start);
+        open(&mut self.bytes, &pairs);
+        self.padding -= (span - used) as u32;
+    }
+
+    /// Rewrites every block without padding.
+    fn repack(&mut self) {
+        let mut bytes = Vec::with_capacity(self.bytes.len() - self.padding as usize);
+        let n = self.blocks.len();
+        for i in 0..n {
+            let (pairs, _) = self.pairs(i);
+            self.blocks[i].start = bytes.len() as u32;
+            if i + 1 < n {
+                packed::pack(&mut bytes, &pairs);
+            } else {
+                open(&mut bytes, &pairs);
+            }
+        }
+        self.bytes = bytes;
+        self.padding = 0;
+    }
+}
+
+/// Looks slots up in one [`PostingList`], in increasing order: whole blocks are passed
+/// over on their slot ranges, and only a block that may hold a sought slot is decoded
+/// (once, however many of its slots are sought).
+#[derive(Debug)]
+pub(super) struct Cursor<'a> {
+    list: &'a PostingList,
+    /// The first block whose last slot is at least the last slot sought.
+    block: usize,
+    /// The block held decoded in `buf`, if any.
+    decoded: Option<usize>,
+    /// Position in `buf` of the first posting not below the last slot sought.
+    pos: usize,
+    buf: Box<Decoded>,
+}
+
+impl<'a> Cursor<'a> {
+    /// A cursor at the start of `list`.
+    pub(super) fn new(list: &'a PostingList) -> Self {
+        Self {
+            list,
+            block: 0,
+            decoded: None,
+            pos: 0,
+            buf: Box::default(),
+        }
+    }
+
+    /// Back to the start of the list, for another increasing run of slots (the decoded
+    /// block is kept).
+    pub(super) fn rewind(&mut self) {
+        self.block = 0;
+        self.pos = 0;
+    }
+
+    /// The index of the one block that may hold `slot`, without decoding anything;
+    /// `None` when no block's range holds it (the list does not hold it). `slot` must not
+    /// be below the slots sought since the last [`rewind`](Self::rewind).
+    #[inline]
+    pub(super) fn locate(&mut self, slot: u32) -> Option<usize> {
+        let blocks = &self.list.blocks;
+        while blocks.get(self.block).is_some_and(|b| b.last < slot) {
+            self.block += 1;
+        }
+        let b = blocks.get(self.block)?;
+        (slot >= b.first).then_some(self.block)
+    }
+
+    /// The indexes of the blocks whose ranges meet `lo..=hi`, without decoding anything
+    /// (`lo` in the same order as [`locate`](Self::locate)'s slots).
+    #[inline]
+    pub(super) fn overlapping(&mut self, lo: u32, hi: u32) -> std::ops::Range<usize> {
+        self.locate(lo);
+        let blocks = &self.list.blocks;
+        let mut end = self.block;
+        while blocks.get(end).is_some_and(|b| b.first <= hi) {
+            end += 1;
+        }
+        self.block..end
+    }
+
+    /// The count `tf` of `slot` in the list, if it holds it (same order as
+    /// [`locate`](Self::locate)).
+    #[inline]
+    pub(super) fn seek(&mut self, slot: u32) -> Option<u32> {
+        let b = self.locate(slot)?;
+        if self.decoded != Some(b) {
+            self.list.block(b).decode(&mut self.buf);
+            self.decoded = Some(b);
+            self.pos = 0;
+        }
+        let buf = &*self.buf;
+        let mut pos = self.pos;
+        while pos < buf.len && buf.slots[pos] < slot {
+            pos += 1;
+        }
+        self.pos = pos;
+        (pos < buf.len && buf.slots[pos] == slot).then(|| buf.tfs[pos] + 1)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeMap;
+
+    use proptest::prelude::*;
+
+    use super::*;
+
+    fn contents(list: &PostingList) -> BTreeMap<u32, u32> {
+        list.postings().into_iter().collect()
+    }
+
+    #[test]
+    fn a_growing_list_is_compact_and_kept_in_blocks() {
+        let mut list = PostingList::default();
+        for slot in 0..1_000u32 {
+            list.insert(slot * 3, 1 + slot % 2);
+        }
+        assert_eq!(list.len(), 1_000);
+        assert_eq!(list.block_count(), 1_000usize.div_ceil(BLOCK));
+        // Seven sealed blocks: gaps of three (two bits), counts of one or two (one bit),
+        // 16 bytes a bit of width.
+        let sealed = 7 * 16 * (2 + 1);
+        // The open block: one byte a posting, two for a count of two.
+        let open = 104 * 3 / 2;
+        assert_eq!(list.bytes.len(), sealed + open);
+        assert_eq!(list.postings()[7], (21, 2));
+    }
+
+    #[test]
+    fn reused_slots_go_into_the_block_holding_their_range() {
+        let mut list = PostingList::default();
+        for slot in (0..600u32).step_by(2) {
+            list.insert(slot, 1);
+        }
+        // Odd slots in the middle of sealed blocks: full blocks split, the list stays sorted.
+        for slot in (1..300u32).step_by(2) {
+            list.insert(slot, 3);
+        }
+        let got = list.postings();
+        assert_eq!(got.len(), 300 + 150);
+        assert!(got.windows(2).all(|w| w[0].0 < w[1].0));
+        assert!(list.blocks.iter().all(|b| b.len as usize <= BLOCK));
+        assert_eq!(got[1], (1, 3));
+    }
+
+    #[test]
+    fn emptying_the_open_block_reopens_the_one_before() {
+        let mut list = PostingList::default();
+        for slot in 0..300u32 {
+            list.insert(slot * 2, 1 + slot % 3);
+        }
+        // Blocks of 128, 128 and 44: empty the last, then the one before it.
+        for slot in (0..300u32).rev().take(44 + 128) {
+            assert!(list.remove(slot * 2));
+            let want: Vec<(u32, u32)> = (0..slot).map(|s| (s * 2, 1 + s % 3)).collect();
+            assert_eq!(list.postings(), want);
+        }
+        assert_eq!(list.block_count(), 1);
+        for slot in 128..200u32 {
+            list.insert(slot * 2, 1);
+        }
+        assert_eq!(list.len(), 200);
+        assert_eq!(list.postings()[150], (300, 1));
+    }
+
+    #[derive(Debug, Clone)]
+    enum Op {
+        Insert(u32, u32),
+        Remove(u32),
+    }
+
+    fn op() -> impl Strategy<Value = Op> {
+        prop_oneof![
+            3 => (prop_oneof![0u32..400, 0u32..3_000, any::<u32>()], prop_oneof![1u32..3, 1u32..u32::MAX])
+                .prop_map(|(s, tf)| Op::Insert(s, tf)),
+            1 => prop_oneof![0u32..400, 0u32..3_000].prop_map(Op::Remove),
+        ]
+    }
+
+    proptest! {
+        #[test]
+        fn a_list_holds_what_was_inserted_and_not_removed(ops in prop::collection::vec(op(), 1..800)) {
+            let mut list = PostingList::default();
+            let mut reference: BTreeMap<u32, u32> = BTreeMap::new();
+            for op in ops {
+                match op {
+                    Op::Insert(slot, tf) => {
+                        if reference.insert(slot, tf).is_some() {
+                            prop_assert!(list.remove(slot));
+                        }
+                        list.insert(slot, tf);
+                    }
+                    Op::Remove(slot) => {
+                        prop_assert_eq!(list.remove(slot), reference.remove(&slot).is_some());
+                    }
+                }
+                prop_assert_eq!(list.len(), reference.len());
+            }
+            prop_assert_eq!(contents(&list), reference.clone());
+            // Blocks hold 1 to 128 postings and follow each other in slot order.
+            let mut prev: Option<u32> = None;
+            for b in &list.blocks {
+                prop_assert!(b.len >= 1 && b.len as usize <= BLOCK);
+                prop_assert!(b.first <= b.last);
+                prop_assert!(prev.is_none_or(|p| p < b.first));
+                prev = Some(b.last);
+            }
+            prop_assert!(2 * list.padding as usize <= list.bytes.len().max(1));
+            // A cursor finds exactly the held slots, sought in increasing order.
+            let mut cursor = Cursor::new(&list);
+            for round in 0..2 {
+                cursor.rewind();
+                for slot in (0..3_100u32).step_by(1 + round) {
+                    prop_assert_eq!(cursor.seek(slot), reference.get(&slot).copied(), "slot {}", slot);
+                }
+            }
+        }
+    }
+}
