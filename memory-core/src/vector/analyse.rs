@@ -22,7 +22,7 @@ pub(super) const UNMAPPED: u32 = u32::MAX;
 
 /// Consecutive documents analysed together.
 #[derive(Debug, Default)]
-pub(super) struct Chunk {
+pub(crate) struct Chunk {
     /// The distinct terms of the chunk, indexed by chunk-local id.
     pub(super) vocab: Vec<Box<str>>,
     /// Each document's `(local id, 1 + ln tf)`, one per distinct term sorted by term
@@ -93,6 +93,53 @@ impl Chunk {
         chunk
     }
 
+    /// A chunk from what [`analyse`](Self::analyse) made of its documents: the
+    /// vocabulary, each document's `(local id, 1 + ln tf)` one after the other, and the
+    /// end of each document's run. Checked, so inserting it cannot index out of bounds
+    /// whatever the parts (read back from storage, say).
+    pub(crate) fn from_parts(
+        vocab: Vec<Box<str>>,
+        terms: Vec<(u32, f32)>,
+        ends: Vec<u32>,
+    ) -> Result<Self, &'static str> {
+        let mut start = 0u32;
+        for &end in &ends {
+            if end < start || end as usize > terms.len() {
+                return Err("a document's terms run past the chunk's");
+            }
+            start = end;
+        }
+        if start as usize != terms.len() {
+            return Err("terms after the chunk's last document");
+        }
+        let mut df = vec![0u32; vocab.len()];
+        for &(id, _) in &terms {
+            match df.get_mut(id as usize) {
+                Some(n) => *n += 1,
+                None => return Err("a term outside the chunk's vocabulary"),
+            }
+        }
+        let mapped = vec![UNMAPPED; vocab.len()];
+        Ok(Self {
+            vocab,
+            terms,
+            ends,
+            df,
+            mapped,
+        })
+    }
+
+    /// The vocabulary, each document's `(local id, 1 + ln tf)` one after the other, and
+    /// the end of each document's run: what [`from_parts`](Self::from_parts) takes.
+    pub(crate) fn parts(&self) -> (&[Box<str>], &[(u32, f32)], &[u32]) {
+        (&self.vocab, &self.terms, &self.ends)
+    }
+
+    /// Number of documents in the chunk.
+    pub(crate) fn len(&self) -> usize {
+        self.ends.len()
+    }
+
     /// Where the chunk's `i`-th document's terms are in `terms`.
     pub(super) fn range(&self, i: usize) -> std::ops::Range<usize> {
         let start = if i == 0 { 0 } else { self.ends[i - 1] as usize };
@@ -139,6 +186,36 @@ impl Analysed {
             chunk_len,
             recheck: false,
         }
+    }
+
+    /// A batch from chunks of `chunk_len` documents each (the last may hold fewer), as
+    /// [`in_chunks`](Self::in_chunks) makes them; `None` when the chunks are not so.
+    pub(crate) fn from_chunks(chunks: Vec<Chunk>, chunk_len: usize) -> Option<Self> {
+        let full = chunks.len().saturating_sub(1);
+        let shaped = chunk_len > 0
+            && chunks[..full].iter().all(|c| c.len() == chunk_len)
+            && chunks.last().is_none_or(|c| c.len() <= chunk_len);
+        shaped.then_some(Self {
+            chunks,
+            chunk_len,
+            recheck: false,
+        })
+    }
+
+    /// An upper bound on the batch's distinct terms: the sum of its chunks'
+    /// vocabularies.
+    pub(crate) fn vocabulary_bound(&self) -> usize {
+        self.chunks.iter().map(|c| c.vocab.len()).sum()
+    }
+
+    /// Number of documents in the batch.
+    pub(crate) fn len(&self) -> usize {
+        self.chunks.iter().map(Chunk::len).sum()
+    }
+
+    /// Each chunk, and how many documents a chunk holds (the last may hold fewer).
+    pub(crate) fn chunks(&self) -> (&[Chunk], usize) {
+        (&self.chunks, self.chunk_len)
     }
 
     /// The chunk holding document `i`, and its position there.

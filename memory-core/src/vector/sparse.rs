@@ -108,7 +108,10 @@ const NEVER: u64 = u64::MAX;
 /// An inverted index over documents identified by small integer slots chosen by the caller.
 #[derive(Debug, Default)]
 pub(crate) struct SparseIndex {
-    term_ids: HashMap<Box<str>, u32>,
+    /// Term text → id. foldhash (randomly seeded per index), as the analysis that
+    /// produces the terms uses: a large batch inserts one term per distinct word, and
+    /// SipHash was a tenth of building a 100,000-fact index.
+    term_ids: HashMap<Box<str>, u32, foldhash::fast::RandomState>,
     terms: Vec<Term>,
     free_terms: Vec<u32>,
     docs: Vec<Option<DocTerms>>,
@@ -210,6 +213,13 @@ impl SparseIndex {
     pub(crate) fn reserve(&mut self, additional: usize) {
         self.docs.reserve(additional);
         self.norms.reserve(additional);
+    }
+
+    /// Makes room for `additional` more distinct terms (a batch's vocabulary), so
+    /// inserting it does not grow the term table step by step.
+    pub(crate) fn reserve_terms(&mut self, additional: usize) {
+        self.term_ids.reserve(additional);
+        self.terms.reserve(additional);
     }
 
     fn term_id(&mut self, text: &str) -> u32 {
