@@ -18,6 +18,7 @@ use deadpool_postgres::{
 };
 
 mod conversation;
+mod fact_snapshot;
 mod facts;
 mod kv;
 mod options;
