@@ -421,3 +421,30 @@ async fn interleaved_writers_see_each_other() {
     };
     common::check_interleaved_writers_see_each_other(&a, &b, "interleave-redis").await;
 }
+
+/// A user with many facts: a store opened after a search and after writes (each new
+/// instance reads the snapshot and the writes logged since) ranks and reconciles as a
+/// fresh read of the facts.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn reopening_after_writes_ranks_and_reconciles_as_a_fresh_read() {
+    let Some(url) = server_url(URL_ENV) else {
+        return;
+    };
+    let prefix = format!("agentmem-test-{}:", ulid::Ulid::new());
+    let open = || {
+        let (url, prefix) = (url.clone(), prefix.clone());
+        async move {
+            let options = agentmemory_stores::RedisOptions {
+                prefix,
+                ..agentmemory_stores::RedisOptions::default()
+            };
+            Arc::new(
+                RedisStore::connect_with(&url, options)
+                    .await
+                    .expect("connect"),
+            ) as Arc<dyn agentmemory_core::UserMemoryStore>
+        }
+    };
+    let first = open().await;
+    common::check_snapshot_then_writes(&*first, open, "snapshot-redis").await;
+}
