@@ -63,7 +63,7 @@ pub struct RankedFacts {
     slots: HashMap<String, usize, foldhash::fast::RandomState>,
     /// The current facts filed by what reconciliation compares, built on the first
     /// [`reconcile`](Self::reconcile) (a store that only searches never pays for it).
-    lookup: Option<Lookup>,
+    pub(super) lookup: Option<Lookup>,
     index: SparseIndex,
     /// An upper bound on the confidence of every current fact (raised on insert and
     /// reinforcement, recomputed on compaction), so a search can tell when no fact that

@@ -21,6 +21,7 @@ use std::sync::OnceLock;
 use chrono::{DateTime, Utc};
 use xxhash_rust::xxh3::xxh3_64;
 
+use super::lookup::Lookup;
 use super::{FactSource, MemoryFact, PendingContradiction, Polarity, RankedFacts};
 use crate::error::{MemoryError, Result};
 use crate::vector::analyse::{Analysed, Chunk};
@@ -138,6 +139,22 @@ impl RankedFacts {
     /// are no snapshot, another user's snapshot, or terms made by another build's text
     /// analysis.
     pub fn from_snapshot(bytes: &[u8], user_id: &str) -> Result<Self> {
+        Self::read_snapshot(bytes, user_id, false)
+    }
+
+    /// [`from_snapshot`](Self::from_snapshot) for a write: the facts are also filed for
+    /// reconciliation (what the first [`plan`](Self::plan) does otherwise), beside the
+    /// index rather than after it, so an upsert on a store just opened does not wait for
+    /// both one after the other.
+    ///
+    /// # Errors
+    ///
+    /// As [`from_snapshot`](Self::from_snapshot).
+    pub fn from_snapshot_for_writes(bytes: &[u8], user_id: &str) -> Result<Self> {
+        Self::read_snapshot(bytes, user_id, true)
+    }
+
+    fn read_snapshot(bytes: &[u8], user_id: &str, filed: bool) -> Result<Self> {
         let Some((body, sum)) = bytes.split_last_chunk::<8>() else {
             return Err(corrupt(SnapshotError::Truncated));
         };
@@ -167,16 +184,22 @@ impl RankedFacts {
         let facts_bytes = r.take(section)?;
         // Facts on one thread, terms and the index on another (when the pool has two).
         let (facts, index) = rayon::join(
-            || read_facts(facts_bytes, n, user_id),
+            || {
+                let facts = read_facts(facts_bytes, n, user_id)?;
+                let lookup = filed.then(|| Lookup::new(&facts, |_| true));
+                Ok::<_, MemoryError>((facts, lookup))
+            },
             || read_terms(r).map(|a| (a.len(), RankedFacts::index_of(a))),
         );
-        let (facts, (texts, index)) = (facts?, index?);
+        let ((facts, lookup), (texts, index)) = (facts?, index?);
         if texts != facts.len() {
             return Err(corrupt(SnapshotError::Invalid(
                 "the analysed texts are not the facts'",
             )));
         }
-        Ok(Self::with_index(facts, index))
+        let mut ranked = Self::with_index(facts, index);
+        ranked.lookup = lookup;
+        Ok(ranked)
     }
 }
 
@@ -693,6 +716,31 @@ mod tests {
         let fresh = RankedFacts::new(ranked.facts().cloned().collect());
         assert_same(&again, &fresh, now);
         assert_same(&again, &ranked, now);
+    }
+
+    #[test]
+    fn facts_read_back_for_writes_reconcile_as_a_fresh_read() {
+        let now = Utc::now();
+        let mut all = facts(300, now);
+        all.push(MemoryFact::from_candidate(
+            "u",
+            FactCandidate::new("lives in Lyon", 0.9).with_attribute("location", "Lyon"),
+            now,
+        ));
+        let bytes = RankedFacts::new(all.clone()).snapshot("u");
+        for candidate in [
+            FactCandidate::new("jazz hiking note 3", 0.9),
+            FactCandidate::new("lives in Porto", 0.9).with_attribute("location", "Porto"),
+            FactCandidate::new("collects stamps", 0.9),
+        ] {
+            let mut fresh = RankedFacts::new(all.clone());
+            let mut filed = RankedFacts::from_snapshot_for_writes(&bytes, "u").unwrap();
+            assert!(filed.lookup.is_some());
+            assert_eq!(
+                filed.reconcile(candidate.clone()),
+                fresh.reconcile(candidate)
+            );
+        }
     }
 
     #[test]

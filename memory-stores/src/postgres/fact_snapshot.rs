@@ -30,14 +30,16 @@ pub(super) struct Opened {
 
 impl PostgresStore {
     /// The user's current facts at `version` (read by the caller just before), from the
-    /// snapshot and the log when they allow it, from every row otherwise.
+    /// snapshot and the log when they allow it, from every row otherwise; filed for
+    /// reconciliation too when `for_writes` (see [`RankedFacts::from_snapshot_for_writes`]).
     pub(super) async fn open_facts<C: GenericClient>(
         &self,
         client: &C,
         user: &str,
         version: i64,
+        for_writes: bool,
     ) -> Result<Opened> {
-        match self.from_snapshot(client, user, version).await {
+        match self.from_snapshot(client, user, version, for_writes).await {
             Ok(Some(ranked)) => {
                 return Ok(Opened {
                     ranked,
@@ -78,6 +80,7 @@ impl PostgresStore {
         client: &C,
         user: &str,
         version: i64,
+        for_writes: bool,
     ) -> Result<Option<RankedFacts>> {
         let op = "read a fact snapshot";
         let stmt = client
@@ -144,7 +147,11 @@ impl PostgresStore {
         drop(row);
         let user = user.to_owned();
         tokio::task::spawn_blocking(move || {
-            let mut ranked = RankedFacts::from_snapshot(&bytes, &user)?;
+            let mut ranked = if for_writes {
+                RankedFacts::from_snapshot_for_writes(&bytes, &user)?
+            } else {
+                RankedFacts::from_snapshot(&bytes, &user)?
+            };
             drop(bytes);
             Ok(replay(&mut ranked, written, Some(&last_n)).then_some(ranked))
         })

@@ -140,7 +140,7 @@ impl UserMemoryStore for PostgresStore {
                 None => {
                     // Read once, then kept and updated in place: the next upsert (or
                     // search) of this user does not read every fact again.
-                    let opened = self.open_facts(&tx, user_id, version).await?;
+                    let opened = self.open_facts(&tx, user_id, version, true).await?;
                     if let Some(bytes) = &opened.snapshot {
                         // Exact: taken under the user's lock, before this write's versions.
                         self.keep_snapshot(&tx, user_id, version, bytes).await?;
@@ -180,7 +180,7 @@ impl UserMemoryStore for PostgresStore {
                 if let Some(ranked) = self.fact_cache.get(user_id, version) {
                     return Ok((ranked, None));
                 }
-                let opened = self.open_facts(&client, user_id, version).await?;
+                let opened = self.open_facts(&client, user_id, version, false).await?;
                 let made = opened.snapshot.map(|bytes| (version, bytes));
                 Ok((self.fact_cache.put(user_id, version, opened.ranked), made))
             })

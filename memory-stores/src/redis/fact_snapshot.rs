@@ -82,9 +82,15 @@ impl RedisStore {
     }
 
     /// The user's current facts and the version they are at, from the snapshot and the
-    /// log when they allow it, from every fact otherwise.
-    pub(super) async fn open_facts(&self, user: &str, op: &'static str) -> Result<Opened> {
-        match self.from_snapshot(user, op).await {
+    /// log when they allow it, from every fact otherwise; filed for reconciliation too
+    /// when `for_writes` (see [`RankedFacts::from_snapshot_for_writes`]).
+    pub(super) async fn open_facts(
+        &self,
+        user: &str,
+        op: &'static str,
+        for_writes: bool,
+    ) -> Result<Opened> {
+        match self.from_snapshot(user, op, for_writes).await {
             Ok(Some((version, ranked))) => {
                 return Ok(Opened {
                     version,
@@ -131,6 +137,7 @@ impl RedisStore {
         &self,
         user: &str,
         op: &'static str,
+        for_writes: bool,
     ) -> Result<Option<(i64, RankedFacts)>> {
         let (ver, hash) = self.fact_keys(user);
         let (snapshot, log) = self.snapshot_keys(user);
@@ -158,7 +165,11 @@ impl RedisStore {
         }
         let owner = user.to_owned();
         tokio::task::spawn_blocking(move || {
-            let mut ranked = RankedFacts::from_snapshot(&body, &owner)?;
+            let mut ranked = if for_writes {
+                RankedFacts::from_snapshot_for_writes(&body, &owner)?
+            } else {
+                RankedFacts::from_snapshot(&body, &owner)?
+            };
             drop(body);
             // A fresh read sorts by creation time, then id.
             let after = ranked.last().map(|f| (f.created_at, f.id.clone()));

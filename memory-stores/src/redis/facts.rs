@@ -204,7 +204,7 @@ impl UserMemoryStore for RedisStore {
         for _ in 0..MAX_ATTEMPTS {
             // Read once, then kept and updated in place: the next upsert (or search) of
             // this user does not read every fact again.
-            let opened = self.open_facts(user_id, op).await?;
+            let opened = self.open_facts(user_id, op, true).await?;
             let (v, mut ranked) = (opened.version, opened.ranked);
             if let Some(bytes) = &opened.snapshot {
                 // Kept only if still at `v`: before this write's version.
@@ -245,7 +245,7 @@ impl UserMemoryStore for RedisStore {
             Some(ranked) => (ranked, None),
             None => {
                 // Facts and version read together, so the version names exactly them.
-                let opened = self.open_facts(user_id, op).await?;
+                let opened = self.open_facts(user_id, op, false).await?;
                 let made = opened.snapshot.map(|bytes| (opened.version, bytes));
                 let version = opened.version;
                 (self.fact_cache.put(user_id, version, opened.ranked), made)

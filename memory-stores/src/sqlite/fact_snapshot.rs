@@ -29,9 +29,16 @@ pub(super) struct Opened {
 }
 
 /// The user's current facts at `version` (read by the caller in the same transaction),
-/// from the snapshot and the log when they allow it, from every row otherwise.
-pub(super) fn open(conn: &Connection, label: &str, user: &str, version: i64) -> Result<Opened> {
-    match from_snapshot(conn, label, user, version) {
+/// from the snapshot and the log when they allow it, from every row otherwise; filed for
+/// reconciliation too when `for_writes` (see [`RankedFacts::from_snapshot_for_writes`]).
+pub(super) fn open(
+    conn: &Connection,
+    label: &str,
+    user: &str,
+    version: i64,
+    for_writes: bool,
+) -> Result<Opened> {
+    match from_snapshot(conn, label, user, version, for_writes) {
         Ok(Some(ranked)) => {
             return Ok(Opened {
                 ranked,
@@ -67,6 +74,7 @@ fn from_snapshot(
     label: &str,
     user: &str,
     version: i64,
+    for_writes: bool,
 ) -> Result<Option<RankedFacts>> {
     let err = on(label, "read a fact snapshot");
     let row: Option<(i64, i64, Vec<u8>)> = conn
@@ -99,7 +107,11 @@ fn from_snapshot(
     if i64::try_from(ids.len()).ok() != Some(version - taken) {
         return Ok(None);
     }
-    let mut ranked = RankedFacts::from_snapshot(&bytes, user)?;
+    let mut ranked = if for_writes {
+        RankedFacts::from_snapshot_for_writes(&bytes, user)?
+    } else {
+        RankedFacts::from_snapshot(&bytes, user)?
+    };
     drop(bytes);
     ids.sort_unstable();
     ids.dedup();

@@ -142,7 +142,7 @@ impl UserMemoryStore for SqliteStore {
                 None => {
                     // Read once, then kept and updated in place: the next upsert (or
                     // search) of this user does not read every fact again.
-                    let opened = fact_snapshot::open(&tx, label, &user, version)?;
+                    let opened = fact_snapshot::open(&tx, label, &user, version, true)?;
                     if let Some(bytes) = &opened.snapshot {
                         // Exact: taken under the write lock, before this write's versions.
                         fact_snapshot::keep(&tx, label, &user, version, bytes)?;
@@ -192,7 +192,7 @@ impl UserMemoryStore for SqliteStore {
                 let (ranked, made) = match cache.get(&user, version) {
                     Some(ranked) => (ranked, None),
                     None => {
-                        let opened = fact_snapshot::open(&tx, label, &user, version)?;
+                        let opened = fact_snapshot::open(&tx, label, &user, version, false)?;
                         let made = opened.snapshot.map(|bytes| (user.clone(), version, bytes));
                         (cache.put(&user, version, opened.ranked), made)
                     }
