@@ -20,6 +20,9 @@ const MIN_CHUNK: usize = 4096;
 /// A chunk-local term not yet mapped to an index term.
 pub(super) const UNMAPPED: u32 = u32::MAX;
 
+/// A chunk's vocabulary, documents' `(local id, 1 + ln tf)` and documents' ends.
+pub(crate) type ChunkParts<'a> = (&'a [Box<str>], &'a [(u32, f32)], &'a [u32]);
+
 /// Consecutive documents analysed together.
 #[derive(Debug, Default)]
 pub(crate) struct Chunk {
@@ -131,7 +134,7 @@ impl Chunk {
 
     /// The vocabulary, each document's `(local id, 1 + ln tf)` one after the other, and
     /// the end of each document's run: what [`from_parts`](Self::from_parts) takes.
-    pub(crate) fn parts(&self) -> (&[Box<str>], &[(u32, f32)], &[u32]) {
+    pub(crate) fn parts(&self) -> ChunkParts<'_> {
         (&self.vocab, &self.terms, &self.ends)
     }
 

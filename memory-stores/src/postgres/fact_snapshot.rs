@@ -39,7 +39,7 @@ impl PostgresStore {
         version: i64,
         for_writes: bool,
     ) -> Result<Opened> {
-        match self.from_snapshot(client, user, version, for_writes).await {
+        match self.read_snapshot(client, user, version, for_writes).await {
             Ok(Some(ranked)) => {
                 return Ok(Opened {
                     ranked,
@@ -75,7 +75,7 @@ impl PostgresStore {
 
     /// The snapshot brought up to `version`; `None` when there is none or the log does
     /// not reach back to it.
-    async fn from_snapshot<C: GenericClient>(
+    async fn read_snapshot<C: GenericClient>(
         &self,
         client: &C,
         user: &str,

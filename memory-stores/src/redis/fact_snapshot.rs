@@ -90,7 +90,7 @@ impl RedisStore {
         op: &'static str,
         for_writes: bool,
     ) -> Result<Opened> {
-        match self.from_snapshot(user, op, for_writes).await {
+        match self.read_snapshot(user, op, for_writes).await {
             Ok(Some((version, ranked))) => {
                 return Ok(Opened {
                     version,
@@ -133,7 +133,7 @@ impl RedisStore {
 
     /// The version and the snapshot brought up to it; `None` when there is none or the
     /// log does not reach back to it.
-    async fn from_snapshot(
+    async fn read_snapshot(
         &self,
         user: &str,
         op: &'static str,
