@@ -207,8 +207,11 @@ impl UserMemoryStore for RedisStore {
             let opened = self.open_facts(user_id, op, true).await?;
             let (v, mut ranked) = (opened.version, opened.ranked);
             if let Some(bytes) = &opened.snapshot {
-                // Kept only if still at `v`: before this write's version.
-                self.keep_snapshot(user_id, v, bytes, op).await?;
+                // Kept only if still at `v`: before this write's version. A snapshot not
+                // kept only costs the next open its speed.
+                if let Err(e) = self.keep_snapshot(user_id, v, bytes, op).await {
+                    tracing::warn!(store = STORE, error = %e, "fact snapshot not kept");
+                }
             }
             let change = ranked.plan(user_id, candidate.clone(), Utc::now())?;
             let writes = writes(&change)?;
