@@ -16,12 +16,17 @@
 //! - `warm_search`: the recall of a turn, a search for the prompt's facts (top 5) with
 //!   the user's facts kept.
 //!
-//! `AGENTMEM_BENCH_BACKENDS=sqlite,redis` limits the run to the backends named; with the
-//! `file` feature, `file` is one (a `FileStore` in a temporary directory).
+//! `AGENTMEM_BENCH_BACKENDS=sqlite,redis` limits the run to the backends named (with the
+//! `file` feature, `file` is one: a `FileStore` in a temporary directory), and
+//! `AGENTMEM_BENCH_SIZES=100000` to the sizes named.
 //! `AGENTMEM_BENCH_PG_SYNCHRONOUS_COMMIT=off` (or another level) opens the PostgreSQL
 //! store with that `synchronous_commit` (its groups are then named
 //! `postgres_sc_off_facts`, ...); Redis's durability is its server's (`appendfsync`), so
 //! point `AGENTMEM_REDIS_URL` at a server configured as wanted.
+//!
+//! The first search after opening reads the snapshot the stores keep of a large user's
+//! facts (made by the first read of them, here in the warm-up), and the first upsert
+//! brings it up to date with the facts written since (the earlier upserts).
 //!
 //! ```text
 //! cargo bench -p agentmemory-stores --features sqlite,postgres,redis --bench fact_upsert -- --warm-up-time 1 --measurement-time 3
@@ -49,7 +54,7 @@ type Open = Box<dyn Fn() -> Pin<Box<dyn Future<Output = Arc<dyn UserMemoryStore>
 fn bench_backend(c: &mut Criterion, rt: &Runtime, name: &str, open: Open) {
     let run = ulid::Ulid::new().to_string();
     let store = rt.block_on(open());
-    for n in SIZES {
+    for n in SIZES.into_iter().filter(|n| size_wanted(*n)) {
         let user = format!("flat-{n}-{run}");
         rt.block_on(async {
             let facts = facts_data::facts(&user, n);
@@ -259,6 +264,13 @@ fn redis(c: &mut Criterion, rt: &Runtime) {
             })
         }),
     );
+}
+
+/// Whether `AGENTMEM_BENCH_SIZES` (comma-separated; all when unset) names `n`.
+fn size_wanted(n: usize) -> bool {
+    std::env::var("AGENTMEM_BENCH_SIZES")
+        .map(|v| v.split(',').any(|s| s.trim().parse() == Ok(n)))
+        .unwrap_or(true)
 }
 
 /// Whether `AGENTMEM_BENCH_BACKENDS` (comma-separated; all when unset) names `backend`.

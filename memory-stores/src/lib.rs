@@ -22,6 +22,8 @@
 mod dense;
 #[cfg(any(feature = "sqlite", feature = "redis", feature = "postgres"))]
 mod fact_cache;
+#[cfg(any(feature = "sqlite", feature = "redis", feature = "postgres"))]
+mod fact_replay;
 #[cfg(any(
     feature = "sqlite",
     feature = "redis",

@@ -443,3 +443,133 @@ async fn interleaved_writers_see_each_other() {
     };
     common::check_interleaved_writers_see_each_other(&a, &b, "interleave-pg").await;
 }
+
+/// A user with many facts: a store opened after a search and after writes (each new
+/// instance reads the snapshot and the writes logged since) ranks and reconciles as a
+/// fresh read of the facts.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn reopening_after_writes_ranks_and_reconciles_as_a_fresh_read() {
+    let Some(url) = server_url(URL_ENV) else {
+        return;
+    };
+    // A schema of its own: this build's migrations stay off the shared one.
+    let schema = format!("agentmem_snap_{}", std::process::id());
+    let first = connect_schema(&schema, false).await.expect("create");
+    let user = fresh("snapshot-pg");
+    common::check_snapshot_then_writes(
+        &first,
+        || async {
+            Arc::new(connect_schema(&schema, false).await.expect("connect"))
+                as Arc<dyn agentmemory_core::UserMemoryStore>
+        },
+        &user,
+    )
+    .await;
+    let (client, conn) = tokio_postgres::connect(&url, tokio_postgres::NoTls)
+        .await
+        .expect("raw connection");
+    tokio::spawn(conn);
+    client
+        .batch_execute(&format!("DROP SCHEMA \"{schema}\" CASCADE"))
+        .await
+        .expect("drop");
+}
+
+/// A schema at version 4 (facts counted by the version trigger, nothing logged) moves to
+/// 5 on connect, keeps its facts, and logs every change from then on.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_version_4_schema_migrates_and_logs_changes() {
+    let Some(url) = server_url(URL_ENV) else {
+        return;
+    };
+    let schema = format!("agentmem_m4_{}", std::process::id());
+    let store = connect_schema(&schema, false).await.expect("create");
+    let (client, conn) = tokio_postgres::connect(&url, tokio_postgres::NoTls)
+        .await
+        .expect("raw connection");
+    tokio::spawn(conn);
+    let user = fresh("m4");
+    use agentmemory_core::{FactCandidate, UserMemoryStore};
+    UserMemoryStore::upsert(&store, &user, FactCandidate::new("likes jazz", 0.8))
+        .await
+        .expect("write");
+    // Back to version 4: the trigger function of version 2, no snapshots, no log.
+    client
+        .batch_execute(&format!(
+            r#"
+            DELETE FROM "{schema}".schema_version WHERE version = 5;
+            DROP TABLE "{schema}".fact_snapshots, "{schema}".fact_log;
+            CREATE OR REPLACE FUNCTION "{schema}".bump_fact_version() RETURNS trigger LANGUAGE plpgsql AS $$
+            BEGIN
+                IF TG_OP <> 'INSERT' THEN
+                    INSERT INTO "{schema}".fact_versions AS v (user_id, version) VALUES (OLD.user_id, 1)
+                        ON CONFLICT (user_id) DO UPDATE SET version = v.version + 1;
+                END IF;
+                IF TG_OP <> 'DELETE' THEN
+                    INSERT INTO "{schema}".fact_versions AS v (user_id, version) VALUES (NEW.user_id, 1)
+                        ON CONFLICT (user_id) DO UPDATE SET version = v.version + 1;
+                END IF;
+                RETURN NULL;
+            END
+            $$;
+            "#
+        ))
+        .await
+        .expect("back to version 4");
+    drop(store);
+    store_at_4_writes(&client, &schema, &user).await;
+    let store = connect_schema(&schema, false).await.expect("migrate");
+    let again = connect_schema(&schema, false)
+        .await
+        .expect("migrate again: a no-op");
+    let hits = UserMemoryStore::search(&again, &user, "jazz", 3)
+        .await
+        .expect("search");
+    assert_eq!(hits[0].fact.text, "likes jazz");
+    UserMemoryStore::upsert(&store, &user, FactCandidate::new("plays chess", 0.8))
+        .await
+        .expect("write after");
+    let version: i64 = client
+        .query_one(
+            &format!("SELECT version FROM \"{schema}\".fact_versions WHERE user_id = $1"),
+            &[&user],
+        )
+        .await
+        .expect("version")
+        .get(0);
+    let logged: Vec<i64> = client
+        .query(
+            &format!(
+                "SELECT version FROM \"{schema}\".fact_log WHERE user_id = $1 ORDER BY version"
+            ),
+            &[&user],
+        )
+        .await
+        .expect("log")
+        .iter()
+        .map(|r| r.get(0))
+        .collect();
+    assert_eq!(
+        logged,
+        vec![version],
+        "only the write after the migration is logged"
+    );
+    client
+        .batch_execute(&format!("DROP SCHEMA \"{schema}\" CASCADE"))
+        .await
+        .expect("drop");
+}
+
+/// A write by a version-4 client: counted, not logged.
+async fn store_at_4_writes(client: &tokio_postgres::Client, schema: &str, user: &str) {
+    client
+        .execute(
+            &format!(
+                "UPDATE \"{schema}\".facts SET body = jsonb_set(body, '{{confidence}}', '0.9') \
+                 WHERE user_id = $1"
+            ),
+            &[&user],
+        )
+        .await
+        .expect("old write");
+}

@@ -441,3 +441,121 @@ async fn interleaved_writers_see_each_other() {
     };
     common::check_interleaved_writers_see_each_other(&a, &b, "interleave-redis").await;
 }
+
+/// A user with many facts: a store opened after a search and after writes (each new
+/// instance reads the snapshot and the writes logged since) ranks and reconciles as a
+/// fresh read of the facts.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn reopening_after_writes_ranks_and_reconciles_as_a_fresh_read() {
+    let Some(url) = server_url(URL_ENV) else {
+        return;
+    };
+    let prefix = format!("agentmem-test-{}:", ulid::Ulid::new());
+    let open = || {
+        let (url, prefix) = (url.clone(), prefix.clone());
+        async move {
+            let options = agentmemory_stores::RedisOptions {
+                prefix,
+                ..agentmemory_stores::RedisOptions::default()
+            };
+            Arc::new(
+                RedisStore::connect_with(&url, options)
+                    .await
+                    .expect("connect"),
+            ) as Arc<dyn agentmemory_core::UserMemoryStore>
+        }
+    };
+    let first = open().await;
+    common::check_snapshot_then_writes(&*first, open, "snapshot-redis").await;
+}
+
+/// The snapshot is what an opening store reads (one whose facts differ from the hash
+/// shows through), and a damaged one is read around and replaced.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_snapshot_is_read_and_a_damaged_one_replaced() {
+    use agentmemory_core::store_support::RankedFacts;
+    use agentmemory_core::UserMemoryStore;
+    let Some(url) = server_url(URL_ENV) else {
+        return;
+    };
+    let prefix = format!("agentmem-test-{}:", ulid::Ulid::new());
+    let open = || async {
+        let options = RedisOptions {
+            prefix: prefix.clone(),
+            ..RedisOptions::default()
+        };
+        RedisStore::connect_with(&url, options)
+            .await
+            .expect("connect")
+    };
+    let user = "planted";
+    let key = format!("{prefix}{{facts:{}}}:snapshot", hex(user));
+    let mut facts = snapshot_facts(user, SNAPSHOT_FACTS);
+    let store = open().await;
+    store
+        .import_records(user, facts.clone())
+        .await
+        .expect("import");
+    UserMemoryStore::search(&store, user, "jazz", 3)
+        .await
+        .expect("search");
+    let mut conn = redis::Client::open(url.as_str())
+        .expect("client")
+        .get_multiplexed_async_connection()
+        .await
+        .expect("raw connection");
+    let kept: Vec<u8> = redis::cmd("HGET")
+        .arg(&key)
+        .arg("body")
+        .query_async(&mut conn)
+        .await
+        .expect("HGET");
+    assert!(
+        RankedFacts::from_snapshot(&kept, user).is_ok(),
+        "a snapshot is kept"
+    );
+    facts[5].text = "plays the theremin".into();
+    let planted = RankedFacts::new(facts.clone()).snapshot(user);
+    let () = redis::cmd("HSET")
+        .arg(&key)
+        .arg("body")
+        .arg(&planted)
+        .query_async(&mut conn)
+        .await
+        .expect("plant");
+    let hits = UserMemoryStore::search(&open().await, user, "theremin", 3)
+        .await
+        .expect("search");
+    assert_eq!(hits[0].fact.text, "plays the theremin");
+    let () = redis::cmd("HSET")
+        .arg(&key)
+        .arg("body")
+        .arg("no snapshot")
+        .query_async(&mut conn)
+        .await
+        .expect("damage");
+    let hits = UserMemoryStore::search(&open().await, user, "theremin", 3)
+        .await
+        .expect("search");
+    assert_ne!(
+        hits[0].fact.text, "plays the theremin",
+        "the facts themselves are read"
+    );
+    let kept: Vec<u8> = redis::cmd("HGET")
+        .arg(&key)
+        .arg("body")
+        .query_async(&mut conn)
+        .await
+        .expect("HGET");
+    assert!(
+        RankedFacts::from_snapshot(&kept, user).is_ok(),
+        "replaced by a readable one"
+    );
+    store.forget_user(user).await.expect("forget");
+    let left: bool = redis::cmd("EXISTS")
+        .arg(&key)
+        .query_async(&mut conn)
+        .await
+        .expect("EXISTS");
+    assert!(!left, "forgotten with the user");
+}

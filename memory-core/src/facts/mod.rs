@@ -21,6 +21,7 @@ pub(crate) mod quality;
 pub(crate) mod ranked;
 pub(crate) mod reconcile;
 pub(crate) mod semantic;
+mod snapshot;
 mod strength;
 pub(crate) mod transition;
 
@@ -28,6 +29,7 @@ pub use contest::{PendingContradiction, MAX_PENDING};
 pub use export::{export_facts, import_facts, restore_facts, FactsExport, FACTS_EXPORT_VERSION};
 pub use memory::InMemoryUserMemoryStore;
 pub use semantic::{EmbeddingUserMemoryStore, FactQuery};
+pub use snapshot::{SnapshotError, FACT_SNAPSHOT_VERSION};
 // The rules every backend shares are public as `crate::store_support`; these are the
 // ones the rest of the crate names through `facts`.
 pub(crate) use ranked::RankedFacts;

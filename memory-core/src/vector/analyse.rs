@@ -21,9 +21,13 @@ const MIN_CHUNK: usize = 4096;
 /// A chunk-local term not yet mapped to an index term.
 pub(super) const UNMAPPED: u32 = u32::MAX;
 
+/// A chunk's vocabulary, documents' `(local id, tf)` pairs ([`codec`]-encoded after 0,
+/// one document after the other) and documents' ends in those bytes.
+pub(crate) type ChunkParts<'a> = (&'a [Box<str>], &'a [u8], &'a [u32]);
+
 /// Consecutive documents analysed together.
 #[derive(Debug, Default)]
-pub(super) struct Chunk {
+pub(crate) struct Chunk {
     /// The distinct terms of the chunk, indexed by chunk-local id.
     pub(super) vocab: Vec<Box<str>>,
     /// Each document's `(local id, tf)`, one per distinct term by local id,
@@ -87,6 +91,67 @@ impl Chunk {
         chunk
     }
 
+    /// A chunk from what [`analyse`](Self::analyse) made of its documents: the
+    /// vocabulary, each document's `(local id, tf)` pairs encoded one document after the
+    /// other, and the end of each document's run. Checked, so inserting it cannot index
+    /// out of bounds or break a list's order whatever the parts (read back from storage,
+    /// say): every run decodes exactly, ids strictly increase within a document and stay
+    /// inside the vocabulary.
+    pub(crate) fn from_parts(
+        vocab: Vec<Box<str>>,
+        terms: Vec<u8>,
+        ends: Vec<u32>,
+    ) -> Result<Self, &'static str> {
+        let mut df = vec![0u32; vocab.len()];
+        let mut start = 0usize;
+        for &end in &ends {
+            let end = end as usize;
+            if end < start || end > terms.len() {
+                return Err("a document's terms run past the chunk's");
+            }
+            let run = &terms[start..end];
+            let mut pairs = Pairs::new(run, 0);
+            let mut prev: Option<u32> = None;
+            for (id, tf) in pairs.by_ref() {
+                if prev.is_some_and(|p| id <= p) || tf == 0 {
+                    return Err("a document's terms out of order");
+                }
+                match df.get_mut(id as usize) {
+                    Some(n) => *n += 1,
+                    None => return Err("a term outside the chunk's vocabulary"),
+                }
+                prev = Some(id);
+            }
+            if pairs.consumed() != run.len() {
+                return Err("a document's terms do not decode");
+            }
+            start = end;
+        }
+        if start != terms.len() {
+            return Err("terms after the chunk's last document");
+        }
+        let mapped = vec![UNMAPPED; vocab.len()];
+        Ok(Self {
+            vocab,
+            terms,
+            ends,
+            df,
+            mapped,
+        })
+    }
+
+    /// The vocabulary, each document's encoded `(local id, tf)` pairs one after the
+    /// other, and the end of each document's run: what [`from_parts`](Self::from_parts)
+    /// takes.
+    pub(crate) fn parts(&self) -> ChunkParts<'_> {
+        (&self.vocab, &self.terms, &self.ends)
+    }
+
+    /// Number of documents in the chunk.
+    pub(crate) fn len(&self) -> usize {
+        self.ends.len()
+    }
+
     /// Where the chunk's `i`-th document's terms are in `terms`.
     pub(super) fn range(&self, i: usize) -> std::ops::Range<usize> {
         let start = if i == 0 { 0 } else { self.ends[i - 1] as usize };
@@ -133,6 +198,36 @@ impl Analysed {
             chunk_len,
             recheck: false,
         }
+    }
+
+    /// A batch from chunks of `chunk_len` documents each (the last may hold fewer), as
+    /// [`in_chunks`](Self::in_chunks) makes them; `None` when the chunks are not so.
+    pub(crate) fn from_chunks(chunks: Vec<Chunk>, chunk_len: usize) -> Option<Self> {
+        let full = chunks.len().saturating_sub(1);
+        let shaped = chunk_len > 0
+            && chunks[..full].iter().all(|c| c.len() == chunk_len)
+            && chunks.last().is_none_or(|c| c.len() <= chunk_len);
+        shaped.then_some(Self {
+            chunks,
+            chunk_len,
+            recheck: false,
+        })
+    }
+
+    /// An upper bound on the batch's distinct terms: the sum of its chunks'
+    /// vocabularies.
+    pub(crate) fn vocabulary_bound(&self) -> usize {
+        self.chunks.iter().map(|c| c.vocab.len()).sum()
+    }
+
+    /// Number of documents in the batch.
+    pub(crate) fn len(&self) -> usize {
+        self.chunks.iter().map(Chunk::len).sum()
+    }
+
+    /// Each chunk, and how many documents a chunk holds (the last may hold fewer).
+    pub(crate) fn chunks(&self) -> (&[Chunk], usize) {
+        (&self.chunks, self.chunk_len)
     }
 
     /// The chunk holding document `i`, and its position there.

@@ -59,6 +59,14 @@ impl Dictionary {
         (id, true)
     }
 
+    /// Makes room for `additional` more terms.
+    pub(super) fn reserve(&mut self, additional: usize) {
+        self.texts.reserve(additional);
+        let (texts, hasher) = (&self.texts, &self.hasher);
+        self.ids
+            .reserve(additional, |&i| hasher.hash_one(&*texts[i as usize]));
+    }
+
     /// Removes term `id`, freeing the id for reuse.
     pub(super) fn remove(&mut self, id: u32) {
         let text = std::mem::take(&mut self.texts[id as usize]);

@@ -247,6 +247,13 @@ impl SparseIndex {
             + self.norms.capacity() * size_of::<NormCell>()
     }
 
+    /// Makes room for `additional` more distinct terms (a batch's vocabulary), so
+    /// inserting it does not grow the term table step by step.
+    pub(crate) fn reserve_terms(&mut self, additional: usize) {
+        self.dict.reserve(additional);
+        self.terms.reserve(additional);
+    }
+
     fn term_id(&mut self, text: &str) -> u32 {
         let (id, new) = self.dict.intern(text);
         if new && id as usize == self.terms.len() {

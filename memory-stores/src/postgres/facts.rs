@@ -10,7 +10,7 @@
 //! [`agentmemory_core::facts::rank_score`]).
 
 use agentmemory_core::facts::FactQuery;
-use agentmemory_core::store_support::{prepare_candidate, RankedFacts};
+use agentmemory_core::store_support::prepare_candidate;
 use agentmemory_core::{
     FactCandidate, FactChange, MemoryError, MemoryFact, Result, ScoredFact, UserMemoryStore,
 };
@@ -24,7 +24,7 @@ use crate::fact_rows::{chain, doomed, rows};
 
 impl PostgresStore {
     /// The user's facts, oldest first; only current ones when `current_only`.
-    async fn load_facts<C: GenericClient>(
+    pub(super) async fn load_facts<C: GenericClient>(
         &self,
         client: &C,
         user: &str,
@@ -95,6 +95,24 @@ async fn lock_user<C: GenericClient>(client: &C, user: &str) -> Result<()> {
     Ok(())
 }
 
+impl PostgresStore {
+    /// Keeps the snapshot a search made of the user's facts at `version`, unless they
+    /// moved since (a later open makes another).
+    async fn keep_snapshot_at(&self, user: &str, version: i64, bytes: &[u8]) -> Result<()> {
+        let op = "keep a fact snapshot";
+        self.bounded(op, async {
+            let mut client = self.client(op).await?;
+            let tx = client.transaction().await.map_err(on(op))?;
+            lock_user(&tx, user).await?;
+            if self.fact_version(&tx, user).await? == version {
+                self.keep_snapshot(&tx, user, version, bytes).await?;
+            }
+            tx.commit().await.map_err(on(op))
+        })
+        .await
+    }
+}
+
 #[async_trait]
 impl UserMemoryStore for PostgresStore {
     async fn upsert(&self, user_id: &str, candidate: FactCandidate) -> Result<FactChange> {
@@ -122,7 +140,12 @@ impl UserMemoryStore for PostgresStore {
                 None => {
                     // Read once, then kept and updated in place: the next upsert (or
                     // search) of this user does not read every fact again.
-                    let mut ranked = RankedFacts::new(self.load_facts(&tx, user_id, true).await?);
+                    let opened = self.open_facts(&tx, user_id, version, true).await?;
+                    if let Some(bytes) = &opened.snapshot {
+                        // Exact: taken under the user's lock, before this write's versions.
+                        self.keep_snapshot(&tx, user_id, version, bytes).await?;
+                    }
+                    let mut ranked = opened.ranked;
                     (ranked.plan(user_id, candidate, now)?, Some(ranked))
                 }
             };
@@ -150,20 +173,25 @@ impl UserMemoryStore for PostgresStore {
             return Ok(Vec::new());
         }
         let op = "search facts";
-        let ranked = self
+        let (ranked, made) = self
             .bounded(op, async {
                 let client = self.client(op).await?;
                 let version = self.fact_version(&client, user_id).await?;
                 if let Some(ranked) = self.fact_cache.get(user_id, version) {
-                    return Ok(ranked);
+                    return Ok((ranked, None));
                 }
-                let facts = self.load_facts(&client, user_id, true).await?;
-                Ok(self
-                    .fact_cache
-                    .put(user_id, version, RankedFacts::new(facts)))
+                let opened = self.open_facts(&client, user_id, version, false).await?;
+                let made = opened.snapshot.map(|bytes| (version, bytes));
+                Ok((self.fact_cache.put(user_id, version, opened.ranked), made))
             })
             .await?;
-        Ok(ranked.rank(query, self.policy, Utc::now()))
+        let hits = ranked.rank(query, self.policy, Utc::now());
+        if let Some((version, bytes)) = made {
+            if let Err(e) = self.keep_snapshot_at(user_id, version, &bytes).await {
+                tracing::warn!(store = "postgres", error = %e, "fact snapshot not kept");
+            }
+        }
+        Ok(hits)
     }
 
     async fn list(&self, user_id: &str) -> Result<Vec<MemoryFact>> {
@@ -237,6 +265,7 @@ impl UserMemoryStore for PostgresStore {
                 )
                 .await
                 .map_err(on(op))?;
+            self.forget_snapshot(&tx, user_id).await?;
             tx.commit().await.map_err(on(op))?;
             Ok(usize::try_from(n).unwrap_or(usize::MAX))
         })

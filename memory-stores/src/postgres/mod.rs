@@ -19,6 +19,7 @@ use deadpool_postgres::{
 
 mod conversation;
 mod durability;
+mod fact_snapshot;
 mod facts;
 mod kept_upsert;
 mod kv;

@@ -139,6 +139,46 @@ CREATE TABLE {s}.store_meta (
     value text NOT NULL
 );
 ",
+    // 4 → 5: a snapshot of each large user's indexed facts at one version (`fact_snapshot.rs`),
+    // and the id each change to a user's facts wrote, under the version it made, for the
+    // last 4,096 versions: a store opening the user reads the snapshot and the facts
+    // written since instead of every fact. The version trigger logs as it counts, so every
+    // writer (any client) logs.
+    r"
+CREATE TABLE {s}.fact_snapshots (
+    user_id text PRIMARY KEY,
+    version bigint NOT NULL,
+    last_n bigint NOT NULL,
+    body bytea NOT NULL
+);
+CREATE TABLE {s}.fact_log (
+    user_id text NOT NULL,
+    version bigint NOT NULL,
+    id text NOT NULL,
+    PRIMARY KEY (user_id, version)
+);
+CREATE OR REPLACE FUNCTION {s}.bump_fact_version() RETURNS trigger LANGUAGE plpgsql AS $$
+DECLARE
+    v bigint;
+BEGIN
+    IF TG_OP <> 'INSERT' THEN
+        INSERT INTO {s}.fact_versions AS fv (user_id, version) VALUES (OLD.user_id, 1)
+            ON CONFLICT (user_id) DO UPDATE SET version = fv.version + 1
+            RETURNING fv.version INTO v;
+        INSERT INTO {s}.fact_log (user_id, version, id) VALUES (OLD.user_id, v, OLD.id);
+        DELETE FROM {s}.fact_log WHERE user_id = OLD.user_id AND version <= v - 4096;
+    END IF;
+    IF TG_OP <> 'DELETE' THEN
+        INSERT INTO {s}.fact_versions AS fv (user_id, version) VALUES (NEW.user_id, 1)
+            ON CONFLICT (user_id) DO UPDATE SET version = fv.version + 1
+            RETURNING fv.version INTO v;
+        INSERT INTO {s}.fact_log (user_id, version, id) VALUES (NEW.user_id, v, NEW.id);
+        DELETE FROM {s}.fact_log WHERE user_id = NEW.user_id AND version <= v - 4096;
+    END IF;
+    RETURN NULL;
+END
+$$;
+",
 ];
 
 /// How many documents [`backfill_terms`] analyses per statement.

@@ -26,8 +26,10 @@ use crate::fact_rows::{chain, doomed, rows};
 /// How many times a write re-reads after losing a race before giving up.
 const MAX_ATTEMPTS: usize = 64;
 
-/// KEYS: version, facts hash. ARGV: expected version, then (op, field, value) triples with
-/// op `s` (HSET) or `d` (HDEL, value ignored). Returns 1 when applied, 0 when the version moved.
+/// KEYS: version, facts hash, log. ARGV: expected version, then (op, field, value)
+/// triples with op `s` (HSET) or `d` (HDEL, value ignored). Returns 1 when applied, 0 when
+/// the version moved. Logs each id written under the new version (`fact_snapshot.rs`),
+/// keeping the last 4,096 versions.
 static COMMIT: LazyLock<Script> = LazyLock::new(|| {
     Script::new(
         r"
@@ -39,18 +41,22 @@ for i = 2, #ARGV, 3 do
     redis.call('HDEL', KEYS[2], ARGV[i + 1])
   end
 end
-redis.call('INCR', KEYS[1])
+local v = redis.call('INCR', KEYS[1])
+for i = 2, #ARGV, 3 do
+  redis.call('ZADD', KEYS[3], v, v .. ':' .. ARGV[i + 1])
+end
+redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', v - 4096)
 return 1
 ",
     )
 });
 
-/// KEYS: version, facts hash. Returns how many facts were removed.
+/// KEYS: version, facts hash, snapshot, log. Returns how many facts were removed.
 static FORGET: LazyLock<Script> = LazyLock::new(|| {
     Script::new(
         r"
 local n = redis.call('HLEN', KEYS[2])
-redis.call('DEL', KEYS[2])
+redis.call('DEL', KEYS[2], KEYS[3], KEYS[4])
 redis.call('INCR', KEYS[1])
 return n
 ",
@@ -69,7 +75,7 @@ fn set(fact: &MemoryFact) -> Result<Write> {
 
 impl RedisStore {
     /// Version and facts hash of a user (one hash slot).
-    fn fact_keys(&self, user: &str) -> (String, String) {
+    pub(super) fn fact_keys(&self, user: &str) -> (String, String) {
         let h = hex(user);
         (
             self.tagged("facts", &h, "version"),
@@ -78,7 +84,11 @@ impl RedisStore {
     }
 
     /// Every fact of `user` (oldest first) and the version they were read at.
-    async fn load_facts(&self, user: &str, op: &'static str) -> Result<(String, Vec<MemoryFact>)> {
+    pub(super) async fn load_facts(
+        &self,
+        user: &str,
+        op: &'static str,
+    ) -> Result<(String, Vec<MemoryFact>)> {
         let (ver, hash) = self.fact_keys(user);
         let mut pipe = redis::pipe();
         pipe.atomic().cmd("GET").arg(ver).cmd("HVALS").arg(hash);
@@ -106,8 +116,9 @@ impl RedisStore {
         op: &'static str,
     ) -> Result<bool> {
         let (ver, hash) = self.fact_keys(user);
+        let (_, log) = self.snapshot_keys(user);
         let mut inv = COMMIT.prepare_invoke();
-        inv.key(ver).key(hash).arg(version);
+        inv.key(ver).key(hash).key(log).arg(version);
         for w in writes {
             match w {
                 Write::Set(id, body) => inv.arg("s").arg(id).arg(body),
@@ -193,20 +204,24 @@ impl UserMemoryStore for RedisStore {
         for _ in 0..MAX_ATTEMPTS {
             // Read once, then kept and updated in place: the next upsert (or search) of
             // this user does not read every fact again.
-            let (version, facts) = self.load_facts(user_id, op).await?;
-            let mut ranked = RankedFacts::new(facts);
+            let opened = self.open_facts(user_id, op, true).await?;
+            let (v, mut ranked) = (opened.version, opened.ranked);
+            if let Some(bytes) = &opened.snapshot {
+                // Kept only if still at `v`: before this write's version. A snapshot not
+                // kept only costs the next open its speed.
+                if let Err(e) = self.keep_snapshot(user_id, v, bytes, op).await {
+                    tracing::warn!(store = STORE, error = %e, "fact snapshot not kept");
+                }
+            }
             let change = ranked.plan(user_id, candidate.clone(), Utc::now())?;
             let writes = writes(&change)?;
-            let read_at = version.parse::<i64>().ok();
             if writes.is_empty() {
-                if let Some(v) = read_at {
-                    self.fact_cache.put(user_id, v, ranked);
-                }
+                self.fact_cache.put(user_id, v, ranked);
                 return Ok(change);
             }
-            if self.commit(user_id, &version, &writes, op).await? {
+            if self.commit(user_id, &v.to_string(), &writes, op).await? {
                 // The script raised the version by one, exactly: this write.
-                if let Some(v) = read_at.filter(|_| keeps_order(&ranked, &change)) {
+                if keeps_order(&ranked, &change) {
                     self.fact_cache.advance(user_id, ranked, &change, v + 1);
                 }
                 return Ok(change);
@@ -229,19 +244,23 @@ impl UserMemoryStore for RedisStore {
         let version: Option<i64> = self
             .run(op, redis::cmd("GET").arg(ver).query_async(&mut conn))
             .await?;
-        let ranked = match self.fact_cache.get(user_id, version.unwrap_or(0)) {
-            Some(ranked) => ranked,
+        let (ranked, made) = match self.fact_cache.get(user_id, version.unwrap_or(0)) {
+            Some(ranked) => (ranked, None),
             None => {
                 // Facts and version read together, so the version names exactly them.
-                let (version, facts) = self.load_facts(user_id, op).await?;
-                let version = version.parse::<i64>().map_err(|e| {
-                    MemoryError::store(STORE, op, format!("fact version `{version}`: {e}"))
-                })?;
-                self.fact_cache
-                    .put(user_id, version, RankedFacts::new(facts))
+                let opened = self.open_facts(user_id, op, false).await?;
+                let made = opened.snapshot.map(|bytes| (opened.version, bytes));
+                let version = opened.version;
+                (self.fact_cache.put(user_id, version, opened.ranked), made)
             }
         };
-        Ok(ranked.rank(query, self.policy, chrono::Utc::now()))
+        let hits = ranked.rank(query, self.policy, chrono::Utc::now());
+        if let Some((version, bytes)) = made {
+            if let Err(e) = self.keep_snapshot(user_id, version, &bytes, op).await {
+                tracing::warn!(store = STORE, error = %e, "fact snapshot not kept");
+            }
+        }
+        Ok(hits)
     }
 
     async fn list(&self, user_id: &str) -> Result<Vec<MemoryFact>> {
@@ -289,8 +308,9 @@ impl UserMemoryStore for RedisStore {
 
     async fn forget_user(&self, user_id: &str) -> Result<usize> {
         let (ver, hash) = self.fact_keys(user_id);
+        let (snapshot, log) = self.snapshot_keys(user_id);
         let mut inv = FORGET.prepare_invoke();
-        inv.key(ver).key(hash);
+        inv.key(ver).key(hash).key(snapshot).key(log);
         let mut conn = self.conn();
         self.run("forget a user", inv.invoke_async(&mut conn)).await
     }

@@ -16,6 +16,8 @@
 //! | KV namespace index | `P{kv:HEX ns}:index` and `P{index}:kvns` | sets |
 //! | user facts | `P{facts:HEX user}:facts` | hash fact id → JSON |
 //! | user facts version | `P{facts:HEX user}:version` | string, bumped by every write |
+//! | user facts snapshot | `P{facts:HEX user}:snapshot` | hash: `version`, `body` (bytes) |
+//! | user facts log | `P{facts:HEX user}:log` | sorted set `version:fact id`, score = version |
 //! | vector documents | `P{docs:HEX ns}:docs` | hash document id → JSON |
 //! | their version and dimension | `P{docs:HEX ns}:version`, `P{docs:HEX ns}:dim` | strings |
 //! | key layout version | `P{index}:layout` | string (`2`) |
@@ -50,6 +52,7 @@ use redis::aio::{ConnectionManager, ConnectionManagerConfig};
 mod cluster;
 mod conn;
 mod conversation;
+mod fact_snapshot;
 mod facts;
 mod kv;
 mod layout;

@@ -7,7 +7,7 @@
 use crate::fact_rows::{chain, doomed, rows};
 
 use agentmemory_core::facts::FactQuery;
-use agentmemory_core::store_support::{prepare_candidate, RankedFacts};
+use agentmemory_core::store_support::prepare_candidate;
 use agentmemory_core::{
     FactCandidate, FactChange, MemoryError, MemoryFact, Result, ScoredFact, UserMemoryStore,
 };
@@ -15,7 +15,7 @@ use async_trait::async_trait;
 use chrono::Utc;
 use rusqlite::{params, Connection, OptionalExtension, TransactionBehavior};
 
-use super::{body, on, SqliteStore};
+use super::{body, fact_snapshot, on, SqliteStore};
 
 fn check_user(user_id: &str) -> Result<()> {
     if user_id.is_empty() {
@@ -25,7 +25,7 @@ fn check_user(user_id: &str) -> Result<()> {
 }
 
 /// The user's facts, oldest first; only current ones when `current_only`.
-fn load_facts(
+pub(super) fn load_facts(
     conn: &Connection,
     label: &str,
     user_id: &str,
@@ -95,6 +95,29 @@ fn update_fact(conn: &Connection, label: &str, user: &str, fact: &MemoryFact) ->
     Ok(())
 }
 
+impl SqliteStore {
+    /// Keeps the snapshot a search made of `user`'s facts at `version`, unless they
+    /// moved since (a later open makes another). A failure only costs the next open its
+    /// speed: it is logged, not returned.
+    async fn keep_snapshot(&self, user: String, version: i64, bytes: Vec<u8>) {
+        let op = "keep a fact snapshot";
+        let kept = self
+            .write(op, move |conn, label| {
+                let tx = conn
+                    .transaction_with_behavior(TransactionBehavior::Immediate)
+                    .map_err(on(label, op))?;
+                if fact_version(&tx, label, &user)? == version {
+                    fact_snapshot::keep(&tx, label, &user, version, &bytes)?;
+                }
+                tx.commit().map_err(on(label, op))
+            })
+            .await;
+        if let Err(e) = kept {
+            tracing::warn!(store = %self.inner.label, error = %e, "fact snapshot not kept");
+        }
+    }
+}
+
 #[async_trait]
 impl UserMemoryStore for SqliteStore {
     async fn upsert(&self, user_id: &str, candidate: FactCandidate) -> Result<FactChange> {
@@ -119,7 +142,12 @@ impl UserMemoryStore for SqliteStore {
                 None => {
                     // Read once, then kept and updated in place: the next upsert (or
                     // search) of this user does not read every fact again.
-                    let mut ranked = RankedFacts::new(load_facts(&tx, label, &user, true)?);
+                    let opened = fact_snapshot::open(&tx, label, &user, version, true)?;
+                    if let Some(bytes) = &opened.snapshot {
+                        // Exact: taken under the write lock, before this write's versions.
+                        fact_snapshot::keep(&tx, label, &user, version, bytes)?;
+                    }
+                    let mut ranked = opened.ranked;
                     (ranked.plan(&user, candidate, now)?, Some(ranked))
                 }
             };
@@ -155,19 +183,28 @@ impl UserMemoryStore for SqliteStore {
         let query = query.clone();
         let policy = self.policy();
         let store = self.clone();
-        self.read(op, move |conn, label| {
-            let cache = &store.inner.fact_cache;
-            let version = fact_version(conn, label, &user)?;
-            let ranked = match cache.get(&user, version) {
-                Some(ranked) => ranked,
-                None => {
-                    let facts = load_facts(conn, label, &user, true)?;
-                    cache.put(&user, version, RankedFacts::new(facts))
-                }
-            };
-            Ok(ranked.rank(&query, policy, Utc::now()))
-        })
-        .await
+        let (hits, made) = self
+            .read(op, move |conn, label| {
+                let cache = &store.inner.fact_cache;
+                // One read transaction: the version names exactly the facts read.
+                let tx = conn.transaction().map_err(on(label, op))?;
+                let version = fact_version(&tx, label, &user)?;
+                let (ranked, made) = match cache.get(&user, version) {
+                    Some(ranked) => (ranked, None),
+                    None => {
+                        let opened = fact_snapshot::open(&tx, label, &user, version, false)?;
+                        let made = opened.snapshot.map(|bytes| (user.clone(), version, bytes));
+                        (cache.put(&user, version, opened.ranked), made)
+                    }
+                };
+                drop(tx);
+                Ok((ranked.rank(&query, policy, Utc::now()), made))
+            })
+            .await?;
+        if let Some((user, version, bytes)) = made {
+            self.keep_snapshot(user, version, bytes).await;
+        }
+        Ok(hits)
     }
 
     async fn list(&self, user_id: &str) -> Result<Vec<MemoryFact>> {
@@ -220,9 +257,16 @@ impl UserMemoryStore for SqliteStore {
         let op = "forget a user";
         let user = user_id.to_owned();
         self.write(op, move |conn, label| {
-            conn.prepare_cached("DELETE FROM facts WHERE user_id = ?1")
+            let tx = conn
+                .transaction_with_behavior(TransactionBehavior::Immediate)
+                .map_err(on(label, op))?;
+            let n = tx
+                .prepare_cached("DELETE FROM facts WHERE user_id = ?1")
                 .and_then(|mut s| s.execute([&user]))
-                .map_err(on(label, op))
+                .map_err(on(label, op))?;
+            fact_snapshot::forget(&tx, label, &user)?;
+            tx.commit().map_err(on(label, op))?;
+            Ok(n)
         })
         .await
     }

@@ -17,6 +17,7 @@ use tokio::sync::{Mutex, OwnedSemaphorePermit, Semaphore};
 mod body;
 mod busy;
 mod conversation;
+mod fact_snapshot;
 mod facts;
 mod kv;
 mod mirror;

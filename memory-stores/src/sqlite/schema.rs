@@ -141,6 +141,53 @@ const MIGRATIONS: &[&str] = &[
         value TEXT NOT NULL
     ) WITHOUT ROWID;
     "#,
+    // 5 → 6: a snapshot of each large user's indexed facts at one version (`fact_snapshot.rs`),
+    // and the id each change to a user's facts wrote, under the version it made, for the
+    // last 4,096 versions: a store opening the user reads the snapshot and the facts
+    // written since instead of every fact. The version triggers log as they count, so
+    // every writer (any connection or process) logs.
+    r#"
+    CREATE TABLE fact_snapshots (
+        user_id TEXT PRIMARY KEY NOT NULL,
+        version INTEGER NOT NULL,
+        last_n  INTEGER NOT NULL,
+        body    BLOB NOT NULL
+    );
+    CREATE TABLE fact_log (
+        user_id TEXT NOT NULL,
+        version INTEGER NOT NULL,
+        id      TEXT NOT NULL,
+        PRIMARY KEY (user_id, version)
+    ) WITHOUT ROWID;
+    DROP TRIGGER facts_version_insert;
+    DROP TRIGGER facts_version_update;
+    DROP TRIGGER facts_version_delete;
+    CREATE TRIGGER facts_version_insert AFTER INSERT ON facts BEGIN
+        INSERT OR IGNORE INTO fact_versions (user_id, version) VALUES (new.user_id, 0);
+        UPDATE fact_versions SET version = version + 1 WHERE user_id = new.user_id;
+        INSERT INTO fact_log (user_id, version, id)
+            SELECT user_id, version, new.id FROM fact_versions WHERE user_id = new.user_id;
+        DELETE FROM fact_log WHERE user_id = new.user_id AND version <=
+            (SELECT version - 4096 FROM fact_versions WHERE user_id = new.user_id);
+    END;
+    CREATE TRIGGER facts_version_update AFTER UPDATE ON facts BEGIN
+        INSERT OR IGNORE INTO fact_versions (user_id, version) VALUES (new.user_id, 0);
+        UPDATE fact_versions SET version = version + 1 WHERE user_id IN (old.user_id, new.user_id);
+        INSERT INTO fact_log (user_id, version, id)
+            SELECT user_id, version, CASE WHEN user_id = new.user_id THEN new.id ELSE old.id END
+            FROM fact_versions WHERE user_id IN (old.user_id, new.user_id);
+        DELETE FROM fact_log WHERE user_id = new.user_id AND version <=
+            (SELECT version - 4096 FROM fact_versions WHERE user_id = new.user_id);
+    END;
+    CREATE TRIGGER facts_version_delete AFTER DELETE ON facts BEGIN
+        INSERT OR IGNORE INTO fact_versions (user_id, version) VALUES (old.user_id, 0);
+        UPDATE fact_versions SET version = version + 1 WHERE user_id = old.user_id;
+        INSERT INTO fact_log (user_id, version, id)
+            SELECT user_id, version, old.id FROM fact_versions WHERE user_id = old.user_id;
+        DELETE FROM fact_log WHERE user_id = old.user_id AND version <=
+            (SELECT version - 4096 FROM fact_versions WHERE user_id = old.user_id);
+    END;
+    "#,
 ];
 
 fn user_version(conn: &Connection, label: &str) -> Result<u32> {
@@ -187,4 +234,71 @@ pub(crate) fn migrate(conn: &mut Connection, label: &str) -> Result<()> {
     tx.pragma_update(None, "user_version", SCHEMA_VERSION)
         .map_err(on(label, op))?;
     tx.commit().map_err(on(label, op))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn logged(conn: &Connection, user: &str) -> Vec<(i64, String)> {
+        let mut stmt = conn
+            .prepare("SELECT version, id FROM fact_log WHERE user_id = ?1 ORDER BY version")
+            .expect("prepare");
+        stmt.query_map([user], |r| Ok((r.get(0)?, r.get(1)?)))
+            .expect("query")
+            .collect::<rusqlite::Result<_>>()
+            .expect("rows")
+    }
+
+    /// A file at schema 5 (facts counted by the version triggers, nothing logged) is
+    /// brought to 6 once, keeps its facts and versions, and logs every change from then
+    /// on, the last 4,096 versions per user.
+    #[test]
+    fn a_schema_5_file_migrates_and_logs_changes_from_then_on() {
+        let mut conn = Connection::open_in_memory().expect("open");
+        for sql in &MIGRATIONS[..5] {
+            conn.execute_batch(sql).expect("old migration");
+        }
+        conn.pragma_update(None, "user_version", 5)
+            .expect("version 5");
+        conn.execute(
+            "INSERT INTO facts (id, user_id, is_current, body) VALUES ('f1', 'u', 1, '{}')",
+            [],
+        )
+        .expect("old write");
+        migrate(&mut conn, "test").expect("migrate");
+        migrate(&mut conn, "test").expect("again: nothing to do");
+        assert_eq!(
+            user_version(&conn, "test").expect("version"),
+            SCHEMA_VERSION
+        );
+        assert!(
+            logged(&conn, "u").is_empty(),
+            "writes before the log are not in it"
+        );
+        conn.execute("UPDATE facts SET is_current = 0 WHERE id = 'f1'", [])
+            .expect("update");
+        conn.execute(
+            "INSERT INTO facts (id, user_id, is_current, body) VALUES ('f2', 'u', 1, '{}')",
+            [],
+        )
+        .expect("insert");
+        conn.execute("DELETE FROM facts WHERE id = 'f1'", [])
+            .expect("delete");
+        let want: Vec<(i64, String)> = vec![(2, "f1".into()), (3, "f2".into()), (4, "f1".into())];
+        assert_eq!(logged(&conn, "u"), want);
+        let tx = conn.transaction().expect("tx");
+        for i in 0..5_000 {
+            tx.execute(
+                "INSERT INTO facts (id, user_id, is_current, body) VALUES (?1, 'u', 1, '{}')",
+                [format!("g{i}")],
+            )
+            .expect("insert many");
+        }
+        tx.commit().expect("commit");
+        let log = logged(&conn, "u");
+        assert_eq!(log.len(), 4_096, "the last 4,096 versions are kept");
+        assert_eq!(log.last().map(|(v, _)| *v), Some(5_004));
+        assert_eq!(log.first().map(|(v, _)| *v), Some(5_004 - 4_095));
+    }
 }

@@ -789,3 +789,153 @@ pub async fn check_interleaved_writers_see_each_other(
     assert!(a.forget_user(user).await.expect("forget") > 0);
     same_as_stored(b, user, 1001, 1).await;
 }
+
+/// How many facts the snapshot checks give a user: above the stores' threshold for
+/// keeping a snapshot (1,000).
+pub const SNAPSHOT_FACTS: usize = 1_200;
+
+/// `n` facts of `user` for the snapshot checks: varied texts, a few with a location.
+pub fn snapshot_facts(user: &str, n: usize) -> Vec<agentmemory_core::MemoryFact> {
+    use chrono::{Duration as Age, Utc};
+    let topics = [
+        "jazz", "hiking", "museums", "tea", "chess", "sailing", "Kyoto",
+    ];
+    let now = Utc::now();
+    (0..n)
+        .map(|i| {
+            let topic = topics[i % topics.len()];
+            let candidate = if i % 100 == 7 {
+                let city = format!("City{i}");
+                FactCandidate::new(format!("lives in {city}"), 0.8).with_attribute("location", city)
+            } else {
+                FactCandidate::new(
+                    format!("likes {topic}, note {i}"),
+                    0.5 + (i % 40) as f32 / 100.0,
+                )
+            };
+            let at = now - Age::minutes((n - i) as i64 * 7);
+            agentmemory_core::MemoryFact::from_candidate(user, candidate, at)
+        })
+        .collect()
+}
+
+const SNAPSHOT_QUERIES: &[&str] = &[
+    "jazz or sailing?",
+    "where does she live",
+    "note 7",
+    "Kyoto tea",
+    "nothing known",
+];
+
+/// Whether `got` (from a store) ranks as a fresh index of `facts` does: the same scores
+/// position by position, within 1e-5 (the search clocks differ by milliseconds, so
+/// decayed confidences do too), each hit a fact the fresh index ranks at that score (so
+/// two facts within 1e-5 of each other may trade places, nothing else).
+pub fn assert_ranks_as_fresh(
+    got: &[agentmemory_core::ScoredFact],
+    facts: &[agentmemory_core::MemoryFact],
+    query: &str,
+    k: usize,
+) {
+    use agentmemory_core::facts::{FactPolicy, FactQuery};
+    use agentmemory_core::store_support::RankedFacts;
+    let want = RankedFacts::new(facts.to_vec()).rank(
+        &FactQuery::new(query, k + 20),
+        FactPolicy::default(),
+        chrono::Utc::now(),
+    );
+    assert_eq!(got.len(), want.len().min(k), "query {query:?}");
+    for (g, w) in got.iter().zip(&want) {
+        assert!(
+            (g.score - w.score).abs() < 1e-5,
+            "query {query:?}: {} vs {}",
+            g.score,
+            w.score
+        );
+        let same = want.iter().find(|w| w.fact.id == g.fact.id);
+        let same = same.unwrap_or_else(|| panic!("query {query:?}: {} not ranked", g.fact.text));
+        assert_eq!(g.fact, same.fact, "query {query:?}");
+        assert!(
+            (g.score - same.score).abs() < 1e-5,
+            "query {query:?}: {}",
+            g.fact.text
+        );
+    }
+}
+
+/// A user with many facts searched through `a` (which keeps a snapshot of them), then
+/// changed through `a` (added, reinforced, superseded, deleted): a store opened after
+/// (`open`) ranks and reconciles what the store holds, exactly as a fresh read would,
+/// and so does one opened after a write through `a` while the second store had them kept.
+pub async fn check_snapshot_then_writes<F, Fut>(a: &dyn UserMemoryStore, open: F, user: &str)
+where
+    F: Fn() -> Fut,
+    Fut: std::future::Future<Output = Arc<dyn UserMemoryStore>>,
+{
+    let facts = snapshot_facts(user, SNAPSHOT_FACTS);
+    a.import_records(user, facts.clone()).await.expect("import");
+    a.search(user, "jazz", 3)
+        .await
+        .expect("first search keeps a snapshot");
+    let fresh = open().await;
+    for q in SNAPSHOT_QUERIES {
+        let hits = fresh.search(user, q, 5).await.expect("search");
+        assert_ranks_as_fresh(&hits, &facts, q, 5);
+    }
+    // Changes after the snapshot, through the first store.
+    let added = a
+        .upsert(user, FactCandidate::new("collects stamps", 0.9))
+        .await
+        .expect("add");
+    assert_eq!(added.kind(), "added");
+    let again = a
+        .upsert(user, FactCandidate::new(facts[3].text.clone(), 0.9))
+        .await
+        .expect("repeat");
+    assert_eq!(again.kind(), "reinforced");
+    let moved = FactCandidate::new("lives in Porto", 0.95).with_attribute("location", "Porto");
+    let moved = a.upsert(user, moved).await.expect("move");
+    assert_eq!(moved.kind(), "superseded");
+    assert!(a.delete(user, &facts[10].id).await.expect("delete"));
+    let held = a.list(user).await.expect("list");
+    assert_eq!(held.len(), SNAPSHOT_FACTS);
+    let reopened = open().await;
+    for q in SNAPSHOT_QUERIES.iter().chain(&["stamps", "Porto"]) {
+        let hits = reopened
+            .search(user, q, 5)
+            .await
+            .expect("search after writes");
+        assert_ranks_as_fresh(&hits, &held, q, 5);
+    }
+    // Reconciled against the opened facts: a repeat of the new fact, and a new location.
+    let cold = open().await;
+    let repeat = cold
+        .upsert(user, FactCandidate::new("collects stamps", 0.8))
+        .await
+        .expect("repeat");
+    assert_eq!(repeat.kind(), "reinforced");
+    let lisbon = FactCandidate::new("lives in Lisbon", 0.95).with_attribute("location", "Lisbon");
+    assert_eq!(
+        cold.upsert(user, lisbon).await.expect("move again").kind(),
+        "superseded"
+    );
+    let held = a.list(user).await.expect("list");
+    let last = open().await;
+    for q in SNAPSHOT_QUERIES
+        .iter()
+        .chain(&["stamps", "Lisbon", "Porto"])
+    {
+        let hits = last
+            .search(user, q, 5)
+            .await
+            .expect("search after more writes");
+        assert_ranks_as_fresh(&hits, &held, q, 5);
+    }
+    a.forget_user(user).await.expect("forget");
+    assert!(open()
+        .await
+        .search(user, "jazz", 3)
+        .await
+        .expect("search")
+        .is_empty());
+}
