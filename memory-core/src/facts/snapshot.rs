@@ -811,22 +811,25 @@ mod tests {
 
     #[test]
     fn another_version_or_text_analysis_is_refused() {
-        let later = resealed(|b| b[4..8].copy_from_slice(&2u32.to_le_bytes()));
+        let next = FACT_SNAPSHOT_VERSION + 1;
+        let later = resealed(|b| b[4..8].copy_from_slice(&next.to_le_bytes()));
         assert!(matches!(
             later,
             Err(MemoryError::UnsupportedVersion {
-                found: 2,
-                supported: 1,
+                found,
+                supported: FACT_SNAPSHOT_VERSION,
                 ..
-            })
+            }) if found == next
         ));
         let other_rules = resealed(|b| b[8] ^= 1);
         assert_eq!(snapshot_error(other_rules), SnapshotError::Analysis);
-        // A term id past the chunk's vocabulary (the last term's id, 8 + 4 bytes from
-        // the end), and trailing bytes: structure checked, not trusted.
+        // A term id past the chunk's vocabulary (the last byte before the checksum is
+        // the last term's one-byte id delta, every term of these texts counted once: a
+        // delta of 63 runs past the few terms), and trailing bytes: structure checked,
+        // not trusted.
         let bad_term = resealed(|b| {
-            let at = b.len() - 8;
-            b[at..at + 4].copy_from_slice(&999u32.to_le_bytes());
+            let at = b.len() - 1;
+            b[at] = 63 << 1;
         });
         assert!(matches!(
             snapshot_error(bad_term),
