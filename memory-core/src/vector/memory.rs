@@ -1197,6 +1197,43 @@ mod tests {
         }
     }
 
+    /// What `store` answers for `text` (and the embedding `v`) under `filter`: its word
+    /// ranking and its meaning ranking (every hit of each, as `(id, score)`), and the
+    /// scores of its hybrid top 10.
+    async fn rankings(
+        store: &InMemoryVectorStore,
+        text: &str,
+        v: &[f32],
+        filter: Option<&Filter>,
+    ) -> (Vec<(String, f32)>, Vec<(String, f32)>, Vec<f32>) {
+        let query = |text: &str, k: usize| {
+            let q = SearchQuery::new(text, k);
+            match filter {
+                Some(f) => q.with_filter(f.clone()),
+                None => q,
+            }
+        };
+        let list = |hits: Vec<SearchHit>| -> Vec<(String, f32)> {
+            hits.into_iter().map(|h| (h.id, h.score)).collect()
+        };
+        let sparse = list(store.search("n", &query(text, 1000)).await.unwrap());
+        let dense = list(
+            store
+                .search("n", &query("", 1000).with_embedding(v.to_vec()))
+                .await
+                .unwrap(),
+        );
+        assert!(!sparse.is_empty() && !dense.is_empty(), "{text}");
+        let hybrid = store
+            .search("n", &query(text, 10).with_embedding(v.to_vec()))
+            .await
+            .unwrap()
+            .into_iter()
+            .map(|h| h.score)
+            .collect();
+        (sparse, dense, hybrid)
+    }
+
     #[tokio::test]
     async fn coverage_hybrid_is_fuse_covered_over_the_filtered_rankings() {
         use crate::vector::fuse::fuse_covered;
@@ -1254,24 +1291,7 @@ mod tests {
         {
             let v: Vec<f32> = (0..4).map(|j| (i + j) as f32 + 0.5).collect();
             for filter in [None, Some(Filter::new().eq("kind", 1))] {
-                let query = |text: &str, k: usize| {
-                    let q = SearchQuery::new(text, k);
-                    match &filter {
-                        Some(f) => q.with_filter(f.clone()),
-                        None => q,
-                    }
-                };
-                let list = |hits: Vec<SearchHit>| -> Vec<(String, f32)> {
-                    hits.into_iter().map(|h| (h.id, h.score)).collect()
-                };
-                let sparse = list(store.search("n", &query(text, 1000)).await.unwrap());
-                let dense = list(
-                    store
-                        .search("n", &query("", 1000).with_embedding(v.clone()))
-                        .await
-                        .unwrap(),
-                );
-                assert!(!sparse.is_empty() && !dense.is_empty(), "{text}");
+                let (sparse, dense, got) = rankings(&store, text, &v, filter.as_ref()).await;
                 let q = tfidf::query_terms(text);
                 let coverage: Vec<f32> = sparse
                     .iter()
@@ -1285,13 +1305,6 @@ mod tests {
                     .into_iter()
                     .take(10)
                     .map(|(_, s)| s)
-                    .collect();
-                let got: Vec<f32> = store
-                    .search("n", &query(text, 10).with_embedding(v.clone()))
-                    .await
-                    .unwrap()
-                    .into_iter()
-                    .map(|h| h.score)
                     .collect();
                 assert_eq!(got.len(), want.len(), "{text} {filter:?}");
                 for (g, w) in got.iter().zip(&want) {
@@ -1323,35 +1336,11 @@ mod tests {
         {
             let v: Vec<f32> = (0..4).map(|j| (i + j) as f32 + 0.5).collect();
             for filter in [None, Some(Filter::new().eq("kind", 4))] {
-                let query = |text: &str, k: usize| {
-                    let q = SearchQuery::new(text, k);
-                    match &filter {
-                        Some(f) => q.with_filter(f.clone()),
-                        None => q,
-                    }
-                };
-                let list = |hits: Vec<SearchHit>| -> Vec<(String, f32)> {
-                    hits.into_iter().map(|h| (h.id, h.score)).collect()
-                };
-                let sparse = list(store.search("n", &query(text, 1000)).await.unwrap());
-                let dense = list(
-                    store
-                        .search("n", &query("", 1000).with_embedding(v.clone()))
-                        .await
-                        .unwrap(),
-                );
-                assert!(!sparse.is_empty() && !dense.is_empty(), "{text}");
+                let (sparse, dense, got) = rankings(&store, text, &v, filter.as_ref()).await;
                 let want: Vec<f32> = fuse(&sparse, &dense, fusion)
                     .into_iter()
                     .take(10)
                     .map(|(_, s)| s)
-                    .collect();
-                let got: Vec<f32> = store
-                    .search("n", &query(text, 10).with_embedding(v.clone()))
-                    .await
-                    .unwrap()
-                    .into_iter()
-                    .map(|h| h.score)
                     .collect();
                 assert_eq!(got.len(), want.len(), "{text} {filter:?}");
                 for (g, w) in got.iter().zip(&want) {
