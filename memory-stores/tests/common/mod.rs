@@ -84,6 +84,19 @@ pub fn text_of(event: &ConversationEvent) -> String {
     }
 }
 
+/// The texts of `user`'s current facts in `store`, sorted.
+pub async fn held_texts(store: &dyn UserMemoryStore, user: &str) -> Vec<String> {
+    let mut held: Vec<String> = store
+        .list(user)
+        .await
+        .expect("list")
+        .into_iter()
+        .map(|f| f.text)
+        .collect();
+    held.sort();
+    held
+}
+
 /// Asserts `err` is a [`MemoryError::Store`] of `store`.
 pub fn assert_store_error(err: &MemoryError, store: &str) {
     match err {
@@ -686,16 +699,8 @@ pub async fn check_cached_reconciliation_sees_another_writer(
             .kind(),
         "added"
     );
-    let mut held: Vec<String> = first
-        .list(user)
-        .await
-        .expect("list")
-        .into_iter()
-        .map(|f| f.text)
-        .collect();
-    held.sort();
     assert_eq!(
-        held,
+        held_texts(first, user).await,
         ["likes chess", "likes jazz", "likes tea", "lives in Oslo"]
     );
     first.forget_user(user).await.expect("forget");

@@ -143,16 +143,8 @@ pub async fn check_kept_upserts_take_one_round_trip(
             "round trips of the {kind} upsert of `{text}`"
         );
     }
-    let mut held: Vec<String> = store
-        .list(user)
-        .await
-        .expect("list")
-        .into_iter()
-        .map(|f| f.text)
-        .collect();
-    held.sort();
     assert_eq!(
-        held,
+        super::held_texts(store, user).await,
         [
             "collects stamps, album 1",
             "collects stamps, album 2",
