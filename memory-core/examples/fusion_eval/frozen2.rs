@@ -30,8 +30,8 @@ struct Message {
     content: String,
 }
 
-fn messages() -> Vec<Message> {
-    include_str!("../../../tests/data/episodes_eval/conversations.jsonl")
+fn messages(conversations: &str) -> Vec<Message> {
+    conversations
         .lines()
         .filter(|l| !l.trim().is_empty())
         .map(|line| {
@@ -49,14 +49,24 @@ fn messages() -> Vec<Message> {
 /// **conv-values**: each distinct answer or stale string of the episodes questions asks
 /// for the messages (all users pooled) that hold it. MRR.
 pub fn conv_values() -> Set {
-    let docs: Vec<String> = messages().into_iter().map(|m| m.content).collect();
+    values_from(
+        "conv-values",
+        include_str!("../../../tests/data/episodes_eval/conversations.jsonl"),
+        include_str!("../../../tests/data/episodes_eval/questions.jsonl"),
+    )
+}
+
+/// The conv-values construction over any conversations and questions in the format of
+/// `tests/data/episodes_eval/`.
+pub fn values_from(name: &'static str, conversations: &str, questions: &str) -> Set {
+    let docs: Vec<String> = messages(conversations)
+        .into_iter()
+        .map(|m| m.content)
+        .collect();
     let normalised: Vec<String> = docs.iter().map(|d| normalise(d)).collect();
     // Distinct strings (normalised), each with the text it was first written as.
     let mut strings: BTreeMap<String, String> = BTreeMap::new();
-    for line in include_str!("../../../tests/data/episodes_eval/questions.jsonl")
-        .lines()
-        .filter(|l| !l.trim().is_empty())
-    {
+    for line in questions.lines().filter(|l| !l.trim().is_empty()) {
         let q = json(line);
         for field in ["answer", "wrong"] {
             for s in q[field].as_array().into_iter().flatten() {
@@ -81,7 +91,7 @@ pub fn conv_values() -> Set {
         })
         .collect();
     Set {
-        name: "conv-values",
+        name,
         groups: vec![(docs, Vec::new(), queries)],
         k: 0,
     }
@@ -90,7 +100,16 @@ pub fn conv_values() -> Set {
 /// **conv-replies**: each assistant message asks for the user message it answers, among
 /// every user message of every conversation (one index). MRR.
 pub fn conv_replies() -> Set {
-    let all = messages();
+    replies_from(
+        "conv-replies",
+        include_str!("../../../tests/data/episodes_eval/conversations.jsonl"),
+    )
+}
+
+/// The conv-replies construction over any conversations in the format of
+/// `tests/data/episodes_eval/`.
+pub fn replies_from(name: &'static str, conversations: &str) -> Set {
+    let all = messages(conversations);
     let mut docs: Vec<String> = Vec::new();
     let mut queries: Vec<Query> = Vec::new();
     // The document index of the last user message, and its conversation.
@@ -110,7 +129,7 @@ pub fn conv_replies() -> Set {
         }
     }
     Set {
-        name: "conv-replies",
+        name,
         groups: vec![(docs, Vec::new(), queries)],
         k: 0,
     }
