@@ -15,7 +15,7 @@
 use std::io::Write;
 
 use agentmemory_core::embed::{LocalEmbedder, AGENTMEM_EMBED_MODEL};
-use agentmemory_core::store_support::{fuse, Fusion};
+use agentmemory_core::store_support::{fuse_covered, tfidf, Fusion};
 use agentmemory_core::vector::{Document, InMemoryVectorStore, SearchQuery, VectorStore};
 use serde_json::Value;
 
@@ -78,8 +78,31 @@ fn score(ranks: &[Option<usize>]) -> Scores {
     s
 }
 
-/// Per query: (sparse ranking, dense ranking, query embedding), each over every document.
-type Runs = Vec<(Vec<(String, f32)>, Vec<(String, f32)>, Vec<f32>)>;
+/// Per query: (sparse ranking, dense ranking, query embedding, the query coverage of each
+/// document of the sparse ranking), each over every document.
+type Runs = Vec<(Vec<(String, f32)>, Vec<(String, f32)>, Vec<f32>, Vec<f32>)>;
+
+/// The query coverage ([`tfidf::coverage`]) of each document of `sparse` (ids `s{i}`,
+/// the `i`-th of `statements`), in its order: what [`Fusion::Coverage`] ranks words by.
+fn coverages(statements: &[String], query: &str, sparse: &[(String, f32)]) -> Vec<f32> {
+    let docs: Vec<Vec<(String, f32)>> = statements
+        .iter()
+        .map(|s| tfidf::document_terms(s))
+        .collect();
+    let df = |t: &str| {
+        docs.iter()
+            .filter(|d| d.iter().any(|(k, _)| k == t))
+            .count()
+    };
+    let q = tfidf::query_terms(query);
+    sparse
+        .iter()
+        .map(|(id, _)| {
+            let i: usize = id[1..].parse().expect("statement id");
+            tfidf::coverage(&q, &docs[i], docs.len(), df)
+        })
+        .collect()
+}
 
 fn rank_of(list: &[(String, f32)], id: &str) -> Option<usize> {
     list.iter().position(|(k, _)| k == id)
@@ -123,7 +146,8 @@ async fn hybrid_beats_sparse_and_dense_on_the_held_out_set() {
                 .await
                 .expect("dense"),
         );
-        runs.push((sparse, dense, v));
+        let coverage = coverages(&statements, q, &sparse);
+        runs.push((sparse, dense, v, coverage));
     }
     let evaluate = |range: std::ops::Range<usize>, method: &dyn Fn(usize) -> Vec<(String, f32)>| {
         let ranks: Vec<Option<usize>> = range
@@ -144,6 +168,7 @@ async fn hybrid_beats_sparse_and_dense_on_the_held_out_set() {
     for k in [10.0f32, 60.0] {
         fusions.push((format!("rrf k={k}"), Fusion::ReciprocalRank { k }));
     }
+    fusions.push(("default".into(), Fusion::DEFAULT));
     let mut table = String::new();
     let mut line = |name: &str, t: Scores, h: Scores| {
         table.push_str(&format!(
@@ -167,7 +192,7 @@ async fn hybrid_beats_sparse_and_dense_on_the_held_out_set() {
     );
     let mut default_held = None;
     for (name, fusion) in &fusions {
-        let method = |i: usize| fuse(&runs[i].0, &runs[i].1, *fusion);
+        let method = |i: usize| fuse_covered(&runs[i].0, Some(&runs[i].3), &runs[i].1, *fusion);
         let held = evaluate(held_range.clone(), &method);
         line(name, evaluate(tune_range.clone(), &method), held);
         if *fusion == Fusion::DEFAULT {
@@ -186,11 +211,12 @@ async fn hybrid_beats_sparse_and_dense_on_the_held_out_set() {
     for i in [0, n / 2, n - 1] {
         let q = SearchQuery::new(&queries[i], 3).with_embedding(runs[i].2.clone());
         let hits = store.search("eval", &q).await.expect("hybrid");
-        let want: Vec<String> = fuse(&runs[i].0, &runs[i].1, Fusion::DEFAULT)
-            .into_iter()
-            .take(3)
-            .map(|(k, _)| k)
-            .collect();
+        let want: Vec<String> =
+            fuse_covered(&runs[i].0, Some(&runs[i].3), &runs[i].1, Fusion::DEFAULT)
+                .into_iter()
+                .take(3)
+                .map(|(k, _)| k)
+                .collect();
         let got: Vec<String> = hits.into_iter().map(|h| h.id).collect();
         assert_eq!(got, want, "query {:?}", queries[i]);
     }
@@ -265,13 +291,13 @@ fn pairs_set() -> Set {
     }
 }
 
-/// Per query of a set: its sparse and dense rankings over every statement, and the
-/// target's id.
+/// Per query of a set: its sparse and dense rankings over every statement, the target's
+/// id, and the query coverage of each document of the sparse ranking.
 async fn runs_of(
     set: &Set,
     part: &[(String, usize)],
     embedder: &LocalEmbedder,
-) -> Vec<(Vec<(String, f32)>, Vec<(String, f32)>, String)> {
+) -> Vec<(Vec<(String, f32)>, Vec<(String, f32)>, String, Vec<f32>)> {
     let store = InMemoryVectorStore::new();
     let vectors = embedder
         .embed_blocking(&set.statements)
@@ -304,7 +330,8 @@ async fn runs_of(
                 .await
                 .expect("dense"),
         );
-        runs.push((sparse, dense, format!("s{target}")));
+        let coverage = coverages(&set.statements, q, &sparse);
+        runs.push((sparse, dense, format!("s{target}"), coverage));
     }
     runs
 }
@@ -314,21 +341,20 @@ async fn runs_of(
 #[tokio::test]
 async fn hybrid_keeps_dense_quality_and_adds_words_on_both_sets() {
     let Some(embedder) = embedder() else { return };
-    type Method = Box<dyn Fn(&[(String, f32)], &[(String, f32)]) -> Vec<(String, f32)>>;
+    type Method = Box<dyn Fn(&[(String, f32)], &[f32], &[(String, f32)]) -> Vec<(String, f32)>>;
+    let fused = |f: Fusion| -> Method { Box::new(move |s, c, d| fuse_covered(s, Some(c), d, f)) };
     let mut methods: Vec<(String, Method)> = vec![
-        ("sparse only".into(), Box::new(|s, _| s.to_vec())),
-        ("dense only".into(), Box::new(|_, d| d.to_vec())),
+        ("sparse only".into(), Box::new(|s, _, _| s.to_vec())),
+        ("dense only".into(), Box::new(|_, _, d| d.to_vec())),
     ];
     for w in [0.5f32, 0.6, 0.7, 0.8, 0.9] {
         methods.push((
             format!("weighted dense={w:.1}"),
-            Box::new(move |s, d| fuse(s, d, Fusion::Weighted { dense_weight: w })),
+            fused(Fusion::Weighted { dense_weight: w }),
         ));
     }
-    methods.push((
-        "rrf k=60".into(),
-        Box::new(|s, d| fuse(s, d, Fusion::ReciprocalRank { k: 60.0 })),
-    ));
+    methods.push(("rrf k=60".into(), fused(Fusion::ReciprocalRank { k: 60.0 })));
+    methods.push(("default".into(), fused(Fusion::DEFAULT)));
     let mut table = String::new();
     let mut results: Vec<(String, [Scores; 4])> = methods
         .iter()
@@ -340,7 +366,7 @@ async fn hybrid_keeps_dense_quality_and_adds_words_on_both_sets() {
             for (m, (_, method)) in methods.iter().enumerate() {
                 let ranks: Vec<Option<usize>> = runs
                     .iter()
-                    .map(|(s, d, target)| rank_of(&method(s, d), target))
+                    .map(|(s, d, target, c)| rank_of(&method(s, c, d), target))
                     .collect();
                 results[m].1[set_no * 2 + part_no] = score(&ranks);
             }
@@ -357,31 +383,26 @@ async fn hybrid_keeps_dense_quality_and_adds_words_on_both_sets() {
          |---|---|---|---|---|---|---|---|---|\n{table}"
     );
     let get = |name: &str| results.iter().find(|(n, _)| n == name).expect("method").1;
-    let default = match Fusion::DEFAULT {
-        Fusion::Weighted { dense_weight } => get(&format!("weighted dense={dense_weight:.1}")),
-        other => panic!("the table lacks the default {other:?}"),
-    };
+    let default = get("default");
     let (sparse, dense) = (get("sparse only"), get("dense only"));
-    // Held out on both sets: hybrid far above words alone and never below meaning alone
-    // (on these sets it ties dense on the held-out parts and beats it on the
-    // conversations' tune part; see the note of the commit that chose the default).
-    let mean = |r: [Scores; 4]| (r[1].mrr + r[3].mrr) / 2.0;
-    assert!(
-        mean(default) > mean(sparse) + 0.2 && mean(default) >= mean(dense) - 0.005,
-        "mean held-out MRR: hybrid {:.3}, sparse {:.3}, dense {:.3}",
-        mean(default),
-        mean(sparse),
-        mean(dense)
-    );
-    for part in [1, 3] {
+    // Both parts of both sets have been read while fusions were chosen, so each whole set
+    // is judged (tune and held-out parts have equal sizes): the requirement every fusion
+    // was held to (`bench/results/fusion.md`), within 0.5 point of the better of words and
+    // meaning alone, and far above words alone on these mostly semantic sets.
+    let whole = |r: [Scores; 4], set: usize| (r[set * 2].mrr + r[set * 2 + 1].mrr) / 2.0;
+    for (set, name) in ["pairs", "conversations"].into_iter().enumerate() {
+        let (h, s, d) = (whole(default, set), whole(sparse, set), whole(dense, set));
         assert!(
-            default[part].mrr >= dense[part].mrr - 0.02 && default[part].mrr > sparse[part].mrr,
-            "held-out part {part}: hybrid {:.3}, sparse {:.3}, dense {:.3}",
-            default[part].mrr,
-            sparse[part].mrr,
-            dense[part].mrr
+            h >= s.max(d) - 0.005 && h > s + 0.05,
+            "{name} MRR: hybrid {h:.3}, sparse {s:.3}, dense {d:.3}"
         );
     }
+    assert!(
+        whole(default, 0) > whole(sparse, 0) + 0.2,
+        "pairs, where meaning wins: hybrid {:.3}, sparse {:.3}",
+        whole(default, 0),
+        whole(sparse, 0)
+    );
 }
 
 /// Same-attribute paraphrases embed above [`PARAPHRASE_THRESHOLD`], different values of

@@ -400,6 +400,14 @@ impl RankedFacts {
                 *s = cos;
             }
         });
+        // How much of the query's term weight each fact holds (what the default fusion
+        // ranks words by).
+        let mut coverage = vec![0.0f32; self.facts.len()];
+        self.index.coverage(&query.text, |slot, c| {
+            if let Some(at) = coverage.get_mut(slot as usize) {
+                *at = c;
+            }
+        });
         // The query's best word score over the current facts (the hybrid relevance weighs
         // each fact's word score against it).
         let best_sparse = sparse
@@ -419,8 +427,13 @@ impl RankedFacts {
             if self.is_dead(pos) || !decay.may_reach(self.strength[pos], need) {
                 continue;
             }
-            let relevance =
-                fact_relevance_among(sparse[pos], best_sparse, Some(q), fact.embedding.as_deref());
+            let relevance = fact_relevance_among(
+                sparse[pos],
+                best_sparse,
+                coverage[pos],
+                Some(q),
+                fact.embedding.as_deref(),
+            );
             self.consider(&mut top, pos, relevance, policy, decay);
         }
         top

@@ -89,12 +89,14 @@ pub fn fact_relevance(sparse: f32, query: Option<&[f32]>, fact: Option<&[f32]>) 
 }
 
 /// [`fact_relevance`] for a fact ranked among others, given `best_sparse`, the query's best
-/// sparse cosine over the facts ranked: the hybrid relevance
-/// ([`Fusion::combine_scaled`] under [`Fusion::DEFAULT`]), which weighs the word side
-/// against the best word match. Without a query embedding, the sparse cosine as it is.
+/// sparse cosine over the facts ranked, and `coverage`, how much of the query's term
+/// weight the fact holds ([`tfidf::coverage`](crate::store_support::tfidf::coverage) over
+/// the facts ranked): the hybrid relevance ([`Fusion::combine_covered`] under
+/// [`Fusion::DEFAULT`]). Without a query embedding, the sparse cosine as it is.
 pub fn fact_relevance_among(
     sparse: f32,
     best_sparse: f32,
+    coverage: f32,
     query: Option<&[f32]>,
     fact: Option<&[f32]>,
 ) -> f32 {
@@ -102,7 +104,7 @@ pub fn fact_relevance_among(
         Some(q) => {
             let dense = fact.map_or(0.0, |f| cosine(q, f));
             Fusion::DEFAULT
-                .combine_scaled(sparse, dense, best_sparse)
+                .combine_covered(sparse, dense, best_sparse, coverage)
                 .unwrap_or(sparse)
         }
         None => sparse.clamp(0.0, 1.0),
@@ -374,15 +376,19 @@ mod tests {
     }
 
     #[test]
-    fn relevance_among_facts_weighs_words_against_the_best_word_match() {
+    fn relevance_among_facts_is_the_default_fusion_of_what_the_fact_holds() {
         let (q, f) = ([1.0f32, 0.0], [0.6f32, 0.8]);
-        // The default fusion, given the query's best word score, scores the fact.
-        let among = fact_relevance_among(0.2, 0.4, Some(&q), Some(&f));
-        let want = Fusion::DEFAULT.combine_scaled(0.2, cosine(&q, &f), 0.4);
+        // The default fusion, given the query's best word score and the fact's coverage,
+        // scores the fact.
+        let among = fact_relevance_among(0.2, 0.4, 0.5, Some(&q), Some(&f));
+        let want = Fusion::DEFAULT.combine_covered(0.2, cosine(&q, &f), 0.4, 0.5);
         assert_eq!(Some(among), want);
         assert!((0.0..=1.0).contains(&among));
+        // A fact holding every query word ranks above one holding half of their weight.
+        let full = fact_relevance_among(0.2, 0.4, 1.0, Some(&q), Some(&f));
+        assert!(full > among, "{full} vs {among}");
         // Words only: the sparse cosine as it is, whatever the best.
-        assert_eq!(fact_relevance_among(0.2, 0.4, None, Some(&f)), 0.2);
+        assert_eq!(fact_relevance_among(0.2, 0.4, 1.0, None, Some(&f)), 0.2);
     }
 
     #[tokio::test]

@@ -203,10 +203,23 @@ impl PostgresStore {
     /// ranks by ([`tfidf::cosine`]) from the namespace's document frequencies, read in
     /// the same snapshot; the best `query.k` the filter accepts, ties by id.
     async fn sparse_search(&self, ns: &str, query: &SearchQuery) -> Result<Vec<SearchHit>> {
+        Ok(self.sparse_scored(ns, query).await?.0)
+    }
+
+    /// [`sparse_search`](Self::sparse_search), with the query coverage
+    /// ([`tfidf::coverage`]) of every hit by id, computed from the same terms and
+    /// frequencies: what [`Fusion::Coverage`](agentmemory_core::store_support::Fusion)
+    /// ranks words by.
+    async fn sparse_scored(
+        &self,
+        ns: &str,
+        query: &SearchQuery,
+    ) -> Result<(Vec<SearchHit>, std::collections::HashMap<String, f32>)> {
         let op = "search documents";
         let q = tfidf::query_terms(&query.text);
+        let mut coverage = std::collections::HashMap::new();
         if q.is_empty() {
-            return Ok(Vec::new());
+            return Ok((Vec::new(), coverage));
         }
         let q_terms: Vec<&str> = q.iter().map(|(t, _)| t.as_str()).collect();
         let mut client = self.client(op).await?;
@@ -261,11 +274,13 @@ impl PostgresStore {
             let score = tfidf::cosine(&q, &doc, n, df);
             if score > 0.0 {
                 if let Some(h) = hit(row, query, score)? {
+                    coverage.insert(h.id.clone(), tfidf::coverage(&q, &doc, n, df));
                     hits.push(h);
                 }
             }
         }
-        Ok(best(hits, query.k))
+        let hits = best(hits, query.k);
+        Ok((hits, coverage))
     }
 
     /// Words and meaning fused with the rule every backend shares
@@ -279,7 +294,7 @@ impl PostgresStore {
     ) -> Result<Vec<SearchHit>> {
         let mut deeper = query.clone();
         deeper.k = query.k.saturating_mul(4).max(50);
-        let sparse = self.sparse_search(ns, &deeper).await?;
+        let (sparse, coverage) = self.sparse_scored(ns, &deeper).await?;
         let dense = self.dense_search(ns, &deeper, embedding).await?;
         if dense.is_empty() {
             let mut hits = sparse;
@@ -293,8 +308,13 @@ impl PostgresStore {
         };
         // Both sides are cosines, as for every other backend.
         let words = scored(&sparse);
-        let fused = agentmemory_core::store_support::fuse(
+        let covered: Vec<f32> = words
+            .iter()
+            .map(|(id, _)| coverage.get(id).copied().unwrap_or(0.0))
+            .collect();
+        let fused = agentmemory_core::store_support::fuse_covered(
             &words,
+            Some(&covered),
             &scored(&dense),
             agentmemory_core::store_support::Fusion::DEFAULT,
         );

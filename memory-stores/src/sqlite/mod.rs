@@ -299,9 +299,7 @@ fn configure(conn: &Connection, label: &str, set_wal: bool) -> Result<()> {
     })
     .map_err(|e| sql_error(label, "read the schema", e))?;
     if set_wal {
-        let mode: String = conn
-            .query_row("PRAGMA journal_mode = WAL", [], |r| r.get(0))
-            .map_err(|e| sql_error(label, op, e))?;
+        let mode = wal_mode(conn).map_err(|e| sql_error(label, op, e))?;
         if !mode.eq_ignore_ascii_case("wal") && !mode.eq_ignore_ascii_case("memory") {
             tracing::warn!(store = label, mode, "SQLite refused WAL journal mode");
         }
@@ -310,6 +308,30 @@ fn configure(conn: &Connection, label: &str, set_wal: bool) -> Result<()> {
         .map_err(|e| sql_error(label, op, e))?;
     conn.set_prepared_statement_cache_capacity(64);
     Ok(())
+}
+
+/// Puts the database in WAL mode (a setting kept in the file) and returns the mode it is
+/// in. Switching needs the file to itself, and SQLite answers `SQLITE_BUSY` at once,
+/// without its busy handler, while another connection opens the same new file: that is
+/// retried, a few milliseconds apart, for up to [`BUSY_TIMEOUT`]. A file already in WAL
+/// mode is not switched again.
+fn wal_mode(conn: &Connection) -> rusqlite::Result<String> {
+    let current: String = conn.query_row("PRAGMA journal_mode", [], |r| r.get(0))?;
+    if current.eq_ignore_ascii_case("wal") {
+        return Ok(current);
+    }
+    let deadline = std::time::Instant::now() + BUSY_TIMEOUT;
+    loop {
+        match conn.query_row("PRAGMA journal_mode = WAL", [], |r| r.get::<_, String>(0)) {
+            Err(e)
+                if e.sqlite_error_code() == Some(rusqlite::ErrorCode::DatabaseBusy)
+                    && std::time::Instant::now() < deadline =>
+            {
+                std::thread::sleep(std::time::Duration::from_millis(5));
+            }
+            result => return result,
+        }
+    }
 }
 
 /// Maps a SQLite error to a [`MemoryError`]: a damaged or foreign file becomes
