@@ -76,8 +76,10 @@ pub fn cosine(a: &[f32], b: &[f32]) -> f32 {
 }
 
 /// A fact's relevance from its sparse cosine and, when both sides have embeddings, the
-/// cosine of the embeddings: [`Fusion::DEFAULT`], in `0.0..=1.0`, for a fact scored
-/// alone (no other fact's word score to compare with: see [`fact_relevance_among`]).
+/// cosine of the embeddings: [`Fusion::combine`] under [`Fusion::DEFAULT`] (its weight
+/// applied to the cosine itself), in `0.0..=1.0`, for a fact scored alone: no other
+/// facts to weigh the query's words by, so no coverage. A fact ranked among others
+/// goes through [`fact_relevance_among`].
 pub fn fact_relevance(sparse: f32, query: Option<&[f32]>, fact: Option<&[f32]>) -> f32 {
     match query {
         Some(q) => {
