@@ -3,6 +3,8 @@
 //! configured (`AGENTMEM_POSTGRES_URL`, `AGENTMEM_REDIS_URL`), searched by words and by
 //! words + meaning (a deterministic test embedder).
 
+#![cfg(feature = "sqlite")]
+
 mod common;
 
 use std::sync::Arc;
@@ -42,6 +44,7 @@ const QUERIES: &[&str] = &[
 ];
 
 async fn stores() -> Vec<(&'static str, Arc<dyn UserMemoryStore>)> {
+    #[cfg_attr(not(any(feature = "postgres", feature = "redis")), allow(unused_mut))]
     let mut out: Vec<(&'static str, Arc<dyn UserMemoryStore>)> = vec![
         ("in-memory", Arc::new(InMemoryUserMemoryStore::new())),
         (
