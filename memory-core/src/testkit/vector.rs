@@ -20,6 +20,7 @@ pub async fn run_all(store: &dyn VectorStore) {
     check_batch(store).await;
     check_dense_search(store).await;
     check_hybrid_search(store).await;
+    check_hybrid_finds_a_long_document_holding_the_query(store).await;
     check_ids_in_order(store).await;
     check_get_many(store).await;
     check_same_top3_as_in_memory(store).await;
@@ -548,6 +549,68 @@ pub async fn check_hybrid_search(store: &dyn VectorStore) {
         .expect("hybrid without embeddings");
     assert_eq!(ids(&degraded), ids(&sparse_only), "degrades to sparse");
     assert!(!degraded.is_empty());
+}
+
+/// Hybrid search under the default fusion finds a long message that holds every word of
+/// the query, however far down words alone (its cosine shrinks with its length: 60 one-word
+/// documents holding the query's common word rank above it) and meaning (a tie with everything,
+/// broken against it by id) put it: a backend must give every document sharing a query
+/// term its query coverage, not only its best few by cosine.
+pub async fn check_hybrid_finds_a_long_document_holding_the_query(store: &dyn VectorStore) {
+    let ns = namespace("coverage");
+    let mut docs: Vec<Document> = (0..60)
+        .map(|i| {
+            Document::new("studio")
+                .with_id(format!("a{i:02}"))
+                .with_embedding(vec![1.0, 0.0, 0.0])
+        })
+        .collect();
+    let long: Vec<String> = (0..300).map(filler).collect();
+    let long = format!(
+        "{} and then on monday I started at brightside studio {}",
+        long[..150].join(" "),
+        long[150..].join(" ")
+    );
+    docs.push(
+        Document::new(long)
+            .with_id("z-long")
+            .with_embedding(vec![0.0, 1.0, 0.0]),
+    );
+    store.upsert_batch(&ns, docs).await.expect("upsert batch");
+    let text = "brightside studio";
+    let words = store
+        .search(&ns, &SearchQuery::new(text, 61))
+        .await
+        .expect("sparse search");
+    let at = words.iter().position(|h| h.id == "z-long");
+    assert!(
+        at.is_some_and(|at| at >= 50),
+        "words alone rank the long document below 50 short ones: {at:?}"
+    );
+    let q = SearchQuery::new(text, 3).with_embedding(vec![1.0, 1.0, 0.0]);
+    let hybrid = store.search(&ns, &q).await.expect("hybrid search");
+    assert_eq!(
+        ids(&hybrid).first().copied(),
+        Some("z-long"),
+        "the document holding every query word comes first: {hybrid:?}"
+    );
+    store.clear(&ns).await.expect("clear");
+}
+
+/// A word of its own for each `i` (letters only, so the analysis keeps it whole).
+fn filler(i: usize) -> String {
+    let letters = b"bcdfghjklmnpqrstvwxz";
+    let mut word = String::from("q");
+    let mut n = i;
+    loop {
+        word.push(letters[n % letters.len()] as char);
+        word.push('o');
+        n /= letters.len();
+        if n == 0 {
+            break;
+        }
+    }
+    word
 }
 
 /// `ids` lists every id in byte order; `ids_in_range` the part of it in `[from, to)`,

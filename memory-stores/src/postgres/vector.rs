@@ -294,12 +294,58 @@ impl PostgresStore {
     ) -> Result<Vec<SearchHit>> {
         let mut deeper = query.clone();
         deeper.k = query.k.saturating_mul(4).max(50);
-        let (sparse, coverage) = self.sparse_scored(ns, &deeper).await?;
-        let dense = self.dense_search(ns, &deeper, embedding).await?;
+        // Every document sharing a term is read and scored by the sparse side anyway: all
+        // of them stay candidates, so a long message holding the query's words is pulled up
+        // by its coverage however low its cosine ranks it (as in memory).
+        let mut every_match = query.clone();
+        every_match.k = usize::MAX;
+        let (mut sparse, coverage) = self.sparse_scored(ns, &every_match).await?;
+        let mut dense = self.dense_search(ns, &deeper, embedding).await?;
         if dense.is_empty() {
-            let mut hits = sparse;
-            hits.truncate(query.k);
-            return Ok(hits);
+            sparse.truncate(query.k);
+            return Ok(sparse);
+        }
+        // The word candidates meaning did not rank deep enough still fuse with their own
+        // cosine, as every document does in memory: those that could reach the top k with
+        // a cosine up to the last one meaning ranked (one more query fetches theirs).
+        let fusion = agentmemory_core::store_support::Fusion::DEFAULT;
+        let best_sparse = sparse.first().map_or(0.0, |h| h.score);
+        let word_score: std::collections::HashMap<&str, f32> =
+            sparse.iter().map(|h| (h.id.as_str(), h.score)).collect();
+        let fused = |id: &str, cos: f32| {
+            let s = word_score.get(id).copied().unwrap_or(0.0);
+            let c = coverage.get(id).copied().unwrap_or(0.0);
+            fusion.combine_covered(s, cos, best_sparse, c)
+        };
+        let mut known: Vec<f32> = dense.iter().filter_map(|h| fused(&h.id, h.score)).collect();
+        known.sort_by(|a, b| b.total_cmp(a));
+        let bar = known.get(query.k.saturating_sub(1)).copied();
+        let last_cos = dense.last().map_or(0.0, |h| h.score);
+        let missing: Vec<&str> = {
+            let seen: std::collections::HashSet<&str> =
+                dense.iter().map(|h| h.id.as_str()).collect();
+            sparse
+                .iter()
+                .map(|h| h.id.as_str())
+                .filter(|id| !seen.contains(id))
+                .filter(|id| match (bar, fused(id, last_cos)) {
+                    (Some(bar), Some(bound)) => bound >= bar,
+                    _ => true,
+                })
+                .collect()
+        };
+        let extra = self.cosines_of(ns, &missing, embedding).await?;
+        if !extra.is_empty() {
+            let by_id: std::collections::HashMap<&str, &SearchHit> =
+                sparse.iter().map(|h| (h.id.as_str(), h)).collect();
+            for (id, cos) in extra {
+                if let Some(h) = by_id.get(id.as_str()) {
+                    let mut h = (*h).clone();
+                    h.score = cos;
+                    dense.push(h);
+                }
+            }
+            dense.sort_by(|a, b| b.score.total_cmp(&a.score).then_with(|| a.id.cmp(&b.id)));
         }
         let mut by_id: std::collections::HashMap<String, SearchHit> =
             std::collections::HashMap::with_capacity(sparse.len() + dense.len());
@@ -316,7 +362,7 @@ impl PostgresStore {
             &words,
             Some(&covered),
             &scored(&dense),
-            agentmemory_core::store_support::Fusion::DEFAULT,
+            fusion,
         );
         for hit in sparse.into_iter().chain(dense) {
             by_id.entry(hit.id.clone()).or_insert(hit);
@@ -331,6 +377,40 @@ impl PostgresStore {
                 })
             })
             .collect())
+    }
+
+    /// The cosine of `embedding` with each of the documents `ids` of `ns` that has an
+    /// embedding (computed in the client from the stored, normalised vectors).
+    async fn cosines_of(
+        &self,
+        ns: &str,
+        ids: &[&str],
+        embedding: &[f32],
+    ) -> Result<Vec<(String, f32)>> {
+        let op = "search documents";
+        if ids.is_empty() {
+            return Ok(Vec::new());
+        }
+        let q = normalised(embedding)?;
+        let client = self.client(op).await?;
+        let stmt = client
+            .prepare_cached(&format!(
+                "SELECT id, embedding FROM {} \
+                 WHERE namespace = $1 AND id = ANY($2::text[]) AND embedding IS NOT NULL",
+                self.table("documents")
+            ))
+            .await
+            .map_err(on(op))?;
+        let rows = client.query(&stmt, &[&ns, &ids]).await.map_err(on(op))?;
+        let mut out = Vec::with_capacity(rows.len());
+        for row in &rows {
+            let id: String = row.try_get(0).map_err(on(op))?;
+            let v: Vec<f32> = row.try_get(1).map_err(on(op))?;
+            if v.len() == q.len() {
+                out.push((id, cosine(&v, &q)));
+            }
+        }
+        Ok(out)
     }
 
     /// The exact dense ranking, in the server: every embedding of the namespace.
