@@ -1,8 +1,11 @@
 //! Hybrid search (sparse + dense fused) over 100,000 documents with 384-dimensional
-//! embeddings, in memory: `cargo bench -p agentmemory-core --bench hybrid`.
+//! embeddings, in memory: `cargo bench -p agentmemory-core --bench hybrid`. The default
+//! fusion (which computes each candidate's query coverage) and the fixed weight it
+//! replaced, over the same documents and queries in the same run.
 
 use criterion::{criterion_group, criterion_main, Criterion};
 
+use agentmemory_core::store_support::Fusion;
 use agentmemory_core::vector::{Document, InMemoryVectorStore, SearchQuery, VectorStore};
 
 const DOCS: usize = 100_000;
@@ -73,6 +76,9 @@ fn bench(c: &mut Criterion) {
             Document::new(format!("{} note{i}", text(&mut rng, 8))).with_embedding(v)
         })
         .collect();
+    let fixed = InMemoryVectorStore::new().with_fusion(Fusion::Weighted { dense_weight: 0.8 });
+    rt.block_on(fixed.upsert_batch("bench", docs.clone()))
+        .unwrap();
     rt.block_on(store.upsert_batch("bench", docs)).unwrap();
     let queries: Vec<SearchQuery> = (0..64)
         .map(|_| {
@@ -80,13 +86,21 @@ fn bench(c: &mut Criterion) {
             SearchQuery::new(text(&mut rng, 3), 10).with_embedding(v)
         })
         .collect();
-    let mut i = 0;
-    c.bench_function("hybrid search, 100k docs x 384 dims, top 10", |b| {
-        b.iter(|| {
-            i = (i + 1) % queries.len();
-            rt.block_on(store.search("bench", &queries[i])).unwrap()
-        })
-    });
+    for (name, store) in [
+        ("hybrid search, 100k docs x 384 dims, top 10", &store),
+        (
+            "hybrid search, 100k docs x 384 dims, top 10, fixed weight 0.8",
+            &fixed,
+        ),
+    ] {
+        let mut i = 0;
+        c.bench_function(name, |b| {
+            b.iter(|| {
+                i = (i + 1) % queries.len();
+                rt.block_on(store.search("bench", &queries[i])).unwrap()
+            })
+        });
+    }
 }
 
 criterion_group! {
