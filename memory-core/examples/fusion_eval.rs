@@ -762,24 +762,11 @@ async fn main() {
     // ranking over all nine below.
     let mut seven_owned: Vec<(&Set, Vec<&Run>)> = Vec::new();
     let fresh_sets = [updates(), lookup()];
-    let mut fresh_runs = Vec::new();
+    let fresh_runs;
     // The fresh sets, read only when asked for: once, for the fusion chosen above.
     if std::env::args().any(|a| a == "--fresh") {
-        for set in &fresh_sets {
-            let [_, h] = runs(set, &embedder).await;
-            eprintln!("{}: {} queries", set.name, h.len());
-            fresh_runs.push((set, Vec::new(), h));
-        }
-        let fresh = &fresh_runs;
-        if let Some(path) = std::env::var_os("FUSION_EVAL_DUMP") {
-            let mut path = path;
-            path.push(".fresh");
-            dump(fresh, &path);
-        }
-        let fresh: Vec<(&Set, Vec<&Run>)> = fresh
-            .iter()
-            .map(|(set, _, h)| (*set, h.iter().collect()))
-            .collect();
+        fresh_runs = run_frozen(&fresh_sets, &embedder, ".fresh").await;
+        let fresh = held_parts(&fresh_runs);
         print_gaps(
             "Fresh sets (frozen in 4d714fd, first run after 33dcb84; seen since)",
             &fresh,
@@ -799,21 +786,8 @@ async fn main() {
     // before they were first run.
     if std::env::args().any(|a| a == "--frozen2") {
         let frozen_sets = [frozen2::conv_values(), frozen2::conv_replies()];
-        let mut frozen = Vec::new();
-        for set in &frozen_sets {
-            let [_, h] = runs(set, &embedder).await;
-            eprintln!("{}: {} queries", set.name, h.len());
-            frozen.push((set, Vec::new(), h));
-        }
-        if let Some(path) = std::env::var_os("FUSION_EVAL_DUMP") {
-            let mut path = path;
-            path.push(".frozen2");
-            dump(&frozen, &path);
-        }
-        let frozen: Vec<(&Set, Vec<&Run>)> = frozen
-            .iter()
-            .map(|(set, _, h)| (*set, h.iter().collect()))
-            .collect();
+        let frozen = run_frozen(&frozen_sets, &embedder, ".frozen2").await;
+        let frozen = held_parts(&frozen);
         print_gaps(
             "Second frozen sets (conversations; frozen in b185f9d, first run after 5b45e38)",
             &frozen,
@@ -855,27 +829,42 @@ async fn main() {
     // The hold-out sets, read only when asked for: once, for HOLDOUT_CHOICE.
     if std::env::args().any(|a| a == "--holdout") {
         let held_sets = holdout::sets();
-        let mut held = Vec::new();
-        for set in &held_sets {
-            let [_, h] = runs(set, &embedder).await;
-            eprintln!("{}: {} queries", set.name, h.len());
-            held.push((set, Vec::new(), h));
-        }
-        if let Some(path) = std::env::var_os("FUSION_EVAL_DUMP") {
-            let mut path = path;
-            path.push(".holdout");
-            dump(&held, &path);
-        }
-        let held: Vec<(&Set, Vec<&Run>)> = held
-            .iter()
-            .map(|(set, _, h)| (*set, h.iter().collect()))
-            .collect();
+        let held = run_frozen(&held_sets, &embedder, ".holdout").await;
+        let held = held_parts(&held);
         print_gaps(
             "Hold-out sets (tests/data/fusion_holdout, first run after HOLDOUT_CHOICE was committed)",
             &held,
             &rows,
         );
     }
+}
+
+/// Runs every query of each of `sets` (frozen sets: all in the held-out part), naming
+/// their counts, and with `FUSION_EVAL_DUMP` writes the runs to that path + `suffix`.
+async fn run_frozen<'a>(
+    sets: &'a [Set],
+    embedder: &LocalEmbedder,
+    suffix: &str,
+) -> Vec<(&'a Set, Vec<Run>, Vec<Run>)> {
+    let mut out = Vec::new();
+    for set in sets {
+        let [_, h] = runs(set, embedder).await;
+        eprintln!("{}: {} queries", set.name, h.len());
+        out.push((set, Vec::new(), h));
+    }
+    if let Some(path) = std::env::var_os("FUSION_EVAL_DUMP") {
+        let mut path = path;
+        path.push(suffix);
+        dump(&out, &path);
+    }
+    out
+}
+
+/// Each set with the runs of its held-out part, borrowed.
+fn held_parts<'a>(all: &'a [(&'a Set, Vec<Run>, Vec<Run>)]) -> Vec<(&'a Set, Vec<&'a Run>)> {
+    all.iter()
+        .map(|(set, _, h)| (*set, h.iter().collect()))
+        .collect()
 }
 
 /// The fourth attempt's candidates: the coverage family over a grid widened towards a
