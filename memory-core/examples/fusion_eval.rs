@@ -38,10 +38,17 @@
 //! before any fusion was run on them, read once for the fusion chosen after them
 //! (`--frozen2`). `--sizes` prints every set's size and runs nothing.
 //!
+//! The **hold-out** sets (`--holdout`, `fusion_eval/holdout.rs`): six sets built the same
+//! ways over `tests/data/fusion_holdout/`, hand-written by someone who had not seen this
+//! runner or its results, first run once after [`HOLDOUT_CHOICE`] and its rule
+//! ([`choose`]) were committed. The choice passed there and is `Fusion::DEFAULT`; the
+//! hold-out sets have been read since, so they too are tuning data from now on.
+//!
 //! `FUSION_EVAL_DUMP=path` writes every run's two rankings as JSON for analysis, with each
 //! sparse candidate's query coverage, the query's terms (term, count, df) and which of
 //! them each candidate holds (the fresh sets' to `path.fresh`, the `--frozen2` sets' to
-//! `path.frozen2`); `bench/fusion/coverage.py` reads it.
+//! `path.frozen2`, the hold-out sets' to `path.holdout`); `bench/fusion/coverage.py` reads
+//! it.
 //!
 //! Metrics: pairs and facts, MRR of the target statement (×100); episodes, hit@5
 //! (episodes-chunks: hit@1) (one
