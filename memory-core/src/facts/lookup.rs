@@ -310,8 +310,10 @@ impl Lookup {
             stated: BTreeSet::new(),
         };
         let mut keys = keys
-            .chunks_exact(8)
-            .map(|k| u64::from_le_bytes([k[0], k[1], k[2], k[3], k[4], k[5], k[6], k[7]]));
+            .as_chunks::<8>()
+            .0
+            .iter()
+            .map(|k| u64::from_le_bytes(*k));
         for (slot, (fact, &count)) in facts.iter().zip(counts).enumerate() {
             for key in keys.by_ref().take(count as usize) {
                 lookup.file(slot as u32, key);
