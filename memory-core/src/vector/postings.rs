@@ -138,6 +138,18 @@ impl Block<'_> {
     }
 }
 
+/// Block `i` of a list whose bytes are `bytes` and block entries `metas`.
+#[inline]
+fn block_of<'a>(bytes: &'a [u8], metas: &'a [BlockMeta], i: usize) -> Block<'a> {
+    let meta = metas[i];
+    let end = metas.get(i + 1).map_or(bytes.len(), |b| b.start as usize);
+    Block {
+        bytes: &bytes[meta.start as usize..end],
+        meta,
+        sealed: i + 1 < metas.len(),
+    }
+}
+
 /// Appends `pairs` (sorted by slot, 1 to [`BLOCK`] of them) as an open block.
 fn open(out: &mut Vec<u8>, pairs: &[(u32, u32)]) {
     codec::encode(out, pairs[0].0, pairs.iter().copied());
@@ -178,18 +190,15 @@ impl PostingList {
     /// The blocks, in slot order.
     #[inline]
     pub(super) fn blocks(&self) -> impl Iterator<Item = Block<'_>> + '_ {
-        (0..self.blocks.len()).map(|i| self.block(i))
+        // The slices once (each a branch and, when shared, a pointer more to follow).
+        let (bytes, metas) = (&*self.bytes, &*self.blocks);
+        (0..metas.len()).map(move |i| block_of(bytes, metas, i))
     }
 
     /// Block `i`.
     #[inline]
     pub(super) fn block(&self, i: usize) -> Block<'_> {
-        let meta = self.blocks[i];
-        Block {
-            bytes: &self.bytes[meta.start as usize..self.end(i)],
-            meta,
-            sealed: i + 1 < self.blocks.len(),
-        }
+        block_of(&self.bytes, &self.blocks, i)
     }
 
     /// Every `(slot, tf)`, in slot order.
