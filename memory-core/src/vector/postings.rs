@@ -574,7 +574,9 @@ impl PostingList {
 /// (once, however many of its slots are sought).
 #[derive(Debug)]
 pub(super) struct Cursor<'a> {
-    list: &'a PostingList,
+    /// The list's bytes and block entries (taken once: see [`PostingList::blocks`]).
+    bytes: &'a [u8],
+    metas: &'a [BlockMeta],
     /// The first block whose last slot is at least the last slot sought.
     block: usize,
     /// The block held decoded in `buf`, if any.
@@ -588,7 +590,8 @@ impl<'a> Cursor<'a> {
     /// A cursor at the start of `list`.
     pub(super) fn new(list: &'a PostingList) -> Self {
         Self {
-            list,
+            bytes: &list.bytes,
+            metas: &list.blocks,
             block: 0,
             decoded: None,
             pos: 0,
@@ -608,7 +611,7 @@ impl<'a> Cursor<'a> {
     /// be below the slots sought since the last [`rewind`](Self::rewind).
     #[inline]
     pub(super) fn locate(&mut self, slot: u32) -> Option<usize> {
-        let blocks = &self.list.blocks;
+        let blocks = self.metas;
         while blocks.get(self.block).is_some_and(|b| b.last < slot) {
             self.block += 1;
         }
@@ -621,7 +624,7 @@ impl<'a> Cursor<'a> {
     #[inline]
     pub(super) fn overlapping(&mut self, lo: u32, hi: u32) -> std::ops::Range<usize> {
         self.locate(lo);
-        let blocks = &self.list.blocks;
+        let blocks = self.metas;
         let mut end = self.block;
         while blocks.get(end).is_some_and(|b| b.first <= hi) {
             end += 1;
@@ -635,7 +638,7 @@ impl<'a> Cursor<'a> {
     pub(super) fn seek(&mut self, slot: u32) -> Option<u32> {
         let b = self.locate(slot)?;
         if self.decoded != Some(b) {
-            self.list.block(b).decode(&mut self.buf);
+            block_of(self.bytes, self.metas, b).decode(&mut self.buf);
             self.decoded = Some(b);
             self.pos = 0;
         }
