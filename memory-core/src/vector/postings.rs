@@ -138,7 +138,8 @@ impl Block<'_> {
     }
 }
 
-/// Block `i` of a list whose bytes are `bytes` and block entries `metas`.
+/// Block `i` of a list whose bytes are `bytes` and block entries `metas` (a sealed
+/// block's span may end in padding).
 #[inline]
 fn block_of<'a>(bytes: &'a [u8], metas: &'a [BlockMeta], i: usize) -> Block<'a> {
     let meta = metas[i];
@@ -211,13 +212,6 @@ impl PostingList {
             out.extend((0..buf.len).map(|i| buf.get(i)));
         }
         out
-    }
-
-    /// End of block `i`'s bytes (a sealed block's span may end in padding).
-    fn end(&self, i: usize) -> usize {
-        self.blocks
-            .get(i + 1)
-            .map_or(self.bytes.len(), |b| b.start as usize)
     }
 
     /// Makes room for about `postings` more postings.
