@@ -122,6 +122,45 @@ async fn a_damaged_snapshot_is_read_around_and_replaced() {
     assert_ranks_as_fresh(&hits, &facts, "Kyoto tea", 5);
 }
 
+/// A snapshot of an earlier format (one this build no longer reads: the analysed terms
+/// of format 2, say) is read around like a damaged one, and replaced by one this build
+/// reads: never mis-read as the current format.
+#[tokio::test]
+async fn a_snapshot_of_an_earlier_format_is_read_around_and_replaced() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("s.db");
+    let facts = filled(&path, "dee").await;
+    let (version, mut body) = snapshot_row(&path, "dee").expect("snapshot");
+    // The format version follows the magic; the checksum (xxh3 of the rest) ends it.
+    body.truncate(body.len() - 8);
+    body[4..8].copy_from_slice(&2u32.to_le_bytes());
+    let sum = xxhash_rust::xxh3::xxh3_64(&body);
+    body.extend_from_slice(&sum.to_le_bytes());
+    assert!(matches!(
+        RankedFacts::from_snapshot(&body, "dee"),
+        Err(agentmemory_core::MemoryError::UnsupportedVersion { found: 2, .. })
+    ));
+    let conn = rusqlite::Connection::open(&path).expect("raw open");
+    conn.execute(
+        "UPDATE fact_snapshots SET body = ?1 WHERE user_id = 'dee'",
+        [&body],
+    )
+    .expect("an earlier format");
+    let store = open(&path).await;
+    let hits = store
+        .search("dee", "jazz or sailing?", 5)
+        .await
+        .expect("search");
+    assert_ranks_as_fresh(&hits, &facts, "jazz or sailing?", 5);
+    let (again, body) = snapshot_row(&path, "dee").expect("replaced");
+    assert_eq!(again, version);
+    assert_eq!(
+        body[4..8],
+        agentmemory_core::facts::FACT_SNAPSHOT_VERSION.to_le_bytes()
+    );
+    assert!(RankedFacts::from_snapshot(&body, "dee").is_ok());
+}
+
 /// Writes the log no longer holds (pruned, or made before the log existed) make the
 /// snapshot unusable: every fact is read.
 #[tokio::test]

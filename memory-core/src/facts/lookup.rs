@@ -187,6 +187,34 @@ fn keys_of(fact: &MemoryFact) -> Vec<u64> {
     keys
 }
 
+/// A fingerprint of how keys are hashed: the keys of facts that make every kind of key.
+/// Keys written by a build that hashes otherwise (another toolchain's `Hash` of strings)
+/// are not read ([`Lookup::from_keys`]): they would not be found.
+pub(super) fn keys_fingerprint() -> u64 {
+    static FINGERPRINT: std::sync::OnceLock<u64> = std::sync::OnceLock::new();
+    *FINGERPRINT.get_or_init(|| {
+        let now = DateTime::<Utc>::UNIX_EPOCH;
+        let probes = [
+            FactCandidate::new("Lives in Lyon", 0.5).with_attribute("location", "Lyon"),
+            FactCandidate::new("ΟΔΟΣ naïve, İstanbul!", 0.5)
+                .with_subject("sister")
+                .with_attribute("diet", "Vegan"),
+            FactCandidate::new("likes museums", 0.5).with_attribute("likes", "the museums"),
+        ];
+        let mut h = hasher();
+        for (i, probe) in probes.into_iter().enumerate() {
+            let mut fact = MemoryFact::from_candidate("u", probe, now);
+            if i == 1 {
+                fact.embedding = Some(vec![1.0]);
+            }
+            for key in keys_of(&fact) {
+                h.write_u64(key);
+            }
+        }
+        h.finish()
+    })
+}
+
 /// Whether a fact can be what a correction corrects (see `last_stated` in reconcile).
 fn stated(fact: &MemoryFact) -> bool {
     fact.value.is_some() && fact.attribute.as_deref().is_some_and(|a| a != "note")
@@ -225,16 +253,76 @@ impl Lookup {
     /// [`replace`](Self::replace), which keeps each bucket sorted.
     pub(super) fn insert(&mut self, slot: u32, fact: &MemoryFact) {
         for key in keys_of(fact) {
-            match self.buckets.entry(key) {
-                Entry::Occupied(mut e) => e.get_mut().insert(slot),
-                Entry::Vacant(e) => {
-                    e.insert(Bucket::One(slot));
-                }
-            }
+            self.file(slot, key);
         }
         if stated(fact) {
             self.stated.insert(stated_at(fact, slot));
         }
+    }
+
+    fn file(&mut self, slot: u32, key: u64) {
+        match self.buckets.entry(key) {
+            Entry::Occupied(mut e) => e.get_mut().insert(slot),
+            Entry::Vacant(e) => {
+                e.insert(Bucket::One(slot));
+            }
+        }
+    }
+
+    /// Appends the keys of each of `facts` (in slot order) to `out`, as
+    /// [`from_keys`](Self::from_keys) reads them back: the number of keys of each fact
+    /// (one byte each), their total (`u32`), and the keys (`u64` each).
+    pub(super) fn write_keys<'a>(
+        facts: impl ExactSizeIterator<Item = &'a MemoryFact>,
+        out: &mut Vec<u8>,
+    ) {
+        let mut keys: Vec<u64> = Vec::with_capacity(facts.len());
+        for fact in facts {
+            let of = keys_of(fact);
+            out.push(of.len() as u8);
+            keys.extend(of);
+        }
+        out.extend_from_slice(&u32::try_from(keys.len()).unwrap_or(u32::MAX).to_le_bytes());
+        for key in keys {
+            out.extend_from_slice(&key.to_le_bytes());
+        }
+    }
+
+    /// The lookup of `facts` (all live, by slot) from the keys [`write_keys`](Self::write_keys)
+    /// wrote of them (`counts`, then the keys' bytes), without hashing their texts again.
+    /// The keys are only as good as the hashing that made them: a reader checks
+    /// [`keys_fingerprint`] first.
+    ///
+    /// # Errors
+    ///
+    /// Counts that are not one per fact, or that do not add up to the keys.
+    pub(super) fn from_keys(
+        facts: &[MemoryFact],
+        counts: &[u8],
+        keys: &[u8],
+    ) -> Result<Self, &'static str> {
+        let total: usize = counts.iter().map(|&c| c as usize).sum();
+        if counts.len() != facts.len() || total.checked_mul(8) != Some(keys.len()) {
+            return Err("reconciliation keys that are not the facts'");
+        }
+        let mut lookup = Self {
+            buckets: Buckets::with_capacity_and_hasher(facts.len(), Default::default()),
+            stated: BTreeSet::new(),
+        };
+        let mut keys = keys
+            .as_chunks::<8>()
+            .0
+            .iter()
+            .map(|k| u64::from_le_bytes(*k));
+        for (slot, (fact, &count)) in facts.iter().zip(counts).enumerate() {
+            for key in keys.by_ref().take(count as usize) {
+                lookup.file(slot as u32, key);
+            }
+            if stated(fact) {
+                lookup.stated.insert(stated_at(fact, slot as u32));
+            }
+        }
+        Ok(lookup)
     }
 
     /// Takes `fact`, filed in `slot`, out.

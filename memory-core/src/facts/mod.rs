@@ -21,6 +21,7 @@ pub(crate) mod quality;
 pub(crate) mod ranked;
 pub(crate) mod reconcile;
 pub(crate) mod semantic;
+mod slot_ids;
 mod snapshot;
 mod strength;
 pub(crate) mod transition;

@@ -3,14 +3,13 @@
 //! the one fact engine of every store: the in-memory store keeps one per user for good,
 //! the persistent stores cache one per user until another writer changes the user's facts.
 
-use std::collections::HashMap;
-
 use chrono::{DateTime, Utc};
 
 use super::lookup::Lookup;
 use super::plan::change_for;
 use super::reconcile::{resolve, Keys, CORRECTION_ATTRIBUTE};
 use super::semantic::{decide_then_escalate, paraphrase_among, reconcile_by_meaning};
+use super::slot_ids::SlotIds;
 use super::strength::{Decay, Needed, Strength};
 use super::{
     fact_relevance_among, rank_score, FactCandidate, FactChange, FactPolicy, FactQuery, MemoryFact,
@@ -58,13 +57,11 @@ pub struct RankedFacts {
     dead: Vec<bool>,
     tombstones: usize,
     /// The slot of each current fact, by id.
-    /// foldhash, randomly seeded: filing 100,000 ids with SipHash was a tenth of
-    /// reading a snapshot back.
-    slots: HashMap<String, usize, foldhash::fast::RandomState>,
+    slots: SlotIds,
     /// The current facts filed by what reconciliation compares, built on the first
     /// [`reconcile`](Self::reconcile) (a store that only searches never pays for it).
     pub(super) lookup: Option<Lookup>,
-    index: SparseIndex,
+    pub(super) index: SparseIndex,
     /// An upper bound on the confidence of every current fact (raised on insert and
     /// reinforcement, recomputed on compaction), so a search can tell when no fact that
     /// shares no term with the query could enter the top k.
@@ -104,12 +101,8 @@ impl RankedFacts {
 
     /// `facts`, all current, with `index` (of their texts, by slot) as their word index.
     pub(super) fn with_index(facts: Vec<MemoryFact>, mut index: SparseIndex) -> Self {
-        let mut slots = HashMap::with_capacity_and_hasher(facts.len(), Default::default());
-        let mut max_confidence = 0.0f32;
-        for (slot, fact) in facts.iter().enumerate() {
-            slots.insert(fact.id.clone(), slot);
-            max_confidence = max_confidence.max(fact.confidence);
-        }
+        let slots = SlotIds::new(&facts);
+        let max_confidence = facts.iter().fold(0.0f32, |m, f| m.max(f.confidence));
         // Postings were given room for the whole batch ahead: keep what they use.
         index.shrink_to_fit();
         let strength = facts.iter().map(Strength::of).collect();
@@ -277,7 +270,7 @@ impl RankedFacts {
     }
 
     fn slot_of(&self, id: &str) -> Option<usize> {
-        self.slots.get(id).copied()
+        self.slots.get(&self.facts, id)
     }
 
     fn push(&mut self, fact: MemoryFact) {
@@ -290,9 +283,9 @@ impl RankedFacts {
         if !self.dead.is_empty() {
             self.dead.push(false);
         }
-        self.slots.insert(fact.id.clone(), slot);
         self.max_confidence = self.max_confidence.max(fact.confidence);
         self.facts.push(fact);
+        self.slots.insert(&self.facts, slot);
     }
 
     /// Makes `slot` a tombstone holding `fact` (no longer current, so reconciliation
@@ -307,7 +300,7 @@ impl RankedFacts {
         }
         self.dead[slot] = true;
         self.tombstones += 1;
-        self.slots.remove(&self.facts[slot].id);
+        self.slots.remove(&self.facts, slot);
         self.facts[slot] = fact;
     }
 

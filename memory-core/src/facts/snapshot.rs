@@ -1,35 +1,42 @@
 //! [`RankedFacts`] as bytes, so a store that keeps them beside a user's facts opens the
 //! user without decoding every fact body and analysing every text again.
 //!
-//! A snapshot holds the current facts in their order, in a compact binary form, and the
-//! analysed terms of their texts as [`Analysed`] makes them; reading it back inserts
-//! those terms into a fresh index in the same order, which is the index
-//! [`RankedFacts::new`] builds over the same facts (same terms, postings and sums, so the
-//! same scores to the bit), without the text analysis. What a snapshot does not hold is
-//! not kept anywhere: the reconciliation lookup is still built on the first upsert.
+//! A snapshot (format 3) holds the current facts in their order, in a compact binary
+//! form; their word index as it is built over them, as flat arrays
+//! ([`SparseIndex::write_flat`]: the terms' texts, the postings' bytes, the documents'
+//! term lists), read back with one allocation per array and no term inserted (the same
+//! index, so the same scores to the bit); and the keys each fact is filed under for
+//! reconciliation, so an upsert on a store just opened files 100,000 facts without
+//! hashing their texts. Format 2 kept the analysed terms and rebuilt the index from them
+//! (and built the lookup from the facts): a store finding one reads the facts instead,
+//! and keeps a snapshot of this format.
 //!
 //! Layout (little-endian): `AMRF`, the format version (`u32`), a fingerprint of the text
-//! analysis that made the terms (`u64`), the user id, the facts, the analysed chunks, and
-//! the xxh3 of everything before it (`u64`). Reading checks the checksum, the version and
-//! the fingerprint first, then every length and index against what it read, so damaged
-//! or foreign bytes (or terms analysed by another build's rules) are a
-//! [`MemoryError::Corrupt`] or [`MemoryError::UnsupportedVersion`], never a panic or an
-//! index that ranks differently: the store then reads the facts themselves.
+//! analysis that made the terms (`u64`), one of the hashing of reconciliation keys
+//! (`u64`), the user id, the number of facts, the facts (after their length, `u64`), the
+//! index (after its length, `u64`), the keys, and the xxh3 of everything before it
+//! (`u64`). Reading checks the checksum, the version and the fingerprints first, then
+//! every length, index and list against what it read, so damaged or foreign bytes (or
+//! terms analysed by another build's rules) are a [`MemoryError::Corrupt`] or
+//! [`MemoryError::UnsupportedVersion`], never a panic or an index that ranks
+//! differently: the store then reads the facts themselves. Keys hashed by other rules
+//! are not used (the lookup is then built from the facts).
 
 use std::sync::OnceLock;
 
 use chrono::{DateTime, Utc};
 use xxhash_rust::xxh3::xxh3_64;
 
-use super::lookup::Lookup;
+use super::lookup::{keys_fingerprint, Lookup};
 use super::{FactSource, MemoryFact, PendingContradiction, Polarity, RankedFacts};
 use crate::error::{MemoryError, Result};
-use crate::vector::analyse::{Analysed, Chunk};
+use crate::vector::analyse::Analysed;
+use crate::vector::sparse::SparseIndex;
 
 const MAGIC: &[u8; 4] = b"AMRF";
 
 /// The snapshot format this build writes and reads.
-pub const FACT_SNAPSHOT_VERSION: u32 = 2;
+pub const FACT_SNAPSHOT_VERSION: u32 = 3;
 
 /// What went wrong reading a fact snapshot (the source of a [`MemoryError::Corrupt`]).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -84,13 +91,14 @@ fn analysis_fingerprint() -> u64 {
 }
 
 impl RankedFacts {
-    /// These facts as a snapshot: the current facts in their order and the analysed
-    /// terms of their texts, read back by [`from_snapshot`](Self::from_snapshot) into
+    /// These facts as a snapshot: the current facts in their order, their word index and
+    /// their reconciliation keys, read back by [`from_snapshot`](Self::from_snapshot) into
     /// facts that rank and reconcile as these do. `user_id` is whose facts they are
     /// (every fact's own `user_id` is kept too).
     ///
-    /// Analyses the texts again (on the rayon pool when there are many): the index keeps
-    /// what it needs for ranking, not the analysed batch.
+    /// Builds the index of the current facts again (analysing their texts on the rayon
+    /// pool when there are many): the one kept for ranking may have been changed in
+    /// place, and a snapshot holds the index a fresh read would build.
     ///
     /// ```
     /// use agentmemory_core::facts::{FactCandidate, FactPolicy, FactQuery, MemoryFact};
@@ -116,17 +124,15 @@ impl RankedFacts {
     pub fn snapshot(&self, user_id: &str) -> Vec<u8> {
         let facts: Vec<&MemoryFact> = self.facts().collect();
         let texts: Vec<&str> = facts.iter().map(|f| f.text.as_str()).collect();
-        encode(user_id, &facts, &Analysed::new(&texts))
+        encode(user_id, &facts, &Self::index_of(Analysed::new(&texts)))
     }
 
-    /// [`new`](Self::new) and the [`snapshot`](Self::snapshot) of the result, the texts
-    /// analysed once for both: what a store that read every fact keeps for next time.
+    /// [`new`](Self::new) and the [`snapshot`](Self::snapshot) of the result, the index
+    /// built once for both: what a store that read every fact keeps for next time.
     pub fn new_with_snapshot(facts: Vec<MemoryFact>, user_id: &str) -> (Self, Vec<u8>) {
-        let facts: Vec<MemoryFact> = facts.into_iter().filter(MemoryFact::is_current).collect();
-        let texts: Vec<&str> = facts.iter().map(|f| f.text.as_str()).collect();
-        let analysed = Analysed::new(&texts);
-        let bytes = encode(user_id, &facts.iter().collect::<Vec<_>>(), &analysed);
-        (Self::with_analysed(facts, analysed), bytes)
+        let ranked = Self::new(facts);
+        let bytes = encode(user_id, &ranked.facts().collect::<Vec<_>>(), &ranked.index);
+        (ranked, bytes)
     }
 
     /// Facts of `user_id` read back from a [`snapshot`](Self::snapshot): they rank and
@@ -134,7 +140,8 @@ impl RankedFacts {
     ///
     /// # Errors
     ///
-    /// [`MemoryError::UnsupportedVersion`] for a format this build does not read;
+    /// [`MemoryError::UnsupportedVersion`] for a format this build does not read (an
+    /// earlier one included: the store then reads the facts and keeps a new snapshot);
     /// [`MemoryError::Corrupt`] (with a [`SnapshotError`]) for damaged bytes, bytes that
     /// are no snapshot, another user's snapshot, or terms made by another build's text
     /// analysis.
@@ -143,9 +150,9 @@ impl RankedFacts {
     }
 
     /// [`from_snapshot`](Self::from_snapshot) for a write: the facts are also filed for
-    /// reconciliation (what the first [`plan`](Self::plan) does otherwise), beside the
-    /// index rather than after it, so an upsert on a store just opened does not wait for
-    /// both one after the other.
+    /// reconciliation (what the first [`plan`](Self::plan) does otherwise), from the keys
+    /// the snapshot keeps of them, so an upsert on a store just opened does not hash
+    /// every fact's text.
     ///
     /// # Errors
     ///
@@ -176,25 +183,42 @@ impl RankedFacts {
         if r.u64()? != analysis_fingerprint() {
             return Err(corrupt(SnapshotError::Analysis));
         }
+        // Keys hashed otherwise are not used: the lookup is then built from the facts.
+        let keys_usable = r.u64()? == keys_fingerprint();
         if r.str()? != user_id {
             return Err(corrupt(SnapshotError::Invalid("another user's facts")));
         }
         let n = r.len(1)?;
         let section = usize::try_from(r.u64()?).unwrap_or(usize::MAX);
         let facts_bytes = r.take(section)?;
-        // Facts on one thread, terms and the index on another (when the pool has two).
+        let section = usize::try_from(r.u64()?).unwrap_or(usize::MAX);
+        let index_bytes = r.take(section)?;
+        let counts = r.take(n)?;
+        let n_keys = r.len(8)?;
+        let keys = r.take(n_keys * 8)?;
+        if !r.0.is_empty() {
+            return Err(corrupt(SnapshotError::Invalid("bytes after the keys")));
+        }
+        // Facts on one thread, the index on another (when the pool has two).
         let (facts, index) = rayon::join(
             || {
                 let facts = read_facts(facts_bytes, n, user_id)?;
-                let lookup = filed.then(|| Lookup::new(&facts, |_| true));
+                let lookup = match (filed, keys_usable) {
+                    (false, _) => None,
+                    (true, true) => Some(
+                        Lookup::from_keys(&facts, counts, keys)
+                            .map_err(|e| corrupt(SnapshotError::Invalid(e)))?,
+                    ),
+                    (true, false) => Some(Lookup::new(&facts, |_| true)),
+                };
                 Ok::<_, MemoryError>((facts, lookup))
             },
-            || read_terms(r).map(|a| (a.len(), RankedFacts::index_of(a))),
+            || SparseIndex::read_flat(index_bytes).map_err(|e| corrupt(SnapshotError::Invalid(e))),
         );
-        let ((facts, lookup), (texts, index)) = (facts?, index?);
-        if texts != facts.len() {
+        let ((facts, lookup), index) = (facts?, index?);
+        if index.slots() != facts.len() {
             return Err(corrupt(SnapshotError::Invalid(
-                "the analysed texts are not the facts'",
+                "the indexed texts are not the facts'",
             )));
         }
         let mut ranked = Self::with_index(facts, index);
@@ -203,17 +227,18 @@ impl RankedFacts {
     }
 }
 
-/// The snapshot bytes of `facts` (current, in order) of `user_id`, whose texts
-/// `analysed` holds in the same order.
-fn encode(user_id: &str, facts: &[&MemoryFact], analysed: &Analysed) -> Vec<u8> {
+/// The snapshot bytes of `facts` (current, in order) of `user_id`, whose word index
+/// (built in one go, slot `i` the text of `facts[i]`) is `index`.
+fn encode(user_id: &str, facts: &[&MemoryFact], index: &SparseIndex) -> Vec<u8> {
     let mut out = Out(Vec::with_capacity(64 + facts.len() * 160));
     out.0.extend_from_slice(MAGIC);
     out.u32(FACT_SNAPSHOT_VERSION);
     out.u64(analysis_fingerprint());
+    out.u64(keys_fingerprint());
     out.str(user_id);
     out.len(facts.len());
-    // The facts section's length first, so a reader decodes the facts and the terms
-    // side by side.
+    // Each section's length first, so a reader decodes the facts and the index side
+    // by side.
     let at = out.0.len();
     out.u64(0);
     for fact in facts.iter().copied() {
@@ -221,22 +246,12 @@ fn encode(user_id: &str, facts: &[&MemoryFact], analysed: &Analysed) -> Vec<u8> 
     }
     let section = (out.0.len() - at - 8) as u64;
     out.0[at..at + 8].copy_from_slice(&section.to_le_bytes());
-    let (chunks, chunk_len) = analysed.chunks();
-    out.len(chunk_len);
-    out.len(chunks.len());
-    for chunk in chunks {
-        let (vocab, terms, ends) = chunk.parts();
-        out.len(vocab.len());
-        for term in vocab {
-            out.str(term);
-        }
-        out.len(ends.len());
-        for &end in ends {
-            out.u32(end);
-        }
-        out.len(terms.len());
-        out.0.extend_from_slice(terms);
-    }
+    let at = out.0.len();
+    out.u64(0);
+    index.write_flat(&mut out.0);
+    let section = (out.0.len() - at - 8) as u64;
+    out.0[at..at + 8].copy_from_slice(&section.to_le_bytes());
+    Lookup::write_keys(facts.iter().copied(), &mut out.0);
     let sum = xxh3_64(&out.0);
     out.u64(sum);
     out.0
@@ -260,35 +275,6 @@ fn read_facts(bytes: &[u8], n: usize, user_id: &str) -> Result<Vec<MemoryFact>> 
         return Err(corrupt(SnapshotError::Invalid("bytes after the facts")));
     }
     Ok(facts)
-}
-
-/// The analysed texts: every byte of `r`.
-fn read_terms(mut r: In<'_>) -> Result<Analysed> {
-    let chunk_len = r.u32()? as usize;
-    let n_chunks = r.len(1)?;
-    let mut chunks = Vec::with_capacity(n_chunks);
-    for _ in 0..n_chunks {
-        let vocab_len = r.len(4)?;
-        let mut vocab = Vec::with_capacity(vocab_len);
-        for _ in 0..vocab_len {
-            vocab.push(Box::<str>::from(r.str()?));
-        }
-        let docs = r.len(4)?;
-        let mut ends = Vec::with_capacity(docs);
-        for _ in 0..docs {
-            ends.push(r.u32()?);
-        }
-        let n_bytes = r.len(1)?;
-        let terms = r.take(n_bytes)?.to_vec();
-        let chunk = Chunk::from_parts(vocab, terms, ends)
-            .map_err(|e| corrupt(SnapshotError::Invalid(e)))?;
-        chunks.push(chunk);
-    }
-    if !r.0.is_empty() {
-        return Err(corrupt(SnapshotError::Invalid("bytes after the terms")));
-    }
-    Analysed::from_chunks(chunks, chunk_len)
-        .ok_or(corrupt(SnapshotError::Invalid("chunks of uneven length")))
 }
 
 // Which optional parts a fact has, one bit each.
@@ -810,6 +796,74 @@ mod tests {
     }
 
     #[test]
+    fn reconciliation_keys_hashed_otherwise_are_not_used() {
+        let now = Utc::now();
+        let all = facts(50, now);
+        let ranked = RankedFacts::new(all.clone());
+        let mut bytes = ranked.snapshot("u");
+        bytes.truncate(bytes.len() - 8);
+        // The keys' fingerprint follows the format version and the analysis's.
+        bytes[16] ^= 1;
+        let sum = xxh3_64(&bytes);
+        bytes.extend_from_slice(&sum.to_le_bytes());
+        let mut filed = RankedFacts::from_snapshot_for_writes(&bytes, "u").unwrap();
+        let candidate = FactCandidate::new("jazz hiking note 7", 0.9);
+        let mut fresh = RankedFacts::new(all);
+        assert_eq!(
+            filed.reconcile(candidate.clone()),
+            fresh.reconcile(candidate)
+        );
+        // Keys that are not one count per fact are refused when they are used.
+        let mut bytes = ranked.snapshot("u");
+        bytes.truncate(bytes.len() - 8);
+        let counts_at = bytes.len() - 50 * 8 - 4 - 50;
+        bytes[counts_at] = 3;
+        let sum = xxh3_64(&bytes);
+        bytes.extend_from_slice(&sum.to_le_bytes());
+        assert!(RankedFacts::from_snapshot(&bytes, "u").is_ok());
+        assert!(matches!(
+            snapshot_error(RankedFacts::from_snapshot_for_writes(&bytes, "u")),
+            SnapshotError::Invalid(_)
+        ));
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(64))]
+        /// Any bit flipped with the checksum made to match (what a writer with other
+        /// rules, not a damaged disk, would produce), or the bytes cut short: a typed
+        /// error, or facts that are searched and written to without a panic.
+        #[test]
+        fn resealed_damage_is_an_error_or_holds_together(
+            n in 1usize..60,
+            flip in proptest::prelude::any::<proptest::sample::Index>(),
+            bit in 0u8..8,
+            cut in proptest::prelude::any::<proptest::sample::Index>(),
+        ) {
+            let now = Utc::now();
+            let ranked = RankedFacts::new(facts(n, now));
+            let mut bytes = ranked.snapshot("u");
+            let cut = cut.index(bytes.len());
+            proptest::prop_assert!(RankedFacts::from_snapshot(&bytes[..cut], "u").is_err());
+            bytes.truncate(bytes.len() - 8);
+            let at = flip.index(bytes.len());
+            bytes[at] ^= 1 << bit;
+            let sum = xxh3_64(&bytes);
+            bytes.extend_from_slice(&sum.to_le_bytes());
+            if let Ok(mut read) = RankedFacts::from_snapshot_for_writes(&bytes, "u") {
+                let _ = read.rank(&FactQuery::new("jazz tea note 3", 5), FactPolicy::default(), now);
+                let candidate = FactCandidate::new("jazz hiking note 3", 0.9);
+                let change = read.plan("u", candidate, now).unwrap();
+                read.apply(&change);
+                let victims: Vec<MemoryFact> = read.facts().take(3).cloned().collect();
+                for fact in victims {
+                    read.apply(&FactChange::Deleted { fact });
+                }
+                let _ = read.rank(&FactQuery::new("jazz tea note 3", 5), FactPolicy::default(), now);
+            }
+        }
+    }
+
+    #[test]
     fn another_version_or_text_analysis_is_refused() {
         let next = FACT_SNAPSHOT_VERSION + 1;
         let later = resealed(|b| b[4..8].copy_from_slice(&next.to_le_bytes()));
@@ -823,16 +877,19 @@ mod tests {
         ));
         let other_rules = resealed(|b| b[8] ^= 1);
         assert_eq!(snapshot_error(other_rules), SnapshotError::Analysis);
-        // A term id past the chunk's vocabulary (the last byte before the checksum is
-        // the last term's one-byte id delta, every term of these texts counted once: a
-        // delta of 63 runs past the few terms), and trailing bytes: structure checked,
-        // not trusted.
-        let bad_term = resealed(|b| {
-            let at = b.len() - 1;
-            b[at] = 63 << 1;
-        });
+        // An earlier format (one that kept the analysed terms, not the index) is
+        // refused as such: the store then reads the facts and keeps a new snapshot.
+        let earlier = resealed(|b| b[4..8].copy_from_slice(&2u32.to_le_bytes()));
         assert!(matches!(
-            snapshot_error(bad_term),
+            earlier,
+            Err(MemoryError::UnsupportedVersion { found: 2, .. })
+        ));
+        // An index of other texts than the facts' (structure checked, not trusted).
+        let facts = facts(2, Utc::now());
+        let other = RankedFacts::new(facts[..1].to_vec());
+        let bytes = encode("u", &facts.iter().collect::<Vec<_>>(), &other.index);
+        assert!(matches!(
+            snapshot_error(RankedFacts::from_snapshot(&bytes, "u")),
             SnapshotError::Invalid(_)
         ));
         let trailing = resealed(|b| b.push(0));

@@ -21,10 +21,6 @@ const MIN_CHUNK: usize = 4096;
 /// A chunk-local term not yet mapped to an index term.
 pub(super) const UNMAPPED: u32 = u32::MAX;
 
-/// A chunk's vocabulary, documents' `(local id, tf)` pairs ([`codec`]-encoded after 0,
-/// one document after the other) and documents' ends in those bytes.
-pub(crate) type ChunkParts<'a> = (&'a [Box<str>], &'a [u8], &'a [u32]);
-
 /// Consecutive documents analysed together.
 #[derive(Debug, Default)]
 pub(crate) struct Chunk {
@@ -91,58 +87,6 @@ impl Chunk {
         chunk
     }
 
-    /// A chunk from what [`analyse`](Self::analyse) made of its documents: the
-    /// vocabulary, each document's `(local id, tf)` pairs encoded one document after the
-    /// other, and the end of each document's run. Checked, so inserting it cannot index
-    /// out of bounds or break a list's order whatever the parts (read back from storage,
-    /// say): ids strictly increase within a document and stay inside the vocabulary (a
-    /// varint cut short by a document's end decodes as a smaller number, so any bytes
-    /// read as some pairs).
-    pub(crate) fn from_parts(
-        vocab: Vec<Box<str>>,
-        terms: Vec<u8>,
-        ends: Vec<u32>,
-    ) -> Result<Self, &'static str> {
-        let mut df = vec![0u32; vocab.len()];
-        let mut start = 0usize;
-        for &end in &ends {
-            let end = end as usize;
-            if end < start || end > terms.len() {
-                return Err("a document's terms run past the chunk's");
-            }
-            let mut prev: Option<u32> = None;
-            for (id, tf) in Pairs::new(&terms[start..end], 0) {
-                if prev.is_some_and(|p| id <= p) || tf == 0 {
-                    return Err("a document's terms out of order");
-                }
-                match df.get_mut(id as usize) {
-                    Some(n) => *n += 1,
-                    None => return Err("a term outside the chunk's vocabulary"),
-                }
-                prev = Some(id);
-            }
-            start = end;
-        }
-        if start != terms.len() {
-            return Err("terms after the chunk's last document");
-        }
-        let mapped = vec![UNMAPPED; vocab.len()];
-        Ok(Self {
-            vocab,
-            terms,
-            ends,
-            df,
-            mapped,
-        })
-    }
-
-    /// The vocabulary, each document's encoded `(local id, tf)` pairs one after the
-    /// other, and the end of each document's run: what [`from_parts`](Self::from_parts)
-    /// takes.
-    pub(crate) fn parts(&self) -> ChunkParts<'_> {
-        (&self.vocab, &self.terms, &self.ends)
-    }
-
     /// Number of documents in the chunk.
     pub(crate) fn len(&self) -> usize {
         self.ends.len()
@@ -196,20 +140,6 @@ impl Analysed {
         }
     }
 
-    /// A batch from chunks of `chunk_len` documents each (the last may hold fewer), as
-    /// [`in_chunks`](Self::in_chunks) makes them; `None` when the chunks are not so.
-    pub(crate) fn from_chunks(chunks: Vec<Chunk>, chunk_len: usize) -> Option<Self> {
-        let full = chunks.len().saturating_sub(1);
-        let shaped = chunk_len > 0
-            && chunks[..full].iter().all(|c| c.len() == chunk_len)
-            && chunks.last().is_none_or(|c| c.len() <= chunk_len);
-        shaped.then_some(Self {
-            chunks,
-            chunk_len,
-            recheck: false,
-        })
-    }
-
     /// An upper bound on the batch's distinct terms: the sum of its chunks'
     /// vocabularies.
     pub(crate) fn vocabulary_bound(&self) -> usize {
@@ -221,58 +151,8 @@ impl Analysed {
         self.chunks.iter().map(Chunk::len).sum()
     }
 
-    /// Each chunk, and how many documents a chunk holds (the last may hold fewer).
-    pub(crate) fn chunks(&self) -> (&[Chunk], usize) {
-        (&self.chunks, self.chunk_len)
-    }
-
     /// The chunk holding document `i`, and its position there.
     pub(super) fn locate(&self, i: usize) -> (usize, usize) {
         (i / self.chunk_len, i % self.chunk_len)
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn vocab(n: usize) -> Vec<Box<str>> {
-        (0..n).map(|i| format!("t{i}").into()).collect()
-    }
-
-    #[test]
-    fn a_chunk_read_back_is_the_chunk_analysed() {
-        let texts = ["red apples and red pears", "pears again", "sun"];
-        let chunk = Chunk::analyse(&texts);
-        let (v, terms, ends) = chunk.parts();
-        let back = Chunk::from_parts(v.to_vec(), terms.to_vec(), ends.to_vec()).unwrap();
-        assert_eq!(back.parts(), chunk.parts());
-        assert_eq!(back.df, chunk.df);
-        assert_eq!(back.len(), 3);
-    }
-
-    #[test]
-    fn parts_that_no_analysis_makes_are_refused() {
-        let encoded = |pairs: &[(u32, u32)]| {
-            let mut out = Vec::new();
-            codec::encode(&mut out, 0, pairs.iter().copied());
-            out
-        };
-        // Ids inside the vocabulary, increasing: accepted.
-        let good = encoded(&[(0, 1), (2, 3)]);
-        let good_len = good.len() as u32;
-        assert!(Chunk::from_parts(vocab(3), good.clone(), vec![good_len]).is_ok());
-        // An id past the vocabulary.
-        let past = encoded(&[(0, 1), (3, 1)]);
-        let n = past.len() as u32;
-        assert!(Chunk::from_parts(vocab(3), past, vec![n]).is_err());
-        // The same id twice in one document (a zero delta after the first).
-        let twice = encoded(&[(1, 1), (1, 1)]);
-        let n = twice.len() as u32;
-        assert!(Chunk::from_parts(vocab(3), twice, vec![n]).is_err());
-        // Ends out of order, past the bytes, or short of them.
-        assert!(Chunk::from_parts(vocab(3), good.clone(), vec![good_len, 1]).is_err());
-        assert!(Chunk::from_parts(vocab(3), good.clone(), vec![good_len + 1]).is_err());
-        assert!(Chunk::from_parts(vocab(3), good, vec![1]).is_err());
     }
 }

@@ -39,7 +39,7 @@ pub(super) fn weight_in(table: &[f32; 64], tf: u32) -> f32 {
 
 /// Appends `value` to `out` as an LEB128 varint.
 #[inline]
-fn put_varint(out: &mut Vec<u8>, mut value: u64) {
+pub(super) fn put_varint(out: &mut Vec<u8>, mut value: u64) {
     while value >= 0x80 {
         out.push(value as u8 | 0x80);
         value >>= 7;

@@ -21,12 +21,13 @@
 
 use super::codec::{self, Pairs};
 use super::packed::{self, Widths};
+use super::shared::Buf;
 
 pub(super) use super::packed::BLOCK;
 
 /// Where a block is and which slots it covers.
 #[derive(Debug, Clone, Copy)]
-struct BlockMeta {
+pub(super) struct BlockMeta {
     /// Offset of its bytes in [`PostingList::bytes`].
     start: u32,
     /// Its smallest slot (the base its gaps start from) and its largest.
@@ -41,8 +42,8 @@ struct BlockMeta {
 /// A term's postings: `(slot, tf)` for each document holding the term.
 #[derive(Debug, Default)]
 pub(super) struct PostingList {
-    bytes: Vec<u8>,
-    blocks: Vec<BlockMeta>,
+    bytes: Buf<u8>,
+    blocks: Buf<BlockMeta>,
     len: u32,
     /// Bytes left unused inside the list by removals (see [`remove`](Self::remove)).
     padding: u32,
@@ -137,6 +138,19 @@ impl Block<'_> {
     }
 }
 
+/// Block `i` of a list whose bytes are `bytes` and block entries `metas` (a sealed
+/// block's span may end in padding).
+#[inline]
+fn block_of<'a>(bytes: &'a [u8], metas: &'a [BlockMeta], i: usize) -> Block<'a> {
+    let meta = metas[i];
+    let end = metas.get(i + 1).map_or(bytes.len(), |b| b.start as usize);
+    Block {
+        bytes: &bytes[meta.start as usize..end],
+        meta,
+        sealed: i + 1 < metas.len(),
+    }
+}
+
 /// Appends `pairs` (sorted by slot, 1 to [`BLOCK`] of them) as an open block.
 fn open(out: &mut Vec<u8>, pairs: &[(u32, u32)]) {
     codec::encode(out, pairs[0].0, pairs.iter().copied());
@@ -177,18 +191,15 @@ impl PostingList {
     /// The blocks, in slot order.
     #[inline]
     pub(super) fn blocks(&self) -> impl Iterator<Item = Block<'_>> + '_ {
-        (0..self.blocks.len()).map(|i| self.block(i))
+        // The slices once (each a branch and, when shared, a pointer more to follow).
+        let (bytes, metas) = (&*self.bytes, &*self.blocks);
+        (0..metas.len()).map(move |i| block_of(bytes, metas, i))
     }
 
     /// Block `i`.
     #[inline]
     pub(super) fn block(&self, i: usize) -> Block<'_> {
-        let meta = self.blocks[i];
-        Block {
-            bytes: &self.bytes[meta.start as usize..self.end(i)],
-            meta,
-            sealed: i + 1 < self.blocks.len(),
-        }
+        block_of(&self.bytes, &self.blocks, i)
     }
 
     /// Every `(slot, tf)`, in slot order.
@@ -203,18 +214,11 @@ impl PostingList {
         out
     }
 
-    /// End of block `i`'s bytes (a sealed block's span may end in padding).
-    fn end(&self, i: usize) -> usize {
-        self.blocks
-            .get(i + 1)
-            .map_or(self.bytes.len(), |b| b.start as usize)
-    }
-
     /// Makes room for about `postings` more postings.
     pub(super) fn reserve(&mut self, postings: usize) {
         // Two bytes a posting covers slot gaps below 8,192 with a count of one.
-        self.bytes.reserve(2 * postings);
-        self.blocks.reserve(postings.div_ceil(BLOCK));
+        self.bytes.to_mut().reserve(2 * postings);
+        self.blocks.to_mut().reserve(postings.div_ceil(BLOCK));
     }
 
     /// Gives back spare capacity beyond what doubling leaves (more than the length
@@ -227,8 +231,12 @@ impl PostingList {
                 v.shrink_to_fit();
             }
         }
-        trim(&mut self.bytes);
-        trim(&mut self.blocks);
+        if let Buf::Owned(bytes) = &mut self.bytes {
+            trim(bytes);
+        }
+        if let Buf::Owned(blocks) = &mut self.blocks {
+            trim(blocks);
+        }
     }
 
     /// Bytes held on the heap (capacity, not just length).
@@ -276,7 +284,7 @@ impl PostingList {
         debug_assert!(tf >= 1);
         self.len += 1;
         let Some(&last) = self.blocks.last() else {
-            self.blocks.reserve_exact(1); // most terms are rare: one block, not four
+            self.blocks.to_mut().reserve_exact(1); // most terms are rare: one block, not four
             return self.start_block(slot, tf);
         };
         let open_at = self.blocks.len() - 1;
@@ -285,8 +293,8 @@ impl PostingList {
                 self.seal_open();
                 return self.start_block(slot, tf);
             }
-            codec::put(&mut self.bytes, last.last, slot, tf);
-            let b = &mut self.blocks[open_at];
+            codec::put(self.bytes.to_mut(), last.last, slot, tf);
+            let b = &mut self.blocks.to_mut()[open_at];
             b.last = slot;
             b.len += 1;
             return;
@@ -312,16 +320,17 @@ impl PostingList {
     /// Appends a new open block holding one posting.
     fn start_block(&mut self, slot: u32, tf: u32) {
         let start = self.bytes.len();
-        codec::put(&mut self.bytes, slot, slot, tf);
-        self.blocks.push(meta(start, &[(slot, tf)], OPEN));
+        codec::put(self.bytes.to_mut(), slot, slot, tf);
+        self.blocks.to_mut().push(meta(start, &[(slot, tf)], OPEN));
     }
 
     /// Re-encodes the open (last) block as sealed, in place: its bytes end the list.
     fn seal_open(&mut self) {
         let i = self.blocks.len() - 1;
         let (pairs, _) = self.pairs(i);
-        self.bytes.truncate(self.blocks[i].start as usize);
-        self.blocks[i].widths = packed::pack(&mut self.bytes, &pairs);
+        let bytes = self.bytes.to_mut();
+        bytes.truncate(self.blocks[i].start as usize);
+        self.blocks.to_mut()[i].widths = packed::pack(bytes, &pairs);
     }
 
     /// Replaces the open (last) block's postings by `pairs` (sorted, at least one): the
@@ -329,18 +338,19 @@ impl PostingList {
     fn rewrite_open(&mut self, pairs: &[(u32, u32)]) {
         let i = self.blocks.len() - 1;
         let start = self.blocks[i].start as usize;
-        self.bytes.truncate(start);
+        let (bytes, blocks) = (self.bytes.to_mut(), self.blocks.to_mut());
+        bytes.truncate(start);
         if pairs.len() <= BLOCK {
-            open(&mut self.bytes, pairs);
-            self.blocks[i] = meta(start, pairs, OPEN);
+            open(bytes, pairs);
+            blocks[i] = meta(start, pairs, OPEN);
             return;
         }
         let (sealed, rest) = pairs.split_at(BLOCK);
-        let widths = packed::pack(&mut self.bytes, sealed);
-        self.blocks[i] = meta(start, sealed, widths);
-        let start = self.bytes.len();
-        open(&mut self.bytes, rest);
-        self.blocks.push(meta(start, rest, OPEN));
+        let widths = packed::pack(bytes, sealed);
+        blocks[i] = meta(start, sealed, widths);
+        let start = bytes.len();
+        open(bytes, rest);
+        blocks.push(meta(start, rest, OPEN));
     }
 
     /// Replaces sealed block `i`, which took `used` bytes, by sealed blocks of `parts`
@@ -355,17 +365,18 @@ impl PostingList {
             let widths = packed::pack(&mut encoded, part);
             metas.push(meta(at, part, widths));
         }
+        let (bytes, blocks) = (self.bytes.to_mut(), self.blocks.to_mut());
         if encoded.len() <= used {
-            self.bytes[start..start + encoded.len()].copy_from_slice(&encoded);
+            bytes[start..start + encoded.len()].copy_from_slice(&encoded);
             self.padding += (used - encoded.len()) as u32;
         } else {
             let grown = (encoded.len() - used) as u32;
-            self.bytes.splice(start..start + used, encoded);
-            for b in &mut self.blocks[i + 1..] {
+            bytes.splice(start..start + used, encoded);
+            for b in &mut blocks[i + 1..] {
                 b.start += grown;
             }
         }
-        self.blocks.splice(i..=i, metas);
+        blocks.splice(i..=i, metas);
     }
 
     /// Removes the posting of `slot`; whether the list held it.
@@ -392,9 +403,9 @@ impl PostingList {
         pairs.remove(at);
         self.len -= 1;
         if pairs.is_empty() {
-            self.blocks.remove(i);
+            self.blocks.to_mut().remove(i);
             if was_last {
-                self.bytes.truncate(meta.start as usize);
+                self.bytes.to_mut().truncate(meta.start as usize);
                 if i > 0 {
                     self.unseal_last();
                 }
@@ -427,8 +438,9 @@ impl PostingList {
         let start = self.blocks[i].start as usize;
         let span = self.bytes.len() - start;
         let (pairs, used) = self.pairs_as(i, true);
-        self.bytes.truncate(start);
-        open(&mut self.bytes, &pairs);
+        let bytes = self.bytes.to_mut();
+        bytes.truncate(start);
+        open(bytes, &pairs);
         self.padding -= (span - used) as u32;
     }
 
@@ -438,15 +450,116 @@ impl PostingList {
         let n = self.blocks.len();
         for i in 0..n {
             let (pairs, _) = self.pairs(i);
-            self.blocks[i].start = bytes.len() as u32;
+            self.blocks.to_mut()[i].start = bytes.len() as u32;
             if i + 1 < n {
                 packed::pack(&mut bytes, &pairs);
             } else {
                 open(&mut bytes, &pairs);
             }
         }
-        self.bytes = bytes;
+        self.bytes = Buf::Owned(bytes);
         self.padding = 0;
+    }
+}
+
+impl PostingList {
+    /// Appends the list's bytes to `bytes`, and to `entries` what it takes to find its
+    /// blocks again ([`check_block`](Self::check_block)): the number of postings and of
+    /// bytes, and per block its first slot (after the previous block's first) and, when
+    /// sealed, its two widths. The rest of a block's entry (its length, last slot and
+    /// place) follows from these. Meant for a list built by appending, whose sealed blocks
+    /// are full and unpadded (what an index built in one go holds); others do not read
+    /// back.
+    pub(super) fn flatten(&self, bytes: &mut Vec<u8>, entries: &mut Vec<u8>) {
+        bytes.extend_from_slice(&self.bytes);
+        codec::put_varint(entries, u64::from(self.len));
+        codec::put_varint(entries, self.bytes.len() as u64);
+        let mut prev = 0;
+        for (i, b) in self.blocks.iter().enumerate() {
+            codec::put_varint(entries, u64::from(b.first - prev));
+            prev = b.first;
+            if i + 1 < self.blocks.len() {
+                entries.extend_from_slice(&[b.widths.gaps, b.widths.tfs]);
+            }
+        }
+    }
+
+    /// The entry of a block of `len` postings whose bytes are `raw` and first slot
+    /// `first`, sealed with `widths` or open (`None`), at `start` in its list, after a
+    /// block ending at slot `prev`, checked: it decodes to postings sorted by slot, after
+    /// `prev` and below `slots`, and encoding them again gives `raw` exactly. The
+    /// postings are appended to `out`; `scratch` is room to work in.
+    ///
+    /// # Errors
+    ///
+    /// What does not hold, for a [`SnapshotError`](crate::facts::SnapshotError).
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn check_block(
+        raw: &[u8],
+        start: usize,
+        first: u32,
+        len: usize,
+        widths: Option<Widths>,
+        (prev, slots): (Option<u32>, u32),
+        out: &mut Vec<(u32, u32)>,
+        scratch: &mut Vec<u8>,
+    ) -> Result<BlockMeta, &'static str> {
+        let from = out.len();
+        match widths {
+            Some(widths) => {
+                if widths.gaps > 32 || widths.tfs > 32 || raw.len() != widths.len() {
+                    return Err("a packed posting block of a bad width");
+                }
+                let mut buf = Decoded::default();
+                packed::unpack(raw, first, widths, &mut buf.slots, &mut buf.tfs);
+                if buf.tfs.contains(&u32::MAX) {
+                    return Err("a posting counted past the largest count");
+                }
+                out.extend((0..len).map(|k| (buf.slots[k], buf.tfs[k] + 1)));
+            }
+            None => out.extend(Pairs::new(raw, first).take(len)),
+        }
+        let pairs = &out[from..];
+        let sorted = pairs.windows(2).all(|w| w[0].0 < w[1].0);
+        if pairs.len() != len
+            || !sorted
+            || pairs[0].0 != first
+            || prev.is_some_and(|p| p >= first)
+            || pairs[len - 1].0 >= slots
+            || pairs.iter().any(|&(_, tf)| tf == 0)
+        {
+            return Err("a posting block out of order");
+        }
+        scratch.clear();
+        let widths = match widths {
+            Some(_) => packed::pack(scratch, pairs),
+            None => {
+                open(scratch, pairs);
+                OPEN
+            }
+        };
+        if scratch[..] != *raw {
+            return Err("a posting block not encoded as this build encodes it");
+        }
+        Ok(meta(start, pairs, widths))
+    }
+
+    /// The list of `len` postings whose bytes are `bytes[span]` and block entries
+    /// `metas[blocks]`, each block checked by [`check_block`](Self::check_block): ranges
+    /// of arrays shared with the other lists read back with it.
+    pub(super) fn shared(
+        bytes: &std::sync::Arc<Vec<u8>>,
+        span: (u32, u32),
+        metas: &std::sync::Arc<Vec<BlockMeta>>,
+        blocks: (u32, u32),
+        len: u32,
+    ) -> Self {
+        Self {
+            bytes: Buf::shared(bytes, span.0, span.1),
+            blocks: Buf::shared(metas, blocks.0, blocks.1),
+            len,
+            padding: 0,
+        }
     }
 }
 
@@ -455,7 +568,9 @@ impl PostingList {
 /// (once, however many of its slots are sought).
 #[derive(Debug)]
 pub(super) struct Cursor<'a> {
-    list: &'a PostingList,
+    /// The list's bytes and block entries (taken once: see [`PostingList::blocks`]).
+    bytes: &'a [u8],
+    metas: &'a [BlockMeta],
     /// The first block whose last slot is at least the last slot sought.
     block: usize,
     /// The block held decoded in `buf`, if any.
@@ -469,7 +584,8 @@ impl<'a> Cursor<'a> {
     /// A cursor at the start of `list`.
     pub(super) fn new(list: &'a PostingList) -> Self {
         Self {
-            list,
+            bytes: &list.bytes,
+            metas: &list.blocks,
             block: 0,
             decoded: None,
             pos: 0,
@@ -489,7 +605,7 @@ impl<'a> Cursor<'a> {
     /// be below the slots sought since the last [`rewind`](Self::rewind).
     #[inline]
     pub(super) fn locate(&mut self, slot: u32) -> Option<usize> {
-        let blocks = &self.list.blocks;
+        let blocks = self.metas;
         while blocks.get(self.block).is_some_and(|b| b.last < slot) {
             self.block += 1;
         }
@@ -502,7 +618,7 @@ impl<'a> Cursor<'a> {
     #[inline]
     pub(super) fn overlapping(&mut self, lo: u32, hi: u32) -> std::ops::Range<usize> {
         self.locate(lo);
-        let blocks = &self.list.blocks;
+        let blocks = self.metas;
         let mut end = self.block;
         while blocks.get(end).is_some_and(|b| b.first <= hi) {
             end += 1;
@@ -516,7 +632,7 @@ impl<'a> Cursor<'a> {
     pub(super) fn seek(&mut self, slot: u32) -> Option<u32> {
         let b = self.locate(slot)?;
         if self.decoded != Some(b) {
-            self.list.block(b).decode(&mut self.buf);
+            block_of(self.bytes, self.metas, b).decode(&mut self.buf);
             self.decoded = Some(b);
             self.pos = 0;
         }
@@ -632,7 +748,7 @@ mod tests {
             prop_assert_eq!(contents(&list), reference.clone());
             // Blocks hold 1 to 128 postings and follow each other in slot order.
             let mut prev: Option<u32> = None;
-            for b in &list.blocks {
+            for b in list.blocks.iter() {
                 prop_assert!(b.len >= 1 && b.len as usize <= BLOCK);
                 prop_assert!(b.first <= b.last);
                 prop_assert!(prev.is_none_or(|p| p < b.first));

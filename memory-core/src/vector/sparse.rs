@@ -52,12 +52,13 @@ use super::analyse::{Analysed, UNMAPPED};
 use super::codec::{self, tf_weight, tf_weights, weight_in, Pairs};
 use super::dictionary::Dictionary;
 use super::postings::{Block, Cursor, Decoded, PostingList, BLOCK};
+use super::shared::Buf;
 use super::tfidf::{document_counts, idf, inv_norm};
 use crate::text;
 
 #[derive(Debug, Default)]
-struct Term {
-    postings: PostingList,
+pub(super) struct Term {
+    pub(super) postings: PostingList,
     /// Block maxima of a long posting list, for [`SparseIndex::score_top`]; valid for
     /// one epoch, computed when a search first needs them.
     bounds: Mutex<Option<Arc<BlockBounds>>>,
@@ -79,10 +80,10 @@ struct BlockBounds {
 /// (eight bytes a slot, scanned with good locality): the `f32` bits of `1 / norm` (0
 /// for a document without terms) above the low 32 bits of the epoch ([`tag`]).
 #[derive(Debug)]
-struct NormCell(AtomicU64);
+pub(super) struct NormCell(AtomicU64);
 
 impl NormCell {
-    fn stale() -> Self {
+    pub(super) fn stale() -> Self {
         Self(AtomicU64::new(u64::from(STALE)))
     }
 }
@@ -108,16 +109,16 @@ struct IdfTable {
 /// An inverted index over documents identified by small integer slots chosen by the caller.
 #[derive(Debug, Default)]
 pub(crate) struct SparseIndex {
-    dict: Dictionary,
+    pub(super) dict: Dictionary,
     /// By term id (an empty list for a free id).
-    terms: Vec<Term>,
+    pub(super) terms: Vec<Term>,
     /// Each slot's terms, `(term id, tf)` by term id, [`codec`]-encoded after 0.
-    docs: Vec<Option<Box<[u8]>>>,
-    norms: Vec<NormCell>,
+    pub(super) docs: Vec<Option<Buf<u8>>>,
+    pub(super) norms: Vec<NormCell>,
     /// Terms given room ahead of a batch, to trim by [`shrink_to_fit`](Self::shrink_to_fit).
     reserved: Vec<u32>,
-    doc_count: usize,
-    epoch: u64,
+    pub(super) doc_count: usize,
+    pub(super) epoch: u64,
     idf_cache: Mutex<Option<Arc<IdfTable>>>,
 }
 
@@ -132,6 +133,11 @@ impl SparseIndex {
     #[cfg(test)]
     pub(crate) fn len(&self) -> usize {
         self.doc_count
+    }
+
+    /// Number of document slots (documents and slots left empty).
+    pub(crate) fn slots(&self) -> usize {
+        self.docs.len()
     }
 
     /// Number of distinct terms.
@@ -164,7 +170,7 @@ impl SparseIndex {
             self.docs.resize_with(idx + 1, || None);
             self.norms.resize_with(idx + 1, NormCell::stale);
         }
-        self.docs[idx] = Some(encoded.into_boxed_slice());
+        self.docs[idx] = Some(Buf::Owned(encoded.into_boxed_slice().into_vec()));
         self.doc_count += 1;
         self.advance();
     }
@@ -243,7 +249,7 @@ impl SparseIndex {
             + docs
             + self.terms.capacity() * size_of::<Term>()
             + self.reserved.capacity() * size_of::<u32>()
-            + self.docs.capacity() * size_of::<Option<Box<[u8]>>>()
+            + self.docs.capacity() * size_of::<Option<Buf<u8>>>()
             + self.norms.capacity() * size_of::<NormCell>()
     }
 

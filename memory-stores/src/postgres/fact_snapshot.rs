@@ -143,16 +143,16 @@ impl PostgresStore {
                 written.push((id, now));
             }
         }
-        let bytes: Vec<u8> = row.try_get(2).map_err(on(op))?;
-        drop(row);
         let user = user.to_owned();
         tokio::task::spawn_blocking(move || {
+            // Read in place, in the row's own buffer: no copy of the (many-megabyte) body.
+            let bytes: &[u8] = row.try_get(2).map_err(on(op))?;
             let mut ranked = if for_writes {
-                RankedFacts::from_snapshot_for_writes(&bytes, &user)?
+                RankedFacts::from_snapshot_for_writes(bytes, &user)?
             } else {
-                RankedFacts::from_snapshot(&bytes, &user)?
+                RankedFacts::from_snapshot(bytes, &user)?
             };
-            drop(bytes);
+            drop(row);
             Ok(replay(&mut ranked, written, Some(&last_n)).then_some(ranked))
         })
         .await

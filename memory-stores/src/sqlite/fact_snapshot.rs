@@ -77,14 +77,14 @@ fn from_snapshot(
     for_writes: bool,
 ) -> Result<Option<RankedFacts>> {
     let err = on(label, "read a fact snapshot");
-    let row: Option<(i64, i64, Vec<u8>)> = conn
-        .prepare_cached("SELECT version, last_n, body FROM fact_snapshots WHERE user_id = ?1")
+    let row: Option<(i64, i64)> = conn
+        .prepare_cached("SELECT version, last_n FROM fact_snapshots WHERE user_id = ?1")
         .and_then(|mut s| {
-            s.query_row([user], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+            s.query_row([user], |r| Ok((r.get(0)?, r.get(1)?)))
                 .optional()
         })
         .map_err(&err)?;
-    let Some((taken, last_n, bytes)) = row else {
+    let Some((taken, last_n)) = row else {
         return Ok(None);
     };
     if taken > version {
@@ -107,12 +107,22 @@ fn from_snapshot(
     if i64::try_from(ids.len()).ok() != Some(version - taken) {
         return Ok(None);
     }
-    let mut ranked = if for_writes {
-        RankedFacts::from_snapshot_for_writes(&bytes, user)?
-    } else {
-        RankedFacts::from_snapshot(&bytes, user)?
-    };
-    drop(bytes);
+    // Read in place, in SQLite's own buffer: no copy of the (many-megabyte) body. The
+    // same transaction as the version, so the same snapshot as the row above.
+    let read = conn
+        .prepare_cached("SELECT body FROM fact_snapshots WHERE user_id = ?1")
+        .and_then(|mut s| {
+            s.query_row([user], |r| {
+                let bytes = r.get_ref(0)?.as_blob()?;
+                Ok(if for_writes {
+                    RankedFacts::from_snapshot_for_writes(bytes, user)
+                } else {
+                    RankedFacts::from_snapshot(bytes, user)
+                })
+            })
+        })
+        .map_err(&err)?;
+    let mut ranked = read?;
     ids.sort_unstable();
     ids.dedup();
     let mut written: Vec<Written<i64>> = Vec::with_capacity(ids.len());
