@@ -906,13 +906,7 @@ fn choose(sets: &[(&Set, Vec<&Run>)], grid: &[(String, Fusion)]) -> Option<(Stri
             let Fusion::Coverage { dense_weight, .. } = *f else {
                 return None;
             };
-            let method = fusion_method(*f);
-            let g: Vec<f64> = sets
-                .iter()
-                .map(|(set, runs)| gap(runs, set.k, method.as_ref()))
-                .collect();
-            let worst = g.iter().copied().fold(f64::INFINITY, f64::min);
-            let mean = g.iter().sum::<f64>() / g.len() as f64;
+            let (_, worst, mean) = gaps(sets, *f);
             (tenth(worst) >= -5.0).then_some((dense_weight, tenth(worst), mean, name, *f))
         })
         .collect();
@@ -966,13 +960,7 @@ fn print_candidates(title: &str, sets: &[(&Set, Vec<&Run>)], candidates: &[(Stri
     let mut ranked: Vec<(f64, f64, String)> = candidates
         .iter()
         .map(|(name, f)| {
-            let method = fusion_method(*f);
-            let g: Vec<f64> = sets
-                .iter()
-                .map(|(set, runs)| gap(runs, set.k, method.as_ref()))
-                .collect();
-            let worst = g.iter().copied().fold(f64::INFINITY, f64::min);
-            let mean = g.iter().sum::<f64>() / g.len() as f64;
+            let (g, worst, mean) = gaps(sets, *f);
             (worst, mean, format!("{name}: gaps {g:.1?}"))
         })
         .collect();
@@ -982,6 +970,18 @@ fn print_candidates(title: &str, sets: &[(&Set, Vec<&Run>)], candidates: &[(Stri
     for (worst, mean, line) in &ranked {
         println!("  worst {worst:+.1} mean {mean:+.2}  {line}");
     }
+}
+
+/// `f`'s gap to the better single side on each of `sets`, the worst of them and their mean.
+fn gaps(sets: &[(&Set, Vec<&Run>)], f: Fusion) -> (Vec<f64>, f64, f64) {
+    let method = fusion_method(f);
+    let g: Vec<f64> = sets
+        .iter()
+        .map(|(set, runs)| gap(runs, set.k, method.as_ref()))
+        .collect();
+    let worst = g.iter().copied().fold(f64::INFINITY, f64::min);
+    let mean = g.iter().sum::<f64>() / g.len() as f64;
+    (g, worst, mean)
 }
 
 /// `method`'s score on `runs` minus the better of sparse and dense alone, in points.
