@@ -40,7 +40,7 @@ use tokio_postgres::Row;
 use super::schema::analysed;
 use super::{decode, on, PostgresStore};
 use crate::dense::{best, cosine, normalised};
-use agentmemory_core::store_support::tfidf;
+use agentmemory_core::store_support::{tfidf, Ties};
 
 /// A hit from a row `(id, content, metadata::text, score)`, or `None` when the filter
 /// rejects it.
@@ -203,23 +203,24 @@ impl PostgresStore {
     /// ranks by ([`tfidf::cosine`]) from the namespace's document frequencies, read in
     /// the same snapshot; the best `query.k` the filter accepts, ties by id.
     async fn sparse_search(&self, ns: &str, query: &SearchQuery) -> Result<Vec<SearchHit>> {
-        Ok(self.sparse_scored(ns, query).await?.0)
+        let hits = self.sparse_scored(ns, query, false).await?;
+        Ok(hits.into_iter().map(|(hit, _)| hit).collect())
     }
 
-    /// [`sparse_search`](Self::sparse_search), with the query coverage
-    /// ([`tfidf::coverage`]) of every hit by id, computed from the same terms and
-    /// frequencies: what [`Fusion::Coverage`](agentmemory_core::store_support::Fusion)
-    /// ranks words by.
+    /// [`sparse_search`](Self::sparse_search), each hit with its query coverage
+    /// ([`tfidf::coverage`], from the same terms and frequencies: what
+    /// [`Fusion::Coverage`](agentmemory_core::store_support::Fusion) ranks words by) when
+    /// `with_coverage` asks for it, else 0.
     async fn sparse_scored(
         &self,
         ns: &str,
         query: &SearchQuery,
-    ) -> Result<(Vec<SearchHit>, std::collections::HashMap<String, f32>)> {
+        with_coverage: bool,
+    ) -> Result<Vec<(SearchHit, f32)>> {
         let op = "search documents";
         let q = tfidf::query_terms(&query.text);
-        let mut coverage = std::collections::HashMap::new();
         if q.is_empty() {
-            return Ok((Vec::new(), coverage));
+            return Ok(Vec::new());
         }
         let q_terms: Vec<&str> = q.iter().map(|(t, _)| t.as_str()).collect();
         let mut client = self.client(op).await?;
@@ -274,13 +275,21 @@ impl PostgresStore {
             let score = tfidf::cosine(&q, &doc, n, df);
             if score > 0.0 {
                 if let Some(h) = hit(row, query, score)? {
-                    coverage.insert(h.id.clone(), tfidf::coverage(&q, &doc, n, df));
-                    hits.push(h);
+                    let covered = if with_coverage {
+                        tfidf::coverage(&q, &doc, n, df)
+                    } else {
+                        0.0
+                    };
+                    hits.push((h, covered));
                 }
             }
         }
-        let hits = best(hits, query.k);
-        Ok((hits, coverage))
+        Ok(agentmemory_core::store_support::best(
+            hits,
+            query.k,
+            |(h, _)| (h.score, h.id.as_str()),
+            Ties::SmallerIdFirst,
+        ))
     }
 
     /// Words and meaning fused with the rule every backend shares
@@ -299,22 +308,26 @@ impl PostgresStore {
         // by its coverage however low its cosine ranks it (as in memory).
         let mut every_match = query.clone();
         every_match.k = usize::MAX;
-        let (mut sparse, coverage) = self.sparse_scored(ns, &every_match).await?;
-        let mut dense = self.dense_search(ns, &deeper, embedding).await?;
+        let sparse = self.sparse_scored(ns, &every_match, true).await?;
+        let dense = self.dense_search(ns, &deeper, embedding).await?;
         if dense.is_empty() {
-            sparse.truncate(query.k);
-            return Ok(sparse);
+            return Ok(sparse
+                .into_iter()
+                .take(query.k)
+                .map(|(hit, _)| hit)
+                .collect());
         }
         // The word candidates meaning did not rank deep enough still fuse with their own
         // cosine, as every document does in memory: those that could reach the top k with
         // a cosine up to the last one meaning ranked (one more query fetches theirs).
         let fusion = agentmemory_core::store_support::Fusion::DEFAULT;
-        let best_sparse = sparse.first().map_or(0.0, |h| h.score);
-        let word_score: std::collections::HashMap<&str, f32> =
-            sparse.iter().map(|h| (h.id.as_str(), h.score)).collect();
+        let best_sparse = sparse.first().map_or(0.0, |(h, _)| h.score);
+        let words: std::collections::HashMap<&str, (f32, f32)> = sparse
+            .iter()
+            .map(|(h, c)| (h.id.as_str(), (h.score, *c)))
+            .collect();
         let fused = |id: &str, cos: f32| {
-            let s = word_score.get(id).copied().unwrap_or(0.0);
-            let c = coverage.get(id).copied().unwrap_or(0.0);
+            let (s, c) = words.get(id).copied().unwrap_or((0.0, 0.0));
             fusion.combine_covered(s, cos, best_sparse, c)
         };
         let mut known: Vec<f32> = dense.iter().filter_map(|h| fused(&h.id, h.score)).collect();
@@ -326,7 +339,7 @@ impl PostgresStore {
                 dense.iter().map(|h| h.id.as_str()).collect();
             sparse
                 .iter()
-                .map(|h| h.id.as_str())
+                .map(|(h, _)| h.id.as_str())
                 .filter(|id| !seen.contains(id))
                 .filter(|id| match (bar, fused(id, last_cos)) {
                     (Some(bar), Some(bound)) => bound >= bar,
@@ -335,36 +348,27 @@ impl PostgresStore {
                 .collect()
         };
         let extra = self.cosines_of(ns, &missing, embedding).await?;
-        if !extra.is_empty() {
-            let by_id: std::collections::HashMap<&str, &SearchHit> =
-                sparse.iter().map(|h| (h.id.as_str(), h)).collect();
-            for (id, cos) in extra {
-                if let Some(h) = by_id.get(id.as_str()) {
-                    let mut h = (*h).clone();
-                    h.score = cos;
-                    dense.push(h);
-                }
-            }
-            dense.sort_by(|a, b| b.score.total_cmp(&a.score).then_with(|| a.id.cmp(&b.id)));
-        }
-        let mut by_id: std::collections::HashMap<String, SearchHit> =
-            std::collections::HashMap::with_capacity(sparse.len() + dense.len());
-        let scored = |hits: &[SearchHit]| -> Vec<(String, f32)> {
-            hits.iter().map(|h| (h.id.clone(), h.score)).collect()
-        };
         // Both sides are cosines, as for every other backend.
-        let words = scored(&sparse);
-        let covered: Vec<f32> = words
+        let mut meaning: Vec<(String, f32)> =
+            dense.iter().map(|h| (h.id.clone(), h.score)).collect();
+        if !extra.is_empty() {
+            meaning.extend(extra);
+            meaning.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+        }
+        let word_list: Vec<(String, f32)> = sparse
             .iter()
-            .map(|(id, _)| coverage.get(id).copied().unwrap_or(0.0))
+            .map(|(h, _)| (h.id.clone(), h.score))
             .collect();
+        let covered: Vec<f32> = sparse.iter().map(|(_, c)| *c).collect();
         let fused = agentmemory_core::store_support::fuse_covered(
-            &words,
+            &word_list,
             Some(&covered),
-            &scored(&dense),
+            &meaning,
             fusion,
         );
-        for hit in sparse.into_iter().chain(dense) {
+        let mut by_id: std::collections::HashMap<String, SearchHit> =
+            std::collections::HashMap::with_capacity(sparse.len() + dense.len());
+        for hit in sparse.into_iter().map(|(hit, _)| hit).chain(dense) {
             by_id.entry(hit.id.clone()).or_insert(hit);
         }
         Ok(fused
