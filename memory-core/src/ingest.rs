@@ -28,6 +28,7 @@
 //! # }).unwrap();
 //! ```
 
+use std::collections::HashSet;
 use std::sync::Arc;
 
 use serde::Serialize;
@@ -37,7 +38,7 @@ use crate::di::Container;
 use crate::episodes::Episode;
 use crate::error::{MemoryError, Result};
 use crate::extract::{FactExtractor, Turn};
-use crate::facts::{FactChange, FactSource, UserMemoryStore};
+use crate::facts::{stamp, FactChange, UserMemoryStore};
 use crate::message::{Message, Role};
 
 /// The agent name recorded for an ingested conversation.
@@ -57,6 +58,11 @@ pub struct IngestReport {
     pub facts_changed: usize,
     /// Candidates that changed nothing.
     pub facts_ignored: usize,
+    /// User messages whose facts an earlier run had already applied: skipped, so
+    /// ingesting the same history again changes nothing.
+    pub already_applied: usize,
+    /// User messages an earlier, interrupted run had logged but not applied: applied now.
+    pub completed: usize,
 }
 
 /// Feeds `messages` (in the order said, each with its `created_at`) to `user_id`'s
@@ -145,14 +151,39 @@ pub async fn ingest(
     report.episodes = kept.len();
     episodes.add(user_id, kept).await?;
 
-    // 3. Facts, at the messages' own times, each turn with its reply as context.
+    // 3. Facts, at the messages' own times, each turn with its reply as context; a
+    // message an earlier run applied is skipped (the log says which), one it logged but
+    // did not apply (it was interrupted) is applied now.
     let Some(facts) = facts else {
         return Ok(report);
     };
+    let logged: HashSet<ulid::Ulid> = existing
+        .iter()
+        .filter_map(|e| match &e.event {
+            ConversationEvent::Message { message } => Some(message.id),
+            _ => None,
+        })
+        .collect();
+    let applied: HashSet<ulid::Ulid> = existing
+        .iter()
+        .filter_map(|e| match &e.event {
+            ConversationEvent::FactsApplied { message_ids } => Some(message_ids.iter().copied()),
+            _ => None,
+        })
+        .flatten()
+        .collect();
     let mut changed = Vec::new();
+    let mut done = Vec::new();
     for (i, user) in messages.iter().enumerate() {
         if user.role != Role::User {
             continue;
+        }
+        if applied.contains(&user.id) {
+            report.already_applied += 1;
+            continue;
+        }
+        if logged.contains(&user.id) {
+            report.completed += 1;
         }
         let reply = messages[i + 1..]
             .iter()
@@ -162,12 +193,9 @@ pub async fn ingest(
             user,
             assistant: reply,
         };
+        let (message_id, said) = (user.id.to_string(), user.text());
         for mut candidate in extractor.extract(turn).await? {
-            candidate.source = FactSource {
-                session_id: Some(conversation_id.clone()),
-                message_id: Some(user.id.to_string()),
-            };
-            candidate.observed_at = Some(user.created_at);
+            stamp(&mut candidate, &conversation_id, &message_id, user.created_at, &said);
             let change = facts.upsert(user_id, candidate).await?;
             if matches!(change, FactChange::Ignored { .. }) {
                 report.facts_ignored += 1;
@@ -176,15 +204,39 @@ pub async fn ingest(
                 changed.push(change);
             }
         }
+        done.push(user.id);
+        // What was applied is logged as it goes: a run killed later redoes little.
+        if done.len() >= APPLIED_BATCH {
+            record(log.as_ref(), &conversation_id, &mut changed, &mut done).await?;
+        }
     }
-    if !changed.is_empty() {
-        log.append(
-            &conversation_id,
-            vec![ConversationEvent::FactsChanged { changes: changed }],
-        )
-        .await?;
-    }
+    record(log.as_ref(), &conversation_id, &mut changed, &mut done).await?;
     Ok(report)
+}
+
+/// How many applied messages an ingest logs at a time.
+const APPLIED_BATCH: usize = 64;
+
+/// Logs the changes made and the messages applied since the last call, in one append.
+async fn record(
+    log: &dyn ConversationStore,
+    conversation_id: &str,
+    changed: &mut Vec<FactChange>,
+    done: &mut Vec<ulid::Ulid>,
+) -> Result<()> {
+    if done.is_empty() {
+        return Ok(());
+    }
+    let mut events = Vec::with_capacity(2);
+    if !changed.is_empty() {
+        events.push(ConversationEvent::FactsChanged {
+            changes: std::mem::take(changed),
+        });
+    }
+    events.push(ConversationEvent::FactsApplied {
+        message_ids: std::mem::take(done),
+    });
+    log.append(conversation_id, events).await.map(drop)
 }
 
 /// `message` with an id derived from the conversation, its position and its text (and

@@ -43,6 +43,9 @@ pub use crate::facts::semantic::{
     reconcile_by_meaning, reconcile_by_meaning_keyed, PARAPHRASE_THRESHOLD,
 };
 pub use crate::facts::transition::{closes, CLOSE_SIMILARITY};
+pub use crate::facts::versions::{
+    chain as version_chain, doomed as doomed_versions, facts_at, held_at,
+};
 pub use crate::text::{for_each_term, index_text, terms};
 pub use crate::vector::dense::normalized;
 pub use crate::vector::fuse::{fuse, fuse_covered, Fusion};

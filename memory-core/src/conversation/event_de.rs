@@ -30,6 +30,7 @@ enum Kind {
     Snapshot,
     Unanswered,
     GraphChanged,
+    FactsApplied,
 }
 
 /// The fields of each variant, read from whatever follows (or surrounds) the tag.
@@ -66,6 +67,11 @@ mod body {
     #[derive(Deserialize)]
     pub(super) struct Unanswered {
         pub message_id: ulid::Ulid,
+    }
+
+    #[derive(Deserialize)]
+    pub(super) struct FactsApplied {
+        pub message_ids: Vec<ulid::Ulid>,
     }
 
     #[derive(Deserialize)]
@@ -114,6 +120,10 @@ fn variant<'de, D: Deserializer<'de>>(
         Kind::GraphChanged => {
             let body::GraphChanged { version, change } = Deserialize::deserialize(fields)?;
             ConversationEvent::GraphChanged { version, change }
+        }
+        Kind::FactsApplied => {
+            let body::FactsApplied { message_ids } = Deserialize::deserialize(fields)?;
+            ConversationEvent::FactsApplied { message_ids }
         }
     })
 }
@@ -221,6 +231,9 @@ mod tests {
             },
             ConversationEvent::Unanswered {
                 message_id: ulid::Ulid::new(),
+            },
+            ConversationEvent::FactsApplied {
+                message_ids: vec![ulid::Ulid::new()],
             },
             ConversationEvent::GraphChanged {
                 version: crate::graph::GRAPH_CHANGE_VERSION,

@@ -72,6 +72,13 @@ pub enum ConversationEvent {
         /// The id of the user message.
         message_id: ulid::Ulid,
     },
+    /// The facts of these user messages were extracted and reconciled (whatever they
+    /// changed): applying them again is a no-op, and a message logged without one was
+    /// not applied yet (an interrupted ingest), so the next run completes it.
+    FactsApplied {
+        /// The ids of the messages.
+        message_ids: Vec<ulid::Ulid>,
+    },
     /// A change to a [knowledge graph](crate::graph): the graph's log is a log of these,
     /// kept apart from every conversation (replaying a conversation ignores them).
     GraphChanged {

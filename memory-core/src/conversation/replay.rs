@@ -72,6 +72,7 @@ pub fn apply(memory: &mut ShortTermMemory, event: &ConversationEvent) {
         }
         ConversationEvent::Started { .. }
         | ConversationEvent::FactsChanged { .. }
+        | ConversationEvent::FactsApplied { .. }
         | ConversationEvent::GraphChanged { .. } => {}
     }
 }

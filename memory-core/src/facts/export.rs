@@ -352,6 +352,7 @@ fn candidate(fact: &MemoryFact, confidence: f32) -> FactCandidate {
         embedding: fact.embedding.clone(),
         observed_at: fact.observed_at,
         transition: None,
+        valid_from: fact.valid_from,
     }
 }
 

@@ -10,6 +10,7 @@ use chrono::Utc;
 use dashmap::DashMap;
 use parking_lot::RwLock;
 
+use super::versions;
 use super::{
     prepare_candidate, FactCandidate, FactChange, FactPolicy, FactQuery, MemoryFact, RankedFacts,
     ScoredFact, UserMemoryStore,
@@ -67,24 +68,27 @@ impl fmt::Debug for InMemoryUserMemoryStore {
 struct UserFacts {
     current: RankedFacts,
     superseded: HashMap<String, MemoryFact>,
-    /// `new id → id of the fact it superseded`.
-    prev_of: HashMap<String, String>,
     /// Set when `forget_user` unlinks this state; a writer that fetched it before then
     /// must fetch the user again.
     retired: bool,
 }
 
 impl UserFacts {
-    fn record_count(&self) -> usize {
-        self.current.len() + self.superseded.len()
-    }
-
     fn get(&self, id: &str) -> Option<&MemoryFact> {
         self.current.current(id).or_else(|| self.superseded.get(id))
     }
 
+    /// Every version, current and superseded.
+    fn versions(&self) -> Vec<MemoryFact> {
+        self.current
+            .facts()
+            .chain(self.superseded.values())
+            .cloned()
+            .collect()
+    }
+
     /// Plans what `candidate` changes and makes the change: the index updated in place,
-    /// a superseded fact kept as history.
+    /// a superseded fact (or a statement folded in behind a later one) kept as history.
     fn upsert(
         &mut self,
         user_id: &str,
@@ -99,66 +103,35 @@ impl UserFacts {
                 "planned against facts the index does not hold",
             ));
         }
-        if let FactChange::Superseded { old, new } = &change {
-            self.superseded.insert(old.id.clone(), old.clone());
-            self.prev_of.insert(new.id.clone(), old.id.clone());
+        match &change {
+            FactChange::Superseded { old, .. } => {
+                self.superseded.insert(old.id.clone(), old.clone());
+            }
+            FactChange::Added { fact } if !fact.is_current() => {
+                self.superseded.insert(fact.id.clone(), fact.clone());
+            }
+            _ => {}
         }
         Ok(change)
     }
 
-    /// `id` and the versions before it, newest first.
-    fn chain_back(&self, id: &str) -> Vec<String> {
-        let mut chain = Vec::new();
-        let mut cur = Some(id.to_owned());
-        while let Some(c) = cur {
-            if chain.len() > self.record_count() {
-                break; // defensive: links never form a cycle
-            }
-            cur = self.prev_of.get(&c).cloned();
-            chain.push(c);
-        }
-        chain
-    }
-
     fn delete(&mut self, id: &str) -> bool {
-        let Some(fact) = self.get(id) else {
-            return false;
-        };
-        // Deleting a superseded version: its successor no longer has a predecessor.
-        if let Some(next) = fact.superseded_by.clone() {
-            self.prev_of.remove(&next);
-        }
-        for c in self.chain_back(id) {
-            self.prev_of.remove(&c);
-            if self.superseded.remove(&c).is_none() {
-                if let Some(fact) = self.current.current(&c).cloned() {
+        let doomed = versions::doomed(&self.versions(), id);
+        for c in &doomed {
+            if self.superseded.remove(c).is_none() {
+                if let Some(fact) = self.current.current(c).cloned() {
                     self.current.apply(&FactChange::Deleted { fact });
                 }
             }
         }
-        true
+        !doomed.is_empty()
     }
 
     fn history(&self, id: &str) -> Vec<MemoryFact> {
         if self.get(id).is_none() {
             return Vec::new();
         }
-        let mut out: Vec<MemoryFact> = self
-            .chain_back(id)
-            .iter()
-            .rev()
-            .filter_map(|c| self.get(c).cloned())
-            .collect();
-        let mut next = out.last().and_then(|f| f.superseded_by.clone());
-        while let Some(n) = next {
-            if out.len() > self.record_count() {
-                break;
-            }
-            let Some(f) = self.get(&n) else { break };
-            next = f.superseded_by.clone();
-            out.push(f.clone());
-        }
-        out
+        versions::chain(&self.versions(), id)
     }
 
     /// Writes `fact` as it is (an import): current ones into the index, superseded ones
@@ -168,8 +141,7 @@ impl UserFacts {
             return false;
         }
         user_id.clone_into(&mut fact.user_id);
-        if let Some(next) = &fact.superseded_by {
-            self.prev_of.insert(next.clone(), fact.id.clone());
+        if fact.superseded_by.is_some() {
             self.superseded.insert(fact.id.clone(), fact);
             true
         } else {
@@ -270,7 +242,7 @@ impl UserMemoryStore for InMemoryUserMemoryStore {
         // sees `retired` and starts over, so nothing is written into forgotten state.
         // Nobody waits on a user lock while holding a map shard, so this cannot deadlock.
         let mut state = user.write();
-        let count = state.record_count();
+        let count = state.current.len() + state.superseded.len();
         *state = UserFacts {
             retired: true,
             ..UserFacts::default()
@@ -291,6 +263,13 @@ impl UserMemoryStore for InMemoryUserMemoryStore {
                 .filter(|&new| new)
                 .count()
         }))
+    }
+
+    async fn versions(&self, user_id: &str) -> Result<Vec<MemoryFact>> {
+        Ok(self
+            .user(user_id)
+            .map(|u| u.read().versions())
+            .unwrap_or_default())
     }
 
     async fn history(&self, user_id: &str, fact_id: &str) -> Result<Vec<MemoryFact>> {

@@ -23,14 +23,18 @@ pub(crate) mod reconcile;
 pub(crate) mod semantic;
 mod slot_ids;
 mod snapshot;
+mod stamp;
 mod strength;
 pub(crate) mod transition;
+pub(crate) mod versions;
 
 pub use contest::{PendingContradiction, MAX_PENDING};
 pub use export::{export_facts, import_facts, restore_facts, FactsExport, FACTS_EXPORT_VERSION};
 pub use memory::InMemoryUserMemoryStore;
 pub use semantic::{EmbeddingUserMemoryStore, FactQuery};
 pub use snapshot::{SnapshotError, FACT_SNAPSHOT_VERSION};
+pub use stamp::stamp;
+pub use plan::ALREADY_APPLIED;
 // The rules every backend shares are public as `crate::store_support`; these are the
 // ones the rest of the crate names through `facts`.
 pub(crate) use ranked::RankedFacts;
@@ -127,6 +131,10 @@ pub struct FactCandidate {
     /// How it may end or replace a held fact of another attribute or value.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub transition: Option<Transition>,
+    /// When what it states became true, when the text names it ("we moved here in
+    /// March"); `None`: when it was said ([`observed_at`](Self::observed_at)).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub valid_from: Option<DateTime<Utc>>,
 }
 
 impl FactCandidate {
@@ -145,7 +153,20 @@ impl FactCandidate {
             embedding: None,
             observed_at: None,
             transition: None,
+            valid_from: None,
         }
+    }
+
+    /// When the statement took effect, for ordering: [`valid_from`](Self::valid_from),
+    /// else when it was said, else `None` (now, when stored).
+    pub fn effective_at(&self) -> Option<DateTime<Utc>> {
+        self.valid_from.or(self.observed_at)
+    }
+
+    /// Sets when what it states became true (see [`valid_from`](Self::valid_from)).
+    pub fn valid_from(mut self, at: DateTime<Utc>) -> Self {
+        self.valid_from = Some(at);
+        self
     }
 
     /// Sets when the user said it.
@@ -247,7 +268,33 @@ pub struct MemoryFact {
     /// imported after it happened); see [`observed_at`](Self::observed_at).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub observed_at: Option<DateTime<Utc>>,
+    /// When what it states became true, when that differs from when it was said (the
+    /// text named a time); see [`valid_from`](Self::valid_from).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub valid_from: Option<DateTime<Utc>>,
+    /// When it stopped being true: the time the statement that closed it took effect.
+    /// `None` while current (and for versions closed before validity was recorded).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub valid_to: Option<DateTime<Utc>>,
+    /// The messages that stated it, the first one and each one that stated it again
+    /// (at most [`MAX_STATED_IN`], the latest kept): applying one of them again
+    /// changes nothing.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub stated_in: Vec<String>,
+    /// When it was stated again after [`valid_from`](Self::valid_from), oldest first (the
+    /// latest [`MAX_STATED_IN`] kept): a statement folded in between two of them
+    /// ("vegetarian" in February between "vegan" in January and "vegan" in March) held
+    /// until the next one.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub restated_at: Vec<DateTime<Utc>>,
+    /// How the statement it came from changed other facts ("sold my car" ends "has a
+    /// car"): kept so that an older statement folded in later is closed by it too.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub transition: Option<Transition>,
 }
+
+/// How many message ids a fact keeps in [`MemoryFact::stated_in`].
+pub const MAX_STATED_IN: usize = 32;
 
 impl MemoryFact {
     /// A new current fact for `user_id` from `candidate`, stamped `now`.
@@ -271,7 +318,81 @@ impl MemoryFact {
             embedding: candidate.embedding,
             pending_contradictions: Vec::new(),
             observed_at: candidate.observed_at,
+            valid_from: candidate
+                .valid_from
+                .filter(|from| Some(*from) != candidate.observed_at),
+            valid_to: None,
+            stated_in: Vec::new(),
+            restated_at: Vec::new(),
+            transition: candidate.transition,
         }
+    }
+
+    /// When what it states became true: the time its text named, else when it was said.
+    ///
+    /// ```
+    /// use chrono::{TimeZone, Utc};
+    /// use agentmemory_core::facts::{FactCandidate, MemoryFact};
+    ///
+    /// let said = Utc.with_ymd_and_hms(2025, 6, 3, 9, 0, 0).unwrap();
+    /// let moved = Utc.with_ymd_and_hms(2025, 5, 27, 0, 0, 0).unwrap();
+    /// let c = FactCandidate::new("lives in York", 0.9).said_at(said).valid_from(moved);
+    /// let fact = MemoryFact::from_candidate("u", c, Utc::now());
+    /// assert_eq!(fact.valid_from(), moved);
+    /// assert_eq!(fact.observed_at(), said);
+    /// ```
+    pub fn valid_from(&self) -> DateTime<Utc> {
+        self.valid_from.unwrap_or_else(|| self.observed_at())
+    }
+
+    /// Whether it held at `at`: it had become true by then and nothing had closed it.
+    /// A version superseded without a recorded end is taken to hold until its
+    /// successor, which [`facts_as_of`] works out from the chain.
+    pub fn valid_at(&self, at: DateTime<Utc>) -> bool {
+        self.valid_from() <= at && self.valid_to.is_none_or(|end| at < end)
+    }
+
+    /// Whether `message_id` stated this fact (it is in [`stated_in`](Self::stated_in)
+    /// or is the fact's source).
+    pub fn stated_in(&self, message_id: &str) -> bool {
+        self.source.message_id.as_deref() == Some(message_id)
+            || self.stated_in.iter().any(|m| m == message_id)
+    }
+
+    /// The first time after `at` the fact was stated (it took effect, or was stated
+    /// again): where a statement from `at` that contradicts it stops holding.
+    pub fn next_statement_after(&self, at: DateTime<Utc>) -> Option<DateTime<Utc>> {
+        std::iter::once(self.valid_from())
+            .chain(self.restated_at.iter().copied())
+            .find(|t| *t > at)
+    }
+
+    /// Records that the fact was stated again, effective `at`.
+    pub(crate) fn record_restatement(&mut self, at: DateTime<Utc>) {
+        if at <= self.valid_from() {
+            return;
+        }
+        let i = self.restated_at.partition_point(|t| *t < at);
+        if self.restated_at.get(i) == Some(&at) {
+            return;
+        }
+        self.restated_at.insert(i, at);
+        if self.restated_at.len() > MAX_STATED_IN {
+            self.restated_at.remove(0);
+        }
+    }
+
+    /// Records that `message_id` stated the fact (again), keeping the latest
+    /// [`MAX_STATED_IN`].
+    pub(crate) fn record_statement(&mut self, message_id: Option<&str>) {
+        let Some(id) = message_id else { return };
+        if self.stated_in(id) {
+            return;
+        }
+        if self.stated_in.len() >= MAX_STATED_IN {
+            self.stated_in.remove(0);
+        }
+        self.stated_in.push(id.to_owned());
     }
 
     /// When the user said it: the message's time where it was recorded, else when the
@@ -375,6 +496,7 @@ impl FactChange {
     /// The fact that is current after the change, if any.
     pub fn current(&self) -> Option<&MemoryFact> {
         match self {
+            FactChange::Added { fact } if !fact.is_current() => None,
             FactChange::Added { fact } | FactChange::Reinforced { fact } => Some(fact),
             FactChange::Superseded { new, .. } => Some(new),
             FactChange::Contested { fact, .. } => Some(fact),
@@ -502,6 +624,48 @@ pub trait UserMemoryStore: Send + Sync {
     async fn forget_user(&self, user_id: &str) -> Result<usize>;
     /// The chain of versions of a fact, oldest first, ending with the current one.
     async fn history(&self, user_id: &str, fact_id: &str) -> Result<Vec<MemoryFact>>;
+    /// Every version of the user's facts, current and closed, in no particular order.
+    ///
+    /// Provided through [`list`](Self::list) and [`history`](Self::history); a store that
+    /// can read all of a user's records at once overrides it.
+    async fn versions(&self, user_id: &str) -> Result<Vec<MemoryFact>> {
+        let mut out = Vec::new();
+        let mut seen = std::collections::HashSet::new();
+        for current in self.list(user_id).await? {
+            for version in self.history(user_id, &current.id).await? {
+                if seen.insert(version.id.clone()) {
+                    out.push(version);
+                }
+            }
+        }
+        Ok(out)
+    }
+    /// The user's facts as they stood at `at`: each version that held then, with
+    /// [`valid_to`](MemoryFact::valid_to) set to when it stopped holding (`None`: it
+    /// still holds), in the order they took effect. "Where did I live in 2023?"
+    ///
+    /// ```
+    /// # tokio_test::block_on(async {
+    /// use chrono::{TimeZone, Utc};
+    /// use agentmemory_core::facts::{FactCandidate, InMemoryUserMemoryStore, UserMemoryStore};
+    ///
+    /// let store = InMemoryUserMemoryStore::new();
+    /// let jan = Utc.with_ymd_and_hms(2025, 1, 10, 9, 0, 0).unwrap();
+    /// let jun = Utc.with_ymd_and_hms(2025, 6, 10, 9, 0, 0).unwrap();
+    /// // Imported out of order: June first, then January.
+    /// store.upsert("ana", FactCandidate::new("lives in Cork", 0.9).with_attribute("location", "Cork").said_at(jun)).await?;
+    /// store.upsert("ana", FactCandidate::new("lives in Sligo", 0.9).with_attribute("location", "Sligo").said_at(jan)).await?;
+    /// assert_eq!(store.list("ana").await?[0].text, "lives in Cork");
+    /// let march = Utc.with_ymd_and_hms(2025, 3, 1, 0, 0, 0).unwrap();
+    /// let then = store.facts_as_of("ana", march).await?;
+    /// assert_eq!(then[0].text, "lives in Sligo");
+    /// assert_eq!(then[0].valid_to, Some(jun));
+    /// # Ok::<_, agentmemory_core::MemoryError>(())
+    /// # }).unwrap();
+    /// ```
+    async fn facts_as_of(&self, user_id: &str, at: DateTime<Utc>) -> Result<Vec<MemoryFact>> {
+        Ok(versions::facts_at(&self.versions(user_id).await?, at))
+    }
     /// Writes fact records as they are — ids, timestamps, confidences, supersession
     /// links — for `user_id`, without reconciling them: how an export is restored
     /// ([`import_facts`]). A record whose id the user already has is left alone, so a

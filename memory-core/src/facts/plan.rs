@@ -6,7 +6,8 @@
 use chrono::{DateTime, Utc};
 
 use super::semantic::reconcile_by_meaning;
-use super::{FactCandidate, FactChange, MemoryFact, Reconciliation};
+use super::transition::closes;
+use super::{FactCandidate, FactChange, MemoryFact, Reconciliation, Transition};
 use crate::error::{MemoryError, Result};
 
 /// The change `candidate` makes for `user` at `now`, reconciled
@@ -32,6 +33,12 @@ pub fn plan_change(
     now: DateTime<Utc>,
 ) -> Result<FactChange> {
     let (decision, candidate) = reconcile_by_meaning(current, candidate);
+    if decision == Reconciliation::Add {
+        if let Some(later) = ended_later(current.iter(), &candidate) {
+            let end = later.valid_from();
+            return Ok(backdated(user, candidate, later, end, now));
+        }
+    }
     change_for(user, decision, candidate, now, |id| {
         current.iter().find(|f| f.id == id)
     })
@@ -40,6 +47,17 @@ pub fn plan_change(
 /// The change a reconciliation `decision` makes for `user` at `now`, with `find` giving
 /// the current fact with an id (from the facts it was decided on); a decision that names
 /// a fact `find` does not know is a not-found error.
+///
+/// Two rules make the facts a projection of what was said, whatever the order it
+/// arrives in:
+///
+/// - **Applied once.** A candidate from a message the fact it would reinforce or contest
+///   already records ([`MemoryFact::stated_in`]) changes nothing: the same message
+///   applied again (a retried turn, an ingest run twice) is ignored.
+/// - **Time order.** A candidate that would supersede, contest or reinforce a fact that
+///   took effect after it ([`FactCandidate::effective_at`] before [`MemoryFact::valid_from`]) is an
+///   older statement arriving late: it is stored as a closed version before that fact
+///   (superseded by it, valid until it took effect), and the current fact stays.
 pub(super) fn change_for<'a>(
     user: &str,
     decision: Reconciliation,
@@ -52,6 +70,8 @@ pub(super) fn change_for<'a>(
             .cloned()
             .ok_or_else(|| MemoryError::not_found("fact", id))
     };
+    let message = candidate.source.message_id.clone();
+    let applied = |fact: &MemoryFact| message.as_deref().is_some_and(|m| fact.stated_in(m));
     Ok(match decision {
         Reconciliation::Ignore(reason) => FactChange::Ignored { candidate, reason },
         Reconciliation::Add => FactChange::Added {
@@ -59,19 +79,106 @@ pub(super) fn change_for<'a>(
         },
         Reconciliation::Contest(id) => {
             let mut fact = found(id)?;
+            if applied(&fact) {
+                return Ok(already_applied(candidate));
+            }
+            if let Some(end) = stated_after(&candidate, &fact) {
+                return Ok(backdated(user, candidate, &fact, end, now));
+            }
             fact.contest(&candidate, now);
+            fact.record_statement(message.as_deref());
             FactChange::Contested { fact, candidate }
         }
         Reconciliation::Reinforce(id) => {
             let mut fact = found(id)?;
+            if applied(&fact) {
+                return Ok(already_applied(candidate));
+            }
+            // Said before the fact took effect (an older conversation imported later):
+            // another value may have held in between, so it is a version of its own.
+            if took_effect_before(&candidate, &fact) {
+                let end = fact.valid_from();
+                return Ok(backdated(user, candidate, &fact, end, now));
+            }
             fact.reinforce(candidate.confidence, now);
+            fact.record_statement(message.as_deref());
+            if let Some(at) = candidate.effective_at() {
+                fact.record_restatement(at);
+            }
             FactChange::Reinforced { fact }
         }
         Reconciliation::Supersede(id) => {
             let mut old = found(id)?;
+            if let Some(end) = stated_after(&candidate, &old) {
+                return Ok(backdated(user, candidate, &old, end, now));
+            }
             let new = MemoryFact::from_candidate(user, candidate, now);
             old.superseded_by = Some(new.id.clone());
+            old.valid_to = Some(new.valid_from());
             FactChange::Superseded { old, new }
         }
     })
+}
+
+/// The current fact that ended what `candidate` states after it took effect: a later
+/// statement about the same subject whose [`Transition::Ends`] names it ("sold my car"
+/// said in June, "I have a car" from January folded in afterwards).
+pub(super) fn ended_later<'a>(
+    current: impl Iterator<Item = &'a MemoryFact>,
+    candidate: &FactCandidate,
+) -> Option<&'a MemoryFact> {
+    let at = candidate.effective_at()?;
+    let mut stated: Option<MemoryFact> = None;
+    for fact in current {
+        let Some(Transition::Ends { object }) = &fact.transition else {
+            continue;
+        };
+        if !fact.is_current() || fact.subject != candidate.subject || fact.valid_from() <= at {
+            continue;
+        }
+        let stated = stated.get_or_insert_with(|| MemoryFact::from_candidate("", candidate.clone(), at));
+        if closes(object, stated) {
+            return Some(fact);
+        }
+    }
+    None
+}
+
+/// Why a candidate from a message already applied changes nothing.
+pub const ALREADY_APPLIED: &str = "its message was already applied";
+
+fn already_applied(candidate: FactCandidate) -> FactChange {
+    FactChange::Ignored {
+        candidate,
+        reason: ALREADY_APPLIED.to_owned(),
+    }
+}
+
+/// Whether `candidate` took effect before `fact` did: a statement older than the fact it
+/// would replace. A candidate without a time is taken to be said now.
+pub(super) fn took_effect_before(candidate: &FactCandidate, fact: &MemoryFact) -> bool {
+    candidate
+        .effective_at()
+        .is_some_and(|at| at < fact.valid_from())
+}
+
+/// When `fact` was stated after `candidate` took effect, if it was: the candidate, a
+/// contradiction, then held only until that statement.
+pub(super) fn stated_after(candidate: &FactCandidate, fact: &MemoryFact) -> Option<DateTime<Utc>> {
+    fact.next_statement_after(candidate.effective_at()?)
+}
+
+/// `candidate`, older than a statement of `later`, stored as a closed version before it:
+/// added as history (superseded by `later`, valid until `end`), `later` unchanged.
+pub(super) fn backdated(
+    user: &str,
+    candidate: FactCandidate,
+    later: &MemoryFact,
+    end: DateTime<Utc>,
+    now: DateTime<Utc>,
+) -> FactChange {
+    let mut fact = MemoryFact::from_candidate(user, candidate, now);
+    fact.superseded_by = Some(later.id.clone());
+    fact.valid_to = Some(end);
+    FactChange::Added { fact }
 }

@@ -6,7 +6,7 @@
 use chrono::{DateTime, Utc};
 
 use super::lookup::Lookup;
-use super::plan::change_for;
+use super::plan::{backdated, change_for, ended_later};
 use super::reconcile::{resolve, Keys, CORRECTION_ATTRIBUTE};
 use super::semantic::{decide_then_escalate, paraphrase_among, reconcile_by_meaning};
 use super::slot_ids::SlotIds;
@@ -66,6 +66,17 @@ pub struct RankedFacts {
     /// reinforcement, recomputed on compaction), so a search can tell when no fact that
     /// shares no term with the query could enter the top k.
     max_confidence: f32,
+    /// The latest [`MemoryFact::valid_from`] of any fact added (never lowered): a
+    /// candidate at or after it is in order.
+    latest: Option<DateTime<Utc>>,
+}
+
+/// When `fact` was last stated.
+fn latest_statement(fact: &MemoryFact) -> DateTime<Utc> {
+    fact.restated_at
+        .last()
+        .copied()
+        .unwrap_or_else(|| fact.valid_from())
 }
 
 impl RankedFacts {
@@ -106,6 +117,7 @@ impl RankedFacts {
         // Postings were given room for the whole batch ahead: keep what they use.
         index.shrink_to_fit();
         let strength = facts.iter().map(Strength::of).collect();
+        let latest = facts.iter().map(latest_statement).max();
         Self {
             facts,
             strength,
@@ -115,6 +127,7 @@ impl RankedFacts {
             lookup: None,
             index,
             max_confidence,
+            latest,
         }
     }
 
@@ -207,7 +220,22 @@ impl RankedFacts {
         now: DateTime<Utc>,
     ) -> Result<FactChange> {
         let (decision, candidate) = self.reconcile(candidate);
+        if decision == Reconciliation::Add && self.is_late(&candidate) {
+            if let Some(later) = ended_later(self.facts(), &candidate) {
+                let end = later.valid_from();
+                return Ok(backdated(user, candidate, later, end, now));
+            }
+        }
         change_for(user, decision, candidate, now, |id| self.current(id))
+    }
+
+    /// Whether `candidate` took effect before some fact added here: only then can a
+    /// later statement have ended it, so an in-order turn never looks.
+    fn is_late(&self, candidate: &FactCandidate) -> bool {
+        match (candidate.effective_at(), self.latest) {
+            (Some(at), Some(latest)) => at < latest,
+            _ => false,
+        }
     }
 
     /// Updates the index with a change made to the store: an added fact goes last, a
@@ -221,8 +249,10 @@ impl RankedFacts {
     pub fn apply(&mut self, change: &FactChange) -> bool {
         match change {
             FactChange::Ignored { .. } => true,
+            // A statement folded in behind a later one: history, nothing to index.
+            FactChange::Added { fact } if !fact.is_current() => true,
             FactChange::Added { fact } => {
-                if !fact.is_current() || self.slot_of(&fact.id).is_some() {
+                if self.slot_of(&fact.id).is_some() {
                     return false;
                 }
                 self.push(fact.clone());
@@ -240,6 +270,8 @@ impl RankedFacts {
                     lookup.replace(slot as u32, &self.facts[slot], fact);
                 }
                 self.max_confidence = self.max_confidence.max(fact.confidence);
+                let stated = latest_statement(fact);
+                self.latest = Some(self.latest.map_or(stated, |l| l.max(stated)));
                 self.facts[slot] = fact.clone();
                 true
             }
@@ -284,6 +316,8 @@ impl RankedFacts {
             self.dead.push(false);
         }
         self.max_confidence = self.max_confidence.max(fact.confidence);
+        let from = latest_statement(&fact);
+        self.latest = Some(self.latest.map_or(from, |l| l.max(from)));
         self.facts.push(fact);
         self.slots.insert(&self.facts, slot);
     }

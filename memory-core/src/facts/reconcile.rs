@@ -314,6 +314,7 @@ pub fn resolve(current: &[MemoryFact], candidate: FactCandidate) -> FactCandidat
             vec![value]
         },
         transition: None,
+        valid_from: candidate.valid_from,
     }
 }
 

@@ -36,7 +36,7 @@ use crate::vector::sparse::SparseIndex;
 const MAGIC: &[u8; 4] = b"AMRF";
 
 /// The snapshot format this build writes and reads.
-pub const FACT_SNAPSHOT_VERSION: u32 = 3;
+pub const FACT_SNAPSHOT_VERSION: u32 = 4;
 
 /// What went wrong reading a fact snapshot (the source of a [`MemoryError::Corrupt`]).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -289,7 +289,10 @@ const OTHER_USER: u16 = 1 << 7;
 const SESSION: u16 = 1 << 8;
 const MESSAGE: u16 = 1 << 9;
 const LISTS: u16 = 1 << 10;
-const KNOWN: u16 = (1 << 11) - 1;
+/// Validity (`valid_from`, `valid_to`), the messages that stated it and its transition
+/// (format 4).
+const VALIDITY: u16 = 1 << 11;
+const KNOWN: u16 = (1 << 12) - 1;
 
 /// The bytes being written.
 struct Out(Vec<u8>);
@@ -352,7 +355,17 @@ impl Out {
             embedding,
             pending_contradictions,
             observed_at,
+            valid_from,
+            valid_to,
+            stated_in,
+            restated_at,
+            transition,
         } = fact;
+        let validity = valid_from.is_some()
+            || valid_to.is_some()
+            || !stated_in.is_empty()
+            || !restated_at.is_empty()
+            || transition.is_some();
         let lists =
             !topics.is_empty() || !entities.is_empty() || !pending_contradictions.is_empty();
         let flags = [
@@ -367,6 +380,7 @@ impl Out {
             (session_id.is_some(), SESSION),
             (message_id.is_some(), MESSAGE),
             (lists, LISTS),
+            (validity, VALIDITY),
         ]
         .iter()
         .filter(|(on, _)| *on)
@@ -417,6 +431,24 @@ impl Out {
                 }
                 self.u32(confidence.to_bits());
                 self.at(*at);
+            }
+        }
+        if validity {
+            let bits = u8::from(valid_from.is_some())
+                | (u8::from(valid_to.is_some()) << 1)
+                | (u8::from(transition.is_some()) << 2);
+            self.0.push(bits);
+            for at in [valid_from, valid_to].into_iter().flatten() {
+                self.at(*at);
+            }
+            self.strs(stated_in);
+            self.len(restated_at.len());
+            for at in restated_at {
+                self.at(*at);
+            }
+            if let Some(t) = transition {
+                // A small tagged enum: its JSON is short and keeps every later variant.
+                self.str(&serde_json::to_string(t).unwrap_or_default());
             }
         }
     }
@@ -552,6 +584,29 @@ impl<'a> In<'a> {
                 });
             }
         }
+        let (mut valid_from, mut valid_to, mut stated_in, mut restated_at, mut transition) =
+            (None, None, Vec::new(), Vec::new(), None);
+        if has(VALIDITY) {
+            let bits = self.array::<1>()?[0];
+            if bits & !0b111 != 0 {
+                return Err(corrupt(SnapshotError::Invalid("unknown validity flags")));
+            }
+            if bits & 1 != 0 {
+                valid_from = Some(self.at()?);
+            }
+            if bits & 2 != 0 {
+                valid_to = Some(self.at()?);
+            }
+            stated_in = self.strs()?;
+            let n = self.len(12)?;
+            restated_at = (0..n).map(|_| self.at()).collect::<Result<Vec<_>>>()?;
+            if bits & 4 != 0 {
+                transition = Some(
+                    serde_json::from_str(self.str()?)
+                        .map_err(|_| corrupt(SnapshotError::Invalid("a bad transition")))?,
+                );
+            }
+        }
         Ok(MemoryFact {
             id,
             user_id: owner,
@@ -578,6 +633,11 @@ impl<'a> In<'a> {
             embedding,
             pending_contradictions,
             observed_at,
+            valid_from,
+            valid_to,
+            stated_in,
+            restated_at,
+            transition,
         })
     }
 }
@@ -609,6 +669,13 @@ mod tests {
             &FactCandidate::new("Zoe likes pasta", 0.4).with_attribute("likes", "pasta"),
             now,
         );
+        fact.valid_from = Some(now - Duration::days(30));
+        fact.valid_to = Some(now - Duration::days(1));
+        fact.stated_in = vec!["m1".into(), "m7".into()];
+        fact.restated_at = vec![now - Duration::days(20), now - Duration::days(2)];
+        fact.transition = Some(crate::facts::Transition::Ends {
+            object: "the piano".into(),
+        });
         fact
     }
 

@@ -119,8 +119,11 @@ fn endable<'a>(
     candidate: &FactCandidate,
 ) -> impl Iterator<Item = &'a MemoryFact> + 'a {
     let subject = candidate.subject.clone();
+    // A change ends what held when it happened, never what began after it.
+    let at = candidate.effective_at();
     current.iter().filter(move |f| {
         f.is_current()
+            && at.is_none_or(|at| f.valid_from() <= at)
             && f.subject == subject
             && f.polarity == Polarity::Positive
             && !NEVER_ENDED.contains(&f.attribute.as_deref().unwrap_or_default())
@@ -213,6 +216,7 @@ fn close(target: &MemoryFact, candidate: FactCandidate) -> (Reconciliation, Fact
         embedding: candidate.embedding,
         observed_at: candidate.observed_at,
         transition: None,
+        valid_from: candidate.valid_from,
     };
     (decision, closed)
 }

@@ -9,7 +9,7 @@ use crate::conversation::{ConversationEvent, ConversationStore};
 use crate::episodes::Episode;
 use crate::error::{MemoryError, Result};
 use crate::extract::{FactExtractor, Turn};
-use crate::facts::{FactChange, FactSource, UserMemoryStore};
+use crate::facts::{FactChange, UserMemoryStore};
 use crate::message::{Message, Role};
 use crate::model::{Completion, Usage};
 
@@ -134,12 +134,15 @@ impl Extraction {
         };
         let mut changes = Vec::with_capacity(candidates.len());
         let mut error = None;
+        let (message_id, said) = (user.id.to_string(), user.text());
         for mut candidate in candidates {
-            candidate.source = FactSource {
-                session_id: Some(self.conversation_id.clone()),
-                message_id: Some(user.id.to_string()),
-            };
-            candidate.observed_at.get_or_insert(user.created_at);
+            crate::facts::stamp(
+                &mut candidate,
+                &self.conversation_id,
+                &message_id,
+                user.created_at,
+                &said,
+            );
             match self.store.upsert(&self.user_id, candidate).await {
                 Ok(change) => changes.push(change),
                 Err(e) => {

@@ -143,6 +143,11 @@ impl UserMemoryStore for FileStore {
         .await
     }
 
+    async fn versions(&self, user_id: &str) -> Result<Vec<MemoryFact>> {
+        self.read_facts(user_id, "read every version of the facts")
+            .await
+    }
+
     async fn history(&self, user_id: &str, fact_id: &str) -> Result<Vec<MemoryFact>> {
         let facts = self.read_facts(user_id, "read a fact's history").await?;
         Ok(chain(&facts, fact_id))

@@ -304,6 +304,15 @@ impl UserMemoryStore for PostgresStore {
         .await
     }
 
+    async fn versions(&self, user_id: &str) -> Result<Vec<MemoryFact>> {
+        let op = "read every version of the facts";
+        self.bounded(op, async {
+            let client = self.client(op).await?;
+            self.load_facts(&client, user_id, false).await
+        })
+        .await
+    }
+
     async fn history(&self, user_id: &str, fact_id: &str) -> Result<Vec<MemoryFact>> {
         let op = "read a fact's history";
         self.bounded(op, async {

@@ -340,6 +340,13 @@ impl UserMemoryStore for RedisStore {
         Ok(set.into_iter().filter(|n| *n == 1).count())
     }
 
+    async fn versions(&self, user_id: &str) -> Result<Vec<MemoryFact>> {
+        let (_, all) = self
+            .load_facts(user_id, "read every version of the facts")
+            .await?;
+        Ok(all)
+    }
+
     async fn history(&self, user_id: &str, fact_id: &str) -> Result<Vec<MemoryFact>> {
         let (_, all) = self.load_facts(user_id, "read a fact's history").await?;
         Ok(chain(&all, fact_id))

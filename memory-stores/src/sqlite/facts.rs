@@ -301,6 +301,14 @@ impl UserMemoryStore for SqliteStore {
         .await
     }
 
+    async fn versions(&self, user_id: &str) -> Result<Vec<MemoryFact>> {
+        let user = user_id.to_owned();
+        self.read("read every version of the facts", move |conn, label| {
+            load_facts(conn, label, &user, false)
+        })
+        .await
+    }
+
     async fn history(&self, user_id: &str, fact_id: &str) -> Result<Vec<MemoryFact>> {
         let (user, id) = (user_id.to_owned(), fact_id.to_owned());
         self.read("read a fact's history", move |conn, label| {
