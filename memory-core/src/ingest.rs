@@ -195,7 +195,13 @@ pub async fn ingest(
         };
         let (message_id, said) = (user.id.to_string(), user.text());
         for mut candidate in extractor.extract(turn).await? {
-            stamp(&mut candidate, &conversation_id, &message_id, user.created_at, &said);
+            stamp(
+                &mut candidate,
+                &conversation_id,
+                &message_id,
+                user.created_at,
+                &said,
+            );
             let change = facts.upsert(user_id, candidate).await?;
             if matches!(change, FactChange::Ignored { .. }) {
                 report.facts_ignored += 1;

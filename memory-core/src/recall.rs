@@ -117,6 +117,10 @@ pub struct Recalled {
     pub episodes_error: Option<String>,
 }
 
+/// At most this many facts that no longer hold join a block, for a question about the
+/// past ([`past_facts`](crate::facts::past_facts)).
+const PAST_FACTS: usize = 2;
+
 /// Searches `facts` and `episodes` together for `request` and renders what is relevant.
 ///
 /// A fact that shares nothing with the text (relevance zero) is never injected to fill
@@ -147,8 +151,23 @@ pub async fn recall(
         }
         episodes.search(user, &query).await
     };
-    let (found_facts, found_episodes) = tokio::join!(found_facts, found_episodes);
+    let past = async {
+        let at = request.at.unwrap_or_else(Utc::now);
+        crate::facts::past_facts(
+            facts,
+            user,
+            &request.text,
+            at,
+            PAST_FACTS.min(request.top_k),
+        )
+        .await
+    };
+    let (found_facts, found_episodes, past) = tokio::join!(found_facts, found_episodes, past);
     let mut out = Recalled::default();
+    let found_facts = found_facts.and_then(|mut current| {
+        current.extend(past?);
+        Ok(current)
+    });
     let facts = match found_facts {
         Ok(found) => found.into_iter().filter(|f| f.relevance > 0.0).collect(),
         Err(e) => {

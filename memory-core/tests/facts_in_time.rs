@@ -87,8 +87,13 @@ async fn ingesting_an_old_conversation_again_does_not_roll_a_move_back() {
     let m = Memory::new();
     m.ingest("kai", "winter", at(2024, 2, 3), &["I live in Swindon."])
         .await;
-    m.ingest("kai", "summer", at(2024, 7, 9), &["I moved to Exeter last month."])
-        .await;
+    m.ingest(
+        "kai",
+        "summer",
+        at(2024, 7, 9),
+        &["I moved to Exeter last month."],
+    )
+    .await;
     m.ingest("kai", "winter", at(2024, 2, 3), &["I live in Swindon."])
         .await;
     let now = m.current("kai").await;
@@ -96,7 +101,10 @@ async fn ingesting_an_old_conversation_again_does_not_roll_a_move_back() {
     assert!(!holds(&now, "swindon"), "{now:?}");
     let history = m.facts.versions("kai").await.unwrap();
     assert_eq!(
-        history.iter().filter(|f| f.text.contains("Swindon")).count(),
+        history
+            .iter()
+            .filter(|f| f.text.contains("Swindon"))
+            .count(),
         1,
         "{history:#?}"
     );
@@ -129,7 +137,8 @@ async fn an_ending_told_before_the_thing_it_ends_still_closes_it() {
         .await;
     let now = m.current("oli").await;
     assert!(
-        !now.iter().any(|f| f.contains("motorbike") && !f.contains("sold") && !f.contains("no longer")),
+        !now.iter()
+            .any(|f| f.contains("motorbike") && !f.contains("sold") && !f.contains("no longer")),
         "{now:?}"
     );
     assert!(holds(&m.as_of("oli", at(2025, 6, 1)).await, "motorbike"));
@@ -141,7 +150,13 @@ async fn the_same_message_applied_twice_changes_nothing() {
     let said = at(2025, 5, 5);
     let candidate = || {
         let mut c = FactCandidate::new("likes rowing", 0.8).with_attribute("likes", "rowing");
-        agentmemory_core::facts::stamp(&mut c, "c1", "01JVR0W1NG0000000000000000", said, "I like rowing");
+        agentmemory_core::facts::stamp(
+            &mut c,
+            "c1",
+            "01JVR0W1NG0000000000000000",
+            said,
+            "I like rowing",
+        );
         c
     };
     store.upsert("amy", candidate()).await.unwrap();
@@ -156,7 +171,8 @@ async fn an_interrupted_ingest_is_completed_by_the_next_run() {
     let m = Memory::new();
     // A run that logged the messages and died before applying their facts.
     let first = Message::user("I live in Truro.").at(at(2025, 2, 1));
-    m.ingest("zed", "c", at(2025, 2, 1), &["I live in Truro."]).await;
+    m.ingest("zed", "c", at(2025, 2, 1), &["I live in Truro."])
+        .await;
     let events = m.log.load("c").await.unwrap();
     assert!(events
         .iter()
@@ -167,13 +183,20 @@ async fn an_interrupted_ingest_is_completed_by_the_next_run() {
     let messages: Vec<ConversationEvent> = events
         .into_iter()
         .map(|e| e.event)
-        .filter(|e| !matches!(e, ConversationEvent::FactsApplied { .. } | ConversationEvent::FactsChanged { .. }))
+        .filter(|e| {
+            !matches!(
+                e,
+                ConversationEvent::FactsApplied { .. } | ConversationEvent::FactsChanged { .. }
+            )
+        })
         .collect();
     m2.log.append("c", messages).await.unwrap();
     assert!(m2.current("zed").await.is_empty());
     let mut again = vec![first];
     again.push(Message::assistant("Noted.").at(at(2025, 2, 1) + Duration::minutes(1)));
-    let report = ingest(&m2.container, "zed", Some("c"), again).await.unwrap();
+    let report = ingest(&m2.container, "zed", Some("c"), again)
+        .await
+        .unwrap();
     assert_eq!(report.completed, 1);
     assert!(holds(&m2.current("zed").await, "truro"));
     let report = ingest(
@@ -243,7 +266,11 @@ fn history(sessions: &[Vec<usize>]) -> Vec<(String, DateTime<Utc>, Vec<&'static 
         .collect()
 }
 
-async fn run(order: &[usize], h: &[(String, DateTime<Utc>, Vec<&'static str>)], twice: bool) -> Memory {
+async fn run(
+    order: &[usize],
+    h: &[(String, DateTime<Utc>, Vec<&'static str>)],
+    twice: bool,
+) -> Memory {
     let m = Memory::new();
     for &i in order {
         let (id, when, lines) = &h[i];

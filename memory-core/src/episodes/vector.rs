@@ -81,6 +81,49 @@ impl VectorEpisodeStore {
         Ok(out)
     }
 
+    /// Reads `ids` in order, a few at a time (the first are often enough), more each
+    /// round, and keeps those `wanted` says, until `k` are kept, each found by time alone.
+    async fn read_touching(
+        &self,
+        ns: &str,
+        ids: &[String],
+        k: usize,
+        out: &mut Vec<Found>,
+        wanted: impl Fn(&Doc) -> bool,
+    ) -> Result<()> {
+        let mut rest = ids.iter();
+        let mut chunk = k + 5;
+        while out.len() < k {
+            let ids: Vec<String> = rest.by_ref().take(chunk).cloned().collect();
+            if ids.is_empty() {
+                break;
+            }
+            chunk *= 2;
+            for doc in self.vectors.get_many(ns, &ids).await? {
+                let Some(id) = doc.id else { continue };
+                let doc = Doc {
+                    id,
+                    content: doc.content,
+                    metadata: doc.metadata,
+                };
+                if out.len() == k || !wanted(&doc) {
+                    continue;
+                }
+                if let Some((score, reason)) = rank::score(0.0, Some(true)) {
+                    out.push(Found {
+                        relevance: 0.0,
+                        score,
+                        reason,
+                        id: doc.id,
+                        content: doc.content,
+                        metadata: doc.metadata,
+                    });
+                }
+            }
+        }
+        Ok(())
+    }
+
     /// The ids of the range that holds every episode said in `[from, to)`, oldest first
     /// (any other id there is the caller's to leave out, see [`said_in`]).
     async fn ids_between(&self, ns: &str, from: u64, to: u64) -> Result<Vec<String>> {
@@ -89,6 +132,13 @@ impl VectorEpisodeStore {
             None => Ok(Vec::new()),
         }
     }
+}
+
+/// A stored episode as read back by id.
+struct Doc {
+    id: String,
+    content: String,
+    metadata: Metadata,
 }
 
 /// Whether `id` is the id of an episode said in `[from, to)`.
@@ -353,43 +403,46 @@ impl EpisodeStore for VectorEpisodeStore {
         // By time: what was said in (or soon after) the named period. All that is found
         // by time alone scores the same, and ties go to the most recent, so only the `k`
         // most recent that qualify can be returned: they are read newest first, up to that.
+        // Then, while fewer than `k` were found, what was told any time later about the
+        // period ("my uncle had surgery in June", said in July): read oldest first from
+        // the end of that window, up to [`PERIOD_CANDIDATES`], each kept when a date its
+        // words name falls in the period.
         if let Some((start, end)) = period {
             let (from, to) = (millis(start), millis(end + TOLD_LATER));
             let ids = self.ids_between(&ns, from, to).await?;
-            let matched: HashSet<&str> = found.iter().map(|f| f.id.as_str()).collect();
-            let mut newest_first = ids
+            let mut matched: HashSet<String> = found.iter().map(|f| f.id.clone()).collect();
+            let newest_first: Vec<String> = ids
                 .iter()
                 .rev()
                 .filter(|id| !matched.contains(id.as_str()) && said_in(id, from, to))
-                .take(PERIOD_CANDIDATES);
-            // Read a few at a time (the first are often enough), more each round.
+                .take(PERIOD_CANDIDATES)
+                .cloned()
+                .collect();
             let mut by_time = Vec::new();
-            let mut chunk = query.k + 5;
-            while by_time.len() < query.k {
-                let ids: Vec<String> = newest_first.by_ref().take(chunk).cloned().collect();
-                if ids.is_empty() {
-                    break;
-                }
-                chunk *= 2;
-                for doc in self.vectors.get_many(&ns, &ids).await? {
-                    let Some(id) = doc.id else { continue };
-                    if by_time.len() == query.k
-                        || !keep(&doc.metadata)
-                        || !touches(&id, &doc.metadata, start, end)?
-                    {
-                        continue;
-                    }
-                    if let Some((score, reason)) = rank::score(0.0, Some(true)) {
-                        by_time.push(Found {
-                            relevance: 0.0,
-                            score,
-                            reason,
-                            id,
-                            content: doc.content,
-                            metadata: doc.metadata,
-                        });
-                    }
-                }
+            self.read_touching(&ns, &newest_first, query.k, &mut by_time, |doc| {
+                keep(&doc.metadata) && touches(&doc.id, &doc.metadata, start, end).unwrap_or(false)
+            })
+            .await?;
+            let later_from = to.max(from);
+            let asked = millis(at);
+            if by_time.len() < query.k && later_from < asked {
+                matched.extend(by_time.iter().map(|f| f.id.clone()));
+                let told_later: Vec<String> = self
+                    .ids_between(&ns, later_from, asked)
+                    .await?
+                    .into_iter()
+                    .filter(|id| !matched.contains(id.as_str()) && said_in(id, later_from, asked))
+                    .take(PERIOD_CANDIDATES)
+                    .collect();
+                let wanted = query.k - by_time.len();
+                let mut later = Vec::new();
+                self.read_touching(&ns, &told_later, wanted, &mut later, |doc| {
+                    keep(&doc.metadata)
+                        && dates(&doc.id, &doc.metadata)
+                            .is_ok_and(|w| w.iter().any(|w| w.start < end && start < w.end))
+                })
+                .await?;
+                by_time.extend(later);
             }
             found.extend(by_time);
         }
@@ -517,6 +570,41 @@ mod tests {
         assert_eq!(id_range(t(100), t(100)), None);
         assert_eq!(id_range(t(500), t(100)), None);
         assert_eq!(id_range((1 << 48) + 5, u64::MAX), None);
+    }
+
+    #[test]
+    fn a_period_question_finds_what_was_told_about_it_months_later() {
+        tokio_test::block_on(async {
+            let store = store();
+            let july = Utc.with_ymd_and_hms(2025, 7, 21, 18, 0, 0).unwrap();
+            let mut all = vec![said(
+                "c1",
+                "my grandad had a cataract operation in June",
+                july,
+            )];
+            // Chatter in between, told later, about nothing in June.
+            for i in 0..40 {
+                all.push(said(
+                    "c2",
+                    &format!("lunch note {i}"),
+                    july + Duration::days(20 + i),
+                ));
+            }
+            store.add("u", all).await.unwrap();
+            let asked = Utc.with_ymd_and_hms(2025, 12, 2, 9, 0, 0).unwrap();
+            let hits = store
+                .search(
+                    "u",
+                    &EpisodeQuery::new("what happened in June?", 3).at(asked),
+                )
+                .await
+                .unwrap();
+            assert!(
+                hits.iter().any(|h| h.episode.text.contains("cataract")),
+                "{hits:#?}"
+            );
+            assert!(!hits.iter().any(|h| h.episode.text.contains("lunch")));
+        });
     }
 
     #[test]

@@ -16,6 +16,7 @@ mod contest;
 mod export;
 mod lookup;
 mod memory;
+mod past;
 pub(crate) mod plan;
 pub(crate) mod quality;
 pub(crate) mod ranked;
@@ -31,10 +32,11 @@ pub(crate) mod versions;
 pub use contest::{PendingContradiction, MAX_PENDING};
 pub use export::{export_facts, import_facts, restore_facts, FactsExport, FACTS_EXPORT_VERSION};
 pub use memory::InMemoryUserMemoryStore;
+pub use past::{asks_about_the_past, past_facts};
+pub use plan::ALREADY_APPLIED;
 pub use semantic::{EmbeddingUserMemoryStore, FactQuery};
 pub use snapshot::{SnapshotError, FACT_SNAPSHOT_VERSION};
 pub use stamp::stamp;
-pub use plan::ALREADY_APPLIED;
 // The rules every backend shares are public as `crate::store_support`; these are the
 // ones the rest of the crate names through `facts`.
 pub(crate) use ranked::RankedFacts;

@@ -136,7 +136,8 @@ pub(super) fn ended_later<'a>(
         if !fact.is_current() || fact.subject != candidate.subject || fact.valid_from() <= at {
             continue;
         }
-        let stated = stated.get_or_insert_with(|| MemoryFact::from_candidate("", candidate.clone(), at));
+        let stated =
+            stated.get_or_insert_with(|| MemoryFact::from_candidate("", candidate.clone(), at));
         if closes(object, stated) {
             return Some(fact);
         }

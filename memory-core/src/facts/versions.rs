@@ -64,7 +64,11 @@ impl<'a> Links<'a> {
         // Forward to the newest version (a cycle in damaged data stops the walk).
         let mut root = *start;
         let mut steps = 0;
-        while let Some(next) = root.superseded_by.as_deref().and_then(|id| self.by_id.get(id)) {
+        while let Some(next) = root
+            .superseded_by
+            .as_deref()
+            .and_then(|id| self.by_id.get(id))
+        {
             steps += 1;
             if steps > self.len {
                 break;
@@ -211,7 +215,10 @@ mod tests {
         assert_eq!(held.text, "lives in Bath");
         assert_eq!(end, Some(c.valid_from()));
         assert!(held_at(&versions, t0 - Duration::days(1)).is_none());
-        assert_eq!(held_at(&versions, t0 + Duration::days(400)).unwrap().0.text, "lives in Ely");
+        assert_eq!(
+            held_at(&versions, t0 + Duration::days(400)).unwrap().0.text,
+            "lives in Ely"
+        );
         assert_eq!(doomed(&all, &b.id), vec![a.id.clone(), b.id.clone()]);
     }
 

@@ -190,11 +190,21 @@ fn cost_of(lines: &[(String, usize)], head: usize) -> usize {
     }
 }
 
-/// `- text (said YYYY-MM-DD, confidence 0.85)`.
+/// `- text (said YYYY-MM-DD, confidence 0.85)`; a fact that no longer holds (recalled
+/// for a question about the past) `- text (from YYYY-MM to YYYY-MM, no longer true)`.
 fn fact_line(fact: &ScoredFact) -> String {
     let mut line = String::with_capacity(fact.fact.text.len() + 48);
     line.push_str("- ");
     push_escaped(&mut line, &fact.fact.text, Lines::Escape, MAX_FACT_CHARS);
+    if let Some(end) = fact.fact.valid_to {
+        let month = |t: chrono::DateTime<chrono::Utc>| t.format("%Y-%m").to_string();
+        line.push_str(" (from ");
+        line.push_str(&month(fact.fact.valid_from()));
+        line.push_str(" to ");
+        line.push_str(&month(end));
+        line.push_str(", no longer true)\n");
+        return line;
+    }
     line.push_str(" (said ");
     line.push_str(&fact.fact.observed_at().format("%Y-%m-%d").to_string());
     // Two decimals, without going through the float formatter.

@@ -26,6 +26,8 @@ pub async fn run_all(store: &dyn UserMemoryStore) {
     check_confirmation_answers_a_contradiction(store).await;
     check_restore(store).await;
     check_same_top3_as_in_memory(store).await;
+    check_reapplying_a_message_changes_nothing(store).await;
+    check_time_order_and_as_of(store).await;
 }
 
 /// A fresh user id containing `label`.
@@ -713,4 +715,109 @@ pub async fn check_same_top3_as_in_memory(store: &dyn UserMemoryStore) {
         }
     }
     store.forget_user(&u).await.expect("forget");
+}
+
+/// A candidate from message `message` of conversation `c`, said at `at`.
+fn said(
+    candidate: FactCandidate,
+    message: &str,
+    at: chrono::DateTime<chrono::Utc>,
+) -> FactCandidate {
+    let mut c = candidate;
+    let text = c.text.clone();
+    crate::facts::stamp(&mut c, "testkit", message, at, &text);
+    c
+}
+
+/// Applying the same message again is a no-op: the fact it stated is neither
+/// reinforced nor duplicated.
+pub async fn check_reapplying_a_message_changes_nothing(store: &dyn UserMemoryStore) {
+    let u = user("reapply");
+    let at = chrono::Utc::now() - chrono::Duration::days(3);
+    let first = store
+        .upsert(
+            &u,
+            said(location("Ghent"), "01JTESTK1T00000000000000AA", at),
+        )
+        .await
+        .expect("upsert");
+    assert_eq!(first.kind(), "added");
+    let again = store
+        .upsert(
+            &u,
+            said(location("Ghent"), "01JTESTK1T00000000000000AA", at),
+        )
+        .await
+        .expect("upsert");
+    assert_eq!(again.kind(), "ignored", "{again:?}");
+    let facts = store.list(&u).await.expect("list");
+    assert_eq!(facts.len(), 1);
+    assert_eq!(facts[0].reinforcement_count, 0);
+    // Another message saying the same reinforces.
+    let other = store
+        .upsert(
+            &u,
+            said(
+                location("Ghent"),
+                "01JTESTK1T00000000000000AB",
+                at + chrono::Duration::hours(1),
+            ),
+        )
+        .await
+        .expect("upsert");
+    assert_eq!(other.kind(), "reinforced");
+}
+
+/// Statements arriving out of time order give the same current fact as in order, the
+/// older one kept as a closed version; `facts_as_of` answers what held at a moment.
+pub async fn check_time_order_and_as_of(store: &dyn UserMemoryStore) {
+    use chrono::TimeZone;
+    let u = user("as-of");
+    let jan = chrono::Utc.with_ymd_and_hms(2024, 1, 10, 9, 0, 0).unwrap();
+    let jun = chrono::Utc.with_ymd_and_hms(2024, 6, 10, 9, 0, 0).unwrap();
+    store
+        .upsert(
+            &u,
+            said(location("Aarhus"), "01JTESTK1T00000000000000B2", jun),
+        )
+        .await
+        .expect("upsert");
+    let late = store
+        .upsert(
+            &u,
+            said(location("Odense"), "01JTESTK1T00000000000000B1", jan),
+        )
+        .await
+        .expect("upsert");
+    assert!(
+        late.current().is_none(),
+        "an older statement is history: {late:?}"
+    );
+    let current = store.list(&u).await.expect("list");
+    assert_eq!(current.len(), 1);
+    assert_eq!(current[0].text, "lives in Aarhus");
+    let march = chrono::Utc.with_ymd_and_hms(2024, 3, 1, 0, 0, 0).unwrap();
+    let then = store.facts_as_of(&u, march).await.expect("as of");
+    assert_eq!(then.len(), 1, "{then:?}");
+    assert_eq!(then[0].text, "lives in Odense");
+    assert_eq!(then[0].valid_to, Some(jun));
+    let later = store
+        .facts_as_of(&u, jun + chrono::Duration::days(1))
+        .await
+        .expect("as of");
+    assert_eq!(later.len(), 1);
+    assert_eq!(later[0].text, "lives in Aarhus");
+    assert_eq!(later[0].valid_to, None);
+    let before = jan - chrono::Duration::days(1);
+    assert!(store
+        .facts_as_of(&u, before)
+        .await
+        .expect("as of")
+        .is_empty());
+    // Every version is there, the older one closed and pointing at the current one.
+    let versions = store.versions(&u).await.expect("versions");
+    assert_eq!(versions.len(), 2);
+    let history = store.history(&u, &current[0].id).await.expect("history");
+    let texts: Vec<&str> = history.iter().map(|f| f.text.as_str()).collect();
+    assert_eq!(texts, ["lives in Odense", "lives in Aarhus"]);
 }

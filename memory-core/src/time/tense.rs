@@ -81,8 +81,17 @@ fn marker(before: &str, word: &str, after: &str) -> Tense {
         "would" => matches!(after, "like" | "love"),
         _ => false,
     };
-    if future {
+    // The present progressive speaks of a plan when a time is named ("I'm getting
+    // married in June", "we're flying out in August", "she's starting in September").
+    let progressive = word.len() > 4
+        && word.ends_with("ing")
+        && matches!(before, "am" | "is" | "are" | "m" | "re" | "s");
+    // A participle after "get"/"be" is a state, not a past ("getting married").
+    let participle = matches!(before, "get" | "gets" | "getting" | "be" | "being");
+    if future || progressive {
         Tense::Future
+    } else if participle {
+        Tense::Unknown
     } else if is_past(word) {
         Tense::Past
     } else {

@@ -33,6 +33,14 @@ const CASES: &[(&str, &str, &str, Granularity, &str, &str)] = &[
     ("last night I slept badly", "2026-01-01", "last night", Day, "2025-12-31", "2026-01-01"),
     ("yesterday", "2024-03-01", "yesterday", Day, "2024-02-29", "2024-03-01"),
     ("yesterday", "2023-03-01", "yesterday", Day, "2023-02-28", "2023-03-01"),
+    // Issue 35: a plan's month follows the verb's tense; a month with its year named.
+    ("I'm getting married in June", "2025-03-10", "in June", Month, "2025-06-01", "2025-07-01"),
+    ("we're flying to Porto in August", "2026-02-02", "in August", Month, "2026-08-01", "2026-09-01"),
+    ("she is starting nursery in September", "2026-05-13", "in September", Month, "2026-09-01", "2026-10-01"),
+    ("my aunt had knee surgery in June", "2026-07-20", "in June", Month, "2026-06-01", "2026-07-01"),
+    ("we got engaged in October", "2026-01-20", "in October", Month, "2025-10-01", "2025-11-01"),
+    ("I started pilates in March last year", "2026-05-13", "in March last year", Month, "2025-03-01", "2025-04-01"),
+    ("we visit them in July next year", "2026-05-13", "in July next year", Month, "2027-07-01", "2027-08-01"),
     // Weeks, months, years.
     ("last week", "2026-05-13", "last week", Week, "2026-05-04", "2026-05-11"),
     ("this week", "2026-05-13", "this week", Week, "2026-05-11", "2026-05-18"),

@@ -226,6 +226,10 @@ Example:\n  agentmem facts add --user alice \"I live in Paris and I love museums
         /// Also show the versions each current fact superseded.
         #[arg(long)]
         history: bool,
+        /// The facts as they stood at this moment instead of now: `2024-06-30` (the end
+        /// of that day, UTC) or an RFC 3339 time. Each comes with when it stopped holding.
+        #[arg(long, value_name = "DATE", value_parser = as_of_time, conflicts_with = "history")]
+        as_of: Option<chrono::DateTime<chrono::Utc>>,
     },
     /// The user's facts most relevant to QUERY.
     #[command(
@@ -427,4 +431,20 @@ pub fn command() -> clap::Command {
         command.after_help(help).mut_subcommands(append)
     }
     <Cli as clap::CommandFactory>::command().mut_subcommands(append)
+}
+
+/// `--as-of`: a date (the end of that day, UTC) or an RFC 3339 time.
+fn as_of_time(s: &str) -> Result<chrono::DateTime<chrono::Utc>, String> {
+    if let Ok(t) = chrono::DateTime::parse_from_rfc3339(s) {
+        return Ok(t.with_timezone(&chrono::Utc));
+    }
+    chrono::NaiveDate::parse_from_str(s, "%Y-%m-%d")
+        .ok()
+        .and_then(|d| d.and_hms_opt(23, 59, 59))
+        .map(|t| t.and_utc())
+        .ok_or_else(|| {
+            format!(
+                "`{s}` is not a date: use YYYY-MM-DD or an RFC 3339 time (2024-06-30T12:00:00Z)"
+            )
+        })
 }

@@ -23,6 +23,13 @@ pub async fn run(stores: &Stores, command: FactsCommand) -> Result<(), CliError>
             user,
             json,
             history,
+            as_of: Some(at),
+        } if !history => list_as_of(store, &user.user, at, json.json).await,
+        FactsCommand::List {
+            user,
+            json,
+            history,
+            ..
         } => list(store, &user.user, history, json.json).await,
         FactsCommand::Search {
             user,
@@ -132,6 +139,32 @@ pub fn change_row(change: &FactChange) -> Vec<String> {
 struct WithHistory {
     fact: MemoryFact,
     history: Vec<MemoryFact>,
+}
+
+/// `facts list --as-of`: what held then, with when each stopped holding.
+async fn list_as_of(
+    store: &dyn UserMemoryStore,
+    user: &str,
+    at: chrono::DateTime<chrono::Utc>,
+    json: bool,
+) -> Result<(), CliError> {
+    let facts = store.facts_as_of(user, at).await?;
+    if json {
+        return output::json(&facts);
+    }
+    let day = |t: chrono::DateTime<chrono::Utc>| t.format("%Y-%m-%d").to_string();
+    let rows: Vec<Vec<String>> = facts
+        .iter()
+        .map(|f| {
+            vec![
+                f.id.clone(),
+                day(f.valid_from()),
+                f.valid_to.map_or_else(|| "still holds".to_owned(), day),
+                f.text.clone(),
+            ]
+        })
+        .collect();
+    output::table(&["ID", "FROM", "UNTIL", "FACT"], &rows)
 }
 
 async fn list(

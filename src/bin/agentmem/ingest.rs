@@ -69,6 +69,8 @@ pub async fn run(stores: &Stores, args: IngestArgs) -> Result<(), CliError> {
                 "EPISODES",
                 "FACTS CHANGED",
                 "IGNORED",
+                "ALREADY APPLIED",
+                "COMPLETED",
             ],
             &[vec![
                 report.conversation_id.clone(),
@@ -76,6 +78,8 @@ pub async fn run(stores: &Stores, args: IngestArgs) -> Result<(), CliError> {
                 report.episodes.to_string(),
                 report.facts_changed.to_string(),
                 report.facts_ignored.to_string(),
+                report.already_applied.to_string(),
+                report.completed.to_string(),
             ]],
         )
     }

@@ -177,6 +177,16 @@ pub(super) fn month(cx: &Cx<'_>, at: At) -> Option<Hit> {
         return None;
     }
     let (year, now) = (cx.today.year(), cx.today.month());
+    // "March last year", "in June next year", "May this year": the year is named.
+    let named = match (cx.then(month_at + 1), cx.then(month_at + 2)) {
+        (Some("last"), Some("year")) => Some(year - 1),
+        (Some("this"), Some("year")) => Some(year),
+        (Some("next"), Some("year")) => Some(year + 1),
+        _ => None,
+    };
+    if let Some(year) = named.filter(|_| which == Which::Bare) {
+        return Some((month_at + 3, calendar::month(year, month)?));
+    }
     let year = match which {
         Which::Last if month < now => year,
         Which::Last => year - 1,
