@@ -97,7 +97,7 @@ pub async fn past_facts(
         min_confidence: 0.0,
         ..FactPolicy::default()
     };
-    let ranked = super::rank_facts(unlinked, &FactQuery::new(text, k), policy, at);
+    let ranked = super::semantic::rank_facts(unlinked, &FactQuery::new(text, k), policy, at);
     Ok(ranked
         .into_iter()
         .filter(|s| s.relevance > 0.0)
