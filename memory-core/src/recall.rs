@@ -117,6 +117,29 @@ pub struct Recalled {
     pub episodes_error: Option<String>,
 }
 
+/// How many more facts than it injects a turn reads from the store, to rank them by
+/// relevance ([`by_relevance`]).
+const FACT_POOL: usize = 4;
+
+/// The relevance a fact needs to enter a block: below it, nothing is injected to fill the
+/// count. The store ranks by relevance × decayed confidence with a floor, so a strong
+/// but unrelated fact can outrank a weakly related one there; the block does not.
+pub const FACT_RELEVANCE_FLOOR: f32 = 0.0;
+
+/// `found` ranked by relevance first, the store's score (confidence, recency) only
+/// breaking ties, those at or under [`FACT_RELEVANCE_FLOOR`] left out, at most `k`.
+fn by_relevance(mut found: Vec<ScoredFact>, k: usize) -> Vec<ScoredFact> {
+    found.retain(|f| f.relevance > FACT_RELEVANCE_FLOOR);
+    found.sort_by(|a, b| {
+        b.relevance
+            .total_cmp(&a.relevance)
+            .then(b.score.total_cmp(&a.score))
+            .then_with(|| a.fact.id.cmp(&b.fact.id))
+    });
+    found.truncate(k);
+    found
+}
+
 /// At most this many facts that no longer hold join a block, for a question about the
 /// past ([`past_facts`](crate::facts::past_facts)).
 const PAST_FACTS: usize = 2;
@@ -138,7 +161,10 @@ pub async fn recall(
         if request.top_k == 0 {
             return Ok(Vec::new());
         }
-        facts.search(user, &request.text, request.top_k).await
+        // A deeper pool than the block takes: it is re-ranked by relevance below.
+        facts
+            .search(user, &request.text, request.top_k.saturating_mul(FACT_POOL))
+            .await
     };
     let found_episodes = async {
         if request.episodes == 0 {
@@ -162,14 +188,23 @@ pub async fn recall(
         )
         .await
     };
-    let (found_facts, found_episodes, past) = tokio::join!(found_facts, found_episodes, past);
+    let health = crate::facts::health_facts_for(facts, user, &request.text, request.top_k);
+    let (found_facts, found_episodes, past, health) =
+        tokio::join!(found_facts, found_episodes, past, health);
     let mut out = Recalled::default();
     let found_facts = found_facts.and_then(|mut current| {
         current.extend(past?);
+        // Health facts a message about food, drink, medicine, travel or exercise needs.
+        for h in health? {
+            match current.iter_mut().find(|f| f.fact.id == h.fact.id) {
+                Some(f) => f.relevance = f.relevance.max(h.relevance),
+                None => current.push(h),
+            }
+        }
         Ok(current)
     });
     let facts = match found_facts {
-        Ok(found) => found.into_iter().filter(|f| f.relevance > 0.0).collect(),
+        Ok(found) => by_relevance(found, request.top_k),
         Err(e) => {
             tracing::warn!(error = %e.chain(), "searching the user's facts failed; recall goes on without them");
             out.facts_error = Some(e.chain().to_string());

@@ -213,6 +213,171 @@ async fn an_interrupted_ingest_is_completed_by_the_next_run() {
     assert_eq!((report.already_applied, report.facts_changed), (1, 0));
 }
 
+#[tokio::test]
+async fn a_block_ranks_facts_by_relevance_and_injects_no_unrelated_ones() {
+    use agentmemory_core::episodes::InMemoryEpisodeStore;
+    use agentmemory_core::recall::{recall, RecallRequest};
+    use agentmemory_core::HeuristicCounter;
+    let facts = InMemoryUserMemoryStore::new();
+    for (text, attribute, value) in [
+        ("lives in Norwich", "location", "Norwich"),
+        ("works at Aviva", "employer", "Aviva"),
+        ("likes opera", "likes", "opera"),
+        ("is called Rowan", "name", "Rowan"),
+        ("likes gardening", "likes", "gardening"),
+    ] {
+        let c = FactCandidate::new(text, 0.95).with_attribute(attribute, value);
+        facts.upsert("r", c.clone()).await.unwrap();
+        facts.upsert("r", c).await.unwrap(); // stated twice: strong
+    }
+    let weak = FactCandidate::new("adopted a rescue greyhound from the shelter", 0.55);
+    facts.upsert("r", weak).await.unwrap();
+    let episodes = InMemoryEpisodeStore::new();
+    let found = recall(
+        &facts,
+        &episodes,
+        &RecallRequest::new("r", "should I take the greyhound to the vet?"),
+        &HeuristicCounter::default(),
+    )
+    .await;
+    let texts: Vec<&str> = found.facts.iter().map(|f| f.fact.text.as_str()).collect();
+    assert_eq!(texts, ["adopted a rescue greyhound from the shelter"]);
+}
+
+#[tokio::test]
+async fn a_health_disclosure_is_recalled_for_a_food_question_with_no_shared_word() {
+    use agentmemory_core::episodes::InMemoryEpisodeStore;
+    use agentmemory_core::recall::{recall, RecallRequest};
+    use agentmemory_core::HeuristicCounter;
+    let m = Memory::new();
+    m.ingest(
+        "h",
+        "c",
+        at(2025, 4, 2),
+        &["Work has been hectic, and on top of that I found out I'm allergic to sesame, so that's fun."],
+    )
+    .await;
+    let found = recall(
+        m.facts.as_ref(),
+        &InMemoryEpisodeStore::new(),
+        &RecallRequest::new("h", "Any ideas for a hummus dip to bring to the picnic?"),
+        &HeuristicCounter::default(),
+    )
+    .await;
+    assert!(
+        found.facts.iter().any(|f| f.fact.text.contains("sesame")),
+        "{:#?}",
+        found.facts
+    );
+}
+
+/// Changes of state and readings the issue found wrong, in fresh sentences: (what was
+/// said, in order; a word some current fact must hold; a word no current positive fact
+/// may hold).
+const CHANGES: &[(&[&str], &str, &str)] = &[
+    (
+        &["My husband is called Tomasz.", "We're divorced now."],
+        "",
+        "tomasz",
+    ),
+    (
+        &[
+            "I have two lattes every morning.",
+            "I gave up caffeine in January.",
+        ],
+        "",
+        "lattes",
+    ),
+    (
+        &["I play bass in a ska band.", "I quit the band last month."],
+        "",
+        "bass",
+    ),
+    (
+        &["I live in Wrexham.", "I've relocated to Oban."],
+        "oban",
+        "wrexham",
+    ),
+    (
+        &["I have a boyfriend called Idris.", "I'm single again."],
+        "",
+        "idris",
+    ),
+    (
+        &["I support Millwall.", "I support Luton now."],
+        "luton",
+        "millwall",
+    ),
+    (&["I'm a smoker, maybe a pack a day."], "smoker", "works as"),
+    (
+        &["I was born in Accra.", "I grew up in Reading."],
+        "accra",
+        "",
+    ),
+    (
+        &["I was born in Accra.", "I grew up in Reading."],
+        "reading",
+        "",
+    ),
+    (
+        &[
+            "My sister has a cat called Mog.",
+            "I have a cat called Pip.",
+            "My sister's cat Mog died.",
+        ],
+        "pip",
+        "",
+    ),
+];
+
+#[tokio::test]
+async fn changes_of_state_close_the_old_fact() {
+    let mut wrong = Vec::new();
+    for (i, (said, present, absent)) in CHANGES.iter().enumerate() {
+        let m = Memory::new();
+        for (k, line) in said.iter().enumerate() {
+            m.ingest("c", &format!("c{k}"), at(2025, 1 + k as u32, 3), &[line])
+                .await;
+        }
+        let facts = m.facts.list("c").await.unwrap();
+        let positive: Vec<String> = facts
+            .iter()
+            .filter(|f| f.polarity == agentmemory_core::facts::Polarity::Positive)
+            .map(|f| f.text.to_lowercase())
+            .collect();
+        let all: Vec<String> = facts.iter().map(|f| f.text.to_lowercase()).collect();
+        let ok = (present.is_empty() || all.iter().any(|f| f.contains(present)))
+            && (absent.is_empty() || !positive.iter().any(|f| f.contains(absent)));
+        if !ok {
+            wrong.push(format!("{i}: {said:?} -> {all:?}"));
+        }
+    }
+    assert!(wrong.is_empty(), "{wrong:#?}");
+}
+
+#[tokio::test]
+async fn health_disclosures_become_health_facts() {
+    let m = Memory::new();
+    m.ingest(
+        "d",
+        "c",
+        at(2025, 2, 2),
+        &[
+            "Long story, but after the tests it turns out I'm allergic to latex.",
+            "I've had type 2 diabetes for a few years now.",
+            "I'm on levothyroxine every morning.",
+        ],
+    )
+    .await;
+    let facts = m.facts.list("d").await.unwrap();
+    for word in ["latex", "diabetes", "levothyroxine"] {
+        let f = facts.iter().find(|f| f.text.contains(word));
+        let f = f.unwrap_or_else(|| panic!("{word}: {facts:#?}"));
+        assert!(agentmemory_core::facts::is_health_fact(f), "{f:#?}");
+        assert!(!f.text.contains(" they am "), "{f:#?}");
+    }
+}
+
 // ---------------------------------------------------------------- properties
 
 /// Statements a history is drawn from: (family, sentence). Each family holds one value

@@ -12,8 +12,10 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::Result;
 
+pub mod concepts;
 mod contest;
 mod export;
+mod health;
 mod lookup;
 mod memory;
 mod past;
@@ -31,6 +33,7 @@ pub(crate) mod versions;
 
 pub use contest::{PendingContradiction, MAX_PENDING};
 pub use export::{export_facts, import_facts, restore_facts, FactsExport, FACTS_EXPORT_VERSION};
+pub use health::{health_domains, health_facts_for, is_health_fact, HEALTH_RELEVANCE};
 pub use memory::InMemoryUserMemoryStore;
 pub use past::{asks_about_the_past, past_facts};
 pub use plan::ALREADY_APPLIED;
@@ -283,7 +286,7 @@ pub struct MemoryFact {
     /// changes nothing.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub stated_in: Vec<String>,
-    /// When it was stated again after [`valid_from`](Self::valid_from), oldest first (the
+    /// When it was said again after it was first said, oldest first (the
     /// latest [`MAX_STATED_IN`] kept): a statement folded in between two of them
     /// ("vegetarian" in February between "vegan" in January and "vegan" in March) held
     /// until the next one.
@@ -361,17 +364,17 @@ impl MemoryFact {
             || self.stated_in.iter().any(|m| m == message_id)
     }
 
-    /// The first time after `at` the fact was stated (it took effect, or was stated
-    /// again): where a statement from `at` that contradicts it stops holding.
+    /// The first time after `at` the fact was said (first, or again): where a statement
+    /// said at `at` that contradicts it stops holding.
     pub fn next_statement_after(&self, at: DateTime<Utc>) -> Option<DateTime<Utc>> {
-        std::iter::once(self.valid_from())
+        std::iter::once(self.observed_at())
             .chain(self.restated_at.iter().copied())
             .find(|t| *t > at)
     }
 
-    /// Records that the fact was stated again, effective `at`.
+    /// Records that the fact was said again at `at`.
     pub(crate) fn record_restatement(&mut self, at: DateTime<Utc>) {
-        if at <= self.valid_from() {
+        if at <= self.observed_at() {
             return;
         }
         let i = self.restated_at.partition_point(|t| *t < at);

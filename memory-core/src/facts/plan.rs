@@ -35,7 +35,7 @@ pub fn plan_change(
     let (decision, candidate) = reconcile_by_meaning(current, candidate);
     if decision == Reconciliation::Add {
         if let Some(later) = ended_later(current.iter(), &candidate) {
-            let end = later.valid_from();
+            let end = later.observed_at();
             return Ok(backdated(user, candidate, later, end, now));
         }
     }
@@ -54,9 +54,9 @@ pub fn plan_change(
 /// - **Applied once.** A candidate from a message the fact it would reinforce or contest
 ///   already records ([`MemoryFact::stated_in`]) changes nothing: the same message
 ///   applied again (a retried turn, an ingest run twice) is ignored.
-/// - **Time order.** A candidate that would supersede, contest or reinforce a fact that
-///   took effect after it ([`FactCandidate::effective_at`] before [`MemoryFact::valid_from`]) is an
-///   older statement arriving late: it is stored as a closed version before that fact
+/// - **Time order.** A candidate that would supersede, contest or reinforce a fact said
+///   after it ([`FactCandidate::observed_at`] before the fact's [`MemoryFact::observed_at`],
+///   or before a later statement of it) is an older statement arriving late: it is stored as a closed version before that fact
 ///   (superseded by it, valid until it took effect), and the current fact stays.
 pub(super) fn change_for<'a>(
     user: &str,
@@ -97,12 +97,12 @@ pub(super) fn change_for<'a>(
             // Said before the fact took effect (an older conversation imported later):
             // another value may have held in between, so it is a version of its own.
             if took_effect_before(&candidate, &fact) {
-                let end = fact.valid_from();
+                let end = fact.observed_at();
                 return Ok(backdated(user, candidate, &fact, end, now));
             }
             fact.reinforce(candidate.confidence, now);
             fact.record_statement(message.as_deref());
-            if let Some(at) = candidate.effective_at() {
+            if let Some(at) = candidate.observed_at {
                 fact.record_restatement(at);
             }
             FactChange::Reinforced { fact }
@@ -127,13 +127,13 @@ pub(super) fn ended_later<'a>(
     current: impl Iterator<Item = &'a MemoryFact>,
     candidate: &FactCandidate,
 ) -> Option<&'a MemoryFact> {
-    let at = candidate.effective_at()?;
+    let at = candidate.observed_at?;
     let mut stated: Option<MemoryFact> = None;
     for fact in current {
         let Some(Transition::Ends { object }) = &fact.transition else {
             continue;
         };
-        if !fact.is_current() || fact.subject != candidate.subject || fact.valid_from() <= at {
+        if !fact.is_current() || fact.subject != candidate.subject || fact.observed_at() <= at {
             continue;
         }
         let stated =
@@ -155,18 +155,20 @@ fn already_applied(candidate: FactCandidate) -> FactChange {
     }
 }
 
-/// Whether `candidate` took effect before `fact` did: a statement older than the fact it
-/// would replace. A candidate without a time is taken to be said now.
+/// Whether `candidate` was said before `fact` was: a statement older than the fact it
+/// would replace. A candidate without a time is taken to be said now. The fold follows
+/// when things were said; when they took effect ([`MemoryFact::valid_from`]) dates the
+/// intervals.
 pub(super) fn took_effect_before(candidate: &FactCandidate, fact: &MemoryFact) -> bool {
     candidate
-        .effective_at()
-        .is_some_and(|at| at < fact.valid_from())
+        .observed_at
+        .is_some_and(|at| at < fact.observed_at())
 }
 
 /// When `fact` was stated after `candidate` took effect, if it was: the candidate, a
 /// contradiction, then held only until that statement.
 pub(super) fn stated_after(candidate: &FactCandidate, fact: &MemoryFact) -> Option<DateTime<Utc>> {
-    fact.next_statement_after(candidate.effective_at()?)
+    fact.next_statement_after(candidate.observed_at?)
 }
 
 /// `candidate`, older than a statement of `later`, stored as a closed version before it:

@@ -76,7 +76,7 @@ fn latest_statement(fact: &MemoryFact) -> DateTime<Utc> {
     fact.restated_at
         .last()
         .copied()
-        .unwrap_or_else(|| fact.valid_from())
+        .unwrap_or_else(|| fact.observed_at())
 }
 
 impl RankedFacts {
@@ -222,7 +222,7 @@ impl RankedFacts {
         let (decision, candidate) = self.reconcile(candidate);
         if decision == Reconciliation::Add && self.is_late(&candidate) {
             if let Some(later) = ended_later(self.facts(), &candidate) {
-                let end = later.valid_from();
+                let end = later.observed_at();
                 return Ok(backdated(user, candidate, later, end, now));
             }
         }
@@ -232,7 +232,7 @@ impl RankedFacts {
     /// Whether `candidate` took effect before some fact added here: only then can a
     /// later statement have ended it, so an in-order turn never looks.
     fn is_late(&self, candidate: &FactCandidate) -> bool {
-        match (candidate.effective_at(), self.latest) {
+        match (candidate.observed_at, self.latest) {
             (Some(at), Some(latest)) => at < latest,
             _ => false,
         }

@@ -97,7 +97,6 @@ pub(super) const NOT_HELD: &str = "states that a value the user does not hold no
 const SINGLE_VALUED: &[&str] = &[
     "name",
     "location",
-    "origin",
     "job",
     "employer",
     "age",
@@ -106,6 +105,8 @@ const SINGLE_VALUED: &[&str] = &[
     "timezone",
     "email",
     "phone",
+    "habit",
+    "team supported",
 ];
 
 /// Whether `attribute` holds one value at a time (`location`, `favourite food`) rather

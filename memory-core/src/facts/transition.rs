@@ -80,7 +80,8 @@ pub fn closes(object: &str, fact: &MemoryFact) -> bool {
     }
     let shared = said.iter().filter(|t| held.contains(t)).count();
     let union = said.len() + held.len() - shared;
-    shared * 2 > union
+    // Or through a concept: "caffeine" names "drinks three espressos a day".
+    shared * 2 > union || super::concepts::share_a_concept(object, &fact.text)
 }
 
 /// Applies `candidate`'s transition to `decision` when its own attribute decided nothing
@@ -119,11 +120,11 @@ fn endable<'a>(
     candidate: &FactCandidate,
 ) -> impl Iterator<Item = &'a MemoryFact> + 'a {
     let subject = candidate.subject.clone();
-    // A change ends what held when it happened, never what began after it.
-    let at = candidate.effective_at();
+    // A change ends what was said before it, never what was said after it.
+    let at = candidate.observed_at;
     current.iter().filter(move |f| {
         f.is_current()
-            && at.is_none_or(|at| f.valid_from() <= at)
+            && at.is_none_or(|at| f.observed_at() <= at)
             && f.subject == subject
             && f.polarity == Polarity::Positive
             && !NEVER_ENDED.contains(&f.attribute.as_deref().unwrap_or_default())

@@ -114,33 +114,33 @@ pub fn doomed(all: &[MemoryFact], fact_id: &str) -> Vec<String> {
 /// Of one fact's versions ([`chain`], in time order), the one that held at `at`, with
 /// the moment it stopped holding (`None`: it still holds).
 ///
-/// The newest version (the current one) holds from its [`valid_from`](MemoryFact::valid_from)
-/// until its own [`valid_to`](MemoryFact::valid_to), if closed. An older version holds
-/// until its `valid_to` or until the next version took effect, whichever comes first. A
-/// statement folded in behind a fact that was stated again later holds in between: where
-/// several versions hold at `at`, the one that took effect last is the answer.
+/// A version holds from its [`valid_from`](MemoryFact::valid_from) until its own
+/// [`valid_to`](MemoryFact::valid_to) or until the version that replaced it was said,
+/// whichever comes first; the current one holds on unless closed. A statement folded in
+/// behind a fact that was said again later holds in between: where several versions
+/// hold at `at`, the one that took effect last is the answer.
 pub fn held_at(
     versions: &[MemoryFact],
     at: DateTime<Utc>,
 ) -> Option<(&MemoryFact, Option<DateTime<Utc>>)> {
     let mut best: Option<(&MemoryFact, Option<DateTime<Utc>>)> = None;
-    for (i, v) in versions.iter().enumerate() {
+    for v in versions {
         if v.valid_from() > at {
             continue;
         }
         let end = if v.is_current() {
             v.valid_to
         } else {
-            // The next version in time, and the first statement of the version that
-            // replaced it after it began (that one may have been stated again since
-            // this version was stored behind it).
-            let next = versions.get(i + 1).map(MemoryFact::valid_from);
+            // Its own end, and the first statement of the version that replaced it after
+            // it began (that one may have been said again since this version was stored
+            // behind it). A version stored behind it, inside its run, does not end it:
+            // where both hold, the later one answers.
             let successor = v
                 .superseded_by
                 .as_deref()
                 .and_then(|id| versions.iter().find(|s| s.id == id))
                 .and_then(|s| s.next_statement_after(v.valid_from()));
-            [v.valid_to, next, successor].into_iter().flatten().min()
+            [v.valid_to, successor].into_iter().flatten().min()
         };
         if end.is_some_and(|end| end <= at) {
             continue;

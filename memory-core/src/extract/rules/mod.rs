@@ -20,6 +20,7 @@ mod morph;
 mod notes;
 mod pattern;
 mod people;
+mod revise;
 mod status;
 mod tables;
 mod value;
@@ -116,7 +117,8 @@ impl RuleExtractor {
                 found.extend(here);
             }
         }
-        dedupe(found).into_iter().map(candidate).collect()
+        let found = dedupe(found).into_iter().map(candidate).collect();
+        revise::revise(&text, found)
     }
 }
 

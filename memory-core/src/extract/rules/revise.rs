@@ -1,0 +1,573 @@
+//! A last pass over what the rules found in a message: changes of state said as events
+//! carry what they end, a few readings the clause rules get wrong are put right, and
+//! health disclosures are never lost.
+//!
+//! Everything it knows is in the tables below (English, small and general):
+//!
+//! - [`ENDING_VERBS`]: an event or note that opens with one of them ends what follows
+//!   ("left the band", "has quit caffeine", "got divorced");
+//! - [`PARTNER_ENDING_STATUSES`]: a relationship status that ends a partner ("single",
+//!   "divorced");
+//! - [`HABIT_NOUNS`]: "I'm a smoker" is a habit, not a job;
+//! - [`EXCLUSIVE_VERBS`]: notes with one value at a time ("supports Hibs" then "supports
+//!   Wigan");
+//! - the health tables: allergies, intolerances, conditions, medications (see
+//!   [`health_facts`]).
+
+use crate::facts::{FactCandidate, Polarity, Transition};
+
+/// Verbs (with their particles) that end what their object names.
+const ENDING_VERBS: &[&str] = &[
+    "quit",
+    "has quit",
+    "have quit",
+    "stopped",
+    "has stopped",
+    "gave up",
+    "has given up",
+    "given up",
+    "left",
+    "has left",
+    "dropped out of",
+    "dropped",
+    "called off",
+    "cancelled",
+    "finished",
+    "retired from",
+    "moved out of",
+    "sold",
+    "got rid of",
+    "gave away",
+    "rehomed",
+    "broke up with",
+    "split up with",
+    "split from",
+    "separated from",
+    "divorced",
+    "got divorced",
+    "got divorced from",
+    "lost",
+    "put down",
+    "had to put down",
+];
+
+/// Relationship statuses that end the user's partner.
+const PARTNER_ENDING_STATUSES: &[&str] = &["single", "divorced", "separated", "widowed"];
+
+/// Nouns of habits: "I'm a smoker" says a habit, not a job.
+const HABIT_NOUNS: &[&str] = &[
+    "smoker",
+    "non-smoker",
+    "non smoker",
+    "heavy smoker",
+    "social smoker",
+    "vaper",
+    "drinker",
+    "heavy drinker",
+    "social drinker",
+    "non-drinker",
+    "teetotaller",
+    "teetotaler",
+    "coffee drinker",
+    "tea drinker",
+    "night owl",
+    "early riser",
+];
+
+/// Verbs whose notes hold one value at a time: a team supported.
+const EXCLUSIVE_VERBS: &[(&str, &str)] = &[("supports", "team supported")];
+
+/// Revises the candidates found in `text` (see the module docs) and adds the health
+/// disclosures no rule read.
+pub(super) fn revise(text: &str, mut found: Vec<FactCandidate>) -> Vec<FactCandidate> {
+    for c in &mut found {
+        fix_grammar(c);
+        habit(c);
+        exclusive_note(c);
+        ending(c);
+        partner_status(c);
+        health_class(c);
+    }
+    if !found
+        .iter()
+        .any(|c| c.attribute.as_deref() == Some("relationship"))
+    {
+        found.extend(couple_endings(text));
+    }
+    for h in health_facts(text) {
+        let names = |c: &FactCandidate| {
+            let t = c.text.to_lowercase();
+            h.value
+                .as_deref()
+                .is_some_and(|v| t.contains(&v.to_lowercase()))
+        };
+        // An event or note that tells it in passing ("found out they are allergic to
+        // …") gives way to the health fact; a rule's own reading of it stays.
+        found.retain(|c| {
+            !(names(c) && matches!(c.attribute.as_deref(), Some("event") | Some("note")))
+        });
+        if !found.iter().any(names) {
+            found.push(h);
+        }
+    }
+    found
+}
+
+/// "they am" (a first person turned third by halves) reads "they are".
+fn fix_grammar(c: &mut FactCandidate) {
+    for (wrong, right) in [("they am ", "they are "), ("they was ", "they were ")] {
+        if c.text.contains(wrong) {
+            c.text = c.text.replace(wrong, right);
+        }
+        if let Some(v) = c.value.as_mut().filter(|v| v.contains(wrong)) {
+            *v = v.replace(wrong, right);
+        }
+    }
+}
+
+fn habit(c: &mut FactCandidate) {
+    let Some(value) = c.value.as_deref() else {
+        return;
+    };
+    let v = value.to_lowercase();
+    if c.attribute.as_deref() == Some("job") && HABIT_NOUNS.contains(&v.as_str()) {
+        c.attribute = Some("habit".into());
+        c.text = format!("is a {v}");
+    }
+}
+
+fn exclusive_note(c: &mut FactCandidate) {
+    if !matches!(c.attribute.as_deref(), Some("note") | Some("likes")) {
+        return;
+    }
+    let lower = c.text.to_lowercase();
+    for (verb, attribute) in EXCLUSIVE_VERBS {
+        if let Some(rest) = lower.strip_prefix(verb).and_then(|r| r.strip_prefix(' ')) {
+            let start = c.text.len() - rest.len();
+            c.value = Some(c.text[start..].to_owned());
+            c.attribute = Some((*attribute).into());
+        }
+    }
+}
+
+/// An event or note that opens with an ending verb ends what follows it.
+fn ending(c: &mut FactCandidate) {
+    if c.transition.is_some() || !matches!(c.attribute.as_deref(), Some("event") | Some("note")) {
+        return;
+    }
+    let lower = c.text.to_lowercase();
+    let verb = ENDING_VERBS
+        .iter()
+        .filter(|v| lower == **v || lower.starts_with(&format!("{v} ")))
+        .max_by_key(|v| v.len());
+    let Some(verb) = verb else { return };
+    let rest = c.text[verb.len()..].trim();
+    let object = rest
+        .trim_start_matches("their ")
+        .trim_start_matches("the ")
+        .trim_start_matches("a ")
+        .trim_end_matches(|ch: char| !ch.is_alphanumeric());
+    let object = match object {
+        // "got divorced", "stopped", "quit" alone: the verb names what ended.
+        "" => verb.rsplit(' ').next().unwrap_or(verb),
+        o => o,
+    };
+    c.transition = Some(Transition::Ends {
+        object: object.to_owned(),
+    });
+}
+
+fn partner_status(c: &mut FactCandidate) {
+    let is_status = c.attribute.as_deref() == Some("relationship")
+        && c.value
+            .as_deref()
+            .is_some_and(|v| PARTNER_ENDING_STATUSES.contains(&v.to_lowercase().as_str()));
+    if is_status && c.transition.is_none() && c.subject.is_none() {
+        c.transition = Some(Transition::Ends {
+            object: "partner".into(),
+        });
+    }
+}
+
+/// How a couple says it ended ("we're divorced", "we split up last month"): the status
+/// each says.
+const COUPLE_ENDINGS: &[(&str, &str)] = &[
+    ("we're divorced", "divorced"),
+    ("we are divorced", "divorced"),
+    ("we got divorced", "divorced"),
+    ("we're getting divorced", "divorced"),
+    ("we're separated", "separated"),
+    ("we are separated", "separated"),
+    ("we separated", "separated"),
+    ("we broke up", "single"),
+    ("we've broken up", "single"),
+    ("we split up", "single"),
+    ("we've split up", "single"),
+    ("we called it quits", "single"),
+];
+
+/// A relationship status from a couple's ending, which ends the user's partner.
+fn couple_endings(text: &str) -> Vec<FactCandidate> {
+    let lower = text.to_lowercase().replace('\u{2019}', "'");
+    COUPLE_ENDINGS
+        .iter()
+        .find(|(said, _)| find_word(&lower, said).is_some())
+        .map(|(_, status)| {
+            let mut c = FactCandidate::new(format!("is {status}"), 0.85)
+                .with_attribute("relationship", *status);
+            c.transition = Some(Transition::Ends {
+                object: "partner".into(),
+            });
+            c
+        })
+        .into_iter()
+        .collect()
+}
+
+// ------------------------------------------------------------------------ health
+
+/// The class every health fact carries (in its topics), whatever its attribute.
+pub const HEALTH: &str = "health";
+
+/// Conditions: a disclosure naming one is a health fact.
+const CONDITIONS: &[&str] = &[
+    "diabetes",
+    "diabetic",
+    "coeliac",
+    "celiac",
+    "asthma",
+    "asthmatic",
+    "epilepsy",
+    "epileptic",
+    "crohn's",
+    "crohns",
+    "ibs",
+    "colitis",
+    "arthritis",
+    "migraines",
+    "migraine",
+    "hypertension",
+    "high blood pressure",
+    "anaemia",
+    "anemia",
+    "anaemic",
+    "eczema",
+    "psoriasis",
+    "lupus",
+    "pcos",
+    "endometriosis",
+    "adhd",
+    "autism",
+    "autistic",
+    "depression",
+    "anxiety",
+    "heart condition",
+    "pacemaker",
+    "kidney disease",
+    "thyroid",
+    "hypothyroidism",
+    "gout",
+    "sleep apnoea",
+    "sleep apnea",
+    "vertigo",
+    "tinnitus",
+    "pregnant",
+];
+
+/// Medications and devices: "I'm on X", "I take X".
+const MEDICATIONS: &[&str] = &[
+    "insulin",
+    "metformin",
+    "warfarin",
+    "statins",
+    "statin",
+    "blood thinners",
+    "antidepressants",
+    "sertraline",
+    "fluoxetine",
+    "levothyroxine",
+    "inhaler",
+    "epipen",
+    "epi-pen",
+    "beta blockers",
+    "the pill",
+    "antihistamines",
+    "prednisolone",
+    "lithium",
+];
+
+/// Allergy and intolerance words.
+const ALLERGIC: &[&str] = &[
+    "allergic to",
+    "an allergy to",
+    "allergy to",
+    "intolerant to",
+    "intolerance to",
+];
+
+/// Whether a candidate is about health: its attribute, or a health word in its text.
+fn health_class(c: &mut FactCandidate) {
+    let lower = c.text.to_lowercase();
+    let named = matches!(c.attribute.as_deref(), Some("allergy") | Some("health"))
+        || CONDITIONS
+            .iter()
+            .chain(MEDICATIONS)
+            .any(|w| has_word(&lower, w))
+        || lower.contains("allerg")
+        || lower.contains("intoleran");
+    if named && c.subject.is_none() && !c.topics.iter().any(|t| t == HEALTH) {
+        c.topics.push(HEALTH.into());
+    }
+}
+
+fn has_word(text: &str, word: &str) -> bool {
+    text.match_indices(word).any(|(i, _)| {
+        let before = text[..i].chars().next_back();
+        let after = text[i + word.len()..].chars().next();
+        before.is_none_or(|b| !b.is_alphanumeric()) && after.is_none_or(|a| !a.is_alphanumeric())
+    })
+}
+
+/// The health disclosures of the user's own sentences in `text`, in any sentence shape:
+/// an allergy or intolerance ("allergic to X", "an X allergy", "X intolerant"), a
+/// condition ("diagnosed with coeliac disease", "I have type 1 diabetes", "I'm
+/// asthmatic") or a medication ("I'm on warfarin", "I take metformin", "I carry an
+/// EpiPen"). Sentences about someone else ("my son is allergic to eggs") are left to
+/// the rules for people.
+pub(super) fn health_facts(text: &str) -> Vec<FactCandidate> {
+    let mut out = Vec::new();
+    for sentence in text.split_inclusive(['.', '!', '?', ';', '\n']) {
+        let lower = sentence.to_lowercase();
+        let lower = lower.trim();
+        if !first_person(lower) || lower.ends_with('?') || negated(lower) {
+            continue;
+        }
+        for cue in ALLERGIC {
+            if let Some(i) = lower.find(cue) {
+                let (verb, attribute) = if cue.contains("intoleran") {
+                    ("is intolerant to", "intolerance")
+                } else {
+                    ("is allergic to", "allergy")
+                };
+                let what = phrase(&lower[i + cue.len()..]);
+                for what in what.split(" and ").flat_map(|w| w.split(" or ")) {
+                    let what = what.trim();
+                    if !what.is_empty() {
+                        out.push(health(
+                            &format!("{verb} {what}"),
+                            attribute,
+                            what,
+                            Polarity::Negative,
+                        ));
+                    }
+                }
+            }
+        }
+        for suffix in [" allergy", " intolerance", " intolerant"] {
+            if let Some(i) = lower.find(suffix) {
+                let before: Vec<&str> = lower[..i].split_whitespace().collect();
+                if let Some(what) = before
+                    .last()
+                    .filter(|w| !matches!(**w, "an" | "a" | "no" | "my" | "the"))
+                {
+                    let (verb, attribute) = if suffix == " allergy" {
+                        ("is allergic to", "allergy")
+                    } else {
+                        ("is intolerant to", "intolerance")
+                    };
+                    out.push(health(
+                        &format!("{verb} {what}"),
+                        attribute,
+                        what,
+                        Polarity::Negative,
+                    ));
+                }
+            }
+        }
+        for condition in CONDITIONS {
+            if let Some(i) = find_word(lower, condition) {
+                // "type 1 diabetes", "coeliac disease": the words that belong to it.
+                let start = lower[..i]
+                    .rfind("type ")
+                    .filter(|t| i - t <= 7)
+                    .unwrap_or(i);
+                let end = lower[i..]
+                    .find(" disease")
+                    .filter(|d| *d == condition.len())
+                    .map_or(i + condition.len(), |d| i + d + " disease".len());
+                let name = &lower[start..end];
+                let text =
+                    if name.ends_with("ic") || *condition == "pregnant" || name.ends_with("ed") {
+                        format!("is {name}")
+                    } else {
+                        format!("has {name}")
+                    };
+                out.push(health(&text, "condition", name, Polarity::Positive));
+            }
+        }
+        for medication in MEDICATIONS {
+            if find_word(lower, medication).is_some() {
+                out.push(health(
+                    &format!("takes {medication}"),
+                    "medication",
+                    medication,
+                    Polarity::Positive,
+                ));
+            }
+        }
+    }
+    out.dedup_by(|a, b| a.text == b.text);
+    out
+}
+
+/// Whether a sentence says the user has none of it ("I'm not allergic to anything", "no
+/// allergies", "never had asthma").
+fn negated(lower: &str) -> bool {
+    lower
+        .split(|c: char| !(c.is_alphanumeric() || c == '\''))
+        .any(|w| {
+            matches!(
+                w,
+                "not"
+                    | "no"
+                    | "never"
+                    | "isn't"
+                    | "aren't"
+                    | "don't"
+                    | "doesn't"
+                    | "haven't"
+                    | "hasn't"
+                    | "nothing"
+                    | "anything"
+            )
+        })
+}
+
+fn find_word(text: &str, word: &str) -> Option<usize> {
+    text.match_indices(word).map(|(i, _)| i).find(|&i| {
+        let before = text[..i].chars().next_back();
+        let after = text[i + word.len()..].chars().next();
+        before.is_none_or(|b| !b.is_alphanumeric()) && after.is_none_or(|a| !a.is_alphanumeric())
+    })
+}
+
+/// Whether a lowercased sentence speaks of the user (and not of someone else first).
+fn first_person(lower: &str) -> bool {
+    let words: Vec<&str> = lower
+        .split(|c: char| !(c.is_alphanumeric() || c == '\''))
+        .filter(|w| !w.is_empty())
+        .collect();
+    let mine = words
+        .iter()
+        .position(|w| matches!(*w, "i" | "i'm" | "i've" | "im" | "ive" | "me" | "i'd"));
+    let other = words.iter().position(|w| {
+        matches!(
+            *w,
+            "he" | "she"
+                | "they"
+                | "his"
+                | "her"
+                | "son"
+                | "daughter"
+                | "wife"
+                | "husband"
+                | "mum"
+                | "mom"
+                | "dad"
+                | "friend"
+                | "partner"
+                | "brother"
+                | "sister"
+        )
+    });
+    match (mine, other) {
+        (Some(m), Some(o)) => m < o,
+        (Some(_), None) => true,
+        _ => false,
+    }
+}
+
+/// The thing named after a cue: up to the end of the clause, at most four words, without
+/// a leading article.
+fn phrase(rest: &str) -> String {
+    let clause = rest
+        .split([',', '(', ')'])
+        .next()
+        .unwrap_or_default()
+        .split(" and i ")
+        .next()
+        .unwrap_or_default()
+        .split(" so ")
+        .next()
+        .unwrap_or_default()
+        .split(" which ")
+        .next()
+        .unwrap_or_default();
+    clause
+        .split_whitespace()
+        .skip_while(|w| matches!(*w, "a" | "an" | "the" | "some"))
+        .take(4)
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+fn health(text: &str, attribute: &str, value: &str, polarity: Polarity) -> FactCandidate {
+    let mut c = FactCandidate::new(text, 0.85)
+        .with_attribute(attribute, value)
+        .with_polarity(polarity);
+    c.topics.push(HEALTH.into());
+    c
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn texts(text: &str) -> Vec<String> {
+        health_facts(text).into_iter().map(|c| c.text).collect()
+    }
+
+    #[test]
+    fn health_disclosures_in_any_sentence_shape() {
+        assert_eq!(
+            texts("I was diagnosed with coeliac disease a few years back which makes eating out a pain"),
+            ["has coeliac disease"]
+        );
+        assert_eq!(
+            texts("turns out I'm allergic to ibuprofen, who knew"),
+            ["is allergic to ibuprofen"]
+        );
+        assert_eq!(
+            texts("I've got a sesame allergy so I check labels"),
+            ["is allergic to sesame"]
+        );
+        assert_eq!(
+            texts("I'm on warfarin since the operation"),
+            ["takes warfarin"]
+        );
+        assert_eq!(texts("I have type 2 diabetes"), ["has type 2 diabetes"]);
+        assert!(texts("my son is allergic to eggs").is_empty());
+        assert!(texts("is it safe if I'm allergic to latex?").is_empty());
+    }
+
+    #[test]
+    fn endings_said_as_events_carry_what_they_end() {
+        let mut c =
+            FactCandidate::new("left the choir", 0.8).with_attribute("event", "left the choir");
+        ending(&mut c);
+        assert_eq!(
+            c.transition,
+            Some(Transition::Ends {
+                object: "choir".into()
+            })
+        );
+        let mut c = FactCandidate::new("got divorced", 0.8).with_attribute("event", "got divorced");
+        ending(&mut c);
+        assert_eq!(
+            c.transition,
+            Some(Transition::Ends {
+                object: "divorced".into()
+            })
+        );
+    }
+}
