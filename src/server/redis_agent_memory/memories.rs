@@ -46,9 +46,9 @@ fn memory_type(name: Option<&str>) -> Result<MemoryType, ApiError> {
 }
 
 /// The SDK's `MemoryRecord` of a stored memory of `scope`.
-fn record_json(scope: &StoreScope, memory: &WireMemory) -> Option<Value> {
-    let id = scope.client_id(&memory.id)?;
-    Some(json!({
+fn record_json(scope: &StoreScope, memory: &WireMemory) -> Value {
+    let id = scope.client_id(&memory.id);
+    json!({
         "id": id,
         "text": memory.text,
         "createdAt": memory.created_at,
@@ -57,7 +57,7 @@ fn record_json(scope: &StoreScope, memory: &WireMemory) -> Option<Value> {
         "sessionId": memory.session_id,
         "ownerId": memory.user_id,
         "topics": memory.topics,
-    }))
+    })
 }
 
 pub(super) async fn bulk_create(
@@ -106,26 +106,28 @@ pub(super) async fn bulk_delete(
     let mut deleted = Vec::new();
     let mut errors = Vec::new();
     for id in body.memory_ids {
-        let stored = scope.memory_id(&id);
-        let exists = state.service.long_term.get(&stored).await?.is_some();
-        if exists && state.service.long_term.delete(&[stored]).await? > 0 {
-            deleted.push(id);
-        } else {
-            errors.push(json!({"id": id, "error": "not found"}));
+        match find(&state, &scope, &id).await {
+            Ok(memory) if state.service.long_term.delete(&[memory.id.clone()]).await? > 0 => {
+                deleted.push(id);
+            }
+            Ok(_) | Err(_) => errors.push(json!({"id": id, "error": "not found"})),
         }
     }
     Ok(Json(json!({"deleted": deleted, "errors": errors})))
 }
 
-/// The memory `id` of the store, or 404.
+/// The memory `id` of the store (one the client created, or one the server extracted
+/// from the store's sessions), or 404.
 async fn find(state: &AppState, scope: &StoreScope, id: &str) -> Result<WireMemory, ApiError> {
-    state
-        .service
-        .long_term
-        .get(&scope.memory_id(id))
-        .await?
-        .filter(|m| m.namespace.as_deref() == Some(scope.namespace().as_str()))
-        .ok_or_else(|| ApiError::not_found(format!("memory `{id}` not found")))
+    crate::server::ids::check("memoryId", id)?;
+    let namespace = scope.namespace();
+    for stored in [scope.memory_id(id), id.to_owned()] {
+        let found = state.service.long_term.get(&stored).await?;
+        if let Some(memory) = found.filter(|m| m.namespace.as_deref() == Some(namespace.as_str())) {
+            return Ok(memory);
+        }
+    }
+    Err(ApiError::not_found(format!("memory `{id}` not found")))
 }
 
 pub(super) async fn get(
@@ -135,9 +137,7 @@ pub(super) async fn get(
 ) -> Result<Json<Value>, ApiError> {
     let scope = StoreScope::new(tenant, store)?;
     let memory = find(&state, &scope, &id).await?;
-    record_json(&scope, &memory)
-        .map(Json)
-        .ok_or_else(|| ApiError::not_found(format!("memory `{id}` not found")))
+    Ok(Json(record_json(&scope, &memory)))
 }
 
 #[derive(Debug, Deserialize)]
@@ -162,7 +162,7 @@ pub(super) async fn update(
     JsonBody(body): JsonBody<UpdateRecord>,
 ) -> Result<Json<Value>, ApiError> {
     let scope = StoreScope::new(tenant, store)?;
-    find(&state, &scope, &id).await?;
+    let current = find(&state, &scope, &id).await?;
     let mut updates = Map::new();
     if let Some(text) = body.text {
         updates.insert("text".into(), json!(text));
@@ -185,12 +185,10 @@ pub(super) async fn update(
     let memory = state
         .service
         .long_term
-        .edit(&scope.memory_id(&id), Value::Object(updates))
+        .edit(&current.id, Value::Object(updates))
         .await?
         .ok_or_else(|| ApiError::not_found(format!("memory `{id}` not found")))?;
-    record_json(&scope, &memory)
-        .map(Json)
-        .ok_or_else(|| ApiError::not_found(format!("memory `{id}` not found")))
+    Ok(Json(record_json(&scope, &memory)))
 }
 
 /// A tag filter of the SDK (`eq`, `ne`, `in`, `all`).
@@ -306,10 +304,10 @@ pub(super) async fn search(
     let items: Vec<Value> = results
         .memories
         .iter()
-        .filter_map(|hit| {
-            let mut record = record_json(&scope, &hit.memory)?;
+        .map(|hit| {
+            let mut record = record_json(&scope, &hit.memory);
             record["score"] = json!(1.0 - hit.dist);
-            Some(record)
+            record
         })
         .collect();
     let next = results.next_offset.map(|o| o.to_string());

@@ -75,10 +75,12 @@ impl StoreScope {
         format!("{}:{id}", self.namespace())
     }
 
-    /// The client's id of a long-term memory id of this store.
-    pub fn client_id<'a>(&self, stored: &'a str) -> Option<&'a str> {
+    /// The client's id of a long-term memory of this store: the id it was created with,
+    /// or, for a memory the server extracted from the store's sessions, its own id.
+    pub fn client_id<'a>(&self, stored: &'a str) -> &'a str {
         stored
             .strip_prefix(&self.namespace())
             .and_then(|rest| rest.strip_prefix(':'))
+            .unwrap_or(stored)
     }
 }
