@@ -22,8 +22,11 @@ use super::tenant::{check_name, Tenant, TenantNameError};
 #[derive(Clone)]
 pub struct Auth {
     token: Option<Arc<[u8]>>,
-    api_keys: Arc<[(Arc<str>, Arc<[u8]>)]>,
+    api_keys: Arc<[ApiKey]>,
 }
+
+/// A tenant's API key: the tenant, the key's bytes.
+type ApiKey = (Arc<str>, Arc<[u8]>);
 
 impl std::fmt::Debug for Auth {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {

@@ -36,7 +36,7 @@ pub fn cursor(key: &str) -> String {
 /// The sort key a cursor names.
 pub fn key_of(cursor: &str) -> Result<String, ApiError> {
     let bad = || ApiError::invalid("invalid page cursor");
-    if cursor.len() % 2 != 0 {
+    if !cursor.len().is_multiple_of(2) {
         return Err(bad());
     }
     let bytes = (0..cursor.len())

@@ -107,7 +107,14 @@ pub(super) async fn bulk_delete(
     let mut errors = Vec::new();
     for id in body.memory_ids {
         match find(&state, &scope, &id).await {
-            Ok(memory) if state.service.long_term.delete(&[memory.id.clone()]).await? > 0 => {
+            Ok(memory)
+                if state
+                    .service
+                    .long_term
+                    .delete(std::slice::from_ref(&memory.id))
+                    .await?
+                    > 0 =>
+            {
                 deleted.push(id);
             }
             Ok(_) | Err(_) => errors.push(json!({"id": id, "error": "not found"})),
