@@ -6,7 +6,8 @@
 //! (modelcontextprotocol/servers, `src/memory`): each result is the reference's text (the
 //! JSON of the result, indented by two spaces, or the message of a deletion) and the same
 //! structured content; a failure is a tool error whose text is the reference's message
-//! (`Entity with name X not found`). What differs is behind the tools: the graph is kept
+//! (`Entity with name X not found`). The whole graph is also the resource
+//! `memory://knowledge-graph` (JSON), as the reference serves it. What differs is behind the tools: the graph is kept
 //! as a log of changes on agentmem's stores, several processes may share it, search ranks
 //! by words and meaning, and the user's entity shows the user's facts (see
 //! [`agentmemory_core::graph`]).
@@ -19,10 +20,16 @@ use agentmemory_core::graph::{
 };
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::handler::server::wrapper::Parameters;
-use rmcp::model::{CallToolResult, ContentBlock};
+use rmcp::model::{
+    CallToolResult, ContentBlock, Implementation, ListResourcesResult, PaginatedRequestParams,
+    ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult, Resource,
+    ResourceContents, ServerCapabilities, ServerConfig,
+};
+use rmcp::service::RequestContext;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
 use rmcp::{tool, tool_handler, tool_router, ServerHandler, ServiceExt};
+use rmcp::{ErrorData as McpError, RoleServer};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
@@ -438,12 +445,69 @@ impl GraphMcp {
     }
 }
 
-#[tool_handler(
-    router = self.tool_router,
-    name = "agentmem-memory-graph",
-    instructions = "A knowledge graph of entities (name, type, observations) and relations between them, kept with its history. The user's entity (named like the user) holds the user's facts."
-)]
-impl ServerHandler for GraphMcp {}
+/// The URI of the whole graph as a resource (the reference server's).
+pub const RESOURCE_URI: &str = "memory://knowledge-graph";
+
+/// The resource the reference server lists: the whole graph as JSON.
+fn graph_resource() -> Resource {
+    Resource::new(RESOURCE_URI, "knowledge-graph")
+        .with_title("Knowledge Graph")
+        .with_description("The full knowledge graph with all entities and relations")
+        .with_mime_type("application/json")
+}
+
+#[tool_handler(router = self.tool_router)]
+impl ServerHandler for GraphMcp {
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(
+            ServerCapabilities::builder()
+                .enable_tools()
+                .enable_resources()
+                .build(),
+        )
+        .with_server_info(Implementation::new(
+            "agentmem-memory-graph",
+            env!("CARGO_PKG_VERSION"),
+        ))
+        .with_instructions(
+            "A knowledge graph of entities (name, type, observations) and relations between them, kept with its history. The user's entity (named like the user) holds the user's facts. The resource memory://knowledge-graph is the whole graph as JSON.",
+        )
+    }
+
+    async fn list_resources(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourcesResult, McpError> {
+        Ok(ListResourcesResult::with_all_items(vec![graph_resource()]))
+    }
+
+    /// The whole graph (the user's facts on the user's entity, as `read_graph` gives
+    /// it), read from the log as it stands now, indented like the reference's.
+    async fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, McpError> {
+        if request.uri != RESOURCE_URI {
+            return Err(McpError::resource_not_found(
+                format!("Resource {} not found", request.uri),
+                None,
+            ));
+        }
+        let graph = self
+            .graph
+            .read_graph()
+            .await
+            .map_err(|e| McpError::internal_error(e.to_string(), None))?;
+        let text = serde_json::to_string_pretty(&graph)
+            .map_err(|e| McpError::internal_error(e.to_string(), None))?;
+        Ok(ReadResourceResult::new(vec![
+            ResourceContents::text(text, RESOURCE_URI).with_mime_type("application/json")
+        ])
+        .into())
+    }
+}
 
 /// Serves the tools on stdin/stdout until the client closes them.
 pub async fn serve_stdio(
