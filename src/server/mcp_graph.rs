@@ -12,6 +12,7 @@
 //! by words and meaning, and the user's entity shows the user's facts (see
 //! [`agentmemory_core::graph`]).
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 use agentmemory_core::graph::{
@@ -23,11 +24,13 @@ use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::{
     CallToolResult, ContentBlock, Implementation, ListResourcesResult, PaginatedRequestParams,
     ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult, Resource,
-    ResourceContents, ServerCapabilities, ServerConfig,
+    ResourceContents, ResourceUpdatedNotificationParam, ServerCapabilities, ServerConfig,
+    SubscribeRequestParams, UnsubscribeRequestParams,
 };
 use rmcp::service::RequestContext;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
+use rmcp::Peer;
 use rmcp::{tool, tool_handler, tool_router, ServerHandler, ServiceExt};
 use rmcp::{ErrorData as McpError, RoleServer};
 use schemars::JsonSchema;
@@ -205,6 +208,8 @@ pub struct GraphOutput {
 #[derive(Clone)]
 pub struct GraphMcp {
     graph: Arc<KnowledgeGraph>,
+    /// Whether this session's client subscribed to [`RESOURCE_URI`].
+    subscribed: Arc<AtomicBool>,
     tool_router: ToolRouter<Self>,
 }
 
@@ -242,7 +247,20 @@ impl GraphMcp {
     pub fn new(graph: Arc<KnowledgeGraph>) -> Self {
         Self {
             graph,
+            subscribed: Arc::new(AtomicBool::new(false)),
             tool_router: Self::tool_router(),
+        }
+    }
+
+    /// Tells a subscribed client that [`RESOURCE_URI`] changed (the reference notifies
+    /// after every write call, whatever it changed).
+    async fn graph_changed(&self, peer: &Peer<RoleServer>) {
+        if !self.subscribed.load(Ordering::Relaxed) {
+            return;
+        }
+        let notice = ResourceUpdatedNotificationParam::new(RESOURCE_URI);
+        if let Err(error) = peer.notify_resource_updated(notice).await {
+            tracing::debug!(%error, "the client did not take the resource notification");
         }
     }
 
@@ -255,6 +273,7 @@ impl GraphMcp {
     )]
     async fn create_entities(
         &self,
+        peer: Peer<RoleServer>,
         Parameters(args): Parameters<CreateEntitiesArgs>,
     ) -> ToolResult {
         let created = self
@@ -262,6 +281,7 @@ impl GraphMcp {
             .create_entities(args.entities.into_iter().map(Into::into).collect())
             .await
             .map_err(failed)?;
+        self.graph_changed(&peer).await;
         json_result(&created, json!({ "entities": created }))
     }
 
@@ -274,6 +294,7 @@ impl GraphMcp {
     )]
     async fn create_relations(
         &self,
+        peer: Peer<RoleServer>,
         Parameters(args): Parameters<CreateRelationsArgs>,
     ) -> ToolResult {
         let created = self
@@ -281,6 +302,7 @@ impl GraphMcp {
             .create_relations(args.relations.into_iter().map(Into::into).collect())
             .await
             .map_err(failed)?;
+        self.graph_changed(&peer).await;
         json_result(&created, json!({ "relations": created }))
     }
 
@@ -293,6 +315,7 @@ impl GraphMcp {
     )]
     async fn add_observations(
         &self,
+        peer: Peer<RoleServer>,
         Parameters(args): Parameters<AddObservationsArgs>,
     ) -> ToolResult {
         let additions = args
@@ -308,6 +331,7 @@ impl GraphMcp {
             .add_observations(additions)
             .await
             .map_err(failed)?;
+        self.graph_changed(&peer).await;
         json_result(&added, json!({ "results": added }))
     }
 
@@ -320,6 +344,7 @@ impl GraphMcp {
     )]
     async fn delete_entities(
         &self,
+        peer: Peer<RoleServer>,
         Parameters(args): Parameters<DeleteEntitiesArgs>,
     ) -> ToolResult {
         let asked = args.entity_names.len();
@@ -328,6 +353,7 @@ impl GraphMcp {
             .delete_entities(args.entity_names)
             .await
             .map_err(failed)?;
+        self.graph_changed(&peer).await;
         message_result(if report.not_found.is_empty() {
             "Entities deleted successfully".to_owned()
         } else {
@@ -349,6 +375,7 @@ impl GraphMcp {
     )]
     async fn delete_observations(
         &self,
+        peer: Peer<RoleServer>,
         Parameters(args): Parameters<DeleteObservationsArgs>,
     ) -> ToolResult {
         let requested: usize = args.deletions.iter().map(|d| d.observations.len()).sum();
@@ -365,6 +392,7 @@ impl GraphMcp {
             .delete_observations(deletions)
             .await
             .map_err(failed)?;
+        self.graph_changed(&peer).await;
         message_result(if report.deleted_count == requested {
             "Observations deleted successfully".to_owned()
         } else {
@@ -391,6 +419,7 @@ impl GraphMcp {
     )]
     async fn delete_relations(
         &self,
+        peer: Peer<RoleServer>,
         Parameters(args): Parameters<DeleteRelationsArgs>,
     ) -> ToolResult {
         let asked = args.relations.len();
@@ -399,6 +428,7 @@ impl GraphMcp {
             .delete_relations(args.relations.into_iter().map(Into::into).collect())
             .await
             .map_err(failed)?;
+        self.graph_changed(&peer).await;
         message_result(if deleted == asked {
             "Relations deleted successfully".to_owned()
         } else {
@@ -463,6 +493,7 @@ impl ServerHandler for GraphMcp {
             ServerCapabilities::builder()
                 .enable_tools()
                 .enable_resources()
+                .enable_resources_subscribe()
                 .build(),
         )
         .with_server_info(Implementation::new(
@@ -472,6 +503,32 @@ impl ServerHandler for GraphMcp {
         .with_instructions(
             "A knowledge graph of entities (name, type, observations) and relations between them, kept with its history. The user's entity (named like the user) holds the user's facts. The resource memory://knowledge-graph is the whole graph as JSON.",
         )
+    }
+
+    async fn subscribe(
+        &self,
+        request: SubscribeRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), McpError> {
+        if request.uri != RESOURCE_URI {
+            return Err(McpError::resource_not_found(
+                format!("Resource {} not found", request.uri),
+                None,
+            ));
+        }
+        self.subscribed.store(true, Ordering::Relaxed);
+        Ok(())
+    }
+
+    async fn unsubscribe(
+        &self,
+        request: UnsubscribeRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), McpError> {
+        if request.uri == RESOURCE_URI {
+            self.subscribed.store(false, Ordering::Relaxed);
+        }
+        Ok(())
     }
 
     async fn list_resources(
