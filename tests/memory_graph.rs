@@ -321,3 +321,35 @@ fn a_fact_learned_outside_the_graph_shows_on_the_users_entity() {
     // another graph user sees none of it
     assert_eq!(store.ok(&["graph", "export", "--user", "bob"]), "\n");
 }
+
+#[test]
+fn observations_are_searchable_by_meaning_at_once_and_the_graph_is_a_resource() {
+    let model = std::env::var("AGENTMEM_EMBED_MODEL").unwrap_or_default();
+    if model.is_empty() {
+        let what = "AGENTMEM_EMBED_MODEL is not set (.ci/embed.sh sets it): search by meaning needs the model";
+        assert!(!in_ci(), "{what} (required with CI=true)");
+        eprintln!("skipping: {what}");
+        return;
+    }
+    let Some(python) = python_or_skip() else {
+        return;
+    };
+    let store = Store::new();
+    let script = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/server/mcp_graph_live_client.py"
+    );
+    let output = Command::new(python)
+        .arg(script)
+        .args([env!("CARGO_BIN_EXE_agentmem"), &store.url])
+        .env_remove("AGENTMEM_STORE_URL")
+        .output()
+        .expect("python runs");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        output.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert!(stdout.contains("scenario: ok"), "{stdout}");
+}

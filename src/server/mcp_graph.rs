@@ -6,11 +6,13 @@
 //! (modelcontextprotocol/servers, `src/memory`): each result is the reference's text (the
 //! JSON of the result, indented by two spaces, or the message of a deletion) and the same
 //! structured content; a failure is a tool error whose text is the reference's message
-//! (`Entity with name X not found`). What differs is behind the tools: the graph is kept
+//! (`Entity with name X not found`). The whole graph is also the resource
+//! `memory://knowledge-graph` (JSON), as the reference serves it. What differs is behind the tools: the graph is kept
 //! as a log of changes on agentmem's stores, several processes may share it, search ranks
 //! by words and meaning, and the user's entity shows the user's facts (see
 //! [`agentmemory_core::graph`]).
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 use agentmemory_core::graph::{
@@ -19,10 +21,18 @@ use agentmemory_core::graph::{
 };
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::handler::server::wrapper::Parameters;
-use rmcp::model::{CallToolResult, ContentBlock};
+use rmcp::model::{
+    CallToolResult, ContentBlock, Implementation, ListResourcesResult, PaginatedRequestParams,
+    ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult, Resource,
+    ResourceContents, ResourceUpdatedNotificationParam, ServerCapabilities, ServerConfig,
+    SubscribeRequestParams, UnsubscribeRequestParams,
+};
+use rmcp::service::RequestContext;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
+use rmcp::Peer;
 use rmcp::{tool, tool_handler, tool_router, ServerHandler, ServiceExt};
+use rmcp::{ErrorData as McpError, RoleServer};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
@@ -198,6 +208,8 @@ pub struct GraphOutput {
 #[derive(Clone)]
 pub struct GraphMcp {
     graph: Arc<KnowledgeGraph>,
+    /// Whether this session's client subscribed to [`RESOURCE_URI`].
+    subscribed: Arc<AtomicBool>,
     tool_router: ToolRouter<Self>,
 }
 
@@ -235,7 +247,20 @@ impl GraphMcp {
     pub fn new(graph: Arc<KnowledgeGraph>) -> Self {
         Self {
             graph,
+            subscribed: Arc::new(AtomicBool::new(false)),
             tool_router: Self::tool_router(),
+        }
+    }
+
+    /// Tells a subscribed client that [`RESOURCE_URI`] changed (the reference notifies
+    /// after every write call, whatever it changed).
+    async fn graph_changed(&self, peer: &Peer<RoleServer>) {
+        if !self.subscribed.load(Ordering::Relaxed) {
+            return;
+        }
+        let notice = ResourceUpdatedNotificationParam::new(RESOURCE_URI);
+        if let Err(error) = peer.notify_resource_updated(notice).await {
+            tracing::debug!(%error, "the client did not take the resource notification");
         }
     }
 
@@ -248,6 +273,7 @@ impl GraphMcp {
     )]
     async fn create_entities(
         &self,
+        peer: Peer<RoleServer>,
         Parameters(args): Parameters<CreateEntitiesArgs>,
     ) -> ToolResult {
         let created = self
@@ -255,6 +281,7 @@ impl GraphMcp {
             .create_entities(args.entities.into_iter().map(Into::into).collect())
             .await
             .map_err(failed)?;
+        self.graph_changed(&peer).await;
         json_result(&created, json!({ "entities": created }))
     }
 
@@ -267,6 +294,7 @@ impl GraphMcp {
     )]
     async fn create_relations(
         &self,
+        peer: Peer<RoleServer>,
         Parameters(args): Parameters<CreateRelationsArgs>,
     ) -> ToolResult {
         let created = self
@@ -274,6 +302,7 @@ impl GraphMcp {
             .create_relations(args.relations.into_iter().map(Into::into).collect())
             .await
             .map_err(failed)?;
+        self.graph_changed(&peer).await;
         json_result(&created, json!({ "relations": created }))
     }
 
@@ -286,6 +315,7 @@ impl GraphMcp {
     )]
     async fn add_observations(
         &self,
+        peer: Peer<RoleServer>,
         Parameters(args): Parameters<AddObservationsArgs>,
     ) -> ToolResult {
         let additions = args
@@ -301,6 +331,7 @@ impl GraphMcp {
             .add_observations(additions)
             .await
             .map_err(failed)?;
+        self.graph_changed(&peer).await;
         json_result(&added, json!({ "results": added }))
     }
 
@@ -313,6 +344,7 @@ impl GraphMcp {
     )]
     async fn delete_entities(
         &self,
+        peer: Peer<RoleServer>,
         Parameters(args): Parameters<DeleteEntitiesArgs>,
     ) -> ToolResult {
         let asked = args.entity_names.len();
@@ -321,6 +353,7 @@ impl GraphMcp {
             .delete_entities(args.entity_names)
             .await
             .map_err(failed)?;
+        self.graph_changed(&peer).await;
         message_result(if report.not_found.is_empty() {
             "Entities deleted successfully".to_owned()
         } else {
@@ -342,6 +375,7 @@ impl GraphMcp {
     )]
     async fn delete_observations(
         &self,
+        peer: Peer<RoleServer>,
         Parameters(args): Parameters<DeleteObservationsArgs>,
     ) -> ToolResult {
         let requested: usize = args.deletions.iter().map(|d| d.observations.len()).sum();
@@ -358,6 +392,7 @@ impl GraphMcp {
             .delete_observations(deletions)
             .await
             .map_err(failed)?;
+        self.graph_changed(&peer).await;
         message_result(if report.deleted_count == requested {
             "Observations deleted successfully".to_owned()
         } else {
@@ -384,6 +419,7 @@ impl GraphMcp {
     )]
     async fn delete_relations(
         &self,
+        peer: Peer<RoleServer>,
         Parameters(args): Parameters<DeleteRelationsArgs>,
     ) -> ToolResult {
         let asked = args.relations.len();
@@ -392,6 +428,7 @@ impl GraphMcp {
             .delete_relations(args.relations.into_iter().map(Into::into).collect())
             .await
             .map_err(failed)?;
+        self.graph_changed(&peer).await;
         message_result(if deleted == asked {
             "Relations deleted successfully".to_owned()
         } else {
@@ -438,12 +475,96 @@ impl GraphMcp {
     }
 }
 
-#[tool_handler(
-    router = self.tool_router,
-    name = "agentmem-memory-graph",
-    instructions = "A knowledge graph of entities (name, type, observations) and relations between them, kept with its history. The user's entity (named like the user) holds the user's facts."
-)]
-impl ServerHandler for GraphMcp {}
+/// The URI of the whole graph as a resource (the reference server's).
+pub const RESOURCE_URI: &str = "memory://knowledge-graph";
+
+/// The resource the reference server lists: the whole graph as JSON.
+fn graph_resource() -> Resource {
+    Resource::new(RESOURCE_URI, "knowledge-graph")
+        .with_title("Knowledge Graph")
+        .with_description("The full knowledge graph with all entities and relations")
+        .with_mime_type("application/json")
+}
+
+#[tool_handler(router = self.tool_router)]
+impl ServerHandler for GraphMcp {
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(
+            ServerCapabilities::builder()
+                .enable_tools()
+                .enable_resources()
+                .enable_resources_subscribe()
+                .build(),
+        )
+        .with_server_info(Implementation::new(
+            "agentmem-memory-graph",
+            env!("CARGO_PKG_VERSION"),
+        ))
+        .with_instructions(
+            "A knowledge graph of entities (name, type, observations) and relations between them, kept with its history. The user's entity (named like the user) holds the user's facts. The resource memory://knowledge-graph is the whole graph as JSON.",
+        )
+    }
+
+    async fn subscribe(
+        &self,
+        request: SubscribeRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), McpError> {
+        if request.uri != RESOURCE_URI {
+            return Err(McpError::resource_not_found(
+                format!("Resource {} not found", request.uri),
+                None,
+            ));
+        }
+        self.subscribed.store(true, Ordering::Relaxed);
+        Ok(())
+    }
+
+    async fn unsubscribe(
+        &self,
+        request: UnsubscribeRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), McpError> {
+        if request.uri == RESOURCE_URI {
+            self.subscribed.store(false, Ordering::Relaxed);
+        }
+        Ok(())
+    }
+
+    async fn list_resources(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourcesResult, McpError> {
+        Ok(ListResourcesResult::with_all_items(vec![graph_resource()]))
+    }
+
+    /// The whole graph (the user's facts on the user's entity, as `read_graph` gives
+    /// it), read from the log as it stands now, indented like the reference's.
+    async fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, McpError> {
+        if request.uri != RESOURCE_URI {
+            return Err(McpError::resource_not_found(
+                format!("Resource {} not found", request.uri),
+                None,
+            ));
+        }
+        let graph = self
+            .graph
+            .read_graph()
+            .await
+            .map_err(|e| McpError::internal_error(e.to_string(), None))?;
+        let text = serde_json::to_string_pretty(&graph)
+            .map_err(|e| McpError::internal_error(e.to_string(), None))?;
+        Ok(ReadResourceResult::new(vec![
+            ResourceContents::text(text, RESOURCE_URI).with_mime_type("application/json")
+        ])
+        .into())
+    }
+}
 
 /// Serves the tools on stdin/stdout until the client closes them.
 pub async fn serve_stdio(

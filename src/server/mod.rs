@@ -32,6 +32,10 @@
 //!   [`MemoryService::with_settings`](crate::server::MemoryService::with_settings).
 //! - `POST /v1/memory/prompt` and the MCP `memory_prompt` tool recall, besides the
 //!   long-term memories, the user's relevant earlier messages (episodes), with their dates.
+//! - Anthropic's memory stores API (`/v1/memory_stores/...`, the `anthropic` SDK's
+//!   `client.beta.memory_stores`) and the Redis Agent Memory data plane
+//!   (`/v1/stores/{store}/...`, the `redis-agent-memory` SDK), each store kept per tenant:
+//!   API keys (`Auth::with_api_key`) belong to tenants and reach only these APIs.
 //! - Production basics: bearer-token auth (constant-time comparison), a request body
 //!   limit (413), a per-request timeout (408), graceful shutdown that lets in-flight
 //!   requests finish, a tracing span per request, Prometheus metrics, CORS off unless
@@ -61,6 +65,7 @@ use tower_http::limit::RequestBodyLimitLayer;
 use tower_http::timeout::TimeoutLayer;
 use tower_http::trace::TraceLayer;
 
+mod anthropic;
 mod auth;
 mod background;
 mod error;
@@ -76,11 +81,14 @@ mod mcp_memory_tool;
 mod memory_tool;
 mod message_index;
 mod metrics;
+mod monotonic;
 mod prompt;
+mod redis_agent_memory;
 mod routes;
 mod service;
 mod settings;
 mod strategy;
+mod tenant;
 mod window;
 mod wire;
 mod working;
@@ -97,6 +105,7 @@ pub use mcp_graph::{serve_stdio as serve_graph_stdio, GraphMcp};
 use metrics::Metrics;
 pub use service::MemoryService;
 pub use settings::{ServerSettings, SettingsError, DEFAULT_WINDOW_SIZE};
+pub use tenant::{Tenant, TenantNameError};
 
 /// Default largest request body: 1 MiB.
 pub const DEFAULT_BODY_LIMIT: usize = 1024 * 1024;

@@ -37,6 +37,8 @@ pub fn routes() -> Router<AppState> {
         )
         .route("/v1/memory/prompt", post(memory_prompt))
         .merge(super::memory_tool::routes())
+        .merge(super::anthropic::routes())
+        .merge(super::redis_agent_memory::routes())
 }
 
 async fn health() -> Json<Value> {

@@ -34,6 +34,10 @@ pub struct MemoryService {
     pub episodes: Arc<dyn EpisodeStore>,
     /// The files of Claude's memory tool (`/v1/memory-tool`, the MCP `memory` tool).
     pub memory_files: MemoryFiles,
+    /// Anthropic's memory stores (`/v1/memory_stores`).
+    pub(crate) memory_stores: super::anthropic::MemoryStores,
+    /// The sessions and events of the Redis Agent Memory data plane (`/v1/stores/`).
+    pub(crate) session_events: super::redis_agent_memory::SessionEvents,
 }
 
 impl MemoryService {
@@ -67,6 +71,8 @@ impl MemoryService {
     ) -> Self {
         let episodes: Arc<dyn EpisodeStore> = Arc::new(VectorEpisodeStore::new(vectors.clone()));
         let memory_files = MemoryFiles::new(vectors.clone(), kv.clone());
+        let memory_stores = super::anthropic::MemoryStores::new(kv.clone(), vectors.clone());
+        let session_events = super::redis_agent_memory::SessionEvents::new(kv.clone());
         let long_term = LongTermMemory::new(facts, vectors, kv.clone());
         let working = WorkingMemoryStore::new(kv, summarizer, long_term.clone())
             .index_messages(Some(Arc::clone(&episodes)));
@@ -75,6 +81,8 @@ impl MemoryService {
             long_term,
             episodes,
             memory_files,
+            memory_stores,
+            session_events,
         }
         .with_settings(ServerSettings::default())
     }

@@ -21,11 +21,21 @@ pub struct ServeArgs {
         long,
         env = "AGENTMEM_AUTH_TOKEN",
         hide_env_values = true,
-        required_unless_present = "no_auth"
+        required_unless_present_any = ["no_auth", "api_keys"]
     )]
     pub auth_token: Option<String>,
+    /// An API key of a tenant, as `TENANT=KEY` (repeatable; or comma-separated in
+    /// AGENTMEM_API_KEYS): it opens Anthropic's memory stores API and the Redis Agent
+    /// Memory data plane, where each tenant sees only its own stores.
+    #[arg(
+        long = "api-key",
+        env = "AGENTMEM_API_KEYS",
+        hide_env_values = true,
+        value_delimiter = ','
+    )]
+    pub api_keys: Vec<String>,
     /// Accept requests without a token (prints a warning).
-    #[arg(long, conflicts_with = "auth_token")]
+    #[arg(long, conflicts_with_all = ["auth_token", "api_keys"])]
     pub no_auth: bool,
     /// Act for this user only: requests naming another user are refused.
     #[arg(long, short = 'u')]
@@ -140,11 +150,27 @@ pub async fn serve(stores: &Stores, args: ServeArgs) -> Result<(), CliError> {
             return Err(CliError::Usage("--auth-token is empty".into()))
         }
         (Some(token), _) => Auth::token(token),
-        (None, _) => {
+        (None, false) => Auth::disabled(),
+        (None, true) => {
             eprintln!("agentmem: WARNING: authentication is off (--no-auth); anyone who can reach {} can read and change memory", args.addr);
             Auth::disabled()
         }
     };
+    let mut auth = auth;
+    for pair in &args.api_keys {
+        let (tenant, key) = pair
+            .split_once('=')
+            .filter(|(_, key)| !key.trim().is_empty())
+            .ok_or_else(|| {
+                CliError::Usage(format!(
+                    "--api-key wants TENANT=KEY, got `{}`",
+                    redact(pair)
+                ))
+            })?;
+        auth = auth
+            .with_api_key(tenant, key)
+            .map_err(|e| CliError::Usage(e.to_string()))?;
+    }
     let mut config = ServerConfig::new(auth);
     config.user = args.user;
     config.body_limit = args.max_body_bytes;
@@ -170,6 +196,14 @@ pub async fn serve(stores: &Stores, args: ServeArgs) -> Result<(), CliError> {
         purger.abort();
     }
     served.map_err(|e| CliError::runtime("server", e))
+}
+
+/// `TENANT=KEY` with the key hidden, for error messages.
+fn redact(pair: &str) -> String {
+    match pair.split_once('=') {
+        Some((tenant, _)) => format!("{tenant}=…"),
+        None => "…".to_owned(),
+    }
 }
 
 /// Serves the MCP tools on stdin/stdout.
