@@ -113,7 +113,7 @@ struct Part {
 pub fn excerpt<'a>(text: &'a str, query: &QueryTerms) -> Cow<'a, str> {
     let text = text.trim();
     let short = text.chars().count() <= WHOLE_CHARS;
-    if short && !text.contains(|c: char| matches!(c, '.' | '!' | '?' | ';' | '\n' | '…')) {
+    if short && !text.contains(['.', '!', '?', ';', '\n', '…']) {
         return Cow::Borrowed(text);
     }
     let found = sentences(text);
