@@ -123,8 +123,11 @@ pub struct Recalled {
 ///
 /// A fact that shares nothing with the text (relevance zero) is never injected to fill
 /// the count, nor is an episode that neither matches nor falls in the period the text
-/// names. Facts and episodes share the block's cap (see
-/// [`render::memory_block`](crate::render::memory_block)).
+/// names. Content-free turns ("ok", "thanks", "how did it go?") never take an episode
+/// slot, and an episode that repeats a better one is left out. The block is
+/// [`render::compact_block`](crate::render::compact_block): each episode shown as the
+/// sentences that matched, a fact not beside the message it came from, facts and
+/// episodes sharing the cap by relevance.
 pub async fn recall(
     facts: &dyn UserMemoryStore,
     episodes: &dyn EpisodeStore,
