@@ -1,8 +1,8 @@
 //! The part of an episode worth showing: the sentence(s) that matched the question, the
 //! sentence before when they cannot stand alone, and "…" for what was cut.
 //!
-//! Sentences are split by the one splitter ([`crate::text::sentence`]) and matched by the
-//! one text analysis ([`crate::text::terms`]: folding, stop words, stems), so a sentence
+//! Sentences are split by the one splitter (`text::sentence`) and matched by the
+//! one text analysis (`text::terms`: folding, stop words, stems), so a sentence
 //! matches the question by the same words the search found the episode by. A short
 //! message is shown whole; a message whose words do not match (found by its date, by
 //! meaning, or by the message it answers) is shown from its start, its opening
