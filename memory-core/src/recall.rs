@@ -27,6 +27,8 @@
 
 use chrono::{DateTime, Utc};
 
+use std::collections::HashSet;
+
 use crate::episodes::{EpisodeQuery, EpisodeStore, ScoredEpisode};
 use crate::facts::{ScoredFact, UserMemoryStore};
 use crate::render::MemoryBlock;
@@ -148,8 +150,11 @@ const PAST_FACTS: usize = 2;
 ///
 /// A fact that shares nothing with the text (relevance zero) is never injected to fill
 /// the count, nor is an episode that neither matches nor falls in the period the text
-/// names. Facts and episodes share the block's cap (see
-/// [`render::memory_block`](crate::render::memory_block)).
+/// names. Content-free turns ("ok", "thanks", "how did it go?") never take an episode
+/// slot, and an episode that repeats a better one is left out. The block is
+/// [`render::compact_block`](crate::render::compact_block): each episode shown as the
+/// sentences that matched, a fact not beside the message it came from, facts and
+/// episodes sharing the cap by relevance.
 pub async fn recall(
     facts: &dyn UserMemoryStore,
     episodes: &dyn EpisodeStore,
@@ -170,7 +175,9 @@ pub async fn recall(
         if request.episodes == 0 {
             return Ok(Vec::new());
         }
-        let mut query = EpisodeQuery::new(request.text.as_str(), request.episodes)
+        // More than asked for: content-free turns and near-duplicates are left out
+        // before they take a slot.
+        let mut query = EpisodeQuery::new(request.text.as_str(), fetch(request.episodes))
             .excluding(request.exclude.iter().cloned());
         if let Some(at) = request.at {
             query = query.at(at);
@@ -212,14 +219,15 @@ pub async fn recall(
         }
     };
     let episodes = match found_episodes {
-        Ok(found) => found,
+        Ok(found) => select(found, request.episodes),
         Err(e) => {
             tracing::warn!(error = %e.chain(), "recalling episodes failed; recall goes on without them");
             out.episodes_error = Some(e.chain().to_string());
             Vec::new()
         }
     };
-    if let Some(block) = crate::render::memory_block(
+    if let Some(block) = crate::render::compact_block(
+        &request.text,
         facts,
         episodes,
         request.conversation_id.as_deref(),
@@ -231,4 +239,147 @@ pub async fn recall(
         out.block = Some(block);
     }
     out
+}
+
+/// How many episodes to search for when `k` are wanted: room for the content-free and
+/// near-duplicate ones [`select`] leaves out.
+fn fetch(k: usize) -> usize {
+    if k == 0 {
+        0
+    } else {
+        k * 2 + 2
+    }
+}
+
+/// Two episodes whose terms overlap this much (Jaccard) say the same: the better is kept.
+pub const NEAR_DUPLICATE: f32 = 0.6;
+
+/// The best `k` of `found` (best first) that say something ("ok", "thanks", "how did it
+/// go?" say nothing, see [`is_content_free`](crate::render::is_content_free)) and do not
+/// repeat a better one.
+fn select(found: Vec<ScoredEpisode>, k: usize) -> Vec<ScoredEpisode> {
+    let mut kept: Vec<(ScoredEpisode, HashSet<String>)> = Vec::with_capacity(k);
+    for e in found {
+        if kept.len() == k {
+            break;
+        }
+        if crate::render::is_content_free(&e.episode.text) {
+            continue;
+        }
+        let terms = term_set(&e.episode.text);
+        if kept
+            .iter()
+            .any(|(_, other)| overlap(&terms, other) >= NEAR_DUPLICATE)
+        {
+            continue;
+        }
+        kept.push((e, terms));
+    }
+    kept.into_iter().map(|(e, _)| e).collect()
+}
+
+/// The distinct terms of `text` (the search's text analysis).
+fn term_set(text: &str) -> HashSet<String> {
+    let mut terms = HashSet::new();
+    crate::text::for_each_term(text, |t| {
+        terms.insert(t.to_owned());
+    });
+    terms
+}
+
+/// Jaccard overlap of two term sets (`0.0` when either is empty).
+fn overlap(a: &HashSet<String>, b: &HashSet<String>) -> f32 {
+    if a.is_empty() || b.is_empty() {
+        return 0.0;
+    }
+    let shared = a.intersection(b).count();
+    shared as f32 / (a.len() + b.len() - shared) as f32
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::episodes::{Episode, InMemoryEpisodeStore, RecallReason};
+    use crate::facts::{FactCandidate, InMemoryUserMemoryStore};
+    use crate::message::Message;
+    use crate::tokens::HeuristicCounter;
+
+    fn scored(text: &str, score: f32) -> ScoredEpisode {
+        ScoredEpisode {
+            episode: Episode::from_message("u", "c", &Message::user(text)),
+            relevance: score,
+            score,
+            reason: RecallReason::Match,
+        }
+    }
+
+    fn texts(found: &[ScoredEpisode]) -> Vec<&str> {
+        found.iter().map(|e| e.episode.text.as_str()).collect()
+    }
+
+    #[test]
+    fn content_free_turns_and_repeats_take_no_slot() {
+        let found = vec![
+            scored("Thanks for telling me.", 0.9),
+            scored("How did it go?", 0.8),
+            scored("we adopted a kitten called Figo last week", 0.7),
+            scored("We adopted a kitten, called Figo, last week!", 0.6),
+            scored("Figo already climbs the curtains", 0.5),
+            scored("the vet says Figo is healthy", 0.4),
+        ];
+        let kept = select(found, 2);
+        assert_eq!(
+            texts(&kept),
+            [
+                "we adopted a kitten called Figo last week",
+                "Figo already climbs the curtains"
+            ]
+        );
+    }
+
+    #[test]
+    fn overlap_is_jaccard_of_terms() {
+        let a = term_set("sold the sailboat to a neighbour");
+        let b = term_set("I sold my sailboat to my neighbour");
+        let c = term_set("the neighbour has a dog");
+        assert!(overlap(&a, &b) >= NEAR_DUPLICATE);
+        assert!(overlap(&a, &c) < NEAR_DUPLICATE);
+        assert_eq!(overlap(&a, &HashSet::new()), 0.0);
+    }
+
+    #[tokio::test]
+    async fn recall_skips_filler_and_shows_a_fact_and_its_message_once() {
+        let facts = InMemoryUserMemoryStore::new();
+        let episodes = InMemoryEpisodeStore::new();
+        let said = Message::user("I cycle to work now, since the bus got too expensive");
+        let mut fact = FactCandidate::new("cycles to work", 0.9);
+        fact.source.message_id = Some(said.id.to_string());
+        facts.upsert("ana", fact).await.unwrap();
+        // Each shares "go" with the question, and says nothing.
+        let filler = [
+            Message::assistant("Of course! How did it go?"),
+            Message::assistant("Sounds good, keep going!"),
+        ];
+        let mut all = vec![Episode::from_message("ana", "c1", &said)];
+        all.extend(filler.iter().map(|m| Episode::from_message("ana", "c1", m)));
+        episodes.add("ana", all).await.unwrap();
+
+        let found = recall(
+            &facts,
+            &episodes,
+            &RecallRequest::new("ana", "how is the cycling going?").limits(5, 1),
+            &HeuristicCounter::default(),
+        )
+        .await;
+        assert_eq!(texts(&found.episodes), [said.text()]);
+        assert!(
+            found.facts.is_empty(),
+            "the fact's message is shown instead"
+        );
+        let block = found.block.unwrap().text;
+        assert!(
+            !block.contains("Of course") && !block.contains("Facts:"),
+            "{block}"
+        );
+    }
 }

@@ -9,6 +9,8 @@
 //! text can close its block, pose as a section or a speaker, or hide what it says.
 
 mod escape;
+pub mod excerpt;
+mod filler;
 #[cfg(any(test, feature = "testkit"))]
 pub mod hostile;
 mod memory;
@@ -17,7 +19,8 @@ mod summary;
 mod working;
 
 pub use escape::{escape_line, escape_text, push_escaped, Lines};
-pub use memory::{memory_block, render as facts_block, MemoryBlock};
+pub use filler::{is_content_free, FILLER_WORDS};
+pub use memory::{compact_block, memory_block, render as facts_block, MemoryBlock};
 pub use memory::{MEMORY_BLOCK_CLOSE, MEMORY_BLOCK_OPEN};
 pub use reference::{
     reference_episodes, reference_memories, reference_summary, EPISODES_HEADING, MEMORIES_HEADING,
