@@ -3,7 +3,7 @@
 #
 #   run.sh AGENTMEM_BIN SCRATCH_DIR [PARTS]
 #
-# Checks the data, then scores changes, health and histories (PARTS, comma separated,
+# Checks the data, then scores changes, health, health_shared and histories (PARTS, comma separated,
 # default all) with score.py: fresh SQLite stores in SCRATCH_DIR (earlier ones there are
 # removed), per-item details in SCRATCH_DIR/details_*.jsonl, the table in
 # SCRATCH_DIR/report.txt and the figures in SCRATCH_DIR/summary.json.
@@ -18,7 +18,7 @@ if [ $# -lt 2 ] || [ $# -gt 3 ]; then
 fi
 BIN=$1
 DIR=$2
-PARTS=${3:-changes,health,histories}
+PARTS=${3:-changes,health,health_shared,histories}
 HERE=$(cd "$(dirname "$0")" && pwd)
 
 python3 "$HERE/check_data.py"

@@ -172,6 +172,7 @@ def judge_change(pair, facts):
         "kept_present": kept_present,
         "stale_current": stale,
         "facts": sorted(texts),
+        "stated": sorted((f.get("text") or "", f.get("reinforcement_count")) for f in facts),
     }
 
 
@@ -192,6 +193,7 @@ def score_changes(am, work):
             row[variant] = judge_change(pair, am.facts(stores[variant], pair["id"]))
         for variant in ("reversed", "replayed"):
             row[variant]["same_as_in_order"] = row[variant]["facts"] == row["in_order"]["facts"]
+            row[variant]["same_stated_counts"] = row[variant]["stated"] == row["in_order"]["stated"]
         details.append(row)
     return details
 
@@ -207,6 +209,7 @@ def summarize_changes(details):
         }
         if variant != "in_order":
             out[variant]["same_as_in_order"] = sum(r[variant]["same_as_in_order"] for r in details)
+            out[variant]["same_stated_counts"] = sum(r[variant]["same_stated_counts"] for r in details)
     for kind in ("change", "additive", "other", "junk"):
         rows = [r for r in details if r["kind"] == kind]
         out["by_kind"][kind] = {"total": len(rows)}
@@ -237,12 +240,46 @@ def score_health(am, work, k):
     return details
 
 
+def score_health_shared(am, work, k):
+    """All disclosures told by one user, each in its own dated conversation: every question
+    then competes with the 35 other disclosures for the block."""
+    items = load("health.jsonl")
+    store = fresh_store(work, "health_shared")
+    user = "health-all"
+    for item in sorted(items, key=lambda i: i["disclosure"]["at"]):
+        am.ingest(store, user, item["id"] + "-d", statement(item["disclosure"]))
+    results = am.recall(store, user, [{"id": i["id"], "query": i["question"]["text"], "at": i["question"]["at"]}
+                                      for i in items], k)
+    details = []
+    for item in items:
+        res = results.get(item["id"]) or {}
+        block = res.get("block") or ""
+        details.append({
+            "id": item["id"],
+            "category": item["category"],
+            "missing": not res,
+            "block_hit": has_any(block, item["answer"]),
+            "recall_fact_hit": any(has_any(f.get("text") or "", item["answer"]) for f in res.get("facts") or []),
+            "block": block,
+        })
+    return details
+
+
 def summarize_health(details):
     return {
         "total": len(details),
         "block_hits": sum(r["block_hit"] for r in details),
         "recall_fact_hits": sum(r["recall_fact_hit"] for r in details),
         "facts_captured": sum(r["fact_captured"] for r in details),
+    }
+
+
+def summarize_health_shared(details):
+    return {
+        "total": len(details),
+        "block_hits": sum(r["block_hit"] for r in details),
+        "recall_fact_hits": sum(r["recall_fact_hit"] for r in details),
+        "missing": sum(r["missing"] for r in details),
     }
 
 
@@ -327,6 +364,9 @@ def report(summary):
             same = f"{s['same_as_in_order']}/{c['total']}" if "same_as_in_order" in s else "-"
             lines.append(f"  {v:<10} {s['hits']:>4}/{c['total']:<4} {s['new_present']:>5}/{new_total:<6} "
                          f"{s['kept_present']:>2}/{kept_total:<3} {s['stale_current']:>14} {same:>17}")
+        lines.append("  same facts and same stated (reinforcement) counts as in-order: "
+                     f"reversed {c['reversed']['same_stated_counts']}/{c['total']}, "
+                     f"replayed {c['replayed']['same_stated_counts']}/{c['total']}")
         lines.append("  by kind (hits in_order / reversed / replayed):")
         for kind, s in c["by_kind"].items():
             lines.append(f"    {kind:<9} {s['in_order']}/{s['total']}  {s['reversed']}/{s['total']}  {s['replayed']}/{s['total']}")
@@ -335,6 +375,10 @@ def report(summary):
         lines.append(f"HEALTH ({h['total']} disclosures)")
         lines.append(f"  answer in recall block: {h['block_hits']}/{h['total']}   in recall facts: "
                      f"{h['recall_fact_hits']}/{h['total']}   captured as a fact (facts list): {h['facts_captured']}/{h['total']}")
+    if "health_shared" in summary:
+        h = summary["health_shared"]
+        lines.append(f"HEALTH, ONE USER ({h['total']} disclosures told by one user, each question competing with the rest)")
+        lines.append(f"  answer in recall block: {h['block_hits']}/{h['total']}   in recall facts: {h['recall_fact_hits']}/{h['total']}")
     if "histories" in summary:
         lines.append("HISTORIES")
         lines.append(f"  {'variant':<10} {'current hits':>13} {'answered':>9} {'stale presented':>16} {'stale only':>11} "
@@ -352,7 +396,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--bin", required=True, help="the agentmem binary")
     ap.add_argument("--work", required=True, help="scratch directory (stores and details are written here)")
-    ap.add_argument("--parts", default="changes,health,histories")
+    ap.add_argument("--parts", default="changes,health,health_shared,histories")
     ap.add_argument("--k", type=int, default=int(os.environ.get("RECALL_K", "5")))
     ap.add_argument("--json", help="also write the summary JSON here")
     args = ap.parse_args()
@@ -365,6 +409,7 @@ def main():
     for part, scorer, summarizer in (
         ("changes", lambda: score_changes(am, work), summarize_changes),
         ("health", lambda: score_health(am, work, args.k), summarize_health),
+        ("health_shared", lambda: score_health_shared(am, work, args.k), summarize_health_shared),
         ("histories", lambda: score_histories(am, work, args.k), summarize_histories),
     ):
         if part not in parts:
