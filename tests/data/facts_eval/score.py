@@ -36,7 +36,8 @@ CLOSING_MARKERS = [
     "quit", "quitted", "stopped", "gave up", "given up", "left", "sold", "died", "passed away",
     "lost", "dropped out", "split", "broke up", "divorced", "put down", "put to sleep",
     "rehomed", "rehome", "moved from", "moved out", "called off", "ended", "cut out", "until",
-    "before", "gone", "doesn't", "does not", "don't", "never",
+    "before", "gone", "doesn't", "does not", "don't", "never", "dumped", "broke off", "finished",
+    "retired", "gave away",
 ]
 
 # The reply logged after each single statement of changes.jsonl and health.jsonl.
