@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Run the facts evaluation (issue 35) end to end against an agentmem binary.
+#
+#   run.sh AGENTMEM_BIN SCRATCH_DIR [PARTS]
+#
+# Checks the data, then scores changes, health, health_shared and histories (PARTS, comma separated,
+# default all) with score.py: fresh SQLite stores in SCRATCH_DIR (earlier ones there are
+# removed), per-item details in SCRATCH_DIR/details_*.jsonl, the table in
+# SCRATCH_DIR/report.txt and the figures in SCRATCH_DIR/summary.json.
+#
+# Environment: RECALL_K (default 5), AGENTMEM_INGEST_ARGS and AGENTMEM_RECALL_ARGS
+# (extra flags, split on spaces, e.g. an embedder option).
+set -euo pipefail
+
+if [ $# -lt 2 ] || [ $# -gt 3 ]; then
+    sed -n '2,13p' "$0" >&2
+    exit 2
+fi
+BIN=$1
+DIR=$2
+PARTS=${3:-changes,health,health_shared,histories}
+HERE=$(cd "$(dirname "$0")" && pwd)
+
+python3 "$HERE/check_data.py"
+mkdir -p "$DIR"
+python3 "$HERE/score.py" --bin "$BIN" --work "$DIR" --parts "$PARTS"
+echo "details: $DIR/details_*.jsonl  summary: $DIR/summary.json"
