@@ -15,8 +15,12 @@ use crate::text::sentence::sentences;
 
 use super::filler::is_content_free;
 
-/// A message of at most this many characters is shown whole.
-pub const WHOLE_CHARS: usize = 140;
+/// A message of at most this many characters is shown whole: the cap a line had before
+/// excerpts. Cutting at 140 characters lost 5–7 points of answer-hit on the hold-out set
+/// (the answer often sits in a sentence that shares no word with the question), so only
+/// messages the old cap would have cut anyway are excerpted, by what matched instead of
+/// by position.
+pub const WHOLE_CHARS: usize = 400;
 /// The sentences chosen stop growing past this many characters (the best one is always
 /// shown, up to the line's own cap).
 pub const EXCERPT_CHARS: usize = 160;
@@ -237,7 +241,9 @@ mod tests {
     const LONG: &str = "Work has been hectic all week, with the quarterly reports due on Friday and two people off sick. \
         On the bright side, my sister Hannah finally picked a venue for her wedding, a barn near Ilkley. \
         We are going to look at dresses together next month if I can get the time off. \
-        Also the cat knocked a plant off the windowsill again.";
+        Also the cat knocked a plant off the windowsill again. \
+        The boiler needs servicing before winter and the landlord has not answered my email about it yet. \
+        I also have to renew my passport before the trip in the spring, which I keep forgetting to do.";
 
     #[test]
     fn sorted_for_binary_search() {
@@ -265,7 +271,7 @@ mod tests {
         let got = cut(LONG, "what did the cat knock over?");
         assert!(
             got.starts_with("… We are going to look at dresses")
-                && got.ends_with("Also the cat knocked a plant off the windowsill again."),
+                && got.contains("Also the cat knocked a plant off the windowsill again."),
             "{got}"
         );
     }
@@ -282,7 +288,9 @@ mod tests {
         let text =
             "Thanks for telling me. That sounds like a really hard week, and it is normal to feel \
             drained after looking after someone for so long. Try to get some rest this weekend. \
-            Would a short walk help?";
+            Would a short walk help? Some people find that writing things down before bed helps \
+            them switch off, and others prefer a bath or a podcast. Whatever works for you is fine, \
+            there is no right way to do this and nobody expects you to have it all figured out.";
         let got = cut(text, "zebra");
         assert!(
             got.starts_with("… That sounds like a really hard week"),
@@ -297,7 +305,9 @@ mod tests {
         let text =
             "I have been busy lately with lots of things going on at home and at work, honestly. \
             The big news is that I ran my first marathon in Leeds last Sunday in four hours. \
-            Nothing else to report really, the weather has been grim all month.";
+            Nothing else to report really, the weather has been grim all month. \
+            The garden is a mess, the fence blew down in the storm and the neighbours want to split \
+            the cost of a new one, which seems fair, but the quotes so far are eye-watering.";
         let got = cut(text, "how long did the marathons take me to run?");
         assert!(
             got.contains("first marathon in Leeds last Sunday in four hours"),

@@ -556,7 +556,9 @@ mod tests {
         let counter = HeuristicCounter::default();
         let long = "Work has been hectic all week, with the quarterly reports due on Friday. \
             On the bright side, my sister Hannah picked a venue for her wedding, a barn near Ilkley. \
-            We are going to look at dresses together next month if I can get the time off.";
+            We are going to look at dresses together next month if I can get the time off. \
+            The boiler needs servicing before winter and the landlord has not answered my email. \
+            I also have to renew my passport before the trip in the spring, which I keep forgetting.";
         let block = compact_block(
             "where is Hannah's wedding?",
             Vec::new(),
