@@ -1011,3 +1011,80 @@ fn sessions_list_show_export_import_delete() {
     assert_eq!(unknown.code, 1);
     assert!(unknown.stderr.contains("`nope` not found"));
 }
+
+/// Two exported chats imported in the wrong order, the older one twice: the facts follow
+/// when things were said, and `--as-of` reads the memory as it was.
+#[test]
+fn ingest_in_any_order_and_as_of_reads() {
+    let cli = Cli::new();
+    let winter = r#"{"role":"user","content":"I live in Norwich with my sister.","created_at":"2025-01-12T10:00:00Z"}
+{"role":"assistant","content":"Norwich sounds lovely.","created_at":"2025-01-12T10:00:05Z"}
+"#;
+    let summer = r#"{"role":"user","content":"I moved to Exeter last week, the new flat is great.","created_at":"2025-06-20T10:00:00Z"}
+{"role":"assistant","content":"Congratulations on the move!","created_at":"2025-06-20T10:00:05Z"}
+"#;
+    for (conversation, lines) in [("summer", summer), ("winter", winter), ("winter", winter)] {
+        let run = cli.run_in(
+            &["ingest", "--user", "maya", "--conversation", conversation],
+            lines,
+        );
+        assert_eq!(run.code, 0, "{}", run.stderr);
+    }
+
+    let now = cli.run(&["facts", "list", "--user", "maya", "--json"]);
+    assert_eq!(now.code, 0, "{}", now.stderr);
+    let current: serde_json::Value = serde_json::from_str(&now.stdout).unwrap();
+    let texts: Vec<String> = current
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["text"].as_str().unwrap().to_lowercase())
+        .collect();
+    assert!(texts.iter().any(|t| t.contains("exeter")), "{texts:?}");
+    assert!(!texts.iter().any(|t| t.contains("norwich")), "{texts:?}");
+
+    let then = cli.run(&[
+        "facts",
+        "list",
+        "--user",
+        "maya",
+        "--as-of",
+        "2025-03-01",
+        "--json",
+    ]);
+    assert_eq!(then.code, 0, "{}", then.stderr);
+    assert!(
+        then.stdout.to_lowercase().contains("norwich"),
+        "{}",
+        then.stdout
+    );
+    assert!(
+        !then.stdout.to_lowercase().contains("exeter"),
+        "{}",
+        then.stdout
+    );
+
+    let block = |args: &[&str]| {
+        let run = cli.run(args);
+        assert_eq!(run.code, 0, "{}", run.stderr);
+        let answer: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+        answer["block"].as_str().unwrap_or_default().to_lowercase()
+    };
+    let asked = [
+        "recall", "--user", "maya", "--json", "where", "do", "I", "live?",
+    ];
+    let today = block(&asked);
+    assert!(today.contains("exeter"), "{today}");
+    assert!(
+        !today.contains("lives in norwich") || today.contains("no longer true"),
+        "a closed fact is never shown as current: {today}"
+    );
+    let mut as_of = asked.to_vec();
+    as_of.splice(3..3, ["--as-of", "2025-03-01"]);
+    let in_march = block(&as_of);
+    assert!(in_march.contains("norwich"), "{in_march}");
+    assert!(
+        !in_march.contains("exeter"),
+        "nothing said after the as-of date: {in_march}"
+    );
+}

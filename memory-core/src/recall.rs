@@ -54,6 +54,9 @@ pub struct RecallRequest {
     pub conversation_id: Option<String>,
     /// The memory block's token cap (default 500).
     pub max_tokens: usize,
+    /// Recall the memory as it was at this moment (an as-of read): the facts that held
+    /// then, shown as current then, and only what had been said by then.
+    pub as_of: Option<DateTime<Utc>>,
 }
 
 impl RecallRequest {
@@ -68,12 +71,48 @@ impl RecallRequest {
             exclude: Vec::new(),
             conversation_id: None,
             max_tokens: 500,
+            as_of: None,
         }
     }
 
     /// Asked at `at`.
     pub fn at(mut self, at: DateTime<Utc>) -> Self {
         self.at = Some(at);
+        self
+    }
+
+    /// The memory as it was at `as_of`: the facts that held then (a fact closed later is
+    /// shown as it was then, current) and the messages said by then. The question is
+    /// taken as asked then too, unless [`at`](Self::at) says otherwise.
+    ///
+    /// ```
+    /// use agentmemory_core::facts::{FactCandidate, InMemoryUserMemoryStore, UserMemoryStore};
+    /// use agentmemory_core::episodes::InMemoryEpisodeStore;
+    /// use agentmemory_core::recall::{recall, RecallRequest};
+    /// use agentmemory_core::HeuristicCounter;
+    /// use chrono::{TimeZone, Utc};
+    ///
+    /// # tokio_test::block_on(async {
+    /// let facts = InMemoryUserMemoryStore::new();
+    /// let jan = Utc.with_ymd_and_hms(2025, 1, 10, 9, 0, 0).unwrap();
+    /// let jun = Utc.with_ymd_and_hms(2025, 6, 10, 9, 0, 0).unwrap();
+    /// let city = |text: &str, place: &str| {
+    ///     FactCandidate::new(text, 0.9).with_attribute("residence", place)
+    /// };
+    /// facts.upsert("ann", city("lives in Leeds", "Leeds").said_at(jan)).await?;
+    /// facts.upsert("ann", city("lives in York", "York").said_at(jun)).await?;
+    /// let episodes = InMemoryEpisodeStore::new();
+    /// let march = Utc.with_ymd_and_hms(2025, 3, 1, 0, 0, 0).unwrap();
+    /// let request = RecallRequest::new("ann", "where does ann live?").as_of(march);
+    /// let then = recall(&facts, &episodes, &request, &HeuristicCounter::default()).await;
+    /// let texts: Vec<&str> = then.facts.iter().map(|f| f.fact.text.as_str()).collect();
+    /// assert_eq!(texts, ["lives in Leeds"]);
+    /// # Ok::<_, agentmemory_core::MemoryError>(())
+    /// # }).unwrap();
+    /// ```
+    pub fn as_of(mut self, as_of: DateTime<Utc>) -> Self {
+        self.as_of = Some(as_of);
+        self.at.get_or_insert(as_of);
         self
     }
 
@@ -167,9 +206,11 @@ pub async fn recall(
             return Ok(Vec::new());
         }
         // A deeper pool than the block takes: it is re-ranked by relevance below.
-        facts
-            .search(user, &request.text, request.top_k.saturating_mul(FACT_POOL))
-            .await
+        let pool = request.top_k.saturating_mul(FACT_POOL);
+        match request.as_of {
+            None => facts.search(user, &request.text, pool).await,
+            Some(as_of) => facts_held_at(facts, user, &request.text, as_of, pool).await,
+        }
     };
     let found_episodes = async {
         if request.episodes == 0 {
@@ -181,6 +222,9 @@ pub async fn recall(
             .excluding(request.exclude.iter().cloned());
         if let Some(at) = request.at {
             query = query.at(at);
+        }
+        if let Some(as_of) = request.as_of {
+            query = query.said_until(as_of);
         }
         episodes.search(user, &query).await
     };
@@ -200,9 +244,16 @@ pub async fn recall(
         tokio::join!(found_facts, found_episodes, past, health);
     let mut out = Recalled::default();
     let found_facts = found_facts.and_then(|mut current| {
-        current.extend(past?);
+        let mut past = past?;
+        let mut health = health?;
+        if let Some(as_of) = request.as_of {
+            // As it was then: what had closed by then, and what held then.
+            past.retain(|f| f.fact.valid_to.is_some_and(|end| end <= as_of));
+            health.retain(|f| f.fact.valid_at(as_of));
+        }
+        current.extend(past);
         // Health facts a message about food, drink, medicine, travel or exercise needs.
-        for h in health? {
+        for h in health {
             match current.iter_mut().find(|f| f.fact.id == h.fact.id) {
                 Some(f) => f.relevance = f.relevance.max(h.relevance),
                 None => current.push(h),
@@ -239,6 +290,34 @@ pub async fn recall(
         out.block = Some(block);
     }
     out
+}
+
+/// The facts of `user` that held at `as_of`, ranked for `text` as a search ranks current
+/// ones, each shown as it was then: current, its later end and successor not yet known.
+async fn facts_held_at(
+    facts: &dyn UserMemoryStore,
+    user: &str,
+    text: &str,
+    as_of: DateTime<Utc>,
+    k: usize,
+) -> crate::error::Result<Vec<ScoredFact>> {
+    let held: Vec<crate::facts::MemoryFact> = facts
+        .facts_as_of(user, as_of)
+        .await?
+        .into_iter()
+        .map(|mut f| {
+            f.valid_to = None;
+            f.superseded_by = None;
+            f
+        })
+        .collect();
+    let query = crate::facts::FactQuery::new(text, k);
+    Ok(crate::facts::semantic::rank_facts(
+        held,
+        &query,
+        crate::facts::FactPolicy::default(),
+        as_of,
+    ))
 }
 
 /// How many episodes to search for when `k` are wanted: room for the content-free and

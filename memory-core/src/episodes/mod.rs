@@ -205,6 +205,8 @@ pub struct EpisodeQuery {
     pub conversation: Option<String>,
     /// A precomputed query embedding.
     pub embedding: Option<Vec<f32>>,
+    /// Only episodes said at or before this moment (an as-of read: the memory as it was).
+    pub said_until: Option<DateTime<Utc>>,
 }
 
 impl EpisodeQuery {
@@ -217,6 +219,7 @@ impl EpisodeQuery {
             exclude: Vec::new(),
             conversation: None,
             embedding: None,
+            said_until: None,
         }
     }
 
@@ -229,6 +232,12 @@ impl EpisodeQuery {
     /// Leaves out the messages with these ids.
     pub fn excluding(mut self, ids: impl IntoIterator<Item = String>) -> Self {
         self.exclude.extend(ids);
+        self
+    }
+
+    /// Only episodes said at or before `until`: what could have been recalled then.
+    pub fn said_until(mut self, until: DateTime<Utc>) -> Self {
+        self.said_until = Some(until);
         self
     }
 

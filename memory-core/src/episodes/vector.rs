@@ -336,9 +336,11 @@ impl EpisodeStore for VectorEpisodeStore {
         let asks_when = crate::time::asks_when(&query.text);
         let excluded: HashSet<&str> = query.exclude.iter().map(String::as_str).collect();
         // Decided on the stored metadata: only the episodes returned are parsed whole.
-        let keep = |metadata: &Metadata| {
+        let until = query.said_until.map(millis);
+        let keep = |id: &str, metadata: &Metadata| {
             let field = |key: &str| metadata.get(key).and_then(Value::as_str);
-            field("message").is_none_or(|m| !excluded.contains(m))
+            until.is_none_or(|u| said_at_millis(id).is_some_and(|t| t <= u))
+                && field("message").is_none_or(|m| !excluded.contains(m))
                 && query
                     .conversation
                     .as_deref()
@@ -359,6 +361,12 @@ impl EpisodeStore for VectorEpisodeStore {
         } else {
             query.k
         };
+        // An as-of read leaves out what was said later: searched deeper for it.
+        let wanted = if until.is_some() {
+            wanted * 4 + 16
+        } else {
+            wanted
+        };
         let mut search = SearchQuery::new(words, wanted + WINDOW_SLACK);
         if let Some(c) = &query.conversation {
             search = search.with_filter(Filter::new().eq("conversation", c.as_str()));
@@ -377,7 +385,7 @@ impl EpisodeStore for VectorEpisodeStore {
             let exhausted = hits.len() < search.k;
             found.clear();
             for hit in hits {
-                if !keep(&hit.metadata) {
+                if !keep(&hit.id, &hit.metadata) {
                     continue;
                 }
                 let in_period = about_period(&hit.id, &hit.metadata)?;
@@ -420,7 +428,8 @@ impl EpisodeStore for VectorEpisodeStore {
                 .collect();
             let mut by_time = Vec::new();
             self.read_touching(&ns, &newest_first, query.k, &mut by_time, |doc| {
-                keep(&doc.metadata) && touches(&doc.id, &doc.metadata, start, end).unwrap_or(false)
+                keep(&doc.id, &doc.metadata)
+                    && touches(&doc.id, &doc.metadata, start, end).unwrap_or(false)
             })
             .await?;
             let later_from = to.max(from);
@@ -437,7 +446,7 @@ impl EpisodeStore for VectorEpisodeStore {
                 let wanted = query.k - by_time.len();
                 let mut later = Vec::new();
                 self.read_touching(&ns, &told_later, wanted, &mut later, |doc| {
-                    keep(&doc.metadata)
+                    keep(&doc.id, &doc.metadata)
                         && dates(&doc.id, &doc.metadata)
                             .is_ok_and(|w| w.iter().any(|w| w.start < end && start < w.end))
                 })

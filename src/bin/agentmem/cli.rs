@@ -193,6 +193,10 @@ pub struct RecallArgs {
     /// The memory block's token cap.
     #[arg(long, default_value_t = 500)]
     pub max_tokens: usize,
+    /// Recall the memory as it was at DATE: the facts that held then and the messages
+    /// said by then (a date is the end of that day, UTC; or an RFC 3339 time).
+    #[arg(long, value_name = "DATE", value_parser = as_of_time)]
+    pub as_of: Option<chrono::DateTime<chrono::Utc>>,
     #[command(flatten)]
     pub json: JsonArg,
     /// The message (several words are joined by spaces); stdin JSONL when absent.

@@ -23,6 +23,9 @@ struct Query {
     query: String,
     #[serde(default)]
     at: Option<DateTime<Utc>>,
+    /// The memory as it was then (`--as-of` for this query).
+    #[serde(default)]
+    as_of: Option<DateTime<Utc>>,
 }
 
 /// A recalled fact as printed.
@@ -112,12 +115,15 @@ pub async fn run(stores: &Stores, args: RecallArgs) -> Result<(), CliError> {
     let facts = stores.facts()?;
     let episodes = agentmemory::episodes::resolve(stores.container())?;
     let counter = HeuristicCounter::default();
-    let request = |text: &str, at: Option<DateTime<Utc>>| {
+    let request = |text: &str, at: Option<DateTime<Utc>>, as_of: Option<DateTime<Utc>>| {
         let mut r = RecallRequest::new(args.user.user.as_str(), text)
             .limits(args.facts, args.k)
             .max_tokens(args.max_tokens);
         if let Some(at) = at {
             r = r.at(at);
+        }
+        if let Some(as_of) = as_of.or(args.as_of) {
+            r = r.as_of(as_of);
         }
         r
     };
@@ -134,7 +140,7 @@ pub async fn run(stores: &Stores, args: RecallArgs) -> Result<(), CliError> {
             let found = recall(
                 facts.as_ref() as &dyn UserMemoryStore,
                 episodes.as_ref(),
-                &request(&query.query, query.at),
+                &request(&query.query, query.at, query.as_of),
                 &counter,
             )
             .await;
@@ -147,7 +153,7 @@ pub async fn run(stores: &Stores, args: RecallArgs) -> Result<(), CliError> {
     let found = recall(
         facts.as_ref(),
         episodes.as_ref(),
-        &request(&text, None),
+        &request(&text, None, None),
         &counter,
     )
     .await;
