@@ -36,6 +36,10 @@ embed_tests=(
     embed::kernels::tests::views
     embed::kernels::tests::softmax
     embed::kernels::tests::fused
+    # The portable twins: of the multiversioned element-wise kernels, and of the AVX-512
+    # few-rows product (its row-by-row split of the destination between threads included).
+    embed::kernels::tests::multiversioned
+    embed::few_rows::
 )
 # The int8 embedder's kernels and products (with the AVX2 kernel where it is listed).
 int8_tests=(
@@ -47,6 +51,8 @@ vector_tests=(
     vector::quantized::
     vector::dense::tests::dot_handles
     vector::dense::tests::small_and_wide
+    # The CPU-feature tokens every SIMD kernel is reached through.
+    cpu::
 )
 
 cargo +nightly miri setup

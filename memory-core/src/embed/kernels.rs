@@ -6,36 +6,47 @@
 
 use gemm::Parallelism;
 
-/// Defines `fn $name` three times over the same body: compiled for AVX-512, for AVX2 with
-/// FMA, and for the baseline, and picks the best the CPU running it has (the check is a
-/// cached load). The loops inside vectorise to the widest registers available.
+/// Defines `fn $portable` over the body (the portable loops, which Miri runs and the tests
+/// check the others against), and `fn $name`, which runs the same body compiled for
+/// AVX-512, for AVX2 with FMA, or for the baseline: the best the CPU running it has, as the
+/// `crate::cpu` tokens prove (the check is a cached load). The loops inside vectorise to
+/// the widest registers available; the compiler never fuses or reorders floating-point
+/// operations, so every version returns the same bits.
 macro_rules! multiversion {
-    ($(#[$meta:meta])* $vis:vis fn $name:ident($($arg:ident: $ty:ty),* $(,)?) $body:block) => {
+    (
+        $(#[$meta:meta])*
+        $vis:vis fn $name:ident / $portable:ident($($arg:ident: $ty:ty),* $(,)?) $body:block
+    ) => {
+        #[doc = concat!(
+            "The portable loops of [`", stringify!($name), "`] (what it runs on CPUs ",
+            "without AVX2), and its twin in Miri and the tests."
+        )]
+        #[inline(always)]
+        $vis fn $portable($($arg: $ty),*) $body
+
         $(#[$meta])*
         $vis fn $name($($arg: $ty),*) {
-            #[inline(always)]
-            fn generic($($arg: $ty),*) $body
-
             #[cfg(target_arch = "x86_64")]
             {
+                use crate::cpu::{Avx2Fma, Avx512F};
                 #[target_feature(enable = "avx512f")]
-                fn avx512($($arg: $ty),*) {
-                    generic($($arg),*)
+                fn avx512(_: Avx512F, $($arg: $ty),*) {
+                    $portable($($arg),*)
                 }
                 #[target_feature(enable = "avx2,fma")]
-                fn avx2($($arg: $ty),*) {
-                    generic($($arg),*)
+                fn avx2(_: Avx2Fma, $($arg: $ty),*) {
+                    $portable($($arg),*)
                 }
-                if std::is_x86_feature_detected!("avx512f") {
-                    // SAFETY: the CPU has the features `avx512` is compiled for.
-                    return unsafe { avx512($($arg),*) };
+                if let Some(cpu) = Avx512F::detect() {
+                    // SAFETY: `cpu` proves the CPU has the features `avx512` is compiled for.
+                    return unsafe { avx512(cpu, $($arg),*) };
                 }
-                if std::is_x86_feature_detected!("avx2") && std::is_x86_feature_detected!("fma") {
-                    // SAFETY: the CPU has the features `avx2` is compiled for.
-                    return unsafe { avx2($($arg),*) };
+                if let Some(cpu) = Avx2Fma::detect() {
+                    // SAFETY: `cpu` proves the CPU has the features `avx2` is compiled for.
+                    return unsafe { avx2(cpu, $($arg),*) };
                 }
             }
-            generic($($arg),*)
+            $portable($($arg),*)
         }
     };
 }
@@ -220,7 +231,7 @@ fn norm_row(row: &mut [f32], w: &[f32], b: &[f32], eps: f32) {
 multiversion! {
     /// Each row of `x` (rows of `w.len()` values) normalised to zero mean and unit
     /// variance, then scaled by `w` and shifted by `b`.
-    pub(crate) fn layer_norm(x: &mut [f32], w: &[f32], b: &[f32], eps: f32) {
+    pub(crate) fn layer_norm / layer_norm_portable(x: &mut [f32], w: &[f32], b: &[f32], eps: f32) {
         for row in x.chunks_exact_mut(w.len()) {
             norm_row(row, w, b, eps);
         }
@@ -231,7 +242,7 @@ multiversion! {
     /// The residual step after a projection: each row of `x` becomes
     /// `layer_norm(x + y + bias)` (rows of `bias.len()` values), with `w` and `b` the
     /// norm's scale and shift.
-    pub(crate) fn add_bias_norm(
+    pub(crate) fn add_bias_norm / add_bias_norm_portable(
         x: &mut [f32],
         y: &[f32],
         bias: &[f32],
@@ -287,7 +298,7 @@ pub(crate) fn erf(x: f32) -> f32 {
 multiversion! {
     /// `x + bias` through the exact GELU BERT uses, `x·Φ(x) = x/2·(1 + erf(x/√2))` (not
     /// the tanh approximation), in place, over rows of `bias.len()` values.
-    pub(crate) fn bias_gelu(x: &mut [f32], bias: &[f32]) {
+    pub(crate) fn bias_gelu / bias_gelu_portable(x: &mut [f32], bias: &[f32]) {
         for row in x.chunks_exact_mut(bias.len()) {
             for (v, b) in row.iter_mut().zip(bias) {
                 let z = *v + b;
@@ -325,7 +336,7 @@ pub(crate) fn exp_nonpositive(x: f32) -> f32 {
 
 multiversion! {
     /// Each row of `x` (rows of `width` values) replaced by its softmax.
-    pub(crate) fn softmax_rows(x: &mut [f32], width: usize) {
+    pub(crate) fn softmax_rows / softmax_rows_portable(x: &mut [f32], width: usize) {
         // Rows are short (a sentence's length): shift them all first, then take the
         // exponentials in one long pass, which fills the vector registers.
         for row in x.chunks_exact_mut(width) {
@@ -369,7 +380,7 @@ multiversion! {
     /// in each, `d` wide; `scores`
     /// (`len × len`) is scratch; `block` (`len × d`) receives
     /// `softmax(scale · Q Kᵀ) V`, row by row.
-    pub(crate) fn short_head(
+    pub(crate) fn short_head / short_head_portable(
         rows: &[f32],
         at: (usize, usize, usize, usize, usize),
         len: usize,
@@ -384,7 +395,8 @@ multiversion! {
                 *score = scale * dot(query, &rows[j * stride + k..][..d]);
             }
         }
-        softmax_rows(scores, len);
+        // The portable body, inlined: compiled for the caller's features.
+        softmax_rows_portable(scores, len);
         for (out, weights) in block.chunks_exact_mut(d).zip(scores.chunks_exact(len)) {
             out.fill(0.0);
             for (j, &w) in weights.iter().enumerate() {
@@ -524,6 +536,69 @@ mod tests {
         let mut x = vec![0.0, 0.0, 1000.0, 0.0];
         softmax_rows(&mut x, 2);
         assert_eq!(x, vec![0.5, 0.5, 1.0, 0.0]);
+    }
+
+    /// `len` values in -2..2, spread by a multiplicative hash of `seed`.
+    fn values(len: usize, seed: u32) -> Vec<f32> {
+        (0..len as u32)
+            .map(|i| {
+                ((i.wrapping_mul(2_654_435_761).wrapping_add(seed) >> 8) % 4001) as f32 / 1000.0
+                    - 2.0
+            })
+            .collect()
+    }
+
+    /// Each multiversioned kernel, run as dispatched (AVX-512 or AVX2 + FMA on CPUs with
+    /// them), returns the bits of its portable twin; under Miri this runs the twins' logic.
+    #[test]
+    fn multiversioned_kernels_equal_their_portable_twins() {
+        // Widths with and without a tail past the 16 lanes of a reduction.
+        let shapes: &[(usize, usize)] = if cfg!(miri) {
+            &[(3, 5), (2, 19)]
+        } else {
+            &[(1, 1), (3, 5), (4, 16), (7, 37), (5, 384)]
+        };
+        let same = |a: &[f32], b: &[f32], what: &str| {
+            let bits = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+            assert_eq!(bits(a), bits(b), "{what}");
+        };
+        for &(rows, width) in shapes {
+            let what = format!("{rows} x {width}");
+            let x = values(rows * width, 1);
+            let (y, bias) = (values(rows * width, 2), values(width, 3));
+            let (w, b) = (values(width, 4), values(width, 5));
+
+            let (mut got, mut want) = (x.clone(), x.clone());
+            layer_norm(&mut got, &w, &b, 1e-12);
+            layer_norm_portable(&mut want, &w, &b, 1e-12);
+            same(&got, &want, &format!("layer_norm {what}"));
+
+            let (mut got, mut want) = (x.clone(), x.clone());
+            add_bias_norm(&mut got, &y, &bias, &w, &b, 1e-12);
+            add_bias_norm_portable(&mut want, &y, &bias, &w, &b, 1e-12);
+            same(&got, &want, &format!("add_bias_norm {what}"));
+
+            let (mut got, mut want) = (x.clone(), x.clone());
+            bias_gelu(&mut got, &bias);
+            bias_gelu_portable(&mut want, &bias);
+            same(&got, &want, &format!("bias_gelu {what}"));
+
+            let (mut got, mut want) = (x.clone(), x.clone());
+            softmax_rows(&mut got, width);
+            softmax_rows_portable(&mut want, width);
+            same(&got, &want, &format!("softmax_rows {what}"));
+
+            // `rows` tokens of fused q/k/v rows, 3 heads of `width` values each.
+            let stride = 3 * width;
+            let fused = values(rows * stride, 6);
+            let at = (stride, 0, width, 2 * width, width);
+            let (mut scores, mut block) = (vec![0.0; rows * rows], vec![0.0; rows * width]);
+            let (mut scores2, mut block2) = (scores.clone(), block.clone());
+            short_head(&fused, at, rows, 0.125, &mut scores, &mut block);
+            short_head_portable(&fused, at, rows, 0.125, &mut scores2, &mut block2);
+            same(&block, &block2, &format!("short_head {what}"));
+            same(&scores, &scores2, &format!("short_head scores {what}"));
+        }
     }
 
     #[test]

@@ -8,17 +8,18 @@
 //! same way by every path: `(dot as f32) · (row_scale · col_scale)`, written or added to
 //! `out`. So every kernel returns the same bits, which the tests check.
 //!
-//! On x86-64 the kernel is chosen at run time with `is_x86_feature_detected!`, whatever
-//! the build flags: AVX-512 VNNI (`vpdpbusd`, 64 multiply-adds per instruction, on CPUs
+//! On x86-64 the kernel is chosen at run time from the `crate::cpu` tokens, whatever the
+//! build flags: AVX-512 VNNI (`vpdpbusd`, 64 multiply-adds per instruction, on CPUs
 //! with AVX-512 F/BW/VNNI), else AVX2 (the codes widened to `i16` and multiplied with
 //! `vpmaddwd`, which cannot saturate, so full 8-bit weights stay exact; 16 multiply-adds
 //! per instruction pair, so little faster than `f32` FMA: int8 pays off with VNNI), else
 //! portable loops, which are also the reference and what Miri runs.
 //!
-//! Soundness follows `vector::simd`: a SIMD kernel is reachable only through a token
-//! (`Avx512Vnni`, `Avx2`) that only its `detect()` makes, after the CPU said it has the
-//! features; the safe entry points that call the `#[target_feature]` code are defined
-//! inside the token's method, so holding the token is the only way to name them.
+//! Soundness follows `vector::simd`: a SIMD kernel is reachable only through a
+//! `crate::cpu` token (`Avx512Vnni`, `Avx2`), which only its `detect()` makes, after the
+//! CPU said it has the features; the safe entry points that call the `#[target_feature]`
+//! code are defined inside the function that takes the token, so holding the token is the
+//! only way to name them.
 
 use std::ops::Range;
 use std::sync::OnceLock;
@@ -144,11 +145,11 @@ pub(crate) fn available() -> &'static [Kernel] {
         let mut all = vec![PORTABLE];
         #[cfg(target_arch = "x86_64")]
         {
-            if let Some(avx2) = avx2::Avx2::detect() {
-                all.push(avx2.kernel());
+            if let Some(cpu) = crate::cpu::Avx2::detect() {
+                all.push(avx2::kernel(cpu));
             }
-            if let Some(vnni) = avx512::Avx512Vnni::detect() {
-                all.push(vnni.kernel());
+            if let Some(cpu) = crate::cpu::Avx512Vnni::detect() {
+                all.push(avx512::kernel(cpu));
             }
         }
         all
@@ -224,36 +225,19 @@ mod avx512 {
     use std::arch::x86_64::*;
 
     use super::{Cols, Kernel, Out, Rows, Write, GROUP};
+    use crate::cpu::Avx512Vnni;
 
-    /// Proof that the CPU running this process has AVX-512 F, BW and VNNI: only
-    /// [`Avx512Vnni::detect`] makes one (the field is private to this module), and only
-    /// after asking the CPU.
-    #[derive(Clone, Copy)]
-    pub(super) struct Avx512Vnni {
-        _detected: (),
-    }
-
-    impl Avx512Vnni {
-        /// The token, if this CPU has AVX-512 F, BW and VNNI.
-        pub(super) fn detect() -> Option<Self> {
-            let yes = std::is_x86_feature_detected!("avx512f")
-                && std::is_x86_feature_detected!("avx512bw")
-                && std::is_x86_feature_detected!("avx512vnni");
-            yes.then_some(Self { _detected: () })
+    /// The AVX-512 VNNI kernel; the token proves the CPU has its features.
+    pub(super) fn kernel(_: Avx512Vnni) -> Kernel {
+        // Defined here, so only a holder of the token can name it.
+        fn entry(rows: Rows<'_>, cols: Cols<'_>, out: &mut Out<'_>) {
+            // SAFETY: only reachable through `kernel`, which takes an `Avx512Vnni`, made
+            // only when the CPU has AVX-512 F/BW/VNNI.
+            unsafe { gemm(rows, cols, out) }
         }
-
-        /// The AVX-512 VNNI kernel.
-        pub(super) fn kernel(self) -> Kernel {
-            // Defined here, so only a holder of the token can name it.
-            fn entry(rows: Rows<'_>, cols: Cols<'_>, out: &mut Out<'_>) {
-                // SAFETY: only reachable through `Avx512Vnni::kernel`, which takes an
-                // `Avx512Vnni`, made only when the CPU has AVX-512 F/BW/VNNI.
-                unsafe { gemm(rows, cols, out) }
-            }
-            Kernel {
-                gemm: entry,
-                name: "avx512-vnni",
-            }
+        Kernel {
+            gemm: entry,
+            name: "avx512-vnni",
         }
     }
 
@@ -420,32 +404,19 @@ mod avx2 {
     use std::arch::x86_64::*;
 
     use super::{Cols, Kernel, Out, Rows, Write, GROUP};
+    use crate::cpu::Avx2;
 
-    /// Proof that the CPU running this process has AVX2: only [`Avx2::detect`] makes one
-    /// (the field is private to this module), and only after asking the CPU.
-    #[derive(Clone, Copy)]
-    pub(super) struct Avx2 {
-        _detected: (),
-    }
-
-    impl Avx2 {
-        /// The token, if this CPU has AVX2.
-        pub(super) fn detect() -> Option<Self> {
-            std::is_x86_feature_detected!("avx2").then_some(Self { _detected: () })
+    /// The AVX2 kernel; the token proves the CPU has AVX2.
+    pub(super) fn kernel(_: Avx2) -> Kernel {
+        // Defined here, so only a holder of the token can name it.
+        fn entry(rows: Rows<'_>, cols: Cols<'_>, out: &mut Out<'_>) {
+            // SAFETY: only reachable through `kernel`, which takes an `Avx2`, made only
+            // when the CPU has AVX2.
+            unsafe { gemm(rows, cols, out) }
         }
-
-        /// The AVX2 kernel.
-        pub(super) fn kernel(self) -> Kernel {
-            // Defined here, so only a holder of the token can name it.
-            fn entry(rows: Rows<'_>, cols: Cols<'_>, out: &mut Out<'_>) {
-                // SAFETY: only reachable through `Avx2::kernel`, which takes an `Avx2`,
-                // made only when the CPU has AVX2.
-                unsafe { gemm(rows, cols, out) }
-            }
-            Kernel {
-                gemm: entry,
-                name: "avx2",
-            }
+        Kernel {
+            gemm: entry,
+            name: "avx2",
         }
     }
 

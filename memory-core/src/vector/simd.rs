@@ -8,7 +8,7 @@
 //! serves a whole panel of queries and the sums land one query per lane, with no
 //! horizontal additions. Its bounds check ([`Kernels::screen`]) runs over those lanes.
 //!
-//! On x86-64 the kernels are chosen at run time with `is_x86_feature_detected!`, so a
+//! On x86-64 the kernels are chosen at run time from the `crate::cpu` tokens, so a
 //! default build (no `-C target-cpu=native`) uses them on any machine that has them:
 //! AVX-512 VNNI (`vpdpbusd`, 64 multiply-adds per instruction) for the batch kernel and
 //! its check where the CPU has AVX-512 F/BW/VNNI, AVX2 + FMA (`vpmaddubsw` + `vpmaddwd`)
@@ -23,10 +23,10 @@
 //! whatever path it dispatches to.
 //!
 //! Soundness rests on one rule the types enforce: a SIMD kernel is reachable only through
-//! a value that proves the CPU has its features. `avx2::Avx2` and `avx512::Avx512Vnni`
-//! are tokens made only by their `detect()`, after `is_x86_feature_detected!` said yes;
-//! the safe wrappers that call the `#[target_feature]` code are defined inside the
-//! token's methods, so the only way to get hold of one (as a function pointer in a
+//! a value that proves the CPU has its features. `cpu::Avx2Fma` and `cpu::Avx512Vnni` are
+//! tokens made only by their `detect()`, after `is_x86_feature_detected!` said yes; the
+//! safe wrappers that call the `#[target_feature]` code are defined inside the functions
+//! that take the token, so the only way to get hold of one (as a function pointer in a
 //! [`Kernels`] table or a [`dot_f32`] kernel) is to hold the token. Safe code can pick
 //! any table [`available`] returns and never run an instruction its CPU lacks.
 
@@ -170,10 +170,10 @@ pub(crate) fn available() -> &'static [Kernels] {
         let mut all = vec![PORTABLE];
         #[cfg(target_arch = "x86_64")]
         {
-            if let Some(avx2) = avx2::Avx2::detect() {
-                all.push(avx2.kernels());
-                if let Some(vnni) = avx512::Avx512Vnni::detect() {
-                    all.push(vnni.kernels(avx2));
+            if let Some(cpu) = crate::cpu::Avx2Fma::detect() {
+                all.push(avx2::kernels(cpu));
+                if let Some(vnni) = crate::cpu::Avx512Vnni::detect() {
+                    all.push(avx512::kernels(vnni, cpu));
                 }
             }
         }
@@ -207,8 +207,8 @@ fn f32_kernel() -> DotF32 {
     *CHOSEN.get_or_init(|| {
         #[cfg(target_arch = "x86_64")]
         {
-            if let Some(avx2) = avx2::Avx2::detect() {
-                return avx2.dot_f32();
+            if let Some(cpu) = crate::cpu::Avx2Fma::detect() {
+                return avx2::dot_f32_kernel(cpu);
             }
         }
         portable::dot_f32
@@ -371,75 +371,62 @@ mod avx2 {
     use std::arch::x86_64::*;
 
     use super::{DotF32, DotsU8I8, Kernels, Terms, GROUP, LANE_BYTES, QUERIES, ROWS};
+    use crate::cpu::Avx2Fma;
 
-    /// Proof that the CPU running this process has AVX2 and FMA: only [`Avx2::detect`]
-    /// makes one (the field is private to this module), and only after asking the CPU.
-    #[derive(Clone, Copy)]
-    pub(super) struct Avx2 {
-        _detected: (),
+    /// The AVX2 + FMA integer kernels; the token proves the CPU has AVX2 and FMA.
+    pub(super) fn kernels(cpu: Avx2Fma) -> Kernels {
+        // Defined here, so only a holder of the token can name them.
+        fn dots_packed_entry(
+            rows: &[u8],
+            dim: usize,
+            panel: &[i8],
+            groups: usize,
+            out: &mut [i32],
+        ) {
+            // SAFETY: only reachable through `kernels`, which takes an `Avx2Fma`, made
+            // only when the CPU has AVX2 and FMA.
+            unsafe { dots_packed(rows, dim, panel, groups, out) }
+        }
+        fn screen_entry(
+            dots: &[i32],
+            width: usize,
+            scales: &[f32],
+            errors: &[f32],
+            terms: Terms<'_>,
+            masks: &mut [u64],
+        ) {
+            // SAFETY: as above, the CPU has AVX2 and FMA.
+            unsafe { screen(dots, width, scales, errors, terms, masks) }
+        }
+        Kernels {
+            dots_u8i8: dots_u8i8_kernel(cpu),
+            dots_packed: dots_packed_entry,
+            screen: screen_entry,
+            // Below a full group, most of each register's lanes would be padding.
+            packed_from: GROUP,
+            name: "avx2+fma",
+        }
     }
 
-    impl Avx2 {
-        /// The token, if this CPU has AVX2 and FMA.
-        pub(super) fn detect() -> Option<Self> {
-            let yes = std::is_x86_feature_detected!("avx2") && std::is_x86_feature_detected!("fma");
-            yes.then_some(Self { _detected: () })
+    /// The AVX2 row-major integer kernel (the AVX-512 set uses it too); the token proves
+    /// the CPU has AVX2 and FMA.
+    pub(super) fn dots_u8i8_kernel(_: Avx2Fma) -> DotsU8I8 {
+        fn entry(rows: &[u8], dim: usize, queries: &[i8], n_queries: usize, out: &mut [i32]) {
+            // SAFETY: only reachable through `dots_u8i8_kernel`, which takes an `Avx2Fma`,
+            // made only when the CPU has AVX2 and FMA.
+            unsafe { dots_u8i8(rows, dim, queries, n_queries, out) }
         }
+        entry
+    }
 
-        /// The AVX2 + FMA integer kernels.
-        pub(super) fn kernels(self) -> Kernels {
-            // Defined here, so only a holder of the token can name them.
-            fn dots_packed_entry(
-                rows: &[u8],
-                dim: usize,
-                panel: &[i8],
-                groups: usize,
-                out: &mut [i32],
-            ) {
-                // SAFETY: only reachable through `Avx2::kernels`, which takes an `Avx2`,
-                // made only when the CPU has AVX2 and FMA.
-                unsafe { dots_packed(rows, dim, panel, groups, out) }
-            }
-            fn screen_entry(
-                dots: &[i32],
-                width: usize,
-                scales: &[f32],
-                errors: &[f32],
-                terms: Terms<'_>,
-                masks: &mut [u64],
-            ) {
-                // SAFETY: as above, the CPU has AVX2 and FMA.
-                unsafe { screen(dots, width, scales, errors, terms, masks) }
-            }
-            Kernels {
-                dots_u8i8: self.dots_u8i8(),
-                dots_packed: dots_packed_entry,
-                screen: screen_entry,
-                // Below a full group, most of each register's lanes would be padding.
-                packed_from: GROUP,
-                name: "avx2+fma",
-            }
+    /// The AVX2 + FMA `f32` dot product; the token proves the CPU has AVX2 and FMA.
+    pub(super) fn dot_f32_kernel(_: Avx2Fma) -> DotF32 {
+        fn entry(a: &[f32], b: &[f32]) -> f32 {
+            // SAFETY: only reachable through `dot_f32_kernel`, which takes an `Avx2Fma`,
+            // made only when the CPU has AVX2 and FMA.
+            unsafe { dot_f32(a, b) }
         }
-
-        /// The AVX2 row-major integer kernel (the AVX-512 set uses it too).
-        pub(super) fn dots_u8i8(self) -> DotsU8I8 {
-            fn entry(rows: &[u8], dim: usize, queries: &[i8], n_queries: usize, out: &mut [i32]) {
-                // SAFETY: only reachable through `Avx2::dots_u8i8`, which takes an `Avx2`,
-                // made only when the CPU has AVX2 and FMA.
-                unsafe { dots_u8i8(rows, dim, queries, n_queries, out) }
-            }
-            entry
-        }
-
-        /// The AVX2 + FMA `f32` dot product.
-        pub(super) fn dot_f32(self) -> DotF32 {
-            fn entry(a: &[f32], b: &[f32]) -> f32 {
-                // SAFETY: only reachable through `Avx2::dot_f32`, which takes an `Avx2`,
-                // made only when the CPU has AVX2 and FMA.
-                unsafe { dot_f32(a, b) }
-            }
-            entry
-        }
+        entry
     }
 
     /// The plain loops, compiled for AVX2 + FMA.
@@ -735,60 +722,43 @@ mod avx2 {
 mod avx512 {
     use std::arch::x86_64::*;
 
-    use super::avx2::Avx2;
     use super::{Kernels, Terms, GROUP};
+    use crate::cpu::{Avx2Fma, Avx512Vnni};
 
-    /// Proof that the CPU running this process has AVX-512 F, BW and VNNI: only
-    /// [`Avx512Vnni::detect`] makes one, and only after asking the CPU.
-    #[derive(Clone, Copy)]
-    pub(super) struct Avx512Vnni {
-        _detected: (),
-    }
-
-    impl Avx512Vnni {
-        /// The token, if this CPU has AVX-512 F, BW and VNNI.
-        pub(super) fn detect() -> Option<Self> {
-            let yes = std::is_x86_feature_detected!("avx512f")
-                && std::is_x86_feature_detected!("avx512bw")
-                && std::is_x86_feature_detected!("avx512vnni");
-            yes.then_some(Self { _detected: () })
+    /// The AVX-512 VNNI batch kernel and check, beside the AVX2 row-major kernel; the
+    /// tokens prove the CPU has AVX-512 F/BW/VNNI, and AVX2 and FMA.
+    pub(super) fn kernels(_: Avx512Vnni, avx2: Avx2Fma) -> Kernels {
+        // Defined here, so only a holder of the token can name them.
+        fn dots_packed_entry(
+            rows: &[u8],
+            dim: usize,
+            panel: &[i8],
+            groups: usize,
+            out: &mut [i32],
+        ) {
+            // SAFETY: only reachable through `kernels`, which takes an `Avx512Vnni`, made
+            // only when the CPU has AVX-512 F/BW/VNNI.
+            unsafe { dots_packed(rows, dim, panel, groups, out) }
         }
-
-        /// The AVX-512 VNNI batch kernel and check, beside the AVX2 row-major kernel
-        /// (`avx2` proves that one).
-        pub(super) fn kernels(self, avx2: Avx2) -> Kernels {
-            // Defined here, so only a holder of the token can name them.
-            fn dots_packed_entry(
-                rows: &[u8],
-                dim: usize,
-                panel: &[i8],
-                groups: usize,
-                out: &mut [i32],
-            ) {
-                // SAFETY: only reachable through `Avx512Vnni::kernels`, which takes an
-                // `Avx512Vnni`, made only when the CPU has AVX-512 F/BW/VNNI.
-                unsafe { dots_packed(rows, dim, panel, groups, out) }
-            }
-            fn screen_entry(
-                dots: &[i32],
-                width: usize,
-                scales: &[f32],
-                errors: &[f32],
-                terms: Terms<'_>,
-                masks: &mut [u64],
-            ) {
-                // SAFETY: as above, the CPU has AVX-512 F/BW/VNNI.
-                unsafe { screen(dots, width, scales, errors, terms, masks) }
-            }
-            Kernels {
-                dots_u8i8: avx2.dots_u8i8(),
-                dots_packed: dots_packed_entry,
-                screen: screen_entry,
-                // One `vpdpbusd` on 4 useful lanes of 16 still does more than the AVX2 row
-                // kernel.
-                packed_from: 4,
-                name: "avx512-vnni+avx2+fma",
-            }
+        fn screen_entry(
+            dots: &[i32],
+            width: usize,
+            scales: &[f32],
+            errors: &[f32],
+            terms: Terms<'_>,
+            masks: &mut [u64],
+        ) {
+            // SAFETY: as above, the CPU has AVX-512 F/BW/VNNI.
+            unsafe { screen(dots, width, scales, errors, terms, masks) }
+        }
+        Kernels {
+            dots_u8i8: super::avx2::dots_u8i8_kernel(avx2),
+            dots_packed: dots_packed_entry,
+            screen: screen_entry,
+            // One `vpdpbusd` on 4 useful lanes of 16 still does more than the AVX2 row
+            // kernel.
+            packed_from: 4,
+            name: "avx512-vnni+avx2+fma",
         }
     }
 
