@@ -90,9 +90,8 @@ where
     // stdin that never ends would otherwise hold the answers' channel open), then wait
     // until everything written is out.
     input.abort();
-    match output.await {
-        Ok(Err(e)) => tracing::debug!(error = %e, "MCP output closed"),
-        Ok(Ok(())) | Err(_) => {}
+    if let Ok(Err(e)) = output.await {
+        tracing::debug!(error = %e, "MCP output closed");
     }
     result
 }
