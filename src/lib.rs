@@ -66,7 +66,9 @@ pub use agentmemory_core::facts::{
 };
 pub use agentmemory_core::kv::{InMemoryKvStore, KvStore, MemoryEntry, MemoryScope};
 pub use agentmemory_core::manager::{MemoryConfig, MemoryManager};
-pub use agentmemory_core::message::{Content, ContentBlock, Message, Metadata, Role, ToolCall};
+pub use agentmemory_core::message::{
+    Content, ContentBlock, Message, Metadata, Role, ToolCall, DEFAULT_MAX_MESSAGE_BYTES,
+};
 pub use agentmemory_core::model::{
     ChatModel, ChatRequest, ChatStream, Completion, OfflineModel, StreamEvent, ToolDefinition,
     Usage,
@@ -168,7 +170,9 @@ pub mod facts {
 
 /// Bulk ingestion of existing conversations into memory.
 pub mod ingest {
-    pub use agentmemory_core::ingest::{ingest, IngestReport, INGEST_AGENT};
+    pub use agentmemory_core::ingest::{
+        ingest, ingest_with, IngestConfig, IngestReport, INGEST_AGENT,
+    };
 }
 
 /// Namespaced key/value entries with importance and expiry.
@@ -178,7 +182,9 @@ pub mod kv {
 
 /// Messages, their roles, content blocks and tool calls.
 pub mod message {
-    pub use agentmemory_core::message::{Content, ContentBlock, Message, Metadata, Role, ToolCall};
+    pub use agentmemory_core::message::{
+        Content, ContentBlock, Message, Metadata, Role, ToolCall, DEFAULT_MAX_MESSAGE_BYTES,
+    };
 }
 
 /// Chat models: the trait, requests and replies, streaming, and the offline and
@@ -358,8 +364,8 @@ pub mod graph {
 pub mod manager {
     pub use agentmemory_core::manager::{
         AddedTurn, MemoryConfig, MemoryManager, CONFIG_ENV_VARS, DEFAULT_WORKING_SCOPE,
-        MEMORY_BLOCK_TOKENS_ENV, SUMMARIZE_THRESHOLD_ENV, SUMMARIZE_TO_ENV, SUMMARY_TOKENS_ENV,
-        WINDOW_TOKENS_ENV, WORKING_MEMORY_TOKENS_ENV, WORKING_SCOPE_ENV,
+        MAX_MESSAGE_BYTES_ENV, MEMORY_BLOCK_TOKENS_ENV, SUMMARIZE_THRESHOLD_ENV, SUMMARIZE_TO_ENV,
+        SUMMARY_TOKENS_ENV, WINDOW_TOKENS_ENV, WORKING_MEMORY_TOKENS_ENV, WORKING_SCOPE_ENV,
     };
     pub use agentmemory_stores::MemoryManagerExt;
 }

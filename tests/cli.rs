@@ -1088,3 +1088,254 @@ fn ingest_in_any_order_and_as_of_reads() {
         "nothing said after the as-of date: {in_march}"
     );
 }
+
+// ---------------------------------------------------------------- issue 38: small things
+
+/// A store and commands with no embedding model anywhere (an empty model directory), so
+/// what the facts carry does not depend on the machine's cache.
+fn without_model(cli: &Cli, args: &[&str], stdin: &str) -> Run {
+    let mut command = cli.command(args);
+    command.env("AGENTMEM_MODEL_DIR", cli.path("no-model"));
+    command.env_remove("AGENTMEM_EMBED_MODEL");
+    run_with(command, stdin)
+}
+
+#[test]
+fn ingest_names_the_line_and_the_accepted_formats_of_a_bad_date() {
+    let cli = Cli::new();
+    let lines = concat!(
+        r#"{"role": "user", "content": "I live in Lisbon", "created_at": "2024-05-03T18:00:00Z"}"#,
+        "\n",
+        r#"{"role": "assistant", "content": "Nice!", "created_at": "2024-05-03 18:01:00"}"#,
+        "\n",
+        r#"{"role": "user", "content": "I love surfing", "created_at": "03/05/2024"}"#,
+        "\n",
+    );
+    let run = cli.run_in(&["ingest", "--user", "rui"], lines);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    let error = run.error();
+    assert!(error.contains("stdin line 3"), "{error}");
+    assert!(error.contains("`03/05/2024`"), "{error}");
+    for format in [
+        "RFC 3339",
+        "2024-05-03T18:00:00Z",
+        "2024-05-03 18:00:00",
+        "2024-05-03 (midnight UTC)",
+    ] {
+        assert!(error.contains(format), "{format} not named: {error}");
+    }
+    // A number is not a time either, and is named the same way.
+    let run = cli.run_in(
+        &["ingest", "--user", "rui"],
+        "{\"role\": \"user\", \"content\": \"hi\", \"created_at\": 1714759200}\n",
+    );
+    assert_eq!(run.code, 1);
+    assert!(
+        run.error().contains("stdin line 1") && run.error().contains("RFC 3339"),
+        "{}",
+        run.error()
+    );
+    // Nothing was written.
+    let sessions = cli.run(&["sessions", "list", "--json"]).ok().json();
+    assert_eq!(sessions.as_array().map(Vec::len), Some(0), "{sessions}");
+
+    // Every accepted form goes in, at its own time.
+    let lines = concat!(
+        r#"{"role": "user", "content": "I live in Lisbon", "created_at": "2024-05-03T18:00:00Z"}"#,
+        "\n",
+        r#"{"role": "assistant", "content": "Nice!", "created_at": "2024-05-03 18:01:00"}"#,
+        "\n",
+        r#"{"role": "user", "content": "I love surfing", "created_at": "2024-05-04"}"#,
+        "\n",
+    );
+    let report = cli
+        .run_in(
+            &["ingest", "--user", "rui", "--conversation", "c1", "--json"],
+            lines,
+        )
+        .ok()
+        .json();
+    assert_eq!(report["messages"], 3, "{report}");
+    let export = cli.run(&["sessions", "export", "c1"]).ok();
+    assert!(
+        export.stdout.contains("2024-05-03T18:01:00"),
+        "{}",
+        export.stdout
+    );
+    assert!(
+        export.stdout.contains("2024-05-04T00:00:00"),
+        "{}",
+        export.stdout
+    );
+}
+
+#[test]
+fn ingest_refuses_a_message_over_the_limit_naming_its_line_and_writes_nothing() {
+    let cli = Cli::new();
+    let big = "a".repeat(2 * 1024 * 1024);
+    let lines = format!(
+        "{{\"role\": \"user\", \"content\": \"I live in Lisbon\"}}\n{{\"role\": \"user\", \"content\": \"{big}\"}}\n"
+    );
+    let run = cli.run_in(&["ingest", "--user", "rui"], &lines);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    let error = run.error();
+    assert!(
+        error.contains("stdin line 2")
+            && error.contains("message is too large: 2097152 bytes (limit 1048576)")
+            && error.contains("--max-message-bytes"),
+        "{error}"
+    );
+    let sessions = cli.run(&["sessions", "list", "--json"]).ok().json();
+    assert_eq!(sessions.as_array().map(Vec::len), Some(0), "{sessions}");
+    let facts = cli
+        .run(&["facts", "list", "-u", "rui", "--json"])
+        .ok()
+        .json();
+    assert_eq!(facts.as_array().map(Vec::len), Some(0), "{facts}");
+
+    // At the limit it passes; one byte over, it does not.
+    let line = |n: usize| {
+        format!(
+            "{{\"role\": \"user\", \"content\": \"{}\"}}\n",
+            "b".repeat(n)
+        )
+    };
+    let over = cli.run_in(
+        &["ingest", "-u", "rui", "--max-message-bytes", "1000"],
+        &line(1001),
+    );
+    assert_eq!(over.code, 1);
+    assert!(
+        over.error().contains("1001 bytes (limit 1000)"),
+        "{}",
+        over.error()
+    );
+    let at = cli
+        .run_in(
+            &[
+                "ingest",
+                "-u",
+                "rui",
+                "--max-message-bytes",
+                "1000",
+                "--json",
+            ],
+            &line(1000),
+        )
+        .ok()
+        .json();
+    assert_eq!(at["messages"], 1, "{at}");
+    let zero = cli.run_in(
+        &["ingest", "-u", "rui", "--max-message-bytes", "0"],
+        &line(1),
+    );
+    assert_eq!(zero.code, 2, "{}", zero.stderr);
+}
+
+#[test]
+fn chat_refuses_a_message_over_the_limit_and_goes_on() {
+    let cli = Cli::new();
+    let big = "a".repeat(2 * 1024 * 1024);
+    let stdin = format!("I live in Lisbon\n{big}\nI love surfing\n");
+    let run = cli.run_in(&["chat", "--user", "rui"], &stdin);
+    assert_eq!(
+        run.code, 1,
+        "the refusal shows in the exit code\n{}",
+        run.stderr
+    );
+    assert!(
+        run.stderr
+            .contains("message is too large: 2097152 bytes (limit 1048576)"),
+        "{}",
+        run.stderr
+    );
+    // The messages before and after it were answered and remembered.
+    assert!(
+        run.stdout.contains("+ learned: lives in Lisbon"),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stdout.contains("+ learned: likes surfing"),
+        "{}",
+        run.stdout
+    );
+    assert_eq!(
+        run.stdout.matches("assistant: ").count(),
+        2,
+        "{}",
+        run.stdout
+    );
+    let id = conversation_id(&run);
+    let shown = cli.run(&["sessions", "show", &id, "--json"]).ok();
+    assert!(
+        !shown.stdout.contains("aaaaaaaaaa"),
+        "the big message was logged"
+    );
+
+    // --max-message-bytes sets another limit.
+    let run = cli.run_in(
+        &["chat", "-u", "rui", "--max-message-bytes", "10"],
+        "hello there, you\n",
+    );
+    assert_eq!(run.code, 1);
+    assert!(run.stderr.contains("16 bytes (limit 10)"), "{}", run.stderr);
+}
+
+#[test]
+fn facts_json_leaves_out_embeddings_unless_asked() {
+    let source = Cli::new();
+    without_model(
+        &source,
+        &[
+            "facts",
+            "add",
+            "-u",
+            "ana",
+            "I live in Lisbon and I love surfing",
+        ],
+        "",
+    )
+    .ok();
+    let export = without_model(&source, &["facts", "export", "-u", "ana"], "").ok();
+    // Give every fact an embedding, as a store with the model keeps them.
+    let mut doc = export.json();
+    for fact in doc["facts"].as_array_mut().expect("facts") {
+        fact["embedding"] = serde_json::json!([0.6, 0.8]);
+    }
+    let cli = Cli::new();
+    without_model(&cli, &["facts", "import"], &doc.to_string()).ok();
+    let has_embedding = |value: &Value| value.to_string().contains("\"embedding\"");
+
+    for args in [
+        &["facts", "list", "-u", "ana", "--json"][..],
+        &["facts", "list", "-u", "ana", "--json", "--history"],
+        &[
+            "facts",
+            "list",
+            "-u",
+            "ana",
+            "--json",
+            "--as-of",
+            "2999-01-01",
+        ],
+        &["facts", "search", "-u", "ana", "--json", "surfing"],
+    ] {
+        let plain = without_model(&cli, args, "").ok().json();
+        assert!(
+            plain.as_array().is_some_and(|a| !a.is_empty()),
+            "{args:?}: {plain}"
+        );
+        assert!(
+            !has_embedding(&plain),
+            "{args:?} printed embeddings: {plain}"
+        );
+        let mut with = args.to_vec();
+        with.push("--with-embeddings");
+        let full = without_model(&cli, &with, "").ok().json();
+        assert!(
+            has_embedding(&full),
+            "{with:?} left out the embeddings: {full}"
+        );
+    }
+}

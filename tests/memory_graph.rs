@@ -353,3 +353,80 @@ fn observations_are_searchable_by_meaning_at_once_and_the_graph_is_a_resource() 
     );
     assert!(stdout.contains("scenario: ok"), "{stdout}");
 }
+
+/// `agentmem mcp` (with and without `--memory-graph`) answers a line that is not JSON
+/// with a JSON-RPC parse error (code -32700, id null) and serves the next line.
+#[test]
+fn a_line_that_is_not_json_gets_a_parse_error_and_the_next_line_is_served() {
+    use std::io::{BufRead, BufReader, Write};
+    use std::sync::mpsc;
+    use std::time::Duration;
+
+    for graph in [false, true] {
+        let store = Store::new();
+        let mut args = vec!["--store", store.url.as_str(), "mcp"];
+        if graph {
+            args.push("--memory-graph");
+        } else {
+            args.extend(["--user", "ana"]);
+        }
+        let mut child = Command::new(env!("CARGO_BIN_EXE_agentmem"))
+            .env_remove("AGENTMEM_STORE_URL")
+            .args(&args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("spawn agentmem mcp");
+        let mut input = child.stdin.take().expect("stdin");
+        let stdout = child.stdout.take().expect("stdout");
+        let (tx, rx) = mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                let Ok(line) = line else { break };
+                if tx.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        let next = || -> serde_json::Value {
+            let line = rx
+                .recv_timeout(Duration::from_secs(60))
+                .unwrap_or_else(|e| panic!("graph={graph}: no answer: {e}"));
+            serde_json::from_str(&line).unwrap_or_else(|e| panic!("not JSON ({e}): {line}"))
+        };
+        let mut send = |line: &str| {
+            input.write_all(line.as_bytes()).unwrap();
+            input.write_all(b"\n").unwrap();
+            input.flush().unwrap();
+        };
+        let assert_parse_error = |answer: &serde_json::Value| {
+            assert_eq!(answer["jsonrpc"], "2.0", "{answer}");
+            assert_eq!(answer["error"]["code"], -32700, "{answer}");
+            assert!(answer["id"].is_null(), "{answer}");
+            assert!(answer.get("result").is_none(), "{answer}");
+        };
+
+        send("hello, are you there?");
+        assert_parse_error(&next());
+        send(
+            r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"test","version":"0"}}}"#,
+        );
+        let init = next();
+        assert_eq!(init["id"], 1, "{init}");
+        assert!(init["result"]["serverInfo"].is_object(), "{init}");
+        send(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
+        send(r#"{"jsonrpc":"2.0","id":2,"method":"tools/list""#);
+        assert_parse_error(&next());
+        send(r#"{"jsonrpc":"2.0","id":3,"method":"tools/list"}"#);
+        let tools = next();
+        assert_eq!(tools["id"], 3, "{tools}");
+        let names = tools["result"]["tools"].as_array().expect("tools").len();
+        assert!(names > 0, "{tools}");
+
+        drop(send);
+        drop(input);
+        let status = child.wait().expect("agentmem mcp exits");
+        assert!(status.success(), "graph={graph}: {status}");
+    }
+}

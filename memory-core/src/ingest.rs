@@ -39,7 +39,7 @@ use crate::episodes::Episode;
 use crate::error::{MemoryError, Result};
 use crate::extract::{FactExtractor, Turn};
 use crate::facts::{stamp, FactChange, UserMemoryStore};
-use crate::message::{Message, Role};
+use crate::message::{Message, Role, DEFAULT_MAX_MESSAGE_BYTES};
 
 /// The agent name recorded for an ingested conversation.
 pub const INGEST_AGENT: &str = "ingest";
@@ -65,21 +65,96 @@ pub struct IngestReport {
     pub completed: usize,
 }
 
+/// What an [`ingest_with`] accepts.
+///
+/// ```
+/// use agentmemory_core::ingest::IngestConfig;
+///
+/// let config = IngestConfig::default().with_max_message_bytes(64 * 1024);
+/// assert_eq!(config.max_message_bytes, 65_536);
+/// assert_eq!(IngestConfig::default().max_message_bytes, 1024 * 1024);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct IngestConfig {
+    /// The largest message taken, in bytes of content (default
+    /// [`DEFAULT_MAX_MESSAGE_BYTES`], 1 MiB). One larger message fails the whole ingest
+    /// with [`MemoryError::PayloadTooLarge`] before anything is logged, embedded or
+    /// extracted.
+    pub max_message_bytes: usize,
+}
+
+impl Default for IngestConfig {
+    fn default() -> Self {
+        Self {
+            max_message_bytes: DEFAULT_MAX_MESSAGE_BYTES,
+        }
+    }
+}
+
+impl IngestConfig {
+    /// Sets the largest message taken, in bytes.
+    pub fn with_max_message_bytes(mut self, bytes: usize) -> Self {
+        self.max_message_bytes = bytes;
+        self
+    }
+}
+
 /// Feeds `messages` (in the order said, each with its `created_at`) to `user_id`'s
 /// memory as conversation `conversation_id` (a fresh id when `None`).
 ///
 /// Needs a [`ConversationStore`] in `container`; facts are extracted when a
 /// [`UserMemoryStore`] is registered, by the registered [`FactExtractor`] or the offline
 /// rules; episodes go to [`episodes::resolve`](crate::episodes::resolve)'s store. A
-/// conversation that belongs to another user is refused.
+/// conversation that belongs to another user is refused, and so is a message over
+/// [`DEFAULT_MAX_MESSAGE_BYTES`] (1 MiB; [`ingest_with`] sets another limit), with
+/// [`MemoryError::PayloadTooLarge`] before anything is written.
 pub async fn ingest(
     container: &Container,
     user_id: &str,
     conversation_id: Option<&str>,
     messages: Vec<Message>,
 ) -> Result<IngestReport> {
+    ingest_with(
+        container,
+        user_id,
+        conversation_id,
+        messages,
+        IngestConfig::default(),
+    )
+    .await
+}
+
+/// [`ingest`] with the limits of `config`.
+///
+/// ```
+/// # tokio_test::block_on(async {
+/// use std::sync::Arc;
+/// use agentmemory_core::ingest::{ingest_with, IngestConfig};
+/// use agentmemory_core::{Container, InMemoryConversationStore, MemoryError, Message};
+///
+/// let container = Container::new();
+/// container.register_conversations("log", Arc::new(InMemoryConversationStore::new()));
+/// let config = IngestConfig::default().with_max_message_bytes(10);
+/// let history = vec![Message::user("short"), Message::user("well over ten bytes")];
+/// let err = ingest_with(&container, "rui", Some("c"), history, config).await.unwrap_err();
+/// assert!(matches!(err, MemoryError::PayloadTooLarge { size: 19, limit: 10, .. }));
+/// # })
+/// ```
+pub async fn ingest_with(
+    container: &Container,
+    user_id: &str,
+    conversation_id: Option<&str>,
+    messages: Vec<Message>,
+    config: IngestConfig,
+) -> Result<IngestReport> {
     if user_id.is_empty() {
         return Err(MemoryError::invalid("user id", "must not be empty"));
+    }
+    // Before anything is resolved, read or written: one message over the limit refuses
+    // the whole history (a history cut in the middle would be worse than none).
+    for message in &messages {
+        message.check_size(config.max_message_bytes)?;
     }
     let conversation_id = match conversation_id {
         Some("") => return Err(MemoryError::invalid("conversation id", "must not be empty")),

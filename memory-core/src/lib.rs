@@ -72,7 +72,9 @@ pub use facts::{
 };
 pub use kv::{InMemoryKvStore, KvStore, MemoryEntry, MemoryScope};
 pub use manager::{MemoryConfig, MemoryManager};
-pub use message::{Content, ContentBlock, Message, Metadata, Role, ToolCall};
+pub use message::{
+    Content, ContentBlock, Message, Metadata, Role, ToolCall, DEFAULT_MAX_MESSAGE_BYTES,
+};
 pub use model::{
     ChatModel, ChatRequest, ChatStream, Completion, StreamEvent, ToolDefinition, Usage,
 };

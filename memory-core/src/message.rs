@@ -7,6 +7,19 @@ use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use ulid::Ulid;
 
+/// The largest message agentmem takes by default, in bytes of content: 1 MiB
+/// (1,048,576 bytes).
+///
+/// A session ([`SessionConfig::max_message_bytes`](crate::session::SessionConfig::max_message_bytes)),
+/// [`ingest`](crate::ingest::ingest) ([`IngestConfig`](crate::ingest::IngestConfig)) and
+/// [`MemoryManager::add_messages`](crate::MemoryManager::add_messages)
+/// ([`MemoryConfig::max_message_bytes`](crate::MemoryConfig::max_message_bytes)) refuse a
+/// larger message with [`MemoryError::PayloadTooLarge`](crate::MemoryError::PayloadTooLarge)
+/// before anything is logged, embedded or extracted: analysing a message costs memory
+/// many times its size, so a pasted file of tens of megabytes would otherwise take
+/// gigabytes.
+pub const DEFAULT_MAX_MESSAGE_BYTES: usize = 1024 * 1024;
+
 /// Free-form metadata attached to messages, documents and facts.
 pub type Metadata = BTreeMap<String, serde_json::Value>;
 
@@ -148,6 +161,54 @@ impl Content {
                 .sum(),
         }
     }
+}
+
+impl Content {
+    /// Size of the content in bytes: the UTF-8 bytes of its text blocks, of its JSON
+    /// blocks as compact JSON, and of its image URLs. What
+    /// [`Message::check_size`] compares with a limit.
+    ///
+    /// ```
+    /// use agentmemory_core::{Content, ContentBlock};
+    ///
+    /// assert_eq!(Content::from("héllo").byte_len(), 6);
+    /// let blocks = Content::from(vec![
+    ///     ContentBlock::Text { text: "ab".into() },
+    ///     ContentBlock::Json { value: serde_json::json!({"k": 1}) },
+    /// ]);
+    /// assert_eq!(blocks.byte_len(), 2 + r#"{"k":1}"#.len());
+    /// ```
+    pub fn byte_len(&self) -> usize {
+        match self {
+            Content::Text(t) => t.len(),
+            Content::Blocks(blocks) => blocks
+                .iter()
+                .map(|b| match b {
+                    ContentBlock::Text { text } => text.len(),
+                    ContentBlock::Json { value } => json_len(value),
+                    ContentBlock::Image { url, .. } => url.len(),
+                })
+                .sum(),
+        }
+    }
+}
+
+/// Bytes of `value` as compact JSON, counted without building the string.
+fn json_len(value: &serde_json::Value) -> usize {
+    struct Count(usize);
+    impl std::io::Write for Count {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            self.0 += buf.len();
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let mut count = Count(0);
+    // Writing a `Value` to a writer that never fails cannot fail.
+    let _ = serde_json::to_writer(&mut count, value);
+    count.0
 }
 
 impl From<String> for Content {
@@ -292,5 +353,29 @@ impl Message {
     /// The message's text (blocks joined by newlines).
     pub fn text(&self) -> String {
         self.content.to_text()
+    }
+
+    /// Refuses a message whose content ([`Content::byte_len`]) is over `limit` bytes with
+    /// [`MemoryError::PayloadTooLarge`](crate::MemoryError::PayloadTooLarge); a message of
+    /// exactly `limit` bytes passes. See [`DEFAULT_MAX_MESSAGE_BYTES`].
+    ///
+    /// ```
+    /// use agentmemory_core::{Message, MemoryError};
+    ///
+    /// assert!(Message::user("hello").check_size(5).is_ok());
+    /// let err = Message::user("hello!").check_size(5).unwrap_err();
+    /// assert!(matches!(err, MemoryError::PayloadTooLarge { size: 6, limit: 5, .. }));
+    /// assert_eq!(err.to_string(), "message is too large: 6 bytes (limit 5)");
+    /// ```
+    pub fn check_size(&self, limit: usize) -> crate::error::Result<()> {
+        let size = self.content.byte_len();
+        if size > limit {
+            return Err(crate::error::MemoryError::PayloadTooLarge {
+                what: "message",
+                size,
+                limit,
+            });
+        }
+        Ok(())
     }
 }

@@ -55,6 +55,7 @@ impl ApiError {
             ApiError::Unprocessable { .. } => StatusCode::UNPROCESSABLE_ENTITY,
             ApiError::Unauthorized => StatusCode::UNAUTHORIZED,
             ApiError::Forbidden(_) => StatusCode::FORBIDDEN,
+            ApiError::Store(MemoryError::PayloadTooLarge { .. }) => StatusCode::PAYLOAD_TOO_LARGE,
             ApiError::Store(e) if is_invalid_input(e) => StatusCode::BAD_REQUEST,
             ApiError::Store(_) => StatusCode::INTERNAL_SERVER_ERROR,
         }

@@ -572,16 +572,19 @@ impl MemoryMcp {
 )]
 impl ServerHandler for MemoryMcp {}
 
-/// Serves the tools on stdin/stdout until the client closes them.
+/// Serves the tools on stdin/stdout until the client closes them. A line that is not
+/// JSON is answered with a JSON-RPC parse error (code -32700, `id` null) and the next
+/// line is served.
 pub async fn serve_stdio(
     service: MemoryService,
     user: Option<String>,
 ) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
-    let running = MemoryMcp::new(service, user)
-        .serve(rmcp::transport::stdio())
-        .await?;
-    running.waiting().await?;
-    Ok(())
+    super::stdio::serve(|transport| async move {
+        let running = MemoryMcp::new(service, user).serve(transport).await?;
+        running.waiting().await?;
+        Ok(())
+    })
+    .await
 }
 
 /// The streamable-HTTP MCP endpoint, for mounting in an axum router.

@@ -566,13 +566,18 @@ impl ServerHandler for GraphMcp {
     }
 }
 
-/// Serves the tools on stdin/stdout until the client closes them.
+/// Serves the tools on stdin/stdout until the client closes them. A line that is not
+/// JSON is answered with a JSON-RPC parse error (code -32700, `id` null) and the next
+/// line is served.
 pub async fn serve_stdio(
     graph: Arc<KnowledgeGraph>,
 ) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
-    let running = GraphMcp::new(graph).serve(rmcp::transport::stdio()).await?;
-    running.waiting().await?;
-    Ok(())
+    super::stdio::serve(|transport| async move {
+        let running = GraphMcp::new(graph).serve(transport).await?;
+        running.waiting().await?;
+        Ok(())
+    })
+    .await
 }
 
 /// The streamable-HTTP endpoint of the tools, for mounting in an axum router.

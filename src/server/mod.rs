@@ -87,6 +87,8 @@ mod redis_agent_memory;
 mod routes;
 mod service;
 mod settings;
+#[cfg(feature = "mcp")]
+mod stdio;
 mod strategy;
 mod tenant;
 mod window;

@@ -22,12 +22,14 @@ pub const MEMORY_BLOCK_TOKENS_ENV: &str = "AGENTMEM_MEMORY_BLOCK_TOKENS";
 pub const WORKING_MEMORY_TOKENS_ENV: &str = "AGENTMEM_WORKING_MEMORY_TOKENS";
 /// `AGENTMEM_WORKING_SCOPE`: the scope id of a manager's working memory.
 pub const WORKING_SCOPE_ENV: &str = "AGENTMEM_WORKING_SCOPE";
+/// `AGENTMEM_MAX_MESSAGE_BYTES`: the largest message taken, in bytes (default 1 MiB).
+pub const MAX_MESSAGE_BYTES_ENV: &str = "AGENTMEM_MAX_MESSAGE_BYTES";
 
 /// The working-memory scope of a manager when none is configured.
 pub const DEFAULT_WORKING_SCOPE: &str = "default";
 
 /// Every variable [`MemoryConfig::from_env`] reads.
-pub const CONFIG_ENV_VARS: [&str; 7] = [
+pub const CONFIG_ENV_VARS: [&str; 8] = [
     WINDOW_TOKENS_ENV,
     SUMMARIZE_THRESHOLD_ENV,
     SUMMARIZE_TO_ENV,
@@ -35,6 +37,7 @@ pub const CONFIG_ENV_VARS: [&str; 7] = [
     MEMORY_BLOCK_TOKENS_ENV,
     WORKING_MEMORY_TOKENS_ENV,
     WORKING_SCOPE_ENV,
+    MAX_MESSAGE_BYTES_ENV,
 ];
 
 /// The budgets of a [`MemoryManager`](super::MemoryManager) and of the sessions it builds.
@@ -73,6 +76,11 @@ pub struct MemoryConfig {
     pub working_memory_tokens: usize,
     /// The scope id of the manager's working memory (default `"default"`).
     pub working_scope: String,
+    /// The largest message taken, in bytes of content (default
+    /// [`DEFAULT_MAX_MESSAGE_BYTES`](crate::message::DEFAULT_MAX_MESSAGE_BYTES), 1 MiB): a larger one is refused with
+    /// [`MemoryError::PayloadTooLarge`] by [`add_messages`](super::MemoryManager::add_messages)
+    /// and by the turns of the sessions built with these budgets, before anything is logged.
+    pub max_message_bytes: usize,
 }
 
 impl Default for MemoryConfig {
@@ -86,6 +94,7 @@ impl Default for MemoryConfig {
             memory_block_tokens: session.memory_block_tokens,
             working_memory_tokens: session.working_memory_tokens,
             working_scope: DEFAULT_WORKING_SCOPE.to_owned(),
+            max_message_bytes: session.max_message_bytes,
         }
     }
 }
@@ -132,6 +141,18 @@ impl MemoryConfig {
         if let Some((_, v)) = get(WORKING_SCOPE_ENV) {
             config.working_scope = v;
         }
+        if let Some((name, v)) = get(MAX_MESSAGE_BYTES_ENV) {
+            config.max_message_bytes = match v.replace('_', "").parse::<usize>() {
+                Ok(n) if n > 0 => n,
+                _ => {
+                    return Err(env_error(
+                        name,
+                        &v,
+                        "must be a whole number of bytes, at least 1",
+                    ))
+                }
+            };
+        }
         config.validate()?;
         Ok(config)
     }
@@ -161,6 +182,12 @@ impl MemoryConfig {
         }
         if self.working_scope.is_empty() {
             return Err(MemoryError::invalid("working_scope", "must not be empty"));
+        }
+        if self.max_message_bytes == 0 {
+            return Err(MemoryError::invalid(
+                "max_message_bytes",
+                "must be at least 1",
+            ));
         }
         Ok(())
     }
@@ -207,21 +234,29 @@ impl MemoryConfig {
         self
     }
 
+    /// Sets the largest message taken, in bytes (see
+    /// [`max_message_bytes`](Self::max_message_bytes)).
+    pub fn with_max_message_bytes(mut self, bytes: usize) -> Self {
+        self.max_message_bytes = bytes;
+        self
+    }
+
     /// The tokens of history above which older messages are summarised.
     pub fn summarize_trigger(&self) -> usize {
         self.summarize_threshold
             .map_or(self.window_tokens, |t| t.min(self.window_tokens))
     }
 
-    /// The session configuration with these budgets (extraction and episode settings at
-    /// their defaults).
+    /// The session configuration with these budgets and message size limit (extraction
+    /// and episode settings at their defaults).
     pub fn session_config(&self) -> SessionConfig {
         let mut session = SessionConfig::default()
             .with_max_tokens(self.window_tokens)
             .with_summarize_to(self.summarize_to)
             .with_summary_tokens(self.summary_tokens)
             .with_memory_block_tokens(self.memory_block_tokens)
-            .with_working_memory_tokens(self.working_memory_tokens);
+            .with_working_memory_tokens(self.working_memory_tokens)
+            .with_max_message_bytes(self.max_message_bytes);
         session.summarize_threshold = self.summarize_threshold;
         session
     }
@@ -341,6 +376,26 @@ mod tests {
         assert_eq!(
             refused(&[(WORKING_MEMORY_TOKENS_ENV, "0")]),
             WORKING_MEMORY_TOKENS_ENV
+        );
+    }
+
+    #[test]
+    fn max_message_bytes() {
+        use crate::message::DEFAULT_MAX_MESSAGE_BYTES;
+        assert_eq!(
+            with(&[]).unwrap().max_message_bytes,
+            DEFAULT_MAX_MESSAGE_BYTES
+        );
+        let c = with(&[(MAX_MESSAGE_BYTES_ENV, "2_000_000")]).unwrap();
+        assert_eq!(c.max_message_bytes, 2_000_000);
+        assert_eq!(c.session_config().max_message_bytes, 2_000_000);
+        assert_eq!(
+            refused(&[(MAX_MESSAGE_BYTES_ENV, "0")]),
+            MAX_MESSAGE_BYTES_ENV
+        );
+        assert_eq!(
+            refused(&[(MAX_MESSAGE_BYTES_ENV, "1MB")]),
+            MAX_MESSAGE_BYTES_ENV
         );
     }
 

@@ -48,6 +48,10 @@ impl MemoryManager {
     /// oldest messages are folded into the running summary, down to `summarize_to` percent
     /// of it, and the summary is logged, as a [`Session`](crate::Session) does: a session
     /// resuming the conversation, or another manager, reads the same history.
+    ///
+    /// A message over [`MemoryConfig::max_message_bytes`](super::MemoryConfig::max_message_bytes)
+    /// (1 MiB by default) fails the call with [`MemoryError::PayloadTooLarge`] before
+    /// anything is written.
     pub async fn add_messages(
         &self,
         conversation_id: &str,
@@ -55,6 +59,9 @@ impl MemoryManager {
     ) -> Result<AddedTurn> {
         if conversation_id.is_empty() {
             return Err(MemoryError::invalid("conversation id", "must not be empty"));
+        }
+        for message in &messages {
+            message.check_size(self.config.max_message_bytes)?;
         }
         let events = messages
             .into_iter()

@@ -9,6 +9,7 @@ use crate::episodes::Retention;
 use crate::error::{MemoryError, Result};
 use crate::extract::{FactExtractor, LlmExtractor};
 use crate::facts::UserMemoryStore;
+use crate::message::DEFAULT_MAX_MESSAGE_BYTES;
 use crate::model::ChatModel;
 use crate::summarize::Summarizer;
 use crate::tokens::{HeuristicCounter, TokenCounter};
@@ -78,6 +79,11 @@ pub struct SessionConfig {
     pub episodes_of_replies: bool,
     /// How many episodes a user keeps (default: all). Applied when a session is built.
     pub episode_retention: Retention,
+    /// The largest user message a turn takes, in bytes of content (default
+    /// [`DEFAULT_MAX_MESSAGE_BYTES`], 1 MiB). A larger one is refused by
+    /// [`Session::prepare`](super::Session::prepare) and [`Session::send`](super::Session::send)
+    /// with [`MemoryError::PayloadTooLarge`] before it is logged, embedded or extracted.
+    pub max_message_bytes: usize,
 }
 
 impl Default for SessionConfig {
@@ -92,6 +98,7 @@ impl Default for SessionConfig {
             extraction: ExtractionMode::Inline,
             episodes_of_replies: true,
             episode_retention: Retention::all(),
+            max_message_bytes: DEFAULT_MAX_MESSAGE_BYTES,
         }
     }
 }
@@ -149,6 +156,13 @@ impl SessionConfig {
     /// Sets whether the assistant's replies are kept as episodes.
     pub fn with_episodes_of_replies(mut self, on: bool) -> Self {
         self.episodes_of_replies = on;
+        self
+    }
+
+    /// Sets the largest user message a turn takes, in bytes (see
+    /// [`max_message_bytes`](Self::max_message_bytes)).
+    pub fn with_max_message_bytes(mut self, bytes: usize) -> Self {
+        self.max_message_bytes = bytes;
         self
     }
 }
@@ -214,6 +228,13 @@ impl<A: Agent> SessionBuilder<A> {
     /// The whole prompt's token budget (system prompt, memory block, summary, window).
     pub fn max_tokens(mut self, max_tokens: usize) -> Self {
         self.config.max_tokens = max_tokens;
+        self
+    }
+
+    /// The largest user message a turn takes, in bytes (default 1 MiB; see
+    /// [`SessionConfig::max_message_bytes`]).
+    pub fn max_message_bytes(mut self, bytes: usize) -> Self {
+        self.config.max_message_bytes = bytes;
         self
     }
 

@@ -152,7 +152,9 @@ impl<A: Agent> Session<A> {
     /// Sends a user message and runs one turn (see the [module docs](self)).
     ///
     /// A session built with [`SessionBuilder::external_model`] has no model to call:
-    /// this fails with [`MemoryError::NoModel`] and nothing is logged.
+    /// this fails with [`MemoryError::NoModel`] and nothing is logged. A message over
+    /// [`SessionConfig::max_message_bytes`] (1 MiB by default) fails with
+    /// [`MemoryError::PayloadTooLarge`], and nothing is logged either.
     pub async fn send(&mut self, text: impl Into<String>) -> Result<TurnReply> {
         self.send_message(Message::user(text.into())).await
     }

@@ -94,6 +94,10 @@ impl<A: Agent> Session<A> {
     /// after a failed turn (same id, or same content while that turn is uncommitted) is a
     /// retry: the message is logged and remembered once.
     ///
+    /// A user message over [`SessionConfig::max_message_bytes`](super::SessionConfig::max_message_bytes)
+    /// (1 MiB by default) is refused with [`MemoryError::PayloadTooLarge`](crate::MemoryError::PayloadTooLarge)
+    /// before anything is logged, remembered or recalled.
+    ///
     /// A prepared turn that is dropped without a commit is abandoned when the next,
     /// different message is prepared: the abandoned message leaves the short-term
     /// memory (the log keeps it, followed by a
@@ -111,6 +115,9 @@ impl<A: Agent> Session<A> {
     }
 
     pub(super) async fn prepare_message(&mut self, user: Message) -> Result<PreparedTurn> {
+        // 0. A message over the size limit is refused before anything is logged,
+        // embedded or extracted (an open turn stays open).
+        user.check_size(self.config.max_message_bytes)?;
         let mut report = TurnReport::default();
 
         // 1. The user message enters the log and memory, once.

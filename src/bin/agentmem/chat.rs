@@ -5,7 +5,8 @@ use std::io::{self, BufRead, IsTerminal, Write};
 
 use agentmemory::di::tokens;
 use agentmemory::{
-    remember, Agent, FactChange, KvStore, MemoryEntry, MemoryScope, Session, TurnReport,
+    remember, Agent, FactChange, KvStore, MemoryEntry, MemoryError, MemoryScope, Session,
+    TurnReport,
 };
 
 use crate::cli::ChatArgs;
@@ -71,6 +72,9 @@ pub async fn run(stores: &Stores, args: ChatArgs) -> Result<(), CliError> {
     if let Some(max_tokens) = args.max_tokens {
         builder = builder.max_tokens(max_tokens as usize);
     }
+    if let Some(bytes) = args.max_message_bytes {
+        builder = builder.max_message_bytes(bytes);
+    }
     if let Some(id) = &conversation {
         builder = builder.conversation(id);
     }
@@ -88,6 +92,7 @@ pub async fn run(stores: &Stores, args: ChatArgs) -> Result<(), CliError> {
 
     let interactive = io::stdin().is_terminal();
     let stdin = io::stdin().lock();
+    let mut refused = 0;
     prompt(interactive)?;
     for line in stdin.lines() {
         let line = line.map_err(|e| CliError::runtime("read stdin", e))?;
@@ -96,13 +101,30 @@ pub async fn run(stores: &Stores, args: ChatArgs) -> Result<(), CliError> {
             prompt(interactive)?;
             continue;
         }
-        let reply = session.send(text).await?;
+        let reply = match session.send(text).await {
+            Ok(reply) => reply,
+            // Refused before anything was logged: say so, and take the next message.
+            Err(e @ MemoryError::PayloadTooLarge { .. }) => {
+                refused += 1;
+                eprintln!(
+                    "agentmem: {e}; not sent, nothing kept (--max-message-bytes raises the limit)"
+                );
+                prompt(interactive)?;
+                continue;
+            }
+            Err(e) => return Err(e.into()),
+        };
         output::line(format!("assistant: {}", reply.text()))?;
         print_report(&reply.report)?;
         prompt(interactive)?;
     }
     if interactive {
         output::line("")?;
+    }
+    if refused > 0 {
+        return Err(CliError::Runtime(format!(
+            "{refused} message(s) over the size limit were refused"
+        )));
     }
     Ok(())
 }

@@ -87,7 +87,7 @@ Example:\n  agentmem chat --user alice --agent-prompt \"You are a travel agent.\
     Chat(ChatArgs),
     /// Import a past conversation (JSONL on stdin) into a user's memory, at its own times.
     #[command(
-        after_help = "Each stdin line is one message: {\"role\": \"user\"|\"assistant\", \"content\": \"...\", \"created_at\": \"2024-05-03T18:00:00Z\"} (created_at optional: now). The messages are logged as conversation --conversation (a new id when absent), kept as episodes of the user, and facts are extracted and reconciled at the messages' own times. Ingesting the same lines again into the same conversation changes nothing.\n\n\
+        after_help = "Each stdin line is one message: {\"role\": \"user\"|\"assistant\", \"content\": \"...\", \"created_at\": \"2024-05-03T18:00:00Z\"} (created_at optional: now; an RFC 3339 time, 2024-05-03T18:00:00 or 2024-05-03 18:00:00 in UTC, or a date, 2024-05-03). A message over --max-message-bytes (1 MiB by default) stops the command, naming its line, before anything is written. The messages are logged as conversation --conversation (a new id when absent), kept as episodes of the user, and facts are extracted and reconciled at the messages' own times. Ingesting the same lines again into the same conversation changes nothing.\n\n\
 Example:\n  agentmem ingest --user alice --conversation trip-2024 < trip.jsonl"
     )]
     Ingest(IngestArgs),
@@ -162,8 +162,28 @@ pub struct IngestArgs {
     /// The conversation id to log the messages under (a new one when absent).
     #[arg(long, short = 'c', value_parser = non_blank)]
     pub conversation: Option<String>,
+    /// The largest message taken, in bytes: a larger one stops the command before
+    /// anything is written.
+    #[arg(
+        long,
+        value_name = "BYTES",
+        env = "AGENTMEM_MAX_MESSAGE_BYTES",
+        default_value_t = agentmemory::DEFAULT_MAX_MESSAGE_BYTES,
+        value_parser = positive_bytes
+    )]
+    pub max_message_bytes: usize,
     #[command(flatten)]
     pub json: JsonArg,
+}
+
+/// A number of bytes, at least 1 (`_` separators allowed).
+fn positive_bytes(value: &str) -> Result<usize, String> {
+    match value.replace('_', "").parse::<usize>() {
+        Ok(n) if n > 0 => Ok(n),
+        _ => Err(format!(
+            "`{value}` is not a whole number of bytes, at least 1"
+        )),
+    }
 }
 
 /// `agentmem reembed`.
@@ -221,7 +241,11 @@ Example:\n  agentmem facts add --user alice \"I live in Paris and I love museums
         text: Vec<String>,
     },
     /// The user's current facts.
-    #[command(after_help = "Example:\n  agentmem facts list --user alice --history")]
+    #[command(
+        after_help = "With --json, each fact is its JSON record without its embedding; \
+--with-embeddings keeps it.\n\n\
+Example:\n  agentmem facts list --user alice --history"
+    )]
     List {
         #[command(flatten)]
         user: UserArg,
@@ -230,6 +254,10 @@ Example:\n  agentmem facts add --user alice \"I live in Paris and I love museums
         /// Also show the versions each current fact superseded.
         #[arg(long)]
         history: bool,
+        /// With --json, keep each fact's embedding (384 floats with the default model),
+        /// left out otherwise.
+        #[arg(long)]
+        with_embeddings: bool,
         /// The facts as they stood at this moment instead of now: `2024-06-30` (the end
         /// of that day, UTC) or an RFC 3339 time. Each comes with when it stopped holding.
         #[arg(long, value_name = "DATE", value_parser = as_of_time, conflicts_with = "history")]
@@ -247,6 +275,10 @@ Example:\n  agentmem facts add --user alice \"I live in Paris and I love museums
         /// How many facts at most.
         #[arg(short, long, default_value_t = 5)]
         k: usize,
+        /// With --json, keep each fact's embedding (384 floats with the default model),
+        /// left out otherwise.
+        #[arg(long)]
+        with_embeddings: bool,
         /// The query (several words are joined by spaces).
         #[arg(required = true, num_args = 1..)]
         query: Vec<String>,
@@ -422,6 +454,10 @@ pub struct ChatArgs {
     /// Token budget of the whole prompt (system prompt, memory, summary and window).
     #[arg(long, value_parser = clap::value_parser!(u32).range(64..))]
     pub max_tokens: Option<u32>,
+    /// The largest message taken, in bytes (default 1 MiB, or AGENTMEM_MAX_MESSAGE_BYTES):
+    /// a larger one is refused, with an error on stderr, and the chat goes on.
+    #[arg(long, value_name = "BYTES", value_parser = positive_bytes)]
+    pub max_message_bytes: Option<usize>,
 }
 
 /// The command line's grammar, with the exit codes line appended to the help of every

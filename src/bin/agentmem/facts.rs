@@ -23,20 +23,32 @@ pub async fn run(stores: &Stores, command: FactsCommand) -> Result<(), CliError>
             user,
             json,
             history,
+            with_embeddings,
             as_of: Some(at),
-        } if !history => list_as_of(store, &user.user, at, json.json).await,
+        } if !history => {
+            let json = Json::new(json.json, with_embeddings);
+            list_as_of(store, &user.user, at, json).await
+        }
         FactsCommand::List {
             user,
             json,
             history,
+            with_embeddings,
             ..
-        } => list(store, &user.user, history, json.json).await,
+        } => {
+            let json = Json::new(json.json, with_embeddings);
+            list(store, &user.user, history, json).await
+        }
         FactsCommand::Search {
             user,
             json,
             k,
+            with_embeddings,
             query,
-        } => search(store, &user.user, &query.join(" "), k, json.json).await,
+        } => {
+            let json = Json::new(json.json, with_embeddings);
+            search(store, &user.user, &query.join(" "), k, json).await
+        }
         FactsCommand::Forget { user, id, yes } => {
             let episodes = agentmemory::episodes::resolve(stores.container())?;
             forget(store, episodes.as_ref(), &user.user, id.as_deref(), yes).await
@@ -135,6 +147,27 @@ pub fn change_row(change: &FactChange) -> Vec<String> {
     }
 }
 
+/// `--json` and `--with-embeddings` of `facts list` and `facts search`.
+#[derive(Clone, Copy)]
+struct Json {
+    on: bool,
+    embeddings: bool,
+}
+
+impl Json {
+    fn new(on: bool, embeddings: bool) -> Self {
+        Self { on, embeddings }
+    }
+
+    /// The fact as printed: its embedding left out unless asked for (384 floats of
+    /// noise on a terminal, most of every record's bytes).
+    fn fact(self, fact: &mut MemoryFact) {
+        if !self.embeddings {
+            fact.embedding = None;
+        }
+    }
+}
+
 #[derive(Serialize)]
 struct WithHistory {
     fact: MemoryFact,
@@ -146,10 +179,11 @@ async fn list_as_of(
     store: &dyn UserMemoryStore,
     user: &str,
     at: chrono::DateTime<chrono::Utc>,
-    json: bool,
+    json: Json,
 ) -> Result<(), CliError> {
-    let facts = store.facts_as_of(user, at).await?;
-    if json {
+    let mut facts = store.facts_as_of(user, at).await?;
+    if json.on {
+        facts.iter_mut().for_each(|f| json.fact(f));
         return output::json(&facts);
     }
     let day = |t: chrono::DateTime<chrono::Utc>| t.format("%Y-%m-%d").to_string();
@@ -171,11 +205,12 @@ async fn list(
     store: &dyn UserMemoryStore,
     user: &str,
     history: bool,
-    json: bool,
+    json: Json,
 ) -> Result<(), CliError> {
-    let facts = store.list(user).await?;
+    let mut facts = store.list(user).await?;
     if !history {
-        if json {
+        if json.on {
+            facts.iter_mut().for_each(|f| json.fact(f));
             return output::json(&facts);
         }
         let rows: Vec<Vec<String>> = facts.iter().map(fact_row).collect();
@@ -191,7 +226,11 @@ async fn list(
             history: versions,
         });
     }
-    if json {
+    if json.on {
+        for chain in &mut chains {
+            json.fact(&mut chain.fact);
+            chain.history.iter_mut().for_each(|f| json.fact(f));
+        }
         return output::json(&chains);
     }
     let mut rows = Vec::new();
@@ -223,10 +262,11 @@ async fn search(
     user: &str,
     query: &str,
     k: usize,
-    json: bool,
+    json: Json,
 ) -> Result<(), CliError> {
-    let hits = store.search(user, query, k).await?;
-    if json {
+    let mut hits = store.search(user, query, k).await?;
+    if json.on {
+        hits.iter_mut().for_each(|h| json.fact(&mut h.fact));
         return output::json(&hits);
     }
     let rows: Vec<Vec<String>> = hits
