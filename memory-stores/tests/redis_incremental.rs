@@ -69,8 +69,14 @@ async fn fill(store: &RedisStore, ns: &str, n: usize) {
 
 /// Per-search time after one write, at `n` documents: the mean of `rounds` rounds of
 /// (upsert one document, search), counting the search only.
-async fn search_after_write(store: &RedisStore, ns: &str, n: usize, rounds: usize) -> Duration {
-    let query = SearchQuery::new("kitchen garden budget", 10);
+async fn search_after_write(
+    store: &RedisStore,
+    ns: &str,
+    n: usize,
+    rounds: usize,
+    text: &str,
+) -> Duration {
+    let query = SearchQuery::new(text, 10);
     store.search(ns, &query).await.expect("warm up");
     let mut total = Duration::ZERO;
     for r in 0..rounds {
@@ -78,7 +84,7 @@ async fn search_after_write(store: &RedisStore, ns: &str, n: usize, rounds: usiz
         let start = Instant::now();
         let hits = store.search(ns, &query).await.expect("search");
         total += start.elapsed();
-        assert_eq!(hits.len(), 10);
+        assert!(!hits.is_empty());
     }
     total / rounds as u32
 }
@@ -97,8 +103,12 @@ async fn measure_search_after_one_write() {
         let ns = fresh("measure");
         fill(&store, &ns, n).await;
         let read = store.documents_read();
-        let per_search = search_after_write(&store, &ns, n, 20).await;
+        let per_search = search_after_write(&store, &ns, n, 20, "kitchen garden budget").await;
         let read = (store.documents_read() - read - n as u64) / 20; // less the first build
+                                                                    // A query of two rare words: scores few candidates, so it shows what the update
+                                                                    // of the index costs without the scorer's work on the common words' documents.
+        let rare = format!("{} {}", word(7), word(n / 2));
+        let rare_after_write = search_after_write(&store, &ns, n + 20, 20, &rare).await;
         let query = SearchQuery::new("kitchen garden budget", 10);
         let start = Instant::now();
         for _ in 0..20 {
@@ -107,7 +117,8 @@ async fn measure_search_after_one_write() {
         let unchanged = start.elapsed() / 20;
         println!(
             "redis: at {n} documents: search after one write {per_search:?} \
-             ({read} documents read per search); search with nothing written {unchanged:?}"
+             ({read} documents read per search); search with nothing written {unchanged:?}; \
+             a rare-word search after one write {rare_after_write:?}"
         );
         store.clear(&ns).await.expect("cleanup");
     }
