@@ -20,6 +20,8 @@
 //! | user facts log | `P{facts:HEX user}:log` | sorted set `version:fact id`, score = version |
 //! | vector documents | `P{docs:HEX ns}:docs` | hash document id → JSON |
 //! | their version and dimension | `P{docs:HEX ns}:version`, `P{docs:HEX ns}:dim` | strings |
+//! | their change log | `P{docs:HEX ns}:log` | list `VERSION\tJSON ids` (last 4,096) |
+//! | their ids | `P{docs:HEX ns}:ids` | sorted set, score 0 (`ZRANGEBYLEX`) |
 //! | key layout version | `P{index}:layout` | string (`2`) |
 //!
 //! The `{...}` part is the Redis Cluster hash tag: every key one command, `MULTI` or
@@ -103,7 +105,8 @@ impl Default for RedisOptions {
 /// Redis implementing [`ConversationStore`](agentmemory_core::ConversationStore),
 /// [`KvStore`](agentmemory_core::KvStore), [`UserMemoryStore`](agentmemory_core::UserMemoryStore)
 /// and [`VectorStore`](agentmemory_core::VectorStore) (documents kept in Redis, searched
-/// through an in-process index rebuilt when another writer changed them).
+/// through an in-process index that reads only the documents changed since its last
+/// search, by this process or another, from a change log kept per namespace).
 ///
 /// Cloning is cheap and shares the connection.
 ///
@@ -182,8 +185,11 @@ pub struct RedisStore {
     /// Each recently searched user's facts, indexed (see `fact_cache`).
     fact_cache: std::sync::Arc<crate::fact_cache::FactCache>,
     /// Search indexes of vector namespaces, by namespace (shared by clones).
-    indexes:
-        std::sync::Arc<std::sync::Mutex<std::collections::HashMap<String, vectors::CachedIndex>>>,
+    indexes: std::sync::Arc<
+        std::sync::Mutex<std::collections::HashMap<String, std::sync::Arc<vectors::CachedIndex>>>,
+    >,
+    /// Documents read from Redis (see [`RedisStore::documents_read`]).
+    documents_read: std::sync::Arc<std::sync::atomic::AtomicU64>,
 }
 
 impl std::fmt::Debug for RedisStore {
@@ -269,6 +275,7 @@ impl RedisStore {
             policy: options.fact_policy,
             fact_cache: Default::default(),
             indexes: Default::default(),
+            documents_read: Default::default(),
         };
         store.migrate_layout().await?;
         Ok(store)
