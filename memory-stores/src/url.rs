@@ -86,7 +86,8 @@ pub enum StoreUrl {
     File(PathBuf),
     /// `redis://HOST:PORT/DB` or, over TLS, `rediss://...` (the whole URL): every store in
     /// Redis (vector documents are kept in Redis and searched through an in-process index
-    /// rebuilt when they change). A Redis Cluster is named by its seed nodes,
+    /// that catches up from each namespace's change log: a search after a write reads only
+    /// the documents written). A Redis Cluster is named by its seed nodes,
     /// `redis+cluster://HOST:PORT,HOST:PORT/` (`rediss+cluster://` over TLS), and reached
     /// through a cluster client that routes each command to the node owning its keys.
     /// Takes `?pool_size=N` (see `RedisStore::connect_with`, feature `redis`); an unknown
