@@ -455,3 +455,240 @@ async fn appends_check_the_length_replaces_start_over_and_files_round_trip() {
     let unsupported = bare.write_file_async("notes", b"x").await;
     assert_eq!(unsupported.unwrap_err().kind(), io::ErrorKind::Unsupported);
 }
+
+// ---- compaction with agentmem's summariser ------------------------------------------
+
+/// What each user message of the long conversation states, one fact a turn.
+const FACTS: [&str; 10] = [
+    "My sister Ingrid lives in Tromsø and I visit her every July.",
+    "Our budget for the whole trip is 2400 euros.",
+    "I am allergic to shellfish, so no seafood restaurants please.",
+    "We land in Bergen on 14 March at 07:40 on flight SK4021.",
+    "My partner Tomas prefers trains over buses.",
+    "The hotel booking reference is QX-88213.",
+    "I decided to skip the fjord cruise this time.",
+    "Our daughter Mia turns 9 on 2 April during the trip.",
+    "I need a pharmacy near the hotel for my insulin.",
+    "We want to be back in Oslo by 20 March for a wedding.",
+];
+
+/// Assistant small talk: long, and nothing worth keeping.
+const SMALL_TALK: &str = "Thanks for telling me! That sounds lovely. Great, I'm happy to help. \
+                          Thank you so much, sounds good.";
+
+/// A conversation of `FACTS.len()` turns: a fact from the user, small talk back.
+fn long_chat(facts: &[&str]) -> Vec<rig_core::message::Message> {
+    facts
+        .iter()
+        .flat_map(|fact| {
+            [
+                rig_core::message::Message::user(*fact),
+                rig_core::message::Message::assistant(SMALL_TALK),
+            ]
+        })
+        .collect()
+}
+
+/// A model whose input limit does not bind the policy's `keep_recent`.
+fn spec() -> rig_core::catalog::ModelSpec {
+    let vendor = rig_core::providers::registry::ProviderId::catalog("openai").unwrap();
+    rig_core::catalog::ModelSpec::new(vendor, "gpt-4o-mini").with_context_window(128_000)
+}
+
+/// A policy keeping only about the newest `keep` tokens as they are.
+fn keep_recent(keep: usize) -> rig_memory::CompactionPolicy {
+    rig_memory::CompactionPolicy {
+        keep_recent: keep,
+        ..rig_memory::CompactionPolicy::default()
+    }
+}
+
+fn texts(conversation: &rig_core::conversation::Conversation) -> Vec<String> {
+    conversation
+        .messages()
+        .iter()
+        .map(|m| serde_json::to_string(&**m).unwrap())
+        .collect()
+}
+
+#[tokio::test]
+async fn rigs_compaction_summarises_with_agentmems_summariser_and_undoes() {
+    use agentmemory::rig::undo_compaction;
+    use agentmemory_core::tokens::{HeuristicCounter, TokenCounter};
+    use rig_core::conversation::Author;
+    use rig_memory::{load_async, save_async, summary_state, CompactReason};
+
+    let log = Arc::new(InMemoryConversationStore::new());
+    let memory = RigMemory::builder(Arc::new(InMemoryUserMemoryStore::new()), log.clone())
+        .files(Arc::new(InMemoryKvStore::new()))
+        .summary_tokens(120)
+        .build();
+    let store = memory.user("alice").unwrap().session_store();
+    let compactor = memory.compactor(keep_recent(60));
+    assert_eq!(compactor.budget(&spec()), 120);
+
+    // A long conversation, saved in agentmem's log through rig's session store.
+    let mut chat = load_async(&store, "trip").await.unwrap();
+    chat.extend(long_chat(&FACTS[..8]));
+    save_async(&store, "trip", &mut chat).await.unwrap();
+    let original = texts(&chat);
+
+    // First compaction: rig's policy cuts, agentmem's summariser writes the summary.
+    let first = compactor
+        .compact(&mut chat, &CompactReason::Threshold, &spec())
+        .expect("a long conversation is compacted");
+    let summary = summary_state(&chat).summary;
+    assert_eq!(first.state.summary, summary);
+    assert!(first.summarized >= 10, "{first:?}");
+    // The replaced messages were far longer than the budget, and the summary keeps to it.
+    let counter = HeuristicCounter::default();
+    let replaced: usize = original[..first.summarized]
+        .iter()
+        .map(|m| counter.count_text(m))
+        .sum();
+    assert!(
+        replaced > 3 * first.budget,
+        "{replaced} vs {}",
+        first.budget
+    );
+    assert_eq!(first.tokens, counter.count_text(&summary));
+    assert!(first.tokens <= 120, "{} tokens: {summary}", first.tokens);
+    // It holds facts of the replaced messages, word for word, as agentmem renders them,
+    // and the small talk said after each of them once at most.
+    assert!(
+        summary.contains("User: My sister Ingrid lives in Tromsø"),
+        "{summary}"
+    );
+    assert!(
+        summary.contains("User: Our budget for the whole trip is 2400 euros."),
+        "{summary}"
+    );
+    assert!(
+        summary.contains("14 March at 07:40 on flight SK4021"),
+        "{summary}"
+    );
+    assert!(summary.contains("QX-88213"), "{summary}");
+    assert!(
+        summary.matches("That sounds lovely").count() <= 1,
+        "{summary}"
+    );
+    // The newest messages stay as they are and are not in the summary.
+    assert_eq!(chat.messages().len(), 1 + 16 - first.summarized);
+    assert_eq!(texts(&chat)[1..], original[first.summarized..]);
+    for kept in &FACTS[first.summarized.div_ceil(2)..8] {
+        assert!(
+            !summary.contains(kept),
+            "{kept} is kept, not summarised: {summary}"
+        );
+    }
+    assert!(
+        texts(&chat)[0].contains("<summary>"),
+        "{:?}",
+        texts(&chat)[0]
+    );
+    save_async(&store, "trip", &mut chat).await.unwrap();
+    let after_first = texts(&chat);
+
+    // More turns, then a second compaction, which builds on the first summary.
+    chat.extend(long_chat(&FACTS[8..]));
+    save_async(&store, "trip", &mut chat).await.unwrap();
+    let before_second = texts(&chat);
+    let second = compactor
+        .compact(
+            &mut chat,
+            &CompactReason::Asked {
+                focus: String::new(),
+            },
+            &spec(),
+        )
+        .expect("compacted again");
+    let summary2 = summary_state(&chat).summary;
+    assert!(second.tokens <= 120, "{summary2}");
+    // From the first summary...
+    assert!(summary2.contains("Ingrid"), "{summary2}");
+    // ...and from messages only the second compaction replaced.
+    assert!(summary2.contains("back in Oslo by 20 March"), "{summary2}");
+    assert_ne!(summary2, summary);
+    assert_eq!(chat.messages().len(), 2, "{:?}", texts(&chat));
+    save_async(&store, "trip", &mut chat).await.unwrap();
+
+    // rig's undo, over agentmem's store: newest compaction first, each with its summary.
+    let mut reloaded = load_async(&store, "trip").await.unwrap();
+    assert_eq!(texts(&reloaded), texts(&chat));
+    let undone = undo_compaction(&mut reloaded, &store, "trip", Author::user())
+        .await
+        .unwrap();
+    assert_eq!(undone.state.summary, summary);
+    assert_eq!(texts(&reloaded), before_second);
+    save_async(&store, "trip", &mut reloaded).await.unwrap();
+    let undone = undo_compaction(&mut reloaded, &store, "trip", Author::user())
+        .await
+        .unwrap();
+    assert_eq!(undone.state.summary, "");
+    let mut expected = original.clone();
+    expected.extend(before_second[after_first.len()..].iter().cloned());
+    assert_eq!(texts(&reloaded), expected);
+    save_async(&store, "trip", &mut reloaded).await.unwrap();
+    assert_eq!(
+        texts(&load_async(&store, "trip").await.unwrap()),
+        expected,
+        "the undone conversation is what the log holds"
+    );
+    assert!(matches!(
+        undo_compaction(&mut reloaded, &store, "trip", Author::user()).await,
+        Err(rig_memory::UndoError::Nothing)
+    ));
+}
+
+#[test]
+fn the_summary_budget_is_a_sessions_and_rigs_own_undo_takes_it_back() {
+    use agentmemory::rig::SummaryCompactor;
+    use rig_core::conversation::Author;
+    use rig_memory::{load, save, summary_state, undo_summary, CompactReason, MemoryStore};
+
+    // The default budget is a session's summary budget.
+    let session = agentmemory_core::session::SessionConfig::default();
+    let compactor = SummaryCompactor::new(keep_recent(60));
+    assert_eq!(compactor.budget(&spec()), session.summary_tokens);
+    let memory = RigMemory::builder(
+        Arc::new(InMemoryUserMemoryStore::new()),
+        Arc::new(InMemoryConversationStore::new()),
+    )
+    .build();
+    assert_eq!(memory.config().summary_tokens, session.summary_tokens);
+    // Never more than a quarter of a small model's input limit.
+    let small = spec().with_context_window(200);
+    assert_eq!(compactor.budget(&small), 50);
+
+    // A tight budget: the summary keeps to it, choosing among the facts.
+    let tight = SummaryCompactor::new(keep_recent(60)).summary_tokens(30);
+    let store = MemoryStore::default();
+    let mut chat = load(&store, "trip").unwrap();
+    chat.extend(long_chat(&FACTS));
+    save(&store, "trip", &mut chat).unwrap();
+    let original = texts(&chat);
+    let done = tight
+        .compact(&mut chat, &CompactReason::Threshold, &spec())
+        .unwrap();
+    let summary = summary_state(&chat).summary;
+    assert!(done.tokens <= 30 && !summary.is_empty(), "{summary}");
+    assert!(summary.starts_with("User: "), "{summary}");
+    assert!(
+        FACTS.iter().filter(|f| summary.contains(**f)).count() < FACTS.len() - 2,
+        "{summary}"
+    );
+    save(&store, "trip", &mut chat).unwrap();
+
+    // rig's own undo on rig's own store.
+    let mut reloaded = load(&store, "trip").unwrap();
+    undo_summary(&mut reloaded, &store, "trip", Author::user()).unwrap();
+    assert_eq!(texts(&reloaded), original);
+
+    // Nothing new to summarise: nothing changes.
+    let mut short = rig_core::conversation::Conversation::new();
+    short.extend(long_chat(&FACTS[..1]));
+    assert!(tight
+        .compact(&mut short, &CompactReason::Threshold, &spec())
+        .is_none());
+    assert_eq!(short.messages().len(), 2);
+}

@@ -17,8 +17,36 @@
 //! rig's hooks and tools see no user id, so everything user-specific is bound per request
 //! through a [`UserMemory`] handle: it opens the conversation for its owner, gives the run
 //! the user's [`SessionStore`], makes the hook for that user, and puts the user into the
-//! tools' context. Which recent messages a request sends, and compaction, stay rig's
-//! (`rig_memory::recent`, `rig_memory::CompactionPolicy`).
+//! tools' context. Which recent messages a request sends stays rig's
+//! (`rig_memory::recent`).
+//!
+//! Compaction is rig's too — [`rig_memory::CompactionPolicy`] chooses the cut and
+//! [`rig_memory::apply_summary`] puts the summary in, which [`rig_memory::undo_summary`]
+//! takes back out — but the summary needs no model: a [`SummaryCompactor`]
+//! ([`RigMemory::compactor`]) writes it with agentmem's own summariser, the extractive
+//! one a `Session` folds its old turns with, within the same budget
+//! ([`RigMemoryConfig::summary_tokens`], a session's `summary_tokens`), folding the
+//! previous summary in so a second compaction builds on the first. Over agentmem's
+//! store, [`undo_compaction`] is rig's undo:
+//!
+//! ```no_run
+//! # use agentmemory::rig::{undo_compaction, RigMemory};
+//! # use rig_core::catalog::ModelSpec;
+//! # async fn run(memory: RigMemory, spec: ModelSpec) -> Result<(), Box<dyn std::error::Error>> {
+//! use rig_memory::{load_async, save_async, CompactReason, CompactionPolicy};
+//!
+//! let store = memory.user("alice")?.session_store();
+//! let mut chat = load_async(&store, "alice-chat").await?;
+//! let compactor = memory.compactor(CompactionPolicy::default());
+//! if let Some(done) = compactor.compact(&mut chat, &CompactReason::Threshold, &spec) {
+//!     println!("{} messages folded into {} tokens", done.summarized, done.tokens);
+//!     save_async(&store, "alice-chat", &mut chat).await?;
+//! }
+//! // Changed your mind: the replaced messages come back from the saved log.
+//! undo_compaction(&mut chat, &store, "alice-chat", rig_core::conversation::Author::user()).await?;
+//! save_async(&store, "alice-chat", &mut chat).await?;
+//! # Ok(()) }
+//! ```
 //!
 //! ```no_run
 //! use std::sync::Arc;
@@ -50,6 +78,7 @@
 //! # Ok(()) }
 //! ```
 
+mod compaction;
 mod convert;
 mod extract;
 mod hook;
@@ -63,6 +92,7 @@ use agentmemory_core::extract::{FactExtractor, RuleExtractor};
 use agentmemory_core::tokens::{HeuristicCounter, TokenCounter};
 use agentmemory_core::{ConversationStore, KvStore, UserMemoryStore};
 
+pub use compaction::{undo_compaction, Compaction, SummaryCompactor, NOTHING_TO_KEEP};
 pub use hook::{MemoryHook, MemoryReport};
 pub use session::SessionStore;
 pub use tools::{ForgetTool, MemoryUser, RecallTool, RememberTool, ToolError};
@@ -91,6 +121,10 @@ pub struct RigMemoryConfig {
     pub top_k: usize,
     /// When facts are extracted (default [`ExtractWhen::EachTurn`]).
     pub extract_when: ExtractWhen,
+    /// Token cap of the summary a [`SummaryCompactor`] writes (default a session's,
+    /// [`SessionConfig::summary_tokens`](agentmemory_core::session::SessionConfig),
+    /// 1,000).
+    pub summary_tokens: usize,
 }
 
 impl Default for RigMemoryConfig {
@@ -99,6 +133,7 @@ impl Default for RigMemoryConfig {
             memory_block_tokens: 500,
             top_k: 5,
             extract_when: ExtractWhen::EachTurn,
+            summary_tokens: agentmemory_core::session::SessionConfig::default().summary_tokens,
         }
     }
 }
@@ -162,6 +197,13 @@ impl RigMemory {
         )
     }
 
+    /// A compactor for rig conversations that writes its summaries with agentmem's
+    /// summariser within [`RigMemoryConfig::summary_tokens`], cutting where `policy`
+    /// says (see [`SummaryCompactor`]).
+    pub fn compactor(&self, policy: rig_memory::CompactionPolicy) -> SummaryCompactor {
+        SummaryCompactor::new(policy).summary_tokens(self.shared.config.summary_tokens)
+    }
+
     /// The memory of one user, for one request: bind it before prompting.
     ///
     /// An empty user id is refused with [`MemoryError::InvalidArgument`](agentmemory_core::MemoryError).
@@ -213,6 +255,12 @@ impl RigMemoryBuilder {
     /// How many facts are searched for the memory block (0 turns injection off).
     pub fn top_k(mut self, top_k: usize) -> Self {
         self.config.top_k = top_k;
+        self
+    }
+
+    /// Token cap of the summaries [`RigMemory::compactor`] writes.
+    pub fn summary_tokens(mut self, tokens: usize) -> Self {
+        self.config.summary_tokens = tokens;
         self
     }
 
