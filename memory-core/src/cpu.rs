@@ -17,11 +17,14 @@
 //! outside this module can make one.
 
 /// Proof that the CPU has AVX2 (the int8 embedder's `vpmaddwd` kernel).
+// Only the embedder's kernels (feature `local-embed`) ask for this one.
+#[cfg_attr(not(feature = "local-embed"), allow(dead_code))]
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Avx2 {
     _detected: (),
 }
 
+#[cfg_attr(not(feature = "local-embed"), allow(dead_code))]
 impl Avx2 {
     /// The token, if this CPU has AVX2.
     #[inline]
@@ -48,11 +51,14 @@ impl Avx2Fma {
 
 /// Proof that the CPU has AVX-512 F (the few-rows product, the forward pass's element-wise
 /// loops compiled for AVX-512).
+// Only the embedder's kernels (feature `local-embed`) ask for this one.
+#[cfg_attr(not(feature = "local-embed"), allow(dead_code))]
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Avx512F {
     _detected: (),
 }
 
+#[cfg_attr(not(feature = "local-embed"), allow(dead_code))]
 impl Avx512F {
     /// The token, if this CPU has AVX-512 F.
     #[inline]
