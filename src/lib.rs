@@ -208,7 +208,7 @@ pub mod model {
 
 /// Recall outside a session: the facts and episodes that matter for a message.
 pub mod recall {
-    pub use agentmemory_core::recall::{recall, RecallRequest, Recalled};
+    pub use agentmemory_core::recall::{recall, RecallRequest, Recalled, FACT_RELEVANCE_FLOOR};
 }
 
 /// Embedding what was stored without a model (or with another one): the background

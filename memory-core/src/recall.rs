@@ -57,6 +57,9 @@ pub struct RecallRequest {
     /// Recall the memory as it was at this moment (an as-of read): the facts that held
     /// then, shown as current then, and only what had been said by then.
     pub as_of: Option<DateTime<Utc>>,
+    /// The relevance a fact needs to enter the block (default
+    /// [`FACT_RELEVANCE_FLOOR`]): below it nothing is injected to fill the count.
+    pub min_fact_relevance: f32,
 }
 
 impl RecallRequest {
@@ -72,6 +75,7 @@ impl RecallRequest {
             conversation_id: None,
             max_tokens: 500,
             as_of: None,
+            min_fact_relevance: FACT_RELEVANCE_FLOOR,
         }
     }
 
@@ -113,6 +117,13 @@ impl RecallRequest {
     pub fn as_of(mut self, as_of: DateTime<Utc>) -> Self {
         self.as_of = Some(as_of);
         self.at.get_or_insert(as_of);
+        self
+    }
+
+    /// Facts whose relevance to the text is at or under `floor` are left out of the block
+    /// (default [`FACT_RELEVANCE_FLOOR`]).
+    pub fn min_fact_relevance(mut self, floor: f32) -> Self {
+        self.min_fact_relevance = floor;
         self
     }
 
@@ -168,9 +179,10 @@ const FACT_POOL: usize = 4;
 pub const FACT_RELEVANCE_FLOOR: f32 = 0.0;
 
 /// `found` ranked by relevance first, the store's score (confidence, recency) only
-/// breaking ties, those at or under [`FACT_RELEVANCE_FLOOR`] left out, at most `k`.
-fn by_relevance(mut found: Vec<ScoredFact>, k: usize) -> Vec<ScoredFact> {
-    found.retain(|f| f.relevance > FACT_RELEVANCE_FLOOR);
+/// breaking ties, those at or under `floor` ([`FACT_RELEVANCE_FLOOR`] by default) left
+/// out, at most `k`.
+fn by_relevance(mut found: Vec<ScoredFact>, k: usize, floor: f32) -> Vec<ScoredFact> {
+    found.retain(|f| f.relevance > floor);
     found.sort_by(|a, b| {
         b.relevance
             .total_cmp(&a.relevance)
@@ -262,7 +274,7 @@ pub async fn recall(
         Ok(current)
     });
     let facts = match found_facts {
-        Ok(found) => by_relevance(found, request.top_k),
+        Ok(found) => by_relevance(found, request.top_k, request.min_fact_relevance),
         Err(e) => {
             tracing::warn!(error = %e.chain(), "searching the user's facts failed; recall goes on without them");
             out.facts_error = Some(e.chain().to_string());

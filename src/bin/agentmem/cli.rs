@@ -217,6 +217,9 @@ pub struct RecallArgs {
     /// said by then (a date is the end of that day, UTC; or an RFC 3339 time).
     #[arg(long, value_name = "DATE", value_parser = as_of_time)]
     pub as_of: Option<chrono::DateTime<chrono::Utc>>,
+    /// A fact enters the block only above this relevance to the message (0 to 1).
+    #[arg(long, value_name = "R", default_value_t = agentmemory::recall::FACT_RELEVANCE_FLOOR)]
+    pub min_fact_relevance: f32,
     #[command(flatten)]
     pub json: JsonArg,
     /// The message (several words are joined by spaces); stdin JSONL when absent.

@@ -118,7 +118,8 @@ pub async fn run(stores: &Stores, args: RecallArgs) -> Result<(), CliError> {
     let request = |text: &str, at: Option<DateTime<Utc>>, as_of: Option<DateTime<Utc>>| {
         let mut r = RecallRequest::new(args.user.user.as_str(), text)
             .limits(args.facts, args.k)
-            .max_tokens(args.max_tokens);
+            .max_tokens(args.max_tokens)
+            .min_fact_relevance(args.min_fact_relevance);
         if let Some(at) = at {
             r = r.at(at);
         }
