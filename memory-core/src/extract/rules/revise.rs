@@ -365,11 +365,26 @@ pub(super) fn health_facts(text: &str) -> Vec<FactCandidate> {
         }
         for suffix in [" allergy", " intolerance", " intolerant"] {
             if let Some(i) = lower.find(suffix) {
+                // "an allergy to cats" names it after: the cues above read that.
+                if lower[i + suffix.len()..].trim_start().starts_with("to ") {
+                    continue;
+                }
                 let before: Vec<&str> = lower[..i].split_whitespace().collect();
-                if let Some(what) = before
-                    .last()
-                    .filter(|w| !matches!(**w, "an" | "a" | "no" | "my" | "the"))
-                {
+                if let Some(what) = before.last().filter(|w| {
+                    !matches!(
+                        **w,
+                        "an" | "a"
+                            | "no"
+                            | "my"
+                            | "the"
+                            | "severe"
+                            | "mild"
+                            | "bad"
+                            | "serious"
+                            | "slight"
+                            | "real"
+                    )
+                }) {
                     let (verb, attribute) = if suffix == " allergy" {
                         ("is allergic to", "allergy")
                     } else {
@@ -509,6 +524,9 @@ fn phrase(rest: &str) -> String {
         .take(4)
         .collect::<Vec<_>>()
         .join(" ")
+        // The sentence's own end ("… and penicillin.") is not part of what is named.
+        .trim_end_matches(|c: char| c.is_ascii_punctuation())
+        .to_owned()
 }
 
 fn health(text: &str, attribute: &str, value: &str, polarity: Polarity) -> FactCandidate {
