@@ -29,10 +29,12 @@ impl Agent for Assistant {
     }
 }
 
+/// Over the 400 characters a message is shown whole up to (`render::excerpt::WHOLE_CHARS`): excerpted.
 const LONG: &str = "Work has been hectic all week, with the quarterly reports due on Friday and two \
     people off sick. On the bright side, my sister Hannah finally picked a venue for her wedding, a \
     barn near Ilkley. We are going to look at dresses together next month if I can get the time off. \
-    Also the cat knocked a plant off the windowsill again.";
+    Also the cat knocked a plant off the windowsill again. The boiler has been making a strange \
+    noise since Tuesday and the landlord still has not called back.";
 
 #[tokio::test]
 async fn a_turn_injects_the_matching_sentence_without_filler_or_repeats() {
