@@ -155,8 +155,9 @@ pub(crate) fn state_change(p: &Predicate) -> Vec<Found> {
     }
     if let Some(n) = match_prefix(w, "broke|split up with?") {
         let rule = Rule::pos("", "relationship", 0.75, "is {}", Kind::Thing);
-        let mut out = vec![rule.found("single".to_owned())];
-        // "broke up with Anna": whatever names Anna ends too.
+        let mut out = Vec::new();
+        // "broke up with Anna": whatever names Anna ends too. The ending comes first, so
+        // the status it leads to is not among what it closes.
         let partner = clean(&w[n..], Kind::Activity).filter(|_| w[n - 1].lower == "with");
         if let Some(partner) = partner {
             let text = format!("broke up with {partner}");
@@ -170,6 +171,7 @@ pub(crate) fn state_change(p: &Predicate) -> Vec<Found> {
                 ..Found::default()
             });
         }
+        out.push(rule.found("single".to_owned()));
         return out;
     }
     // "I quit smoking", "I gave up meat", "I stopped eating sugar".

@@ -74,11 +74,16 @@ impl RuleExtractor {
     pub fn extract_text(&self, text: &str) -> Vec<FactCandidate> {
         let text = junk::without_quotes(text);
         let mut found: Vec<Found> = Vec::new();
+        // The sentences that state something: what `revise` reads for the health
+        // disclosures and couple endings no rule read (never a joke, a question or an
+        // instruction).
+        let mut stated = String::new();
         for sentence in clause::sentences(&text) {
             let lowered = junk::Lowered::new(sentence.text);
             if junk::retracts(&lowered) {
                 // "I'm vegetarian, just kidding": nothing said so far stands.
                 found.clear();
+                stated.clear();
                 continue;
             }
             if sentence.question
@@ -95,6 +100,11 @@ impl RuleExtractor {
             if opener.is_some_and(|o| listed(NON_ASSERTIVE_OPENERS, o)) {
                 continue;
             }
+            stated.push_str(sentence.text.trim());
+            if !stated.ends_with(['.', '!', ';']) {
+                stated.push('.');
+            }
+            stated.push(' ');
             let mut after_opener = false;
             for words in &clauses {
                 // "correction: green": the opener stands alone, the next clause corrects.
@@ -118,7 +128,7 @@ impl RuleExtractor {
             }
         }
         let found = dedupe(found).into_iter().map(candidate).collect();
-        revise::revise(&text, found)
+        revise::revise(&stated, found)
     }
 }
 
