@@ -115,6 +115,7 @@ async fn two_handles_on_one_sqlite_file_writing_at_once_lose_nothing() {
 }
 
 /// The URL in `var`, or `None` after a message (a failure with `CI=true`).
+#[cfg(any(feature = "redis", feature = "postgres"))]
 fn service_url(var: &str) -> Option<StoreUrl> {
     match std::env::var(var) {
         Ok(url) if !url.is_empty() => Some(url.parse().expect("a store URL")),
