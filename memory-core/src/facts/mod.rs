@@ -352,7 +352,7 @@ impl MemoryFact {
 
     /// Whether it held at `at`: it had become true by then and nothing had closed it.
     /// A version superseded without a recorded end is taken to hold until its
-    /// successor, which [`facts_as_of`] works out from the chain.
+    /// successor, which [`facts_as_of`](UserMemoryStore::facts_as_of) works out from the chain.
     pub fn valid_at(&self, at: DateTime<Utc>) -> bool {
         self.valid_from() <= at && self.valid_to.is_none_or(|end| at < end)
     }

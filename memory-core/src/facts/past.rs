@@ -31,7 +31,7 @@ const PAST_CUES: &[&str] = &[
 ];
 
 /// Whether `text` asks about the past: it names a period that ended before `at`, or a
-/// word of [`PAST_CUES`] is in it.
+/// word of `PAST_CUES` is in it.
 pub fn asks_about_the_past(text: &str, at: DateTime<Utc>) -> Option<Option<DateTime<Utc>>> {
     let named = crate::time::resolve(text, at)
         .into_iter()
