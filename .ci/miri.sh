@@ -31,26 +31,26 @@ export CARGO_TERM_COLOR="${CARGO_TERM_COLOR:-never}"
 export MIRIFLAGS="${MIRIFLAGS:--Zmiri-tree-borrows -Zmiri-permissive-provenance -Zmiri-ignore-leaks -Zmiri-seed=1}"
 
 embed_tests=(
-    embed::bert::
-    embed::kernels::tests::matmul
-    embed::kernels::tests::views
-    embed::kernels::tests::softmax
-    embed::kernels::tests::fused
+    bert::
+    kernels::tests::matmul
+    kernels::tests::views
+    kernels::tests::softmax
+    kernels::tests::fused
     # The portable twins: of the multiversioned element-wise kernels, and of the AVX-512
     # few-rows product (its row-by-row split of the destination between threads included).
-    embed::kernels::tests::multiversioned
-    embed::few_rows::
+    kernels::tests::multiversioned
+    few_rows::
 )
 # The int8 embedder's kernels and products (with the AVX2 kernel where it is listed).
 int8_tests=(
-    embed::kernels_i8::
-    embed::int8::
+    kernels_i8::
+    int8::
 )
 vector_tests=(
-    vector::simd::
-    vector::quantized::
-    vector::dense::tests::dot_handles
-    vector::dense::tests::small_and_wide
+    simd::
+    quantized::
+    dense::tests::dot_handles
+    dense::tests::small_and_wide
     # The CPU-feature tokens every SIMD kernel is reached through.
     cpu::
 )
@@ -62,18 +62,18 @@ cargo +nightly miri setup
 if [ "$(uname -m)" = x86_64 ]; then
     # Features enabled at compile time are what is_x86_feature_detected! reports under
     # Miri, so a build with AVX2 and FMA lists both the portable and the AVX2 kernel sets,
-    # and the vector tests run each of them (AVX-512 is not interpreted). The forward pass
+    # and the index tests run each of them (AVX-512 is not interpreted). The forward pass
     # runs on the baseline build, as users' builds do.
     echo "miri: baseline x86-64 (the forward pass)"
     CARGO_TARGET_DIR="$MIRI_TARGET_DIR/baseline" \
-        cargo +nightly miri test --ignore-rust-version -p agentmemory-core --features local-embed --lib -- "${embed_tests[@]}"
+        cargo +nightly miri test --ignore-rust-version -p agentmemory-embed --lib -- "${embed_tests[@]}"
     echo "miri: with AVX2 and FMA (the portable and the AVX2 kernels)"
     CARGO_TARGET_DIR="$MIRI_TARGET_DIR/avx2" RUSTFLAGS="-C target-feature=+avx2,+fma" \
-        cargo +nightly miri test --ignore-rust-version -p agentmemory-core --features local-embed --lib -- \
+        cargo +nightly miri test --ignore-rust-version -p agentmemory-index -p agentmemory-embed --lib -- \
         "${vector_tests[@]}" "${int8_tests[@]}"
 else
     echo "miri: the forward pass and the portable kernels"
     CARGO_TARGET_DIR="$MIRI_TARGET_DIR/baseline" \
-        cargo +nightly miri test --ignore-rust-version -p agentmemory-core --features local-embed --lib -- \
+        cargo +nightly miri test --ignore-rust-version -p agentmemory-index -p agentmemory-embed --lib -- \
         "${embed_tests[@]}" "${vector_tests[@]}" "${int8_tests[@]}"
 fi

@@ -124,9 +124,9 @@ pub mod di {
 /// The offline embedding model (all-MiniLM-L6-v2 on the CPU, feature `local-embed`).
 pub mod embed {
     pub use agentmemory_core::embed::{
-        holds_model, locate_model, model_cache_dir, ModelLocation, ModelSource, Precision,
-        UnknownPrecision, AGENTMEM_EMBED_MODEL, AGENTMEM_EMBED_PRECISION, AGENTMEM_MODEL_DIR,
-        MODEL_FILES,
+        holds_model, locate_model, model_cache_dir, EmbedError, ModelLocation, ModelSource,
+        Precision, UnknownPrecision, AGENTMEM_EMBED_MODEL, AGENTMEM_EMBED_PRECISION,
+        AGENTMEM_MODEL_DIR, MODEL_FILES,
     };
     #[cfg(feature = "local-embed")]
     #[cfg_attr(docsrs, doc(cfg(feature = "local-embed")))]

@@ -10,7 +10,6 @@ use std::hint::black_box;
 use std::time::Duration;
 
 use agentmemory_core::embed::{LocalEmbedder, Precision, AGENTMEM_EMBED_MODEL};
-use agentmemory_core::Embedder;
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 
 #[path = "support/sentences.rs"]

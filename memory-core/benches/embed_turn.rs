@@ -18,9 +18,7 @@ use agentmemory_core::facts::{FactCandidate, InMemoryUserMemoryStore, UserMemory
 use agentmemory_core::model::OfflineModel;
 use agentmemory_core::session::Agent;
 use agentmemory_core::vector::embed_stores;
-use agentmemory_core::{
-    Container, Embedder, InMemoryConversationStore, Remember, RememberSpec, Session,
-};
+use agentmemory_core::{Container, InMemoryConversationStore, Remember, RememberSpec, Session};
 use criterion::{criterion_group, criterion_main, Criterion};
 
 struct Assistant;

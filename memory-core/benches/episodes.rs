@@ -77,7 +77,7 @@ mod local {
             if self.keep.load(Ordering::Relaxed) {
                 self.kept.lock().extend(texts.iter().cloned());
             }
-            self.inner.embed(texts).await
+            Ok(self.inner.embed(texts).await?)
         }
         fn dimensions(&self) -> Option<usize> {
             self.inner.dimensions()

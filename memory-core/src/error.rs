@@ -530,3 +530,46 @@ impl fmt::Display for ListOrNone<'_> {
         }
     }
 }
+
+impl From<agentmemory_index::IndexError> for MemoryError {
+    fn from(e: agentmemory_index::IndexError) -> Self {
+        use agentmemory_index::IndexError;
+        match e {
+            IndexError::InvalidArgument { what, reason } => Self::InvalidArgument { what, reason },
+            IndexError::DimensionMismatch { expected, found } => {
+                Self::DimensionMismatch { expected, found }
+            }
+        }
+    }
+}
+
+impl From<agentmemory_embed::EmbedError> for MemoryError {
+    fn from(e: agentmemory_embed::EmbedError) -> Self {
+        use agentmemory_embed::EmbedError;
+        match e {
+            EmbedError::ModelFiles { path, reason } => Self::ModelFiles { path, reason },
+            EmbedError::InvalidArgument { what, reason } => Self::InvalidArgument { what, reason },
+            EmbedError::Environment {
+                variable,
+                value,
+                reason,
+            } => Self::Environment {
+                variable,
+                value,
+                reason,
+            },
+            EmbedError::Model {
+                model,
+                message,
+                source,
+            } => Self::Model {
+                model,
+                kind: ModelErrorKind::Other,
+                message,
+                retry_after: None,
+                source,
+            },
+            other => Self::model("local embedder", ModelErrorKind::Other, other.to_string()),
+        }
+    }
+}

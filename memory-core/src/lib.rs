@@ -29,8 +29,6 @@
 
 pub mod buffer;
 pub mod conversation;
-#[cfg(target_arch = "x86_64")]
-mod cpu;
 pub mod di;
 pub mod embed;
 pub mod episodes;
@@ -53,7 +51,7 @@ mod rfc3339;
 pub mod session;
 pub mod store_support;
 pub mod summarize;
-pub(crate) mod text;
+pub(crate) use agentmemory_index::text;
 pub mod time;
 pub mod tokens;
 pub mod vector;

@@ -47,8 +47,8 @@ pub use crate::facts::versions::{
     chain as version_chain, doomed as doomed_versions, facts_at, held_at,
 };
 pub use crate::text::{for_each_term, index_text, terms};
-pub use crate::vector::dense::normalized;
 pub use crate::vector::fuse::{fuse, fuse_covered, Fusion};
+pub use crate::vector::normalized;
 pub use crate::vector::simd::kernel_name as dense_kernel;
 pub use crate::vector::topk::{best, Ties};
 

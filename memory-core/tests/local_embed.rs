@@ -305,8 +305,9 @@ fn int8_agrees_with_f32_on_real_sentences() {
 
 // ----- bad model directories: typed errors naming the path
 
-fn model_files_error(result: agentmemory_core::Result<LocalEmbedder>) -> (PathBuf, String) {
-    match result {
+/// The error as the kernel reports it (the embedder's own error turned into `MemoryError`).
+fn model_files_error<E: Into<MemoryError>>(result: Result<LocalEmbedder, E>) -> (PathBuf, String) {
+    match result.map_err(Into::into) {
         Err(MemoryError::ModelFiles { path, reason }) => (path, reason),
         Err(other) => panic!("expected MemoryError::ModelFiles, got {other:?}"),
         Ok(e) => panic!("expected an error, got {e:?}"),
@@ -409,7 +410,7 @@ fn zero_threads_zero_batch_and_overlong_max_length_are_refused() {
         LocalEmbedder::builder(&dir).batch_size(0),
     ] {
         assert!(matches!(
-            builder.build(),
+            builder.build().map_err(MemoryError::from),
             Err(MemoryError::InvalidArgument { .. })
         ));
     }
@@ -417,7 +418,8 @@ fn zero_threads_zero_batch_and_overlong_max_length_are_refused() {
     for max_length in [0, 2, 513] {
         let result = LocalEmbedder::builder(&model)
             .max_length(max_length)
-            .build();
+            .build()
+            .map_err(MemoryError::from);
         assert!(
             matches!(
                 result,

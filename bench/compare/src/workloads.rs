@@ -10,7 +10,7 @@ use agentmemory_core::embed::{LocalEmbedder, AGENTMEM_EMBED_MODEL};
 use agentmemory_core::facts::{FactCandidate, InMemoryUserMemoryStore, UserMemoryStore};
 use agentmemory_core::store_support::dense_kernel;
 use agentmemory_core::vector::{Document, InMemoryVectorStore, SearchQuery, VectorStore};
-use agentmemory_core::{Embedder, Message, ShortTermMemory};
+use agentmemory_core::{Message, ShortTermMemory};
 use agentmemory_stores::SqliteStore;
 use serde_json::{json, Map, Value};
 

@@ -12,7 +12,7 @@ use crate::reembed::DenseGate;
 
 /// A [`VectorStore`] that embeds what it is given: documents upserted without an
 /// embedding, and the text of queries without one, then delegates to the wrapped store,
-/// whose search is then hybrid (see [`fuse`](super::fuse)).
+/// whose search is then hybrid (see [`fuse`](fn@super::fuse)).
 pub struct EmbeddingVectorStore {
     inner: Arc<dyn VectorStore>,
     embedder: Arc<dyn Embedder>,

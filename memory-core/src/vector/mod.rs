@@ -6,26 +6,18 @@ use serde::{Deserialize, Serialize};
 use crate::error::{MemoryError, Result};
 use crate::message::Metadata;
 
-pub(crate) mod analyse;
-mod codec;
-pub(crate) mod dense;
-mod dictionary;
+pub(crate) use agentmemory_index::analyse;
+pub(crate) use agentmemory_index::dense;
 mod embedding;
 mod filter;
-mod flat;
-pub(crate) mod fuse;
+pub(crate) use agentmemory_index::fuse;
 mod memory;
-mod packed;
-mod postings;
-mod quantized;
 mod recent;
-mod shared;
-pub(crate) mod simd;
-pub(crate) mod sparse;
-pub(crate) mod tfidf;
-pub(crate) mod topk;
+pub(crate) use agentmemory_index::simd;
+pub(crate) use agentmemory_index::sparse;
+pub(crate) use agentmemory_index::tfidf;
+pub(crate) use agentmemory_index::topk;
 
-pub(crate) use dense::normalized;
 pub use dense::DenseStats;
 pub(crate) use embedding::wrap_stores;
 pub use embedding::{embed_stores, EmbeddingVectorStore};
@@ -33,6 +25,20 @@ pub use filter::{Condition, Filter};
 pub(crate) use fuse::{fuse, Fusion};
 pub use memory::InMemoryVectorStore;
 pub use recent::RecentEmbeddings;
+
+/// `v` scaled to unit length, refused if empty, non-finite or zero (`what` names it in
+/// the error): [`dense::normalized`] with the kernel's error type.
+///
+/// ```
+/// use agentmemory_core::store_support::normalized;
+///
+/// let v = normalized(vec![3.0, 4.0], "embedding").unwrap();
+/// assert!((v[0] - 0.6).abs() < 1e-6 && (v[1] - 0.8).abs() < 1e-6);
+/// assert!(normalized(vec![0.0, 0.0], "embedding").is_err());
+/// ```
+pub fn normalized(v: Vec<f32>, what: &'static str) -> Result<Vec<f32>> {
+    Ok(dense::normalized(v, what)?)
+}
 
 /// A document to store or as stored.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -117,7 +117,9 @@ fn status() -> Result<(), CliError> {
 /// the packed-weights file later processes map.
 fn dimension(dir: &std::path::Path) -> Result<(), CliError> {
     use agentmemory::embed::{LocalEmbedder, Precision};
-    let usage = |e: agentmemory::MemoryError| CliError::Usage(e.to_string());
+    let usage = |e: agentmemory::embed::EmbedError| {
+        CliError::Usage(agentmemory::MemoryError::from(e).to_string())
+    };
     let precision = Precision::from_env().map_err(usage)?;
     let embedder = LocalEmbedder::builder(dir)
         .precision(precision)
