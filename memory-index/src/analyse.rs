@@ -107,7 +107,7 @@ impl Chunk {
 /// A batch of documents analysed for a sparse index, addressed by position in the batch.
 #[derive(Debug)]
 pub struct Analysed {
-    pub chunks: Vec<Chunk>,
+    pub(crate) chunks: Vec<Chunk>,
     chunk_len: usize,
     /// Set once index terms were dropped while inserting the batch: their ids may have
     /// been reused for other terms, so mappings are checked against the term's text.

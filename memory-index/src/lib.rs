@@ -23,6 +23,7 @@
 // kernels, intrinsics over raw pointers), called only with a `cpu` token that proves the
 // CPU's features; every block says why it is sound. Each kernel has a portable twin with
 // the same logic, which Miri runs (`.ci/miri.sh`) and the tests compare against.
+#![warn(missing_docs)]
 #![deny(unsafe_op_in_unsafe_fn)]
 #![warn(clippy::undocumented_unsafe_blocks)]
 

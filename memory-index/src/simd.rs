@@ -47,11 +47,11 @@ pub const MAX_GROUPS: usize = 4;
 /// The per-query terms of the bounds check, one entry per lane of a panel.
 #[derive(Clone, Copy)]
 pub struct Terms<'a> {
-    pub offset: &'a [i32],
-    pub scale: &'a [f32],
-    pub widen: &'a [f32],
-    pub pad: &'a [f32],
-    pub threshold: &'a [f32],
+    pub(crate) offset: &'a [i32],
+    pub(crate) scale: &'a [f32],
+    pub(crate) widen: &'a [f32],
+    pub(crate) pad: &'a [f32],
+    pub(crate) threshold: &'a [f32],
 }
 
 /// `dots_u8i8(rows, dim, queries, n_queries, out)`.

@@ -56,9 +56,10 @@ use crate::shared::Buf;
 use crate::text;
 use crate::tfidf::{document_counts, idf, inv_norm};
 
+/// One term's postings in a [`SparseIndex`], with the block maxima of a long list.
 #[derive(Debug, Default)]
 pub struct Term {
-    pub postings: PostingList,
+    pub(crate) postings: PostingList,
     /// Block maxima of a long posting list, for [`SparseIndex::score_top`]; valid for
     /// one epoch, computed when a search first needs them.
     bounds: Mutex<Option<Arc<BlockBounds>>>,
@@ -83,7 +84,7 @@ struct BlockBounds {
 pub struct NormCell(AtomicU64);
 
 impl NormCell {
-    pub fn stale() -> Self {
+    pub(crate) fn stale() -> Self {
         Self(AtomicU64::new(u64::from(STALE)))
     }
 }
@@ -109,16 +110,16 @@ struct IdfTable {
 /// An inverted index over documents identified by small integer slots chosen by the caller.
 #[derive(Debug, Default)]
 pub struct SparseIndex {
-    pub dict: Dictionary,
+    pub(crate) dict: Dictionary,
     /// By term id (an empty list for a free id).
-    pub terms: Vec<Term>,
+    pub(crate) terms: Vec<Term>,
     /// Each slot's terms, `(term id, tf)` by term id, `codec`-encoded after 0.
     pub docs: Vec<Option<Buf<u8>>>,
-    pub norms: Vec<NormCell>,
+    pub(crate) norms: Vec<NormCell>,
     /// Terms given room ahead of a batch, to trim by [`shrink_to_fit`](Self::shrink_to_fit).
     reserved: Vec<u32>,
-    pub doc_count: usize,
-    pub epoch: u64,
+    pub(crate) doc_count: usize,
+    pub(crate) epoch: u64,
     idf_cache: Mutex<Option<Arc<IdfTable>>>,
 }
 
