@@ -41,7 +41,8 @@ const VECTORS_DIR: &str = "vectors";
 /// [`ConversationStore`](agentmemory_core::ConversationStore),
 /// [`UserMemoryStore`](agentmemory_core::UserMemoryStore) (one file per user, history
 /// included) and [`VectorStore`](agentmemory_core::VectorStore) (one file per namespace,
-/// searched through an in-memory index rebuilt when the file changes). Cloning is cheap and
+/// searched through an in-memory index that this store's writes update in place, rebuilt
+/// when another process changes the file). Cloning is cheap and
 /// shares the locks.
 ///
 /// ```
@@ -74,7 +75,9 @@ struct Inner {
     root: PathBuf,
     locks: DashMap<PathBuf, Arc<Mutex<()>>>,
     /// Search indexes of vector namespaces, by namespace.
-    indexes: DashMap<String, vectors::CachedIndex>,
+    indexes: DashMap<String, Arc<vectors::IndexSlot>>,
+    /// Documents read from namespace files (see [`FileStore::documents_read`]).
+    documents_read: std::sync::atomic::AtomicU64,
     /// Each recently used user's current facts, indexed.
     kept: fact_state::KeptFacts,
 }
@@ -123,6 +126,7 @@ impl FileStore {
                 root,
                 locks: DashMap::new(),
                 indexes: DashMap::new(),
+                documents_read: Default::default(),
                 kept: Default::default(),
             }),
             policy: FactPolicy::default(),

@@ -2,11 +2,20 @@
 //!
 //! The file holds every document (content, metadata and normalised embedding) and is the
 //! source of truth. Searches run on an [`InMemoryVectorStore`] built from the file the
-//! first time a namespace is searched and kept while the file is unchanged: it is rebuilt
-//! when this store writes the namespace, or when the file's size or modification time
-//! shows that another process did.
+//! first time a namespace is searched and kept with the size and modification time of
+//! the file it matches. A write of this store brings the kept index up to date in place
+//! (the documents it wrote upserted, the ids it deleted removed) and records the stamp of
+//! the file it wrote, so the search after it reads nothing from the file; the index is
+//! built again only when the file changed otherwise (another process wrote it, or a write
+//! failed part way) or a re-embedding rewrote vectors. A namespace's index is checked and
+//! updated under a lock of its own (see [`IndexSlot`]): a search waits for a write of its
+//! namespace that is under way.
+//!
+//! `get_many` reads the file once for every id; `ids_in_range` answers from the kept
+//! index when it matches the file, else from the file's ids (in byte order).
 
 use std::collections::BTreeMap;
+use std::ops::Bound;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::SystemTime;
@@ -57,11 +66,35 @@ impl VectorsFile {
 /// (`None` when there is no file).
 pub(super) type Stamp = Option<(u64, Option<SystemTime>)>;
 
-/// A namespace's search index and the version of the file it was built from.
+/// A namespace's search index and the version of the file it matches.
 #[derive(Debug)]
-pub(super) struct CachedIndex {
+struct Built {
     stamp: Stamp,
     index: Arc<InMemoryVectorStore>,
+}
+
+/// The place of one namespace's search index: empty until a search builds it, and
+/// emptied when the file changes in a way this store cannot follow in place. Searches
+/// (checking the file's stamp, building) and writes (writing the file, updating the
+/// index) of the namespace take turns on its lock, so an index and its stamp always
+/// agree, and a search never sees the file of a write before the write updated the
+/// index.
+#[derive(Debug, Default)]
+pub(super) struct IndexSlot {
+    built: tokio::sync::Mutex<Option<Built>>,
+}
+
+/// What a write did to a namespace's documents, for its search index.
+pub(super) enum Change {
+    /// Nothing: the file was not written.
+    Nothing,
+    /// These documents (as stored in the file) were inserted or replaced.
+    Upserted(Vec<Document>),
+    /// These ids were deleted (some may not have existed).
+    Deleted(Vec<String>),
+    /// Anything else (every document deleted, vectors rewritten): the index is built
+    /// again from the file on the next search.
+    Other,
 }
 
 fn stamp(path: &Path) -> Result<Stamp> {
@@ -102,8 +135,37 @@ impl FileStore {
         self.path(VECTORS_DIR, "namespace", namespace)
     }
 
+    /// How many documents this store (and its clones) read from namespace files to
+    /// build search indexes and to answer `get` and `get_many`. For tests and
+    /// diagnostics: a search after a write of this store reads none, since the write
+    /// updated the index in place. (A write itself still reads and rewrites the whole
+    /// file, which this does not count.)
+    pub fn documents_read(&self) -> u64 {
+        self.inner
+            .documents_read
+            .load(std::sync::atomic::Ordering::Relaxed)
+    }
+
+    /// Counts `n` documents read from a namespace file.
+    fn count_read(&self, n: usize) {
+        self.inner
+            .documents_read
+            .fetch_add(n as u64, std::sync::atomic::Ordering::Relaxed);
+    }
+
+    /// The index slot of `namespace` (created empty).
+    fn index_slot(&self, namespace: &str) -> Arc<IndexSlot> {
+        Arc::clone(
+            self.inner
+                .indexes
+                .entry(namespace.to_owned())
+                .or_default()
+                .value(),
+        )
+    }
+
     /// Loads, changes and saves one namespace's file under its lock (`f` says whether it
-    /// changed anything), then drops the namespace's cached index.
+    /// changed anything), then drops the namespace's search index when it did.
     pub(super) async fn modify_vectors<T, F>(
         &self,
         namespace: &str,
@@ -114,25 +176,77 @@ impl FileStore {
         T: Send + 'static,
         F: FnOnce(&mut VectorsFile) -> Result<(T, bool)> + Send + 'static,
     {
+        self.change_vectors(namespace, operation, move |file| {
+            let (out, changed) = f(file)?;
+            Ok((
+                out,
+                if changed {
+                    Change::Other
+                } else {
+                    Change::Nothing
+                },
+            ))
+        })
+        .await
+    }
+
+    /// Loads, changes and saves one namespace's file under its lock (`f` says what it
+    /// changed), and brings the namespace's search index up to date with the change
+    /// when the index matched the file before it (else empties it, so the next search
+    /// builds it from the file).
+    async fn change_vectors<T, F>(
+        &self,
+        namespace: &str,
+        operation: &'static str,
+        f: F,
+    ) -> Result<T>
+    where
+        T: Send + 'static,
+        F: FnOnce(&mut VectorsFile) -> Result<(T, Change)> + Send + 'static,
+    {
         let path = self.vectors_path(namespace)?;
         let ns = namespace.to_owned();
-        let out = self
+        let slot = self.index_slot(namespace);
+        let mut built = slot.built.lock().await;
+        // Until the index is brought up to date below, the slot holds none: a write
+        // failing or cancelled part way leaves the next search to build it afresh.
+        let kept = built.take();
+        let (out, change, before, after) = self
             .exclusive(path.clone(), operation, move || {
+                let before = stamp(&path)?;
                 let mut file = read_doc::<VectorsFile>(&path, FORMAT)?
                     .unwrap_or_else(|| VectorsFile::new(&ns));
-                let (out, changed) = f(&mut file)?;
-                if changed {
+                let (out, change) = match f(&mut file) {
+                    Ok(done) => done,
+                    // Refused before anything was written: the file is as it was.
+                    Err(e) => return Ok((Err(e), Change::Nothing, before, before)),
+                };
+                if !matches!(change, Change::Nothing) {
                     if file.documents.is_empty() {
                         remove(&path)?;
                     } else {
                         write_doc(&path, &file)?;
                     }
                 }
-                Ok(out)
+                Ok((Ok(out), change, before, stamp(&path)?))
             })
-            .await;
-        // Even a failed write may have replaced the file: rebuild on the next search.
-        self.inner.indexes.remove(namespace);
+            .await?;
+        if let Some(kept) = kept.filter(|k| k.stamp == before && after.is_some()) {
+            let updated = match change {
+                Change::Nothing => true,
+                Change::Upserted(docs) => {
+                    kept.index.upsert_batch(INDEX_NAMESPACE, docs).await.is_ok()
+                }
+                Change::Deleted(ids) => kept.index.delete(INDEX_NAMESPACE, &ids).await.is_ok(),
+                Change::Other => false,
+            };
+            if updated {
+                *built = Some(Built {
+                    stamp: after,
+                    index: kept.index,
+                });
+            }
+        }
         out
     }
 
@@ -150,17 +264,18 @@ impl FileStore {
     /// it was built; `None` when the namespace holds no documents.
     async fn vector_index(&self, namespace: &str) -> Result<Option<Arc<InMemoryVectorStore>>> {
         let path = self.vectors_path(namespace)?;
+        let slot = self.index_slot(namespace);
+        let mut built = slot.built.lock().await;
         let stamp_path = path.clone();
         let current = self
             .blocking("search documents", move || stamp(&stamp_path))
             .await?;
         if current.is_none() {
+            *built = None;
             return Ok(None);
         }
-        if let Some(cached) = self.inner.indexes.get(namespace) {
-            if cached.stamp == current {
-                return Ok(Some(Arc::clone(&cached.index)));
-            }
+        if let Some(b) = built.as_ref().filter(|b| b.stamp == current) {
+            return Ok(Some(Arc::clone(&b.index)));
         }
         // Read the stamp again with the document, so the cache never pairs a newer stamp
         // with older contents.
@@ -172,20 +287,33 @@ impl FileStore {
             })
             .await?;
         let Some(file) = file else {
+            *built = None;
             return Ok(None);
         };
+        self.count_read(file.documents.len());
         let index = Arc::new(InMemoryVectorStore::new());
         index
             .upsert_batch(INDEX_NAMESPACE, file.documents.into_values().collect())
             .await?;
-        self.inner.indexes.insert(
-            namespace.to_owned(),
-            CachedIndex {
-                stamp,
-                index: Arc::clone(&index),
-            },
-        );
+        *built = Some(Built {
+            stamp,
+            index: Arc::clone(&index),
+        });
         Ok(Some(index))
+    }
+
+    /// The kept search index of `namespace` if it matches the file now (none is built).
+    async fn current_index(&self, namespace: &str) -> Result<Option<Arc<InMemoryVectorStore>>> {
+        let path = self.vectors_path(namespace)?;
+        let slot = self.index_slot(namespace);
+        let built = slot.built.lock().await;
+        let Some(b) = built.as_ref() else {
+            return Ok(None);
+        };
+        let current = self
+            .blocking("list document ids", move || stamp(&path))
+            .await?;
+        Ok((current.is_some() && b.stamp == current).then(|| Arc::clone(&b.index)))
     }
 }
 
@@ -197,7 +325,7 @@ impl VectorStore for FileStore {
         if documents.is_empty() {
             return Ok(Vec::new());
         }
-        self.modify_vectors(namespace, "upsert documents", move |file| {
+        self.change_vectors(namespace, "upsert documents", move |file| {
             let mut dim = file.dimension();
             for v in documents.iter().filter_map(|d| d.embedding.as_ref()) {
                 match dim {
@@ -212,12 +340,12 @@ impl VectorStore for FileStore {
                 }
             }
             let mut ids = Vec::with_capacity(documents.len());
-            for doc in documents {
+            for doc in documents.iter().cloned() {
                 let id = doc.id.clone().unwrap_or_default();
                 ids.push(id.clone());
                 file.documents.insert(id, doc);
             }
-            Ok((ids, true))
+            Ok((ids, Change::Upserted(documents)))
         })
         .await
     }
@@ -233,20 +361,43 @@ impl VectorStore for FileStore {
     }
 
     async fn get(&self, namespace: &str, id: &str) -> Result<Option<Document>> {
-        Ok(self
+        let doc = self
             .read_vectors(namespace, "get a document")
             .await?
-            .and_then(|mut f| f.documents.remove(id)))
+            .and_then(|mut f| f.documents.remove(id));
+        self.count_read(usize::from(doc.is_some()));
+        Ok(doc)
+    }
+
+    /// One read of the namespace's file for every id.
+    async fn get_many(&self, namespace: &str, ids: &[String]) -> Result<Vec<Document>> {
+        if ids.is_empty() {
+            return Ok(Vec::new());
+        }
+        let Some(mut file) = self.read_vectors(namespace, "get documents").await? else {
+            return Ok(Vec::new());
+        };
+        let docs: Vec<Document> = ids
+            .iter()
+            .filter_map(|id| file.documents.remove(id))
+            .collect();
+        self.count_read(docs.len());
+        Ok(docs)
     }
 
     async fn delete(&self, namespace: &str, ids: &[String]) -> Result<usize> {
         let ids = ids.to_vec();
-        self.modify_vectors(namespace, "delete documents", move |file| {
+        self.change_vectors(namespace, "delete documents", move |file| {
             let n = ids
                 .iter()
                 .filter(|id| file.documents.remove(id.as_str()).is_some())
                 .count();
-            Ok((n, n > 0))
+            let change = if n > 0 {
+                Change::Deleted(ids)
+            } else {
+                Change::Nothing
+            };
+            Ok((n, change))
         })
         .await
     }
@@ -273,5 +424,27 @@ impl VectorStore for FileStore {
             .read_vectors(namespace, "list document ids")
             .await?
             .map_or_else(Vec::new, |f| f.documents.keys().cloned().collect()))
+    }
+
+    /// From the kept search index when it matches the file, else a range of the file's
+    /// ids (a `BTreeMap`: byte order).
+    async fn ids_in_range(&self, namespace: &str, from: &str, to: &str) -> Result<Vec<String>> {
+        if from >= to {
+            return Ok(Vec::new()); // a reversed range would make `BTreeMap::range` panic
+        }
+        if let Some(index) = self.current_index(namespace).await? {
+            return index.ids_in_range(INDEX_NAMESPACE, from, to).await;
+        }
+        let Some(file) = self
+            .read_vectors(namespace, "list a range of document ids")
+            .await?
+        else {
+            return Ok(Vec::new());
+        };
+        Ok(file
+            .documents
+            .range::<str, _>((Bound::Included(from), Bound::Excluded(to)))
+            .map(|(id, _)| id.clone())
+            .collect())
     }
 }

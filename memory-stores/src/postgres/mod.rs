@@ -21,6 +21,7 @@ mod conversation;
 mod durability;
 mod fact_snapshot;
 mod facts;
+mod id_order;
 mod kept_upsert;
 mod kv;
 mod options;
@@ -168,6 +169,8 @@ pub struct PostgresStore {
     ssl_mode: tls::SslMode,
     /// The HNSW indexes of dense search (see `vector`).
     dense: std::sync::Arc<vector::DenseIndexes>,
+    /// Document rows read from the server (see [`PostgresStore::documents_read`]).
+    documents_read: std::sync::Arc<std::sync::atomic::AtomicU64>,
 }
 
 impl std::fmt::Debug for PostgresStore {
@@ -252,6 +255,7 @@ impl PostgresStore {
             shown_url,
             ssl_mode: settings.mode,
             dense: Default::default(),
+            documents_read: Default::default(),
         };
         store.open_min_connections(options.min_connections).await?;
         store
@@ -268,6 +272,10 @@ impl PostgresStore {
         };
         if filled > 0 {
             tracing::info!(schema = %store.schema, documents = filled, "indexed documents written by an earlier version through the shared text analysis");
+        }
+        {
+            let mut client = store.client("create the document id index").await?;
+            id_order::ensure(&mut client, &store.schema).await?;
         }
         store.pgvector = if options.use_pgvector {
             let client = store.client("detect pgvector").await?;

@@ -31,6 +31,15 @@
 //!   embedding of the namespace is fetched and ranked in the client. The score is always
 //!   the cosine similarity in `-1.0..=1.0`.
 //! - Filters run in Rust over the candidates in rank order until `k` hits are found.
+//! - Nothing is cached in the client: every search asks the server's indexes (GIN on
+//!   terms, HNSW), which each write keeps in step in its own transaction, so a search
+//!   after a write reads the rows it ranks and no more (the documents sharing a term with
+//!   the query; the `k` nearest embeddings, or every embedding of the namespace without
+//!   pgvector) whatever was written before it ([`PostgresStore::documents_read`] counts
+//!   them).
+//! - [`get_many`](VectorStore::get_many) is one query (`id = ANY($2)`),
+//!   [`ids_in_range`](VectorStore::ids_in_range) one range scan of the id index in byte
+//!   order (see `id_order`).
 
 use agentmemory_core::vector::{Document, SearchHit, SearchQuery};
 use agentmemory_core::{MemoryError, Metadata, Result, VectorStore};
@@ -175,7 +184,35 @@ fn ranked_hits(
     Ok(hits)
 }
 
+/// A document from a row `(id, content, metadata::text, embedding)`.
+fn document(row: &Row, op: &'static str) -> Result<Document> {
+    let id: String = row.try_get(0).map_err(on(op))?;
+    let content: String = row.try_get(1).map_err(on(op))?;
+    let meta: &str = row.try_get(2).map_err(on(op))?;
+    let metadata = decode(meta, || format!("metadata of document `{id}` in postgres"))?;
+    let embedding: Option<Vec<f32>> = row.try_get(3).map_err(on(op))?;
+    let mut doc = Document::new(content).with_id(id);
+    doc.metadata = metadata;
+    doc.embedding = embedding;
+    Ok(doc)
+}
+
 impl PostgresStore {
+    /// How many document rows this store (and its clones) read from the server: the
+    /// candidates and ranked rows of searches, and what `get` and `get_many` return. For
+    /// tests and diagnostics: a search after a write reads what the search ranks, never
+    /// the namespace again.
+    pub fn documents_read(&self) -> u64 {
+        self.documents_read
+            .load(std::sync::atomic::Ordering::Relaxed)
+    }
+
+    /// Counts `n` document rows read from the server.
+    fn count_read(&self, n: usize) {
+        self.documents_read
+            .fetch_add(n as u64, std::sync::atomic::Ordering::Relaxed);
+    }
+
     async fn dimension<C: deadpool_postgres::GenericClient>(
         &self,
         client: &C,
@@ -240,6 +277,7 @@ impl PostgresStore {
             .await
             .map_err(on(op))?;
         let rows = tx.query(&stmt, &[&ns, &q_terms]).await.map_err(on(op))?;
+        self.count_read(rows.len());
         let mut docs = Vec::with_capacity(rows.len());
         let mut wanted: std::collections::HashSet<&str> = q_terms.iter().copied().collect();
         wanted.insert("");
@@ -406,6 +444,7 @@ impl PostgresStore {
             .await
             .map_err(on(op))?;
         let rows = client.query(&stmt, &[&ns, &ids]).await.map_err(on(op))?;
+        self.count_read(rows.len());
         let mut out = Vec::with_capacity(rows.len());
         for row in &rows {
             let id: String = row.try_get(0).map_err(on(op))?;
@@ -439,6 +478,7 @@ impl PostgresStore {
             .query(&stmt, &[&ns, &q, &limit])
             .await
             .map_err(on(op))?;
+        self.count_read(rows.len());
         ranked_hits(&rows, query, -1.0..=1.0)
     }
 
@@ -495,6 +535,7 @@ impl PostgresStore {
         let limit = i64::try_from(wanted).unwrap_or(i64::MAX);
         let rows = tx.query(&stmt, &[&ns, &q, &limit]).await.map_err(on(op))?;
         tx.commit().await.map_err(on(op))?;
+        self.count_read(rows.len());
         let hits = ranked_hits(&rows, query, -1.0..=1.0)?;
         if hits.len() < query.k {
             return Ok(None);
@@ -651,6 +692,7 @@ impl PostgresStore {
             .await
             .map_err(on(op))?;
         let rows = client.query(&stmt, &[&ns]).await.map_err(on(op))?;
+        self.count_read(rows.len());
         for row in &rows {
             let v: Vec<f32> = row.try_get(3).map_err(on(op))?;
             if let Some(h) = hit(row, query, cosine(&v, &q))? {
@@ -773,7 +815,8 @@ impl VectorStore for PostgresStore {
             let row = client
                 .query_opt(
                     &format!(
-                        "SELECT content, metadata::text, embedding FROM {} WHERE namespace = $1 AND id = $2",
+                        "SELECT id, content, metadata::text, embedding FROM {} \
+                         WHERE namespace = $1 AND id = $2",
                         self.table("documents")
                     ),
                     &[&namespace, &id],
@@ -781,12 +824,42 @@ impl VectorStore for PostgresStore {
                 .await
                 .map_err(on(op))?;
             let Some(row) = row else { return Ok(None) };
-            let meta: &str = row.try_get(1).map_err(on(op))?;
-            let content: String = row.try_get(0).map_err(on(op))?;
-            let mut doc = Document::new(content).with_id(id);
-            doc.metadata = decode(meta, || format!("metadata of document `{id}` in postgres"))?;
-            doc.embedding = row.try_get(2).map_err(on(op))?;
-            Ok(Some(doc))
+            self.count_read(1);
+            document(&row, op).map(Some)
+        })
+        .await
+    }
+
+    /// One query for every id (`id = ANY($2)`); the documents come back in the order
+    /// asked, those not stored left out.
+    async fn get_many(&self, namespace: &str, ids: &[String]) -> Result<Vec<Document>> {
+        let op = "get documents";
+        if ids.is_empty() {
+            return Ok(Vec::new());
+        }
+        self.bounded(op, async {
+            let client = self.client(op).await?;
+            let stmt = client
+                .prepare_cached(&format!(
+                    "SELECT id, content, metadata::text, embedding FROM {} \
+                     WHERE namespace = $1 AND id = ANY($2::text[])",
+                    self.table("documents")
+                ))
+                .await
+                .map_err(on(op))?;
+            let rows = client
+                .query(&stmt, &[&namespace, &ids])
+                .await
+                .map_err(on(op))?;
+            self.count_read(rows.len());
+            let mut found = std::collections::HashMap::with_capacity(rows.len());
+            for row in &rows {
+                let doc = document(row, op)?;
+                if let Some(id) = doc.id.clone() {
+                    found.insert(id, doc);
+                }
+            }
+            Ok(ids.iter().filter_map(|id| found.remove(id)).collect())
         })
         .await
     }
@@ -870,6 +943,26 @@ impl VectorStore for PostgresStore {
                     ),
                     &[&namespace],
                 )
+                .await
+                .map_err(on(op))?;
+            rows.iter()
+                .map(|r| r.try_get::<_, String>(0).map_err(on(op)))
+                .collect()
+        })
+        .await
+    }
+
+    /// One range scan of the id index in byte order (`id_order`).
+    async fn ids_in_range(&self, namespace: &str, from: &str, to: &str) -> Result<Vec<String>> {
+        let op = "list a range of document ids";
+        self.bounded(op, async {
+            let client = self.client(op).await?;
+            let stmt = client
+                .prepare_cached(&super::id_order::range_sql(&self.table("documents")))
+                .await
+                .map_err(on(op))?;
+            let rows = client
+                .query(&stmt, &[&namespace, &from, &to])
                 .await
                 .map_err(on(op))?;
             rows.iter()
