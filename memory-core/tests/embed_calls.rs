@@ -24,6 +24,9 @@ use parking_lot::Mutex;
 #[derive(Default)]
 struct Counting {
     calls: Mutex<Vec<Vec<String>>>,
+    /// How long each call takes: a real embedder answers after milliseconds, on another
+    /// thread, so searches started together are all waiting on it at once.
+    delay: Option<std::time::Duration>,
 }
 
 const DIMENSIONS: usize = 64;
@@ -53,6 +56,9 @@ impl Counting {
 impl Embedder for Counting {
     async fn embed(&self, texts: &[String]) -> Result<Vec<Vec<f32>>> {
         self.calls.lock().push(texts.to_vec());
+        if let Some(delay) = self.delay {
+            tokio::time::sleep(delay).await;
+        }
         Ok(texts.iter().map(|t| Self::vector(t)).collect())
     }
 
@@ -200,4 +206,44 @@ async fn a_statement_turn_embeds_only_new_text_never_stored_facts() {
     // message (for the search) and the candidate fact (to store it or to match it
     // against a paraphrase already held).
     assert!(embedder.calls().len() <= seeded + 2 * 3);
+}
+
+/// Facts and episodes are searched at the same time: with an embedder that takes a while
+/// (as a real one does), both searches ask for the question's vector before either has
+/// it. The model still runs once for the question: the second asker waits for the first.
+#[tokio::test]
+async fn a_turn_embeds_its_text_once_although_facts_and_episodes_ask_at_once() {
+    let embedder = Arc::new(Counting {
+        delay: Some(std::time::Duration::from_millis(20)),
+        ..Counting::default()
+    });
+    let container = Container::new();
+    container.register_user_memory("user_memory", Arc::new(InMemoryUserMemoryStore::new()));
+    // Episodes kept in a vector store, so they are embedded and searched by meaning too.
+    container.register_vectors(
+        "episodes",
+        Arc::new(agentmemory_core::InMemoryVectorStore::new()),
+    );
+    container.register_model("offline", Arc::new(OfflineModel::new()));
+    container.register_conversations("log", Arc::new(InMemoryConversationStore::new()));
+    embed_stores(&container, embedder.clone()).unwrap();
+    let mut session = session(&container).await;
+    for text in [
+        "I moved to York last week and I cycle to work now.",
+        "Which city do I live in these days?",
+    ] {
+        let before = embedder.calls().len();
+        session.send(text).await.unwrap();
+        let asked: usize = embedder.calls()[before..]
+            .iter()
+            .flatten()
+            .filter(|t| t.as_str() == text)
+            .count();
+        assert_eq!(
+            asked,
+            1,
+            "{text:?} went to the model {asked} times: {:?}",
+            &embedder.calls()[before..]
+        );
+    }
 }
