@@ -84,7 +84,18 @@ pub struct SessionConfig {
     /// [`Session::prepare`](super::Session::prepare) and [`Session::send`](super::Session::send)
     /// with [`MemoryError::PayloadTooLarge`] before it is logged, embedded or extracted.
     pub max_message_bytes: usize,
+    /// Compact the conversation's log (a snapshot of the window and summary, the events
+    /// before it dropped) once this many events follow its last snapshot, so building a
+    /// session reads a bounded tail instead of the whole history (default
+    /// [`DEFAULT_COMPACT_AFTER`]; `None`: never). Only a session that keeps episodes
+    /// compacts: every message stays recallable, and listed by the episode store, after
+    /// the log lets it go. A session without long-term memory keeps its whole log.
+    pub compact_after: Option<usize>,
 }
+
+/// Events after the last snapshot at which a session with episodes compacts its log
+/// ([`SessionConfig::compact_after`]): about 500 turns, a replay of a few milliseconds.
+pub const DEFAULT_COMPACT_AFTER: usize = 1_000;
 
 impl Default for SessionConfig {
     fn default() -> Self {
@@ -99,6 +110,7 @@ impl Default for SessionConfig {
             episodes_of_replies: true,
             episode_retention: Retention::all(),
             max_message_bytes: DEFAULT_MAX_MESSAGE_BYTES,
+            compact_after: Some(DEFAULT_COMPACT_AFTER),
         }
     }
 }
@@ -156,6 +168,12 @@ impl SessionConfig {
     /// Sets whether the assistant's replies are kept as episodes.
     pub fn with_episodes_of_replies(mut self, on: bool) -> Self {
         self.episodes_of_replies = on;
+        self
+    }
+
+    /// Sets when the log is compacted (see [`compact_after`](Self::compact_after)).
+    pub fn with_compact_after(mut self, events: Option<usize>) -> Self {
+        self.compact_after = events;
         self
     }
 
@@ -228,6 +246,14 @@ impl<A: Agent> SessionBuilder<A> {
     /// The whole prompt's token budget (system prompt, memory block, summary, window).
     pub fn max_tokens(mut self, max_tokens: usize) -> Self {
         self.config.max_tokens = max_tokens;
+        self
+    }
+
+    /// When the log is compacted: after this many events since its last snapshot, in a
+    /// session that keeps episodes (default 1,000; `None`: never; see
+    /// [`SessionConfig::compact_after`]).
+    pub fn compact_after(mut self, events: Option<usize>) -> Self {
+        self.config.compact_after = events;
         self
     }
 
@@ -469,6 +495,17 @@ impl<A: Agent> SessionBuilder<A> {
             }
         }
         let owner = crate::conversation::replay(&events, &mut memory);
+        // Where replay started: the last snapshot (0 when the log has none).
+        let snapshot_seq = events
+            .iter()
+            .rev()
+            .find(|e| {
+                matches!(
+                    e.event,
+                    crate::conversation::ConversationEvent::Snapshot { .. }
+                )
+            })
+            .map_or(0, |e| e.seq);
         if let Some(owner) = &owner {
             if owner.user_id != user_id {
                 return Err(MemoryError::invalid(
@@ -518,6 +555,7 @@ impl<A: Agent> SessionBuilder<A> {
             memory,
             config: self.config,
             started,
+            snapshot_seq,
             pending,
             unanswered: None,
             extraction,

@@ -255,7 +255,7 @@ impl<A: Agent> Session<A> {
             .map(|m| ConversationEvent::Message { message: m.clone() })
             .collect();
         events.shrink_to_fit();
-        self.log.append(&self.conversation_id, events).await?;
+        let last = self.log.append(&self.conversation_id, events).await?;
         for step in &reply.steps {
             self.memory.add(step.clone());
         }
@@ -308,6 +308,7 @@ impl<A: Agent> Session<A> {
                 }
             }
         }
+        self.compact_if_due(last).await;
         Ok(TurnReply {
             message: reply.message,
             report,

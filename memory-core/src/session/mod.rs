@@ -96,6 +96,9 @@ pub struct Session<A: Agent> {
     memory: ShortTermMemory,
     config: SessionConfig,
     started: bool,
+    /// The seq of the log's last snapshot (0 when it has none): replay starts there, and
+    /// [`SessionConfig::compact_after`] counts the events after it.
+    snapshot_seq: u64,
     pending: Option<Pending>,
     /// The message of an abandoned turn, still in `memory`, to take out (and log as
     /// unanswered) with the next message that is logged.
@@ -266,6 +269,32 @@ impl<A: Agent> Session<A> {
             )
             .await?;
         self.started = true;
+        self.snapshot_seq = last;
         self.log.compact(&self.conversation_id, last - 1).await
+    }
+
+    /// Compacts the log when [`SessionConfig::compact_after`] events follow its last
+    /// snapshot (`last` is the seq of the newest event), in a session that keeps episodes.
+    /// A failure is logged, not returned: the turn it follows is already committed, and
+    /// the next turn tries again.
+    pub(crate) async fn compact_if_due(&mut self, last: u64) {
+        let Some(after) = self.config.compact_after else {
+            return;
+        };
+        if self.long_term.is_none() || last.saturating_sub(self.snapshot_seq) <= after as u64 {
+            return;
+        }
+        match self.compact().await {
+            Ok(dropped) => tracing::debug!(
+                conversation = %self.conversation_id,
+                dropped,
+                "conversation log compacted"
+            ),
+            Err(e) => tracing::warn!(
+                conversation = %self.conversation_id,
+                error = %e,
+                "conversation log not compacted"
+            ),
+        }
     }
 }
