@@ -38,7 +38,7 @@ use crate::di::Container;
 use crate::episodes::Episode;
 use crate::error::{MemoryError, Result};
 use crate::extract::{FactExtractor, Turn};
-use crate::facts::{stamp, FactChange, UserMemoryStore};
+use crate::facts::{FactChange, UserMemoryStore};
 use crate::message::{Message, Role, DEFAULT_MAX_MESSAGE_BYTES};
 
 /// The agent name recorded for an ingested conversation.
@@ -268,16 +268,16 @@ pub async fn ingest_with(
             user,
             assistant: reply,
         };
-        let (message_id, said) = (user.id.to_string(), user.text());
-        for mut candidate in extractor.extract(turn).await? {
-            stamp(
-                &mut candidate,
-                &conversation_id,
-                &message_id,
-                user.created_at,
-                &said,
-            );
-            let change = facts.upsert(user_id, candidate).await?;
+        let changes = crate::facts::apply_turn(
+            extractor.as_ref(),
+            facts.as_ref(),
+            user_id,
+            Some(&conversation_id),
+            turn,
+        )
+        .await
+        .into_result()?;
+        for change in changes {
             if matches!(change, FactChange::Ignored { .. }) {
                 report.facts_ignored += 1;
             } else {

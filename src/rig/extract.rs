@@ -1,8 +1,7 @@
 //! Extraction and reconciliation of a turn, and logging what changed.
 
-use agentmemory_core::conversation::ConversationEvent;
 use agentmemory_core::extract::Turn;
-use agentmemory_core::facts::{FactChange, FactSource};
+use agentmemory_core::facts::{apply_turn, FactChange};
 use agentmemory_core::{Message, Result};
 
 use super::Shared;
@@ -16,15 +15,16 @@ pub(crate) async fn extract_and_reconcile(
     user: &Message,
     assistant: Option<&Message>,
 ) -> Result<Vec<FactChange>> {
-    let candidates = shared.extractor.extract(Turn { user, assistant }).await?;
-    let mut changes = Vec::with_capacity(candidates.len());
-    for mut candidate in candidates {
-        candidate.source = FactSource {
-            session_id: conversation.map(str::to_owned),
-            message_id: Some(user.id.to_string()),
-        };
-        changes.push(shared.facts.upsert(user_id, candidate).await?);
-    }
+    // Marked with the message, its time and the time it names, like every other entry point.
+    let changes = apply_turn(
+        shared.extractor.as_ref(),
+        shared.facts.as_ref(),
+        user_id,
+        conversation,
+        Turn { user, assistant },
+    )
+    .await
+    .into_result()?;
     log_changes(shared, conversation, &changes).await?;
     Ok(changes)
 }
@@ -38,19 +38,6 @@ pub(crate) async fn log_changes(
     let Some(conversation) = conversation else {
         return Ok(());
     };
-    let changed: Vec<FactChange> = changes
-        .iter()
-        .filter(|c| !matches!(c, FactChange::Ignored { .. }))
-        .cloned()
-        .collect();
-    if !changed.is_empty() {
-        shared
-            .log
-            .append(
-                conversation,
-                vec![ConversationEvent::FactsChanged { changes: changed }],
-            )
-            .await?;
-    }
+    agentmemory_core::facts::log_changes(shared.log.as_ref(), conversation, changes).await?;
     Ok(())
 }

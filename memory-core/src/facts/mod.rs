@@ -12,6 +12,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::Result;
 
+mod apply;
 pub mod concepts;
 mod contest;
 mod export;
@@ -31,6 +32,7 @@ mod strength;
 pub(crate) mod transition;
 pub(crate) mod versions;
 
+pub use apply::{apply_turn, log_changes, Applied};
 pub use contest::{PendingContradiction, MAX_PENDING};
 pub use export::{export_facts, import_facts, restore_facts, FactsExport, FACTS_EXPORT_VERSION};
 pub use health::{health_domains, health_facts_for, is_health_fact, HEALTH_RELEVANCE};

@@ -125,57 +125,29 @@ impl Extraction {
             user,
             assistant: Some(reply),
         };
-        let candidates = match self.extractor.extract(turn).await {
-            Ok(c) => c,
-            Err(e) => {
-                tracing::warn!(error = %e.chain(), "fact extraction failed; the turn goes on");
-                return (Vec::new(), Some(e.chain().to_string()));
-            }
-        };
-        let mut changes = Vec::with_capacity(candidates.len());
-        let mut error = None;
-        let (message_id, said) = (user.id.to_string(), user.text());
-        for mut candidate in candidates {
-            crate::facts::stamp(
-                &mut candidate,
-                &self.conversation_id,
-                &message_id,
-                user.created_at,
-                &said,
-            );
-            match self.store.upsert(&self.user_id, candidate).await {
-                Ok(change) => changes.push(change),
-                Err(e) => {
-                    tracing::warn!(error = %e.chain(), "storing a fact failed; the turn goes on");
-                    error = Some(e.chain().to_string());
-                    break;
-                }
-            }
-        }
-        let changed: Vec<_> = changes
-            .iter()
-            .filter(|c| !matches!(c, FactChange::Ignored { .. }))
-            .cloned()
-            .collect();
-        if !changed.is_empty() {
-            if let Err(e) = self
-                .log
-                .append(
-                    &self.conversation_id,
-                    vec![ConversationEvent::FactsChanged { changes: changed }],
-                )
+        let applied = crate::facts::apply_turn(
+            self.extractor.as_ref(),
+            self.store.as_ref(),
+            &self.user_id,
+            Some(&self.conversation_id),
+            turn,
+        )
+        .await;
+        let mut error = applied.error.as_ref().map(|e| {
+            tracing::warn!(error = %e.chain(), "extracting or storing facts failed; the turn goes on");
+            e.chain().to_string()
+        });
+        if let Err(e) =
+            crate::facts::log_changes(self.log.as_ref(), &self.conversation_id, &applied.changes)
                 .await
-            {
-                tracing::error!(error = %e.chain(), "the fact changes of a turn could not be logged");
-                error = Some(match error {
-                    Some(first) => {
-                        format!("{first}; logging the fact changes failed: {}", e.chain())
-                    }
-                    None => format!("logging the fact changes failed: {}", e.chain()),
-                });
-            }
+        {
+            tracing::error!(error = %e.chain(), "the fact changes of a turn could not be logged");
+            error = Some(match error {
+                Some(first) => format!("{first}; logging the fact changes failed: {}", e.chain()),
+                None => format!("logging the fact changes failed: {}", e.chain()),
+            });
         }
-        (changes, error)
+        (applied.changes, error)
     }
 }
 
