@@ -284,11 +284,21 @@ async fn made_up_methods_and_raw_paths_do_not_add_series() {
         .await;
         assert_eq!(status, StatusCode::METHOD_NOT_ALLOWED, "{method}");
         call(&app, &method, &format!("/nowhere/{i}"), None, vec![]).await;
-        call(&app, "GET", &format!("/v1/working-memory/s-{i}"), Some(TOKEN), vec![]).await;
+        call(
+            &app,
+            "GET",
+            &format!("/v1/working-memory/s-{i}"),
+            Some(TOKEN),
+            vec![],
+        )
+        .await;
     }
     let text = metrics_text(&app).await;
     assert!(!text.contains("BOGUS"), "{text}");
-    assert!(!text.contains("s-1") && !text.contains("/nowhere"), "{text}");
+    assert!(
+        !text.contains("s-1") && !text.contains("/nowhere"),
+        "{text}"
+    );
     assert!(
         text.contains(r#"agentmem_http_requests_total{method="OTHER",route="/v1/working-memory/{session_id}",status="405"} 50"#),
         "{text}"
@@ -301,7 +311,10 @@ async fn made_up_methods_and_raw_paths_do_not_add_series() {
         .lines()
         .filter(|l| l.starts_with("agentmem_http_requests_total{"))
         .count();
-    assert!(series <= 4, "a few series, not one per method or path: {text}");
+    assert!(
+        series <= 4,
+        "a few series, not one per method or path: {text}"
+    );
 }
 
 #[tokio::test]
@@ -317,7 +330,9 @@ async fn metrics_need_the_token_when_auth_is_on() {
     // a tenant's API key opens the tenant-aware APIs only, not the server's metrics
     let (status, _) = call(&guarded, "GET", "/metrics", Some("k-acme"), vec![]).await;
     assert_eq!(status, StatusCode::FORBIDDEN);
-    assert!(metrics_text(&guarded).await.contains("agentmem_http_requests_total"));
+    assert!(metrics_text(&guarded)
+        .await
+        .contains("agentmem_http_requests_total"));
     // with auth off, they are open like the API
     let container = StoreUrl::Memory.open().await.unwrap();
     let service = MemoryService::from_container(&container).unwrap();
