@@ -862,9 +862,7 @@ impl agentmemory::model::ChatModel for HeldModel {
             .map(|rest| {
                 format!(
                     "note-{}",
-                    &rest[..rest
-                        .find(|c: char| c == ' ' || c == '"' || c == '\\')
-                        .unwrap_or(rest.len())]
+                    &rest[..rest.find([' ', '"', '\\']).unwrap_or(rest.len())]
                 )
             })
             .unwrap_or_default();

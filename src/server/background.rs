@@ -70,6 +70,9 @@ pub(crate) struct Job {
 /// The line of one user's jobs: the user's id (`None` for sessions without one).
 type LineKey = Option<String>;
 
+/// The last job of each user's line, with its number.
+type Lines = Arc<Mutex<HashMap<LineKey, (u64, JoinHandle<()>)>>>;
+
 /// Runs the extraction of stored sessions in the background, in order per user.
 #[derive(Clone)]
 pub struct Extractor {
@@ -77,7 +80,7 @@ pub struct Extractor {
     model: Option<GenerationModel>,
     /// The last job scheduled for each user with a job not done, and its number: the
     /// user's next job waits for it. A line leaves the map when its last job is done.
-    lines: Arc<Mutex<HashMap<LineKey, (u64, JoinHandle<()>)>>>,
+    lines: Lines,
     /// Numbers the jobs, so a finished job knows whether it is still its line's last.
     numbers: Arc<AtomicU64>,
     pending: Arc<watch::Sender<usize>>,
@@ -91,7 +94,7 @@ pub struct Extractor {
 
 /// Ends a job's line when the job is done (or panicked), unless a later job joined it.
 struct LineEnd {
-    lines: Arc<Mutex<HashMap<LineKey, (u64, JoinHandle<()>)>>>,
+    lines: Lines,
     key: LineKey,
     number: u64,
 }
