@@ -252,6 +252,95 @@ async fn metrics_count_requests_by_route() {
     assert!(text.contains("agentmem_http_request_duration_seconds_bucket"));
 }
 
+async fn metrics_text(app: &Router) -> String {
+    let request = Request::builder()
+        .uri("/metrics")
+        .header("authorization", format!("Bearer {TOKEN}"))
+        .body(Body::empty())
+        .unwrap();
+    let response = app.clone().oneshot(request).await.unwrap();
+    assert_eq!(response.status(), StatusCode::OK);
+    String::from_utf8(
+        axum::body::to_bytes(response.into_body(), usize::MAX)
+            .await
+            .unwrap()
+            .to_vec(),
+    )
+    .unwrap()
+}
+
+#[tokio::test]
+async fn made_up_methods_and_raw_paths_do_not_add_series() {
+    let app = server().await;
+    for i in 0..50 {
+        let method = format!("BOGUS{i}");
+        let (status, _) = call(
+            &app,
+            &method,
+            &format!("/v1/working-memory/s-{i}"),
+            Some(TOKEN),
+            vec![],
+        )
+        .await;
+        assert_eq!(status, StatusCode::METHOD_NOT_ALLOWED, "{method}");
+        call(&app, &method, &format!("/nowhere/{i}"), None, vec![]).await;
+        call(
+            &app,
+            "GET",
+            &format!("/v1/working-memory/s-{i}"),
+            Some(TOKEN),
+            vec![],
+        )
+        .await;
+    }
+    let text = metrics_text(&app).await;
+    assert!(!text.contains("BOGUS"), "{text}");
+    assert!(
+        !text.contains("s-1") && !text.contains("/nowhere"),
+        "{text}"
+    );
+    assert!(
+        text.contains(r#"agentmem_http_requests_total{method="OTHER",route="/v1/working-memory/{session_id}",status="405"} 50"#),
+        "{text}"
+    );
+    assert!(
+        text.contains(r#"agentmem_http_requests_total{method="GET",route="/v1/working-memory/{session_id}",status="404"} 50"#),
+        "{text}"
+    );
+    let series = text
+        .lines()
+        .filter(|l| l.starts_with("agentmem_http_requests_total{"))
+        .count();
+    assert!(
+        series <= 4,
+        "a few series, not one per method or path: {text}"
+    );
+}
+
+#[tokio::test]
+async fn metrics_need_the_token_when_auth_is_on() {
+    let container = StoreUrl::Memory.open().await.unwrap();
+    let service = MemoryService::from_container(&container).unwrap();
+    let auth = Auth::token(TOKEN).with_api_key("acme", "k-acme").unwrap();
+    let guarded = app(service, &ServerConfig::new(auth));
+    for token in [None, Some("wrong")] {
+        let (status, _) = call(&guarded, "GET", "/metrics", token, vec![]).await;
+        assert_eq!(status, StatusCode::UNAUTHORIZED, "{token:?}");
+    }
+    // a tenant's API key opens the tenant-aware APIs only, not the server's metrics
+    let (status, _) = call(&guarded, "GET", "/metrics", Some("k-acme"), vec![]).await;
+    assert_eq!(status, StatusCode::FORBIDDEN);
+    assert!(metrics_text(&guarded)
+        .await
+        .contains("agentmem_http_requests_total"));
+    // with auth off, they are open like the API
+    let container = StoreUrl::Memory.open().await.unwrap();
+    let service = MemoryService::from_container(&container).unwrap();
+    let open = app(service, &ServerConfig::new(Auth::disabled()));
+    let (status, _) = call(&open, "GET", "/metrics", None, vec![]).await;
+    assert_eq!(status, StatusCode::OK);
+}
+
 #[tokio::test]
 async fn a_bound_user_cannot_reach_others() {
     let container = StoreUrl::Memory.open().await.unwrap();

@@ -269,6 +269,7 @@ async fn a_missing_session_is_rebuilt_and_without_indexing_is_404() {
 }
 
 /// Expiry on a real backend, rebuilt by a second server instance on the same store.
+#[cfg(any(feature = "redis", feature = "postgres"))]
 async fn rebuilt_by_another_instance(url: &str) {
     let url: StoreUrl = url.parse().unwrap();
     let first = server_on(&url, true).await;
@@ -291,6 +292,7 @@ async fn rebuilt_by_another_instance(url: &str) {
     second.service.episodes.forget(&user).await.unwrap();
 }
 
+#[cfg(any(feature = "redis", feature = "postgres"))]
 fn service_url(var: &str) -> Option<String> {
     match std::env::var(var) {
         Ok(url) if !url.is_empty() => Some(url),

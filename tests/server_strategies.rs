@@ -811,3 +811,183 @@ async fn a_full_extraction_queue_holds_writes_back_instead_of_growing() {
         "every queued session was extracted, none dropped"
     );
 }
+
+/// A model whose answers to requests naming `held` wait until the test lets one through;
+/// it counts the calls it is answering at once and the most it ever answered at once.
+struct HeldModel {
+    held: &'static str,
+    gate: Arc<tokio::sync::Semaphore>,
+    started: Arc<Mutex<Vec<String>>>,
+    answered: Arc<Mutex<Vec<String>>>,
+    running: Arc<std::sync::atomic::AtomicUsize>,
+    most: Arc<std::sync::atomic::AtomicUsize>,
+}
+
+impl HeldModel {
+    fn new(held: &'static str) -> Self {
+        Self {
+            held,
+            gate: Arc::new(tokio::sync::Semaphore::new(0)),
+            started: Arc::default(),
+            answered: Arc::default(),
+            running: Arc::default(),
+            most: Arc::default(),
+        }
+    }
+
+    fn handles(&self) -> Self {
+        Self {
+            held: self.held,
+            gate: Arc::clone(&self.gate),
+            started: Arc::clone(&self.started),
+            answered: Arc::clone(&self.answered),
+            running: Arc::clone(&self.running),
+            most: Arc::clone(&self.most),
+        }
+    }
+}
+
+#[async_trait::async_trait]
+impl agentmemory::model::ChatModel for HeldModel {
+    async fn complete(
+        &self,
+        request: agentmemory::model::ChatRequest,
+    ) -> agentmemory::Result<agentmemory::model::Completion> {
+        use std::sync::atomic::Ordering::SeqCst;
+        let text = serde_json::to_string(&request).unwrap();
+        // the message the call is about: "note-<user>-<n>"
+        let note = text
+            .split("note-")
+            .nth(1)
+            .map(|rest| {
+                format!(
+                    "note-{}",
+                    &rest[..rest.find([' ', '"', '\\']).unwrap_or(rest.len())]
+                )
+            })
+            .unwrap_or_default();
+        self.started.lock().unwrap().push(note.clone());
+        let now = self.running.fetch_add(1, SeqCst) + 1;
+        self.most.fetch_max(now, SeqCst);
+        if self.held.is_empty() || text.contains(self.held) {
+            self.gate
+                .acquire()
+                .await
+                .expect("the gate stays open")
+                .forget();
+        }
+        self.running.fetch_sub(1, SeqCst);
+        self.answered.lock().unwrap().push(note);
+        Ok(agentmemory::model::Completion::new(
+            agentmemory::Message::assistant(r#"{"facts": []}"#),
+        ))
+    }
+}
+
+async fn held_server(model: &HeldModel, vars: &'static [(&'static str, &'static str)]) -> Server {
+    let settings = ServerSettings::from_lookup(|name| {
+        vars.iter()
+            .find(|(k, _)| *k == name)
+            .map(|(_, v)| (*v).to_owned())
+    })
+    .unwrap()
+    .with_model(Arc::new(model.handles()), "held");
+    let container = StoreUrl::Memory.open_with_embedder(None).await.unwrap();
+    let service = MemoryService::from_container(&container)
+        .unwrap()
+        .with_settings(settings);
+    let app = app(service.clone(), &ServerConfig::new(Auth::disabled()));
+    Server { app, service }
+}
+
+/// Stores a session of `user` with one message, `note-<user>-<n>`, without waiting for
+/// its extraction.
+async fn put_note(s: &Server, user: &str, n: usize) {
+    let (status, body) = call(
+        &s.app,
+        "PUT",
+        &format!("/v1/working-memory/{user}-{n}"),
+        session(
+            user,
+            json!({"strategy": "discrete"}),
+            vec![message(
+                &format!("{user}{n}"),
+                "user",
+                &format!("I wrote note-{user}-{n} today"),
+            )],
+        ),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+}
+
+async fn wait_until(what: &str, done: impl Fn() -> bool) {
+    let waited = tokio::time::timeout(Duration::from_secs(10), async {
+        while !done() {
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+    })
+    .await;
+    assert!(waited.is_ok(), "timed out waiting until {what}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_slow_extraction_for_one_user_does_not_delay_another() {
+    let model = HeldModel::new("note-ada");
+    let s = held_server(&model, &[]).await;
+    for n in 0..3 {
+        put_note(&s, "ada", n).await;
+    }
+    put_note(&s, "bob", 0).await;
+    // ada's first call is held: bob's extraction runs and ends meanwhile
+    wait_until("bob's extraction is answered", || {
+        model
+            .answered
+            .lock()
+            .unwrap()
+            .contains(&"note-bob-0".to_owned())
+    })
+    .await;
+    // ada's jobs wait behind her first one, in order: one of her calls has started
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let ada_started = |m: &HeldModel| {
+        m.started
+            .lock()
+            .unwrap()
+            .iter()
+            .filter(|n| n.starts_with("note-ada"))
+            .cloned()
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(ada_started(&model), ["note-ada-0"]);
+    model.gate.add_permits(3);
+    s.service.settle().await;
+    assert_eq!(
+        ada_started(&model),
+        ["note-ada-0", "note-ada-1", "note-ada-2"],
+        "one user's jobs run in the order of the PUTs"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn extraction_runs_at_most_the_configured_number_of_jobs_at_once() {
+    use std::sync::atomic::Ordering::SeqCst;
+    let model = HeldModel::new("");
+    let s = held_server(&model, &[("EXTRACTION_CONCURRENCY", "2")]).await;
+    let users = ["u1", "u2", "u3", "u4", "u5"];
+    for user in users {
+        put_note(&s, user, 0).await;
+    }
+    wait_until("two calls run", || model.running.load(SeqCst) == 2).await;
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert_eq!(model.running.load(SeqCst), 2, "no third call starts");
+    assert_eq!(model.started.lock().unwrap().len(), 2);
+    model.gate.add_permits(1_000);
+    s.service.settle().await;
+    assert_eq!(model.answered.lock().unwrap().len(), users.len());
+    assert_eq!(
+        model.most.load(SeqCst),
+        2,
+        "never more than the limit at once"
+    );
+}

@@ -4,8 +4,15 @@
 //! - **Which messages.** Those the client did not mark `discrete_memory_extracted: "t"`
 //!   and the stored session does not hold marked: the server marks them when it hands
 //!   them over, so a message is extracted once however often the session is sent again.
-//! - **In order.** Jobs run one at a time, in the order the `PUT`s were stored, so that a
-//!   later "I moved to Berlin" supersedes an earlier "I live in Paris" and not the reverse.
+//! - **In order, per user.** Each user's jobs run one at a time, in the order the `PUT`s
+//!   were stored, so that a later "I moved to Berlin" supersedes an earlier "I live in
+//!   Paris" and not the reverse. Sessions without a `user_id` share one line.
+//! - **Fair.** Different users' jobs run side by side, at most
+//!   [`Extractor::concurrency`] at once across the server (`EXTRACTION_CONCURRENCY`,
+//!   [`DEFAULT_EXTRACTION_CONCURRENCY`] by default): one user's slow model call or long
+//!   backlog does not hold another user's extraction back. A job waiting behind its
+//!   user's earlier jobs holds no run slot; the slots go to the users' next jobs in the
+//!   order they became ready (the semaphore is first come, first served).
 //! - **Never costs the write.** A failing model or store is logged; with a model, a failed
 //!   extraction falls back to the rule extractor and a failed summary to the extractive
 //!   summariser. [`Extractor::settle`] waits until every scheduled job is done (tests,
@@ -17,6 +24,8 @@
 //!   dropped while it waits has stored nothing, so no message is marked extracted
 //!   without being extracted.
 
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
 use chrono::Utc;
@@ -35,7 +44,7 @@ use agentmemory_core::{MemoryError, Message};
 
 use super::error::ApiError;
 use super::long_term::LongTermMemory;
-use super::settings::{GenerationModel, DEFAULT_EXTRACTION_QUEUE};
+use super::settings::{GenerationModel, DEFAULT_EXTRACTION_CONCURRENCY, DEFAULT_EXTRACTION_QUEUE};
 use super::strategy::Strategy;
 use super::window;
 use super::wire::{MemoryType, WireMemory, WireMessage};
@@ -58,17 +67,48 @@ pub(crate) struct Job {
     pub(crate) all: Vec<WireMessage>,
 }
 
-/// Runs the extraction of stored sessions in the background, in order.
+/// The line of one user's jobs: the user's id (`None` for sessions without one).
+type LineKey = Option<String>;
+
+/// The last job of each user's line, with its number.
+type Lines = Arc<Mutex<HashMap<LineKey, (u64, JoinHandle<()>)>>>;
+
+/// Runs the extraction of stored sessions in the background, in order per user.
 #[derive(Clone)]
 pub struct Extractor {
     long_term: LongTermMemory,
     model: Option<GenerationModel>,
-    /// The last job scheduled: the next one waits for it.
-    last: Arc<Mutex<Option<JoinHandle<()>>>>,
+    /// The last job scheduled for each user with a job not done, and its number: the
+    /// user's next job waits for it. A line leaves the map when its last job is done.
+    lines: Lines,
+    /// Numbers the jobs, so a finished job knows whether it is still its line's last.
+    numbers: Arc<AtomicU64>,
     pending: Arc<watch::Sender<usize>>,
     /// One permit for each job that may be scheduled and not done.
     places: Arc<Semaphore>,
     limit: usize,
+    /// One permit for each job that may run at once, across users.
+    slots: Arc<Semaphore>,
+    concurrency: usize,
+}
+
+/// Ends a job's line when the job is done (or panicked), unless a later job joined it.
+struct LineEnd {
+    lines: Lines,
+    key: LineKey,
+    number: u64,
+}
+
+impl Drop for LineEnd {
+    fn drop(&mut self) {
+        let mut lines = self.lines.lock();
+        if lines
+            .get(&self.key)
+            .is_some_and(|(last, _)| *last == self.number)
+        {
+            lines.remove(&self.key);
+        }
+    }
 }
 
 /// A place in the extraction queue, taken by [`Extractor::reserve`] and held by the job
@@ -100,11 +140,28 @@ impl Extractor {
         Self {
             long_term,
             model,
-            last: Arc::new(Mutex::new(None)),
+            lines: Arc::new(Mutex::new(HashMap::new())),
+            numbers: Arc::new(AtomicU64::new(0)),
             pending: Arc::new(watch::channel(0).0),
             places: Arc::new(Semaphore::new(DEFAULT_EXTRACTION_QUEUE)),
             limit: DEFAULT_EXTRACTION_QUEUE,
+            slots: Arc::new(Semaphore::new(DEFAULT_EXTRACTION_CONCURRENCY)),
+            concurrency: DEFAULT_EXTRACTION_CONCURRENCY,
         }
+    }
+
+    /// This extractor running at most `concurrency` jobs at once across users (at least
+    /// 1; [`DEFAULT_EXTRACTION_CONCURRENCY`] otherwise).
+    pub fn concurrency(mut self, concurrency: usize) -> Self {
+        let concurrency = concurrency.max(1);
+        self.slots = Arc::new(Semaphore::new(concurrency));
+        self.concurrency = concurrency;
+        self
+    }
+
+    /// How many jobs may run at once.
+    pub fn running_limit(&self) -> usize {
+        self.concurrency
     }
 
     /// This extractor with room for at most `limit` jobs scheduled and not done (at
@@ -139,25 +196,45 @@ impl Extractor {
         self.model.is_some()
     }
 
-    /// Runs `job` in the background, after the jobs scheduled before it; `place` is
-    /// given back when it is done.
+    /// Runs `job` in the background, after the jobs of its user scheduled before it and
+    /// once a run slot is free; `place` is given back when it is done.
     pub(crate) fn schedule(&self, place: Place, job: Job) {
         let pending = Pending::new(&self.pending);
         let this = self.clone();
-        // each job waits for the one scheduled before it: the order of the PUTs
-        let mut last = self.last.lock();
-        let previous = last.take();
-        *last = Some(tokio::spawn(async move {
+        let key = job.user_id.clone();
+        let number = self.numbers.fetch_add(1, Ordering::Relaxed);
+        let end = LineEnd {
+            lines: Arc::clone(&self.lines),
+            key: key.clone(),
+            number,
+        };
+        // each job waits for the one of its user scheduled before it: the order of the
+        // PUTs; the lock is held until the new job is the line's last, so a job that ends
+        // meanwhile cannot remove the line under it
+        let mut lines = self.lines.lock();
+        let previous = lines.remove(&key).map(|(_, handle)| handle);
+        let handle = tokio::spawn(async move {
+            // dropped in reverse: the line ends, then the place and the pending count go
             let _pending = pending;
             let _place = place;
+            let _end = end;
             if let Some(previous) = previous {
                 // a job that panicked has been logged by the runtime; the line goes on
                 let _ = previous.await;
             }
+            // the semaphore is never closed; were it, the job would run unbounded
+            let _slot = this.slots.acquire().await.ok();
             if let Err(error) = this.run(&job).await {
                 tracing::warn!(%error, session = %job.session_id, "background extraction failed");
             }
-        }));
+        });
+        lines.insert(key, (number, handle));
+    }
+
+    /// How many users have extraction jobs scheduled and not done.
+    #[cfg(test)]
+    pub(crate) fn lines(&self) -> usize {
+        self.lines.lock().len()
     }
 
     /// Completes when no job is scheduled or running.
@@ -433,6 +510,40 @@ mod tests {
         )));
         assert!(!is_preference(&candidate("lives in Berlin", "location")));
         assert!(!is_preference(&candidate("works at Acme", "employer")));
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn each_users_line_ends_with_its_last_job() {
+        let container = crate::stores::StoreUrl::Memory
+            .open_with_embedder(None)
+            .await
+            .unwrap();
+        let service = crate::server::MemoryService::from_container(&container).unwrap();
+        let extractor = Extractor::new(service.long_term.clone(), None).concurrency(2);
+        for (i, user) in ["ada", "bob", "ada", "cy", "ada"].iter().enumerate() {
+            let place = extractor.reserve().await;
+            let message: WireMessage = serde_json::from_value(serde_json::json!({
+                "id": format!("m{i}"),
+                "role": "user",
+                "content": format!("I live in town {i}"),
+                "created_at": "2026-01-01T00:00:00Z",
+            }))
+            .unwrap();
+            extractor.schedule(
+                place,
+                Job {
+                    session_id: format!("s{i}"),
+                    namespace: None,
+                    user_id: Some((*user).to_owned()),
+                    strategy: Strategy::Discrete,
+                    fresh: vec![message.clone()],
+                    context: None,
+                    all: vec![message],
+                },
+            );
+        }
+        extractor.settle().await;
+        assert_eq!(extractor.lines(), 0, "no line is left behind");
     }
 
     #[test]

@@ -1,4 +1,11 @@
 //! Request metrics in the Prometheus text format (`GET /metrics`).
+//!
+//! The label set is bounded whatever clients send: `method` is one of the standard HTTP
+//! methods or `OTHER` (a made-up method does not make a series of its own), `route` is the
+//! pattern the request matched (`/v1/working-memory/{session_id}`, never the raw path) or
+//! `unmatched`, and `status` is the status answered. `/metrics` sits behind the same
+//! authentication as the API: with a token configured, it needs the token (an API key
+//! gets 403).
 
 use std::collections::HashMap;
 use std::fmt::Write as _;
@@ -6,6 +13,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use axum::extract::{MatchedPath, Request, State};
+use axum::http::Method;
 use axum::middleware::Next;
 use axum::response::Response;
 use parking_lot::Mutex;
@@ -104,11 +112,28 @@ fn escape(label: &str) -> String {
         .replace('\n', "\\n")
 }
 
+/// The `method` label of `method`: the standard methods by name, anything else `OTHER`.
+fn method_label(method: &Method) -> &'static str {
+    match *method {
+        Method::GET => "GET",
+        Method::HEAD => "HEAD",
+        Method::POST => "POST",
+        Method::PUT => "PUT",
+        Method::DELETE => "DELETE",
+        Method::PATCH => "PATCH",
+        Method::OPTIONS => "OPTIONS",
+        Method::CONNECT => "CONNECT",
+        Method::TRACE => "TRACE",
+        _ => "OTHER",
+    }
+}
+
 /// The middleware that records every request under its route pattern (never the raw
-/// path, so ids do not explode the series).
+/// path, so ids do not explode the series) and its method's label (never a made-up
+/// method, so clients cannot grow the series without bound).
 pub async fn track(State(metrics): State<Metrics>, request: Request, next: Next) -> Response {
     let start = Instant::now();
-    let method = request.method().as_str().to_owned();
+    let method = method_label(request.method());
     let route = request
         .extensions()
         .get::<MatchedPath>()
@@ -116,7 +141,7 @@ pub async fn track(State(metrics): State<Metrics>, request: Request, next: Next)
         .to_owned();
     let response = next.run(request).await;
     metrics.observe(
-        &method,
+        method,
         &route,
         response.status().as_u16(),
         start.elapsed().as_secs_f64(),
@@ -139,5 +164,14 @@ mod tests {
         ));
         assert!(text.contains("le=\"0.001\"} 1"));
         assert!(text.contains("le=\"+Inf\"} 2"));
+    }
+
+    #[test]
+    fn made_up_methods_share_one_label() {
+        assert_eq!(method_label(&Method::PATCH), "PATCH");
+        for made_up in ["FOO", "BREW", "get"] {
+            let method = Method::from_bytes(made_up.as_bytes()).unwrap();
+            assert_eq!(method_label(&method), "OTHER", "{made_up}");
+        }
     }
 }

@@ -109,6 +109,7 @@ impl MemoryService {
         let extractor = (settings.long_term_memory && settings.extraction).then(|| {
             Extractor::new(self.long_term.clone(), settings.model.clone())
                 .queue_limit(settings.extraction_queue)
+                .concurrency(settings.extraction_concurrency)
         });
         let mut working = self
             .working

@@ -7,6 +7,7 @@
 //! | `ENABLE_DISCRETE_MEMORY_EXTRACTION` | `true` | `false` turns background extraction from session messages off (every strategy); structured `memories` are still promoted |
 //! | `GENERATION_MODEL` | none (offline) | the model that extracts, summarises and runs `custom` prompts, at the OpenAI-compatible server of `OPENAI_BASE_URL` (OpenAI's own when unset) with `OPENAI_API_KEY` |
 //! | `OPENAI_BASE_URL` | — | set alone, it configures a model too (`AGENTMEM_MODEL`, else `gpt-4o-mini`) |
+//! | `EXTRACTION_CONCURRENCY` | 4 | how many extraction jobs (model calls) run at once across users; each user's jobs still run one at a time, in order, so one user's slow model call or backlog does not hold another's back |
 //! | `EXTRACTION_QUEUE_LIMIT` | 1024 | how many sessions' extractions may wait at once; past it, a `PUT` that has messages to extract waits for a place before it is stored (backpressure instead of a queue that grows without bound) |
 //!
 //! Without a configured model the server runs offline: agentmem's rule extractor and
@@ -32,6 +33,13 @@ pub const GENERATION_MODEL_ENV: &str = "GENERATION_MODEL";
 pub const EXTRACTION_QUEUE_ENV: &str = "EXTRACTION_QUEUE_LIMIT";
 /// How many extraction jobs may wait at once when `EXTRACTION_QUEUE_LIMIT` is unset.
 pub const DEFAULT_EXTRACTION_QUEUE: usize = 1024;
+/// Environment variable: how many extraction jobs may run at once.
+pub const EXTRACTION_CONCURRENCY_ENV: &str = "EXTRACTION_CONCURRENCY";
+/// How many extraction jobs run at once when `EXTRACTION_CONCURRENCY` is unset: a few
+/// model calls side by side, whatever the machine, because a job mostly waits for the
+/// model (its cost is the model endpoint's, not this server's CPUs) and a hosted model's
+/// rate limit is easier to stay under with a small fixed number.
+pub const DEFAULT_EXTRACTION_CONCURRENCY: usize = 4;
 
 /// A variable that does not parse.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -79,6 +87,10 @@ pub struct ServerSettings {
     /// a place before its session is stored, so a model slower than the traffic slows
     /// the writes down instead of growing memory without bound.
     pub extraction_queue: usize,
+    /// How many extraction jobs run at once across users (`EXTRACTION_CONCURRENCY`, at
+    /// least 1; [`DEFAULT_EXTRACTION_CONCURRENCY`] by default). Each user's jobs run one
+    /// at a time, in the order of the `PUT`s.
+    pub extraction_concurrency: usize,
 }
 
 impl Default for ServerSettings {
@@ -90,13 +102,14 @@ impl Default for ServerSettings {
             extraction: true,
             model: None,
             extraction_queue: DEFAULT_EXTRACTION_QUEUE,
+            extraction_concurrency: DEFAULT_EXTRACTION_CONCURRENCY,
         }
     }
 }
 
 impl ServerSettings {
     /// Reads `WINDOW_SIZE`, `LONG_TERM_MEMORY`, `ENABLE_DISCRETE_MEMORY_EXTRACTION`,
-    /// `EXTRACTION_QUEUE_LIMIT`, `GENERATION_MODEL`, `OPENAI_BASE_URL` and `OPENAI_API_KEY`
+    /// `EXTRACTION_QUEUE_LIMIT`, `EXTRACTION_CONCURRENCY`, `GENERATION_MODEL`, `OPENAI_BASE_URL` and `OPENAI_API_KEY`
     /// from the process environment.
     pub fn from_env() -> Result<Self, SettingsError> {
         Self::from_lookup(|name| std::env::var(name).ok())
@@ -160,6 +173,19 @@ impl ServerSettings {
                 }
             },
         };
+        let extraction_concurrency = match var(EXTRACTION_CONCURRENCY_ENV) {
+            None => DEFAULT_EXTRACTION_CONCURRENCY,
+            Some(value) => match value.parse::<usize>() {
+                Ok(n) if n >= 1 => n,
+                _ => {
+                    return Err(SettingsError {
+                        name: EXTRACTION_CONCURRENCY_ENV,
+                        value,
+                        reason: "must be a whole number of jobs, at least 1".into(),
+                    })
+                }
+            },
+        };
         let generation = var(GENERATION_MODEL_ENV);
         let model = if generation.is_some() || var(BASE_URL_ENV).is_some() {
             let mut config = OpenAiConfig::from_lookup(&lookup);
@@ -186,6 +212,7 @@ impl ServerSettings {
             extraction,
             model,
             extraction_queue,
+            extraction_concurrency,
         })
     }
 
@@ -227,6 +254,7 @@ mod tests {
         assert_eq!(s.window_size, None);
         assert!(s.long_term_memory && s.extraction && s.model.is_none());
         assert_eq!(s.extraction_queue, DEFAULT_EXTRACTION_QUEUE);
+        assert_eq!(s.extraction_concurrency, DEFAULT_EXTRACTION_CONCURRENCY);
     }
 
     #[test]
@@ -269,6 +297,14 @@ mod tests {
         for bad in ["0", "-1", "many"] {
             let err = read(&[("EXTRACTION_QUEUE_LIMIT", bad)]).unwrap_err();
             assert_eq!(err.name, "EXTRACTION_QUEUE_LIMIT", "{bad}");
+            let err = read(&[("EXTRACTION_CONCURRENCY", bad)]).unwrap_err();
+            assert_eq!(err.name, "EXTRACTION_CONCURRENCY", "{bad}");
         }
+        assert_eq!(
+            read(&[("EXTRACTION_CONCURRENCY", "16")])
+                .unwrap()
+                .extraction_concurrency,
+            16
+        );
     }
 }
