@@ -4,16 +4,20 @@
 #   run.sh AGENTMEM_BIN SCRATCH_DIR [PARTS]
 #
 # Checks the data, then scores changes, health, health_shared and histories (PARTS, comma separated,
-# default all) with score.py: fresh SQLite stores in SCRATCH_DIR (earlier ones there are
+# default those four) with score.py: fresh SQLite stores in SCRATCH_DIR (earlier ones there are
 # removed), per-item details in SCRATCH_DIR/details_*.jsonl, the table in
 # SCRATCH_DIR/report.txt and the figures in SCRATCH_DIR/summary.json.
+#
+# PARTS may also name changes_fresh (changes_fresh.jsonl, written 2026-12-07, scored like changes;
+# not in the default): `run.sh BIN DIR changes_fresh` scores only it, into
+# DIR/details_changes_fresh.jsonl and the summary key changes_fresh.
 #
 # Environment: RECALL_K (default 5), AGENTMEM_INGEST_ARGS and AGENTMEM_RECALL_ARGS
 # (extra flags, split on spaces, e.g. an embedder option).
 set -euo pipefail
 
 if [ $# -lt 2 ] || [ $# -gt 3 ]; then
-    sed -n '2,13p' "$0" >&2
+    sed -n '2,15p' "$0" >&2
     exit 2
 fi
 BIN=$1

@@ -3,12 +3,14 @@
 
 Drives the `agentmem` CLI (Python 3, standard library only):
 
-    score.py --bin AGENTMEM --work DIR [--parts changes,health,histories] [--json OUT]
+    score.py --bin AGENTMEM --work DIR [--parts changes,health,health_shared,histories] [--json OUT]
 
 - changes:   each pair is ingested as two dated conversations into a fresh SQLite store per
              variant (in order; reversed; first, second, then the first file again), then
              `agentmem facts list --json` is read and checked against `current`, `kept` and
              `stale`. A fourth store ingests the first statement alone (was it captured at all).
+- changes_fresh: the same on changes_fresh.jsonl (written 2026-12-07, see README.md); its stores,
+             details file and summary key are named changes_fresh. Not in the default parts.
 - health:    the disclosure is ingested, then `agentmem recall --json` is asked the question
              (at its own date); the answer must be in the memory block. `facts list` is read too.
 - histories: every session of a user is ingested (in order; reversed; in order then the first
@@ -177,9 +179,10 @@ def judge_change(pair, facts):
     }
 
 
-def score_changes(am, work):
-    pairs = load("changes.jsonl")
-    stores = {v: fresh_store(work, "changes_" + v) for v in list(CHANGE_VARIANTS) + ["first_only"]}
+def score_changes(am, work, name="changes"):
+    """Score the pairs of NAME.jsonl; the stores are NAME_<variant>.db in work."""
+    pairs = load(name + ".jsonl")
+    stores = {v: fresh_store(work, name + "_" + v) for v in list(CHANGE_VARIANTS) + ["first_only"]}
     details = []
     for pair in pairs:
         convs = {"a": (pair["id"] + "-a", statement(pair["first"])), "b": (pair["id"] + "-b", statement(pair["second"]))}
@@ -352,25 +355,31 @@ def summarize_histories(details):
     return out
 
 
+def report_changes(c, title):
+    """The table of one file of change pairs (changes, changes_fresh)."""
+    lines = [f"{title} ({c['total']} pairs; first statement captured alone: {c['first_captured']}/{c['total']})"]
+    lines.append(f"  {'variant':<10} {'hits':>9} {'new present':>12} {'kept':>6} {'stale current':>14} {'same as in-order':>17}")
+    for v in CHANGE_VARIANTS:
+        s = c[v]
+        kept_total = sum(c["by_kind"][k]["total"] for k in ("additive", "other", "junk")) + 0
+        new_total = c["by_kind"]["change"]["total"] + c["by_kind"]["additive"]["total"]
+        same = f"{s['same_as_in_order']}/{c['total']}" if "same_as_in_order" in s else "-"
+        lines.append(f"  {v:<10} {s['hits']:>4}/{c['total']:<4} {s['new_present']:>5}/{new_total:<6} "
+                     f"{s['kept_present']:>2}/{kept_total:<3} {s['stale_current']:>14} {same:>17}")
+    lines.append("  same facts and same stated (reinforcement) counts as in-order: "
+                 f"reversed {c['reversed']['same_stated_counts']}/{c['total']}, "
+                 f"replayed {c['replayed']['same_stated_counts']}/{c['total']}")
+    lines.append("  by kind (hits in_order / reversed / replayed):")
+    for kind, s in c["by_kind"].items():
+        lines.append(f"    {kind:<9} {s['in_order']}/{s['total']}  {s['reversed']}/{s['total']}  {s['replayed']}/{s['total']}")
+    return lines
+
+
 def report(summary):
     lines = []
-    if "changes" in summary:
-        c = summary["changes"]
-        lines.append(f"CHANGES ({c['total']} pairs; first statement captured alone: {c['first_captured']}/{c['total']})")
-        lines.append(f"  {'variant':<10} {'hits':>9} {'new present':>12} {'kept':>6} {'stale current':>14} {'same as in-order':>17}")
-        for v in CHANGE_VARIANTS:
-            s = c[v]
-            kept_total = sum(c["by_kind"][k]["total"] for k in ("additive", "other", "junk")) + 0
-            new_total = c["by_kind"]["change"]["total"] + c["by_kind"]["additive"]["total"]
-            same = f"{s['same_as_in_order']}/{c['total']}" if "same_as_in_order" in s else "-"
-            lines.append(f"  {v:<10} {s['hits']:>4}/{c['total']:<4} {s['new_present']:>5}/{new_total:<6} "
-                         f"{s['kept_present']:>2}/{kept_total:<3} {s['stale_current']:>14} {same:>17}")
-        lines.append("  same facts and same stated (reinforcement) counts as in-order: "
-                     f"reversed {c['reversed']['same_stated_counts']}/{c['total']}, "
-                     f"replayed {c['replayed']['same_stated_counts']}/{c['total']}")
-        lines.append("  by kind (hits in_order / reversed / replayed):")
-        for kind, s in c["by_kind"].items():
-            lines.append(f"    {kind:<9} {s['in_order']}/{s['total']}  {s['reversed']}/{s['total']}  {s['replayed']}/{s['total']}")
+    for part, title in (("changes", "CHANGES"), ("changes_fresh", "CHANGES, FRESH SET (changes_fresh.jsonl)")):
+        if part in summary:
+            lines.extend(report_changes(summary[part], title))
     if "health" in summary:
         h = summary["health"]
         lines.append(f"HEALTH ({h['total']} disclosures)")
@@ -406,9 +415,14 @@ def main():
     am = Agentmem(args.bin, os.environ.get("AGENTMEM_INGEST_ARGS", "").split(),
                   os.environ.get("AGENTMEM_RECALL_ARGS", "").split())
     parts = [p.strip() for p in args.parts.split(",") if p.strip()]
+    known = ("changes", "changes_fresh", "health", "health_shared", "histories")
+    unknown = [p for p in parts if p not in known]
+    if unknown:
+        ap.error(f"unknown part(s) {', '.join(unknown)}; known: {', '.join(known)}")
     summary = {}
     for part, scorer, summarizer in (
         ("changes", lambda: score_changes(am, work), summarize_changes),
+        ("changes_fresh", lambda: score_changes(am, work, "changes_fresh"), summarize_changes),
         ("health", lambda: score_health(am, work, args.k), summarize_health),
         ("health_shared", lambda: score_health_shared(am, work, args.k), summarize_health_shared),
         ("histories", lambda: score_histories(am, work, args.k), summarize_histories),
