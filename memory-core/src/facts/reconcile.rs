@@ -259,6 +259,17 @@ const DIET_CONFLICTS: &[(&str, &[&str])] = &[
 
 /// Whether two positive diet facts contradict each other.
 fn diets_conflict(a: &str, b: &str) -> bool {
+    // Other names of one diet: "plant-based" is vegan, "pescetarian" pescatarian.
+    let canonical = |d: &str| -> String {
+        match d {
+            "plant-based" | "plant based" | "fully vegan" => "vegan".to_owned(),
+            "pescetarian" | "pescitarian" => "pescatarian".to_owned(),
+            "veggie" => "vegetarian".to_owned(),
+            other => other.to_owned(),
+        }
+    };
+    let (a, b) = (canonical(a), canonical(b));
+    let (a, b) = (a.as_str(), b.as_str());
     DIET_CONFLICTS.iter().any(|(diet, excluded)| {
         (a == *diet && excluded.contains(&b)) || (b == *diet && excluded.contains(&a))
     })

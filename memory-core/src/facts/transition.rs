@@ -27,6 +27,9 @@ const NEVER_ENDED: &[&str] = &["name", "age", "birthday", "origin", "event", "co
 /// Words for a job: "I lost my job" ends the employer (or the job title).
 const JOB_WORDS: &[&str] = &["job", "work", "position", "role", "career", "post"];
 
+/// Words for a course of study (as terms): "I graduated" ends "their studies".
+const STUDY_WORDS: &[&str] = &["studi", "study", "cours", "degre"];
+
 /// Terms too light to name a thing: the verbs facts are phrased with.
 const LIGHT: &[&str] = &["has", "have", "use", "get", "got", "own", "name", "call"];
 
@@ -62,11 +65,19 @@ pub fn closes(object: &str, fact: &MemoryFact) -> bool {
     if said.iter().all(|t| JOB_WORDS.contains(&t.as_str())) {
         return matches!(attribute, "employer" | "job");
     }
+    if said.iter().all(|t| STUDY_WORDS.contains(&t.as_str())) {
+        return attribute == "study";
+    }
     let held = content_terms(fact.value.as_deref().unwrap_or(&fact.text));
     if held.is_empty() {
         return false;
     }
     if held.iter().all(|t| said.contains(t)) {
+        return true;
+    }
+    // "lost biscuit" names "has a cat named biscuit" (value "cat biscuit"), "sold the
+    // focus" names "drives a 2011 ford focus": every word said is in the value.
+    if said.iter().all(|t| held.contains(t)) {
         return true;
     }
     let with_text = content_terms(&fact.text);

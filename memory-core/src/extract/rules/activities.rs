@@ -3,7 +3,7 @@
 
 use super::families::Predicate;
 use super::lexicon::listed;
-use super::pattern::{first_match, Found, Rule};
+use super::pattern::{first_match, match_prefix, Found, Rule};
 use super::value::{clean, split_list, Kind};
 
 const LEARNING: &[Rule] = &[
@@ -86,6 +86,65 @@ pub(crate) fn learning(p: &Predicate) -> Vec<Found> {
         .filter_map(|item| clean(item, Kind::Activity))
         .map(|v| rule.found(v))
         .collect()
+}
+
+/// Courses of study: "a masters in marine biology", "an apprenticeship", "a PhD on bees".
+const DEGREES: &[&str] = &[
+    "masters", "master's", "degree", "phd", "msc", "ma", "ba", "bsc", "diploma", "doctorate",
+    "apprenticeship", "mba", "pgce", "mphil", "llm", "btec", "nvq", "foundation", "access",
+];
+
+/// `study`: "I'm doing a masters in marine biology", "I'm in my final year of nursing at
+/// Cardiff", "I enrolled on an evening course in Italian", "I started an apprenticeship".
+pub(crate) fn study(p: &Predicate) -> Vec<Found> {
+    if p.negated {
+        return Vec::new();
+    }
+    let w = &p.words;
+    let rule = Rule::pos("", "study", 0.8, "is studying {}", Kind::Activity);
+    // "am in my final year of nursing", "am in first year at uni doing law".
+    if let Some(n) = match_prefix(w, "am in my|the? first|second|third|fourth|final|last year of|at") {
+        return clean(&w[n..], Kind::Activity)
+            .map(|v| vec![rule.found(v)])
+            .unwrap_or_default();
+    }
+    let Some(n) = match_prefix(
+        w,
+        "am|have doing|studying|taking|starting|started|began|enrolled|signed up on|in|for|onto? a|an|my",
+    ) else {
+        return Vec::new();
+    };
+    let rest = &w[n..];
+    // Up to three describing words before the course: "a part-time evening course".
+    let Some(at) = rest
+        .iter()
+        .take(4)
+        .position(|x| listed(DEGREES, x.lower()) || x.lower == "course")
+    else {
+        return Vec::new();
+    };
+    let course = rest[..=at]
+        .iter()
+        .map(|x| x.lower())
+        .collect::<Vec<_>>()
+        .join(" ");
+    let subject = match rest.get(at + 1).map(|x| x.lower()) {
+        Some("in" | "on") => clean(&rest[at + 2..], Kind::Activity),
+        _ => None,
+    };
+    let value = match subject {
+        Some(subject) => format!("{course} in {subject}"),
+        None if course != "course" => course,
+        None => return Vec::new(),
+    };
+    let article = if value.starts_with(['a', 'e', 'i', 'o', 'u']) {
+        "an"
+    } else {
+        "a"
+    };
+    let mut found = rule.found(value.clone());
+    found.text = format!("is doing {article} {value}");
+    vec![found]
 }
 
 const PLANS: &[Rule] = &[

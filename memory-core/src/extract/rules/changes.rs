@@ -179,6 +179,9 @@ pub(crate) fn state_change(p: &Predicate) -> Vec<Found> {
     let given_up =
         match_prefix(w, "gave|give|given up").or_else(|| match_prefix(w, "quit|stopped"));
     if let Some(n) = given_up {
+        // "gave up on keto", "stopped going to pottery": what was given up follows.
+        let n = n + match_prefix(&w[n..], "on").unwrap_or(0);
+        let n = n + match_prefix(&w[n..], "going|doing to?").unwrap_or(0);
         let mut rest = &w[n..];
         let eating = rest
             .first()

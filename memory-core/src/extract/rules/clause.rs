@@ -320,6 +320,17 @@ pub(crate) fn clauses(sentence: &str) -> Vec<Vec<Word<'_>>> {
             if let Some(prefix) = inherited_subject(bare, &[], last_was_i) {
                 push_subject(&mut current, prefix);
             }
+        } else if opens_sentence(&out, &current) {
+            // "been living in Leeds for years", "sold the car and bought a bike": chat
+            // leaves the "I" out of a sentence that starts with its verb.
+            let bare = if LEAD_ADVERBS.contains(&lower_str) {
+                next.unwrap_or(lower_str)
+            } else {
+                lower_str
+            };
+            if let Some(prefix) = implied_subject(bare) {
+                push_subject(&mut current, prefix);
+            }
         }
         expand(token, lower, &mut current);
         break_before = *comma_after;
@@ -365,9 +376,38 @@ fn inherited_subject(
     } else if listed(INHERIT_I, next) {
         Some(&["i"])
     } else {
-        None
+        implied_subject(next)
     }
 }
+
+/// Whether nothing but fillers came before in the sentence: where a verb can stand
+/// without its subject.
+fn opens_sentence(out: &[Vec<Word>], current: &[Word]) -> bool {
+    let only_fillers = |c: &[Word]| {
+        c.iter().all(|w| {
+            listed(super::lexicon::FILLERS, w.lower()) || LEAD_ADVERBS.contains(&w.lower())
+        })
+    };
+    out.iter().all(|c| only_fillers(c)) && only_fillers(current)
+}
+
+/// The subject a clause that starts with `verb` leaves out: "been living in York" (I
+/// have), "moved to York", "got promoted" (I). Only a past form that is no base form
+/// too ("quit", "cut" and "put" also give orders) and "been".
+fn implied_subject(verb: &str) -> Option<&'static [&'static str]> {
+    if verb == "been" || (super::morph::is_participle_only(verb) && !listed(NOT_IMPLIED, verb)) {
+        return Some(&["i", "have"]);
+    }
+    let past = super::morph::is_past(verb) && super::morph::lemma(verb) != verb;
+    (past && !listed(NOT_IMPLIED, verb)).then_some(&["i"])
+}
+
+/// Past forms that open a sentence without being the speaker's deed: "used to",
+/// participles read as adjectives ("based", "tired", "bored").
+const NOT_IMPLIED: &[&str] = &[
+    "used", "based", "tired", "bored", "excited", "worried", "scared", "supposed", "called",
+    "named", "done", "seen",
+];
 
 /// Whether the clause's first word after fillers is "I".
 fn is_i_clause(clause: &[Word]) -> bool {

@@ -151,6 +151,17 @@ pub(crate) fn endings(p: &Predicate) -> Vec<Found> {
             .into_iter()
             .collect();
     }
+    if match_prefix(w, "graduated|qualified").is_some() {
+        // "I graduated last week": their studies ended.
+        let said = [Word::new("graduated")];
+        let object = [Word::new("their"), Word::new("studies")];
+        let mut found: Vec<Found> = ended(&object, &object, 0.75).into_iter().collect();
+        for f in &mut found {
+            f.text = said[0].lower().to_owned();
+            f.value = f.text.clone();
+        }
+        return found;
+    }
     switched(w)
 }
 
@@ -227,6 +238,8 @@ pub(crate) fn passed_away(words: &[Word]) -> Vec<Found> {
             }
         }
         Some(_) if words.first().is_some_and(is_name) => (words[0].text().to_owned(), 1),
+        // "gerald passed away": chat writes names in lowercase.
+        Some(first) if is_plain_subject(first) => (first.to_owned(), 1),
         _ => return Vec::new(),
     };
     let rest = &words[n..];
@@ -247,6 +260,49 @@ pub(crate) fn passed_away(words: &[Word]) -> Vec<Found> {
         transition: Some(Transition::Ends { object: who }),
         ..Found::default()
     }]
+}
+
+/// A lowercase word that can be who died: no pronoun, article or function word.
+fn is_plain_subject(word: &str) -> bool {
+    word.len() > 1
+        && word.chars().all(char::is_alphabetic)
+        && !listed(EMPTY_VALUES, word)
+        && !listed(
+            &[
+                "the", "a", "an", "this", "that", "he", "she", "they", "it", "someone",
+                "everyone", "nobody", "somebody", "who", "which", "what", "i", "you", "we",
+                "everything", "something", "nothing", "one", "phone", "laptop", "battery",
+                "car", "plant", "plants", "conversation", "party", "show", "series",
+            ],
+            word,
+        )
+}
+
+/// "we had Nibbles put to sleep", "I had to have my dog put down": the pet that was put
+/// down ends. `words` is an "I" or "we" clause.
+pub(crate) fn put_down(words: &[Word]) -> Vec<Found> {
+    let Some(at) = words.iter().position(|w| w.lower == "put") else {
+        return Vec::new();
+    };
+    let how = &words[at + 1..];
+    let k = match match_prefix(how, "to sleep").or_else(|| match_prefix(how, "down")) {
+        Some(k) => k,
+        None => return Vec::new(),
+    };
+    let Some(have) = words[..at]
+        .iter()
+        .rposition(|w| matches!(w.lower(), "have" | "had" | "has" | "get" | "got"))
+    else {
+        return Vec::new();
+    };
+    let object = &words[have + 1..at];
+    if object.is_empty() || object.len() > 3 {
+        return Vec::new();
+    }
+    let mut said = vec![Word::new("had")];
+    said.extend(object.iter().cloned());
+    said.extend(words[at..at + 1 + k].iter().cloned());
+    ended(&said, object, 0.8).into_iter().collect()
 }
 
 fn is_name(w: &Word) -> bool {

@@ -228,6 +228,16 @@ pub(crate) fn diet(p: &Predicate) -> Vec<Found> {
     if p.negated {
         return Vec::new();
     }
+    // "went fully vegan", "turned vegetarian", "I'm doing keto", "have gone plant-based".
+    if let Some(n) = match_prefix(
+        w,
+        "have|am? went|gone|going|turned|became|become|switched|doing|on to? fully|completely|full?",
+    ) {
+        if let Some(d) = w.get(n).filter(|x| listed(DIETS, x.lower())) {
+            let rule = Rule::pos("", "diet", 0.85, "is {}", Kind::Thing);
+            return vec![rule.found(d.lower.to_string())];
+        }
+    }
     if let Some(n) = match_prefix(w, "am") {
         if w.get(n + 1).is_some_and(|x| x.lower == "intolerant") {
             let rule = Rule::neg("", "diet", 0.9, "is {} intolerant", Kind::Thing);
@@ -265,6 +275,21 @@ pub(crate) fn diet(p: &Predicate) -> Vec<Found> {
     Vec::new()
 }
 
+/// "as a vegan, I ...": the clause says what the user's diet is in passing.
+pub(crate) fn as_a_diet(words: &[Word]) -> Vec<Found> {
+    let Some(n) = match_prefix(words, "as a|an") else {
+        return Vec::new();
+    };
+    let said_by_me = words[n + 1..]
+        .iter()
+        .take(3)
+        .any(|w| matches!(w.lower(), "i" | "i'm" | "im"));
+    match words.get(n).filter(|d| listed(DIETS, d.lower()) && said_by_me) {
+        Some(d) => vec![Rule::pos("", "diet", 0.75, "is {}", Kind::Thing).found(d.lower.to_string())],
+        None => Vec::new(),
+    }
+}
+
 /// `diet` (negative) from a negated "eat/drink": "I don't eat pork".
 pub(crate) fn diet_avoidance(p: &Predicate) -> Vec<Found> {
     if !p.negated {
@@ -272,7 +297,12 @@ pub(crate) fn diet_avoidance(p: &Predicate) -> Vec<Found> {
     }
     match match_prefix(&p.words, "eat|drink") {
         Some(n) => {
-            let rule = Rule::neg("", "diet", 0.8, "does not eat {}", Kind::Thing);
+            let template = if p.words[0].lower == "drink" {
+                "does not drink {}"
+            } else {
+                "does not eat {}"
+            };
+            let rule = Rule::neg("", "diet", 0.8, template, Kind::Thing);
             list_of(&p.words[n..], &rule)
         }
         None => Vec::new(),
@@ -359,7 +389,20 @@ pub(crate) fn places(p: &Predicate, we: bool) -> Vec<Found> {
     let words = live_with_in(&p.words);
     let words = words.as_deref().unwrap_or(&p.words);
     let Some((rule, rest)) = first_match(PLACES, words) else {
-        return Vec::new();
+        if p.negated {
+            return Vec::new();
+        }
+        let mut found = dwelling(words)
+            .or_else(|| staying_in(p))
+            .map(|place| Rule::pos("", "location", 0.7, "lives in {}", Kind::Place).found(place))
+            .into_iter()
+            .collect::<Vec<_>>();
+        if we {
+            for f in &mut found {
+                f.confidence = 0.6;
+            }
+        }
+        return found;
     };
     if p.negated || (we && rule.attribute != "location") {
         return Vec::new();
@@ -376,6 +419,91 @@ pub(crate) fn places(p: &Predicate, we: bool) -> Vec<Found> {
         found.confidence = 0.6;
     }
     vec![found]
+}
+
+/// Homes whose place a statement names: "we rent a little terrace in Swansea", "bought
+/// a bungalow in Devizes", "we're in a two-bed flat in Hackney".
+const DWELLINGS: &[&str] = &[
+    "flat",
+    "apartment",
+    "house",
+    "bungalow",
+    "cottage",
+    "terrace",
+    "semi",
+    "maisonette",
+    "bedsit",
+    "townhouse",
+    "houseboat",
+    "narrowboat",
+    "caravan",
+    "cabin",
+    "condo",
+    "studio",
+    "loft",
+    "home",
+    "duplex",
+    "farmhouse",
+];
+
+/// Where a home the user has, rents, bought or is in stands: "rent a flat in Leeds",
+/// "bought a cottage outside Hexham", "am in a house near York".
+fn dwelling(words: &[Word]) -> Option<String> {
+    let n = match_prefix(words, "rent|own|bought|have|got|found|am|are|live in?")?;
+    let rest = &words[n..];
+    if !rest
+        .first()
+        .is_some_and(|w| matches!(w.lower(), "a" | "an" | "our" | "my"))
+    {
+        return None;
+    }
+    let head = rest
+        .iter()
+        .take(5)
+        .position(|w| listed(DWELLINGS, w.lower()))?;
+    let prep = rest.get(head + 1)?;
+    if !matches!(prep.lower(), "in" | "outside" | "near") {
+        return None;
+    }
+    plausible_place(&rest[head + 2..])
+}
+
+/// "I've been in Manchester since April" (read as "am in"), "we're in Cork now": a
+/// place the user is in for a while. Only with a time that says so (since, for a
+/// while, now, these days), so "I'm in a meeting" or "I'm in bed" is no home.
+fn staying_in(p: &Predicate) -> Option<String> {
+    let n = match_prefix(&p.words, "am|are in")?;
+    let rest = &p.words[n..];
+    let lasting = p.again
+        || rest.iter().enumerate().any(|(i, w)| {
+            w.lower == "since"
+                || (w.lower == "for"
+                    && rest
+                        .get(i + 1)
+                        .is_some_and(|x| super::when::span_at(rest, i + 1).is_some() || x.lower == "ages"))
+        });
+    lasting.then(|| plausible_place(rest)).flatten()
+}
+
+/// A place value that names somewhere (no article, possessive, number or state of mind
+/// first; at most three words).
+fn plausible_place(words: &[Word]) -> Option<String> {
+    let first = words.first()?;
+    let unlikely = matches!(
+        first.lower(),
+        "a" | "an" | "the" | "my" | "our" | "his" | "her" | "their" | "this" | "that" | "there"
+            | "here" | "it" | "love" | "bed" | "hospital" | "pain" | "therapy" | "recovery"
+            | "touch" | "contact" | "charge" | "trouble" | "debt" | "shock" | "tears" | "denial"
+            | "work" | "school" | "college" | "uni" | "class" | "lockdown" | "quarantine"
+            | "isolation" | "rehab" | "prison" | "jail" | "labour" | "labor" | "remission"
+            | "limbo" | "agony" | "bits" | "pieces" | "town" | "control" | "good" | "bad"
+            | "shape" | "talks" | "treatment" | "office" | "meetings" | "private" | "public"
+    ) || first.lower.chars().next().is_some_and(|c| c.is_ascii_digit());
+    if unlikely {
+        return None;
+    }
+    let value = clean(words, Kind::Place)?;
+    (value.split(' ').count() <= 3).then_some(value)
 }
 
 /// "live with my girlfriend in Melbourne" → "live in Melbourne".
@@ -395,6 +523,13 @@ fn is_year(word: &str) -> bool {
 
 const WORK: &[Rule] = &[
     Rule::pos("work as a|an?", "job", 0.9, "works as {}", Kind::Job),
+    Rule::pos(
+        "am|have? training|retraining|trained|retrained|started|starting as a|an?",
+        "job",
+        0.8,
+        "works as {}",
+        Kind::Job,
+    ),
     Rule::pos(
         "am working|employed as a|an?",
         "job",
@@ -915,19 +1050,54 @@ pub(crate) fn my_kin_or_pet(words: &[Word]) -> Vec<Found> {
 /// `family`/`pet` from an apposition anywhere in a clause: "my husband Tom", "our dog
 /// Biscuit". Whoever the clause is about, the relation is the user's.
 pub(crate) fn appositions(words: &[Word]) -> Vec<Found> {
-    words
-        .windows(3)
-        .filter(|w| matches!(w[0].lower(), "my" | "our") && is_kin_or_pet(&w[1].lower))
-        .filter(|w| is_name(&w[2]))
-        .map(|w| Found {
-            attribute: kin_or_pet(&w[1].lower),
-            value: format!("{} {}", w[1].lower, w[2].text),
-            text: format!("has a {} named {}", w[1].lower, w[2].text),
+    let mut out = Vec::new();
+    for (i, w) in words.iter().enumerate() {
+        if !matches!(w.lower(), "my" | "our") {
+            continue;
+        }
+        // "my husband Tom", "our guinea pig pepper": one describing word may come first.
+        let Some(noun) = (i + 1..(i + 3).min(words.len())).find(|&k| is_kin_or_pet(&words[k].lower))
+        else {
+            continue;
+        };
+        // "guinea pig": the last of two animal words.
+        let noun = if words.get(noun + 1).is_some_and(|w| listed(PETS, w.lower())) {
+            noun + 1
+        } else {
+            noun
+        };
+        let Some(name) = words.get(noun + 1) else {
+            continue;
+        };
+        // A lowercase name needs a verb after it, or to end a clause of its own ("my
+        // boyfriend tariq" before "and I ...").
+        let alone = noun + 2 == words.len() && i == 0;
+        let named = is_name(name)
+            || is_lowercase_name(name, words.get(noun + 2))
+            || (alone && is_lowercase_name(name, Some(&Word::new("is"))));
+        if !named {
+            continue;
+        }
+        let kind = words[i + 1..=noun]
+            .iter()
+            .map(|x| x.lower())
+            .collect::<Vec<_>>()
+            .join(" ");
+        let kind = if kin_or_pet(&words[noun].lower) == "pet" {
+            kind
+        } else {
+            words[noun].lower.to_string()
+        };
+        out.push(Found {
+            attribute: kin_or_pet(&words[noun].lower),
+            value: format!("{kind} {}", name.text),
+            text: format!("has a {kind} named {}", name.text),
             polarity: Polarity::Positive,
             confidence: 0.7,
             ..Found::default()
-        })
-        .collect()
+        });
+    }
+    out
 }
 
 fn is_kin_or_pet(word: &str) -> bool {
@@ -1107,6 +1277,50 @@ fn name_fact(words: &[Word], confidence: f32) -> Vec<Found> {
     };
     let rule = Rule::pos("", "name", confidence, "name is {}", Kind::Thing);
     vec![rule.found(name)]
+}
+
+/// Words that follow a name in "my wife priya is away", "our hamster nibbles was",
+/// "my fiance oliver and I": a verb or "and", so the word before is its subject.
+const AFTER_NAME: &[&str] = &[
+    "is", "was", "has", "had", "and", "who", "just", "still", "will", "would", "can",
+    "could", "passed", "died", "turned", "got", "gets", "does", "did", "keeps", "always",
+    "never", "loves", "hates", "sleeps", "eats", "went", "started", "finally",
+];
+
+/// A name written in lowercase, as chat does, right after a relation or pet: a word that
+/// is no function word, verb form, adverb or relation itself, followed by a verb or
+/// "and" (`next`).
+pub(crate) fn is_lowercase_name(word: &Word, next: Option<&Word>) -> bool {
+    let lower = word.lower();
+    let verb_after = next.is_some_and(|n| {
+        let n = n.lower();
+        listed(AFTER_NAME, n)
+            || (n.len() > 3
+                && n.ends_with('s')
+                && !n.ends_with("ss")
+                && super::morph::present_base(n).is_some())
+    });
+    verb_after
+        && lower.len() > 1
+        && lower.chars().all(char::is_alphabetic)
+        && !listed(NOT_NAMES, lower)
+        && !listed(EMPTY_VALUES, lower)
+        && !listed(super::lexicon::ADVERBS, lower)
+        && !listed(super::lexicon::AUXILIARIES, lower)
+        && !listed(AFTER_NAME, lower)
+        && !is_kin_or_pet(lower)
+        && !lower.ends_with("ing")
+        && !super::morph::is_past(lower)
+        && !super::morph::present_base(lower)
+            .is_some_and(|b| b != lower && super::morph::is_known_base(&b))
+        && !matches!(
+            lower,
+            "the" | "a" | "an" | "and" | "or" | "but" | "who" | "that" | "which" | "too" | "also"
+                | "here" | "there" | "now" | "then" | "so" | "is" | "was" | "of" | "in" | "on"
+                | "at" | "to" | "for" | "with" | "from" | "by" | "as" | "if" | "not" | "no"
+                | "own" | "new" | "old" | "little" | "big" | "best" | "other" | "late" | "ex"
+                | "first" | "second" | "third" | "two" | "three" | "one"
+        )
 }
 
 /// Up to three capitalised words ("David Chen"); a single lowercase word is accepted

@@ -143,8 +143,18 @@ pub(crate) fn retracts(lowered: &Lowered) -> bool {
 
 /// Whether the sentence is a joke ("I'm allergic to Mondays lol") or a set phrase / song
 /// line ("call me maybe").
+#[cfg(test)]
 pub(crate) fn is_joke_or_set_phrase(lowered: &Lowered) -> bool {
     if lowered.joke_emoji || lowered.words().any(|x| listed(JOKE_MARKERS, x)) {
+        return true;
+    }
+    is_set_phrase(lowered)
+}
+
+/// Whether the sentence is a set phrase or song line ("I'm a barbie girl"); a joke
+/// marker is not looked at (see [`joked_clauses`]).
+pub(crate) fn is_set_phrase(lowered: &Lowered) -> bool {
+    if lowered.joke_emoji {
         return true;
     }
     // Every set phrase opens with "i" or "call"; only those words can start one.
@@ -215,4 +225,24 @@ mod tests {
         assert!(!joke("call me Sam"));
         assert!(!joke("I swim blue water"));
     }
+}
+
+/// Which of a sentence's clauses a joke marker ("lol", "jk") takes back: the clause it
+/// is in, or the one before when it stands alone ("I'm allergic to Mondays, lol"). The
+/// other clauses stand: "we moved to Hull in March, the van got lost lol" still moved.
+pub(crate) fn joked_clauses(clauses: &[Vec<super::clause::Word>]) -> Vec<bool> {
+    let mut joked = vec![false; clauses.len()];
+    for (i, clause) in clauses.iter().enumerate() {
+        if !clause.iter().any(|w| listed(JOKE_MARKERS, w.lower())) {
+            continue;
+        }
+        let alone = clause
+            .iter()
+            .all(|w| listed(JOKE_MARKERS, w.lower()) || listed(super::lexicon::FILLERS, w.lower()));
+        if alone && i > 0 {
+            joked[i - 1] = true;
+        }
+        joked[i] = true;
+    }
+    joked
 }

@@ -403,6 +403,8 @@ pub(crate) const PETS: &[&str] = &[
     "canary",
     "cockatiel",
     "guinea",
+    "pig",
+    "pigs",
     "axolotl",
     "iguana",
     "chinchilla",

@@ -88,11 +88,19 @@ impl RuleExtractor {
             }
             if sentence.question
                 || junk::is_instruction(sentence.text, &lowered)
-                || junk::is_joke_or_set_phrase(&lowered)
+                || junk::is_set_phrase(&lowered)
             {
                 continue;
             }
-            let clauses = clause::clauses(sentence.text);
+            let mut clauses = clause::clauses(sentence.text);
+            let joked = junk::joked_clauses(&clauses);
+            if joked.iter().all(|j| *j) {
+                continue;
+            }
+            // A sentence with a joke in it is not read again for disclosures.
+            let any_joke = joked.iter().any(|j| *j);
+            let mut joke = joked.into_iter();
+            clauses.retain(|_| !joke.next().unwrap_or(false));
             let opener = clauses
                 .first()
                 .and_then(|c| strip_fillers(c).first())
@@ -100,11 +108,13 @@ impl RuleExtractor {
             if opener.is_some_and(|o| listed(NON_ASSERTIVE_OPENERS, o)) {
                 continue;
             }
-            stated.push_str(sentence.text.trim());
-            if !stated.ends_with(['.', '!', ';']) {
-                stated.push('.');
+            if !any_joke {
+                stated.push_str(sentence.text.trim());
+                if !stated.ends_with(['.', '!', ';']) {
+                    stated.push('.');
+                }
+                stated.push(' ');
             }
-            stated.push(' ');
             let mut after_opener = false;
             for words in &clauses {
                 // "correction: green": the opener stands alone, the next clause corrects.
@@ -223,6 +233,14 @@ fn analyse_clause(words: &[Word]) -> Vec<Found> {
     };
     // "my husband Tom is a chef", "she met our dog Biscuit": the relation is the user's.
     let mut found = families::appositions(words);
+    if matches!(first.lower(), "i" | "we") {
+        // "we had to have Nibbles put to sleep": no predicate reading gets past "had to".
+        let put_down = endings::put_down(words);
+        if !put_down.is_empty() {
+            found.extend(put_down);
+            return found;
+        }
+    }
     let rest = &words[1..];
     match first.lower() {
         "i" => {
@@ -287,6 +305,9 @@ fn analyse_clause(words: &[Word]) -> Vec<Found> {
             }
             if found.is_empty() {
                 found.extend(status::favourite_inverted(words));
+            }
+            if found.is_empty() {
+                found.extend(families::as_a_diet(words));
             }
         }
     }
@@ -365,7 +386,7 @@ fn stopped_state<'a>(p: &Predicate<'a>) -> Option<Predicate<'a>> {
 }
 
 fn attribute_families(p: &Predicate) -> Vec<Found> {
-    let families: [FirstPersonFamily; 21] = [
+    let families: [FirstPersonFamily; 22] = [
         changes::state_change,
         endings::endings,
         families::diet,
@@ -376,6 +397,7 @@ fn attribute_families(p: &Predicate) -> Vec<Found> {
         |p| families::places(p, false),
         families::age_birthday,
         families::language,
+        activities::study,
         activities::learning,
         activities::plan,
         families::goal,

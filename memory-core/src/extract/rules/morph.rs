@@ -629,6 +629,14 @@ pub(crate) fn is_past(word: &str) -> bool {
         && (!word.ends_with("eed") || PAST_EED.contains(&word))
 }
 
+/// Whether `word` is an irregular past participle that is no past tense: "gone",
+/// "taken", "given" ("I've gone vegan" said as "gone vegan").
+pub(crate) fn is_participle_only(word: &str) -> bool {
+    IRREGULAR
+        .iter()
+        .any(|(b, p, pp)| *pp == word && *p != word && *b != word)
+}
+
 /// The base form of a verb form: "held" → "hold", "studied" → "study", "stopped" →
 /// "stop", "hoping" → "hope", "lives" → "live", "watches" → "watch", "has" → "have".
 /// A word that is no inflected form it recognises comes back unchanged.

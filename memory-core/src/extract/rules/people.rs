@@ -43,6 +43,11 @@ fn is_name(w: &Word) -> bool {
         && !listed(NOT_NAMES, w.lower())
 }
 
+/// A relation, pet or other person ("sister", "dog", "flatmate").
+fn is_someone(word: &str) -> bool {
+    listed(RELATIONS, word) || listed(PETS, word) || listed(PEOPLE, word)
+}
+
 /// The subject a clause opens with ("my best friend Sam" → "friend Sam") and how many
 /// words it takes.
 fn subject(words: &[Word]) -> Option<(String, usize)> {
@@ -58,12 +63,21 @@ fn subject(words: &[Word]) -> Option<(String, usize)> {
     }) {
         i += 1;
     }
+    // "our guinea pig Pepper": a describing word before the animal.
+    if words.get(i + 1).is_some_and(|w| listed(PETS, w.lower()))
+        && words
+            .get(i)
+            .is_some_and(|w| !is_someone(w.lower()) || listed(PETS, w.lower()))
+    {
+        i += 1;
+    }
     let who = words.get(i)?;
     let lower = who.lower();
-    if !(listed(RELATIONS, lower) || listed(PETS, lower) || listed(PEOPLE, lower)) {
+    if !is_someone(lower) {
         return None;
     }
-    match words.get(i + 1).filter(|w| is_name(w)) {
+    let named = |w: &&Word| is_name(w) || super::families::is_lowercase_name(w, words.get(i + 2));
+    match words.get(i + 1).filter(named) {
         Some(name) => Some((format!("{lower} {}", name.text()), i + 2)),
         None => Some((lower.to_owned(), i + 1)),
     }
@@ -93,9 +107,12 @@ pub(crate) fn person(words: &[Word]) -> Vec<Found> {
     let Some(p) = super::predicate(&said) else {
         return Vec::new();
     };
+    // What a pet did today ("squeaks when the fridge opens") is no fact worth keeping.
+    let pet = who.split(' ').any(|w| listed(PETS, w));
     super::first_person(&p)
         .into_iter()
         .filter(|f| !listed(NOT_FOR_OTHERS, f.attribute))
+        .filter(|f| !(pet && matches!(f.attribute, "note" | "event" | "routine")))
         .map(|mut f| {
             f.text = format!("{who} {}", f.text);
             f.subject = Some(who.clone());

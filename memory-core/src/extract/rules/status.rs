@@ -17,6 +17,11 @@ pub(crate) fn relationship(p: &Predicate) -> Vec<Found> {
         return Vec::new();
     }
     let w = &p.words;
+    // "I've started seeing someone", "I'm dating someone new": no longer single.
+    if match_prefix(w, "am|have started|begun? seeing|dating someone|somebody").is_some() {
+        let rule = Rule::pos("", "relationship", 0.75, "is {}", Kind::Thing);
+        return vec![rule.found("seeing someone".to_owned())];
+    }
     let Some(n) = match_prefix(w, "am|are") else {
         return Vec::new();
     };
@@ -34,6 +39,15 @@ pub(crate) fn relationship(p: &Predicate) -> Vec<Found> {
                         "rn" | "now" | "atm" | "haha" | "btw" | "tbh" | "currently" | "again"
                     )
                 }) =>
+        {
+            vec![rule.found(x.lower.to_string())]
+        }
+        // "single and loving it", "single since March", "single for a year now".
+        Some(x)
+            if listed(STATUSES, x.lower())
+                && w
+                    .get(n + 1)
+                    .is_some_and(|y| matches!(y.lower(), "and" | "since" | "for")) =>
         {
             vec![rule.found(x.lower.to_string())]
         }

@@ -96,6 +96,13 @@ pub(crate) fn span_at(words: &[Word], at: usize) -> Option<usize> {
     if listed(UNITS, w(counted)) && w(counted + 1) == "ago" {
         return Some(counted + 2);
     }
+    // A duration: "three weeks (now)", "a couple of months"; not "a year 6 teacher".
+    let counted_duration = counted > 0
+        && (!matches!(first, "a" | "an") || matches!(w(1), "few" | "couple"))
+        && w(counted) != "while";
+    if counted_duration && listed(UNITS, w(counted)) {
+        return Some(counted + 1 + usize::from(w(counted + 1) == "now"));
+    }
     match first {
         "last" | "this" | "next" | "past" => {
             let k = usize::from(w(1) == "past");

@@ -1,0 +1,177 @@
+//! Changes of state said the way people type in chat (lowercase names, the "I" left out,
+//! a home named by the place it is in, a duration after the place), end to end through
+//! the `RuleExtractor` and an `InMemoryUserMemoryStore`: after the second statement the
+//! new state is current and the old one is not. Each case failed before the chat-style
+//! readings of 2026-12-07; the sentences are written for this test, not taken from an
+//! evaluation set.
+
+use agentmemory_core::extract::RuleExtractor;
+use agentmemory_core::facts::{FactChange, InMemoryUserMemoryStore, UserMemoryStore};
+use chrono::{Duration, TimeZone, Utc};
+
+/// Ingests `said` in order (a day apart) and returns the user's current positive facts.
+async fn current_after(said: &[&str]) -> Vec<String> {
+    let store = InMemoryUserMemoryStore::new();
+    let start = Utc.with_ymd_and_hms(2025, 1, 5, 10, 0, 0).unwrap();
+    for (i, text) in said.iter().enumerate() {
+        for mut candidate in RuleExtractor::new().extract_text(text) {
+            candidate.observed_at = Some(start + Duration::days(i as i64 * 30));
+            let change = store.upsert("u", candidate).await.unwrap();
+            assert!(!matches!(change, FactChange::Ignored { .. }) || i > 0);
+        }
+    }
+    store
+        .list("u")
+        .await
+        .unwrap()
+        .into_iter()
+        .filter(|f| f.is_current() && f.polarity == agentmemory_core::facts::Polarity::Positive)
+        .map(|f| f.text.to_lowercase())
+        .collect()
+}
+
+fn has(facts: &[String], word: &str) -> bool {
+    facts.iter().any(|f| f.split(' ').any(|w| w == word))
+}
+
+#[track_caller]
+fn assert_change(facts: &[String], new: &str, old: &str) {
+    assert!(has(facts, new), "`{new}` not current in {facts:?}");
+    assert!(!has(facts, old), "`{old}` still current in {facts:?}");
+}
+
+#[tokio::test]
+async fn a_sentence_that_starts_with_its_verb_is_the_speakers() {
+    let facts = current_after(&[
+        "been living in dundee since uni, love it here",
+        "relocated to perth over the summer, the commute is so much better",
+    ])
+    .await;
+    assert_change(&facts, "perth", "dundee");
+
+    let facts = current_after(&[
+        "i work as a postman, early starts every day",
+        "retrained as a plumber last year and never looked back",
+    ])
+    .await;
+    assert_change(&facts, "plumber", "postman");
+}
+
+#[tokio::test]
+async fn a_place_after_a_home_or_with_a_lasting_time_is_where_the_user_lives() {
+    let facts = current_after(&[
+        "we rent a tiny flat in stirling above a chippy",
+        "we bought a cottage near kendal and move in next week",
+    ])
+    .await;
+    assert_change(&facts, "kendal", "stirling");
+
+    let facts = current_after(&[
+        "i've been in galway for about two years",
+        "we're in limerick now, closer to my mum",
+    ])
+    .await;
+    assert_change(&facts, "limerick", "galway");
+
+    // A place the user is in for an afternoon is no home.
+    let facts = current_after(&["i live in bath", "i'm in hospital today with a broken wrist"]).await;
+    assert!(has(&facts, "bath"), "{facts:?}");
+}
+
+#[tokio::test]
+async fn a_duration_after_a_place_is_not_part_of_it() {
+    let facts = current_after(&["been living in truro four months now"]).await;
+    assert!(facts.iter().any(|f| f == "lives in truro"), "{facts:?}");
+}
+
+#[tokio::test]
+async fn a_lowercase_name_after_a_pet_or_relation_is_a_name() {
+    let facts = current_after(&[
+        "my rabbit clover is getting on a bit now",
+        "clover died in her sleep last night",
+    ])
+    .await;
+    assert!(!has(&facts, "clover"), "{facts:?}");
+
+    let facts = current_after(&["my boyfriend tariq and i are off to rome"]).await;
+    assert!(facts.iter().any(|f| f.contains("tariq")), "{facts:?}");
+}
+
+#[tokio::test]
+async fn an_ending_that_names_part_of_a_fact_closes_it() {
+    let facts = current_after(&[
+        "i drive a 2016 vauxhall corsa",
+        "sold the corsa and bought an old land rover",
+    ])
+    .await;
+    assert!(!has(&facts, "corsa"), "{facts:?}");
+    assert!(has(&facts, "rover"), "{facts:?}");
+
+    let first = "our guinea pig pepper squeaks every time the fridge opens";
+    let facts = current_after(&[first]).await;
+    assert!(facts.iter().any(|f| f.contains("named pepper")), "{facts:?}");
+    let facts = current_after(&[first, "we had to have pepper put down on friday"]).await;
+    assert!(!facts.iter().any(|f| f.contains("named pepper")), "{facts:?}");
+}
+
+#[tokio::test]
+async fn diets_said_in_passing_or_as_a_turn() {
+    let facts = current_after(&[
+        "as a pescatarian i never know what to order",
+        "gone fully plant-based since the documentary",
+    ])
+    .await;
+    assert_change(&facts, "plant-based", "pescatarian");
+
+    let facts = current_after(&["i'm doing paleo at the moment", "gave up on paleo, too expensive"]).await;
+    assert!(!has(&facts, "paleo"), "{facts:?}");
+}
+
+#[tokio::test]
+async fn studies_begin_and_end() {
+    let facts = current_after(&[
+        "i'm doing a phd in soil science at aberystwyth",
+        "i dropped out of the phd in the end",
+    ])
+    .await;
+    assert!(!facts.iter().any(|f| f.contains("doing a phd")), "{facts:?}");
+    assert!(facts.iter().any(|f| f.contains("dropped out")), "{facts:?}");
+
+    let facts = current_after(&[
+        "i'm in my second year of physiotherapy at keele",
+        "i graduated in july!",
+    ])
+    .await;
+    assert!(!has(&facts, "physiotherapy"), "{facts:?}");
+
+    let facts = current_after(&["i stopped going to salsa, my knees hated it"]).await;
+    assert!(!facts.iter().any(|f| f.contains("stopped going")), "{facts:?}");
+}
+
+#[tokio::test]
+async fn relationship_statuses_with_more_after_them() {
+    let facts = current_after(&[
+        "i'm single and not looking, thanks",
+        "i've started seeing someone from work",
+    ])
+    .await;
+    assert!(has(&facts, "seeing"), "{facts:?}");
+    assert!(!has(&facts, "single"), "{facts:?}");
+}
+
+#[tokio::test]
+async fn chat_that_only_looks_like_a_change_closes_nothing() {
+    for junk in [
+        "moved the dentist to friday, can you remind me",
+        "left my charger at the office again",
+        "sold out in minutes, typical",
+        "stopped at the garage for milk on the way home",
+    ] {
+        let facts = current_after(&["i live in whitby", junk]).await;
+        assert!(has(&facts, "whitby"), "`{junk}` closed the home: {facts:?}");
+    }
+    // A joke marker takes its own clause, not the statement before it.
+    let facts = current_after(&["we moved to hull in march, the removal van got lost lol"]).await;
+    assert!(has(&facts, "hull"), "{facts:?}");
+}
+
