@@ -175,3 +175,36 @@ async fn chat_that_only_looks_like_a_change_closes_nothing() {
     assert!(has(&facts, "hull"), "{facts:?}");
 }
 
+
+/// The user's current facts after `said` (text, day) is ingested in the order given.
+async fn current_in_order(said: &[(&str, i64)]) -> Vec<String> {
+    let store = InMemoryUserMemoryStore::new();
+    let start = Utc.with_ymd_and_hms(2024, 2, 1, 9, 0, 0).unwrap();
+    for (i, (text, day)) in said.iter().enumerate() {
+        for mut candidate in RuleExtractor::new().extract_text(text) {
+            candidate.observed_at = Some(start + Duration::days(*day));
+            candidate.source.message_id = Some(format!("m{i}"));
+            store.upsert("u", candidate).await.unwrap();
+        }
+    }
+    let mut facts: Vec<String> = store
+        .list("u")
+        .await
+        .unwrap()
+        .into_iter()
+        .filter(|f| f.is_current())
+        .map(|f| f.text.to_lowercase())
+        .collect();
+    facts.sort();
+    facts
+}
+
+#[tokio::test]
+async fn a_switch_takes_the_place_of_what_it_names_in_either_import_order() {
+    let before = ("I'm in my second year of a chemistry degree at Bath.", 0);
+    let after = ("I switched from chemistry to pharmacology over the summer.", 200);
+    let in_order = current_in_order(&[before, after]).await;
+    let reversed = current_in_order(&[after, before]).await;
+    assert!(!in_order.iter().any(|f| f.contains("chemistry degree")), "{in_order:?}");
+    assert_eq!(in_order, reversed);
+}

@@ -122,7 +122,8 @@ pub(super) fn change_for<'a>(
 
 /// The current fact that ended what `candidate` states after it took effect: a later
 /// statement about the same subject whose [`Transition::Ends`] names it ("sold my car"
-/// said in June, "I have a car" from January folded in afterwards).
+/// said in June, "I have a car" from January folded in afterwards), or whose
+/// [`Transition::Replaces`] takes its place ("switched from law to criminology").
 pub(super) fn ended_later<'a>(
     current: impl Iterator<Item = &'a MemoryFact>,
     candidate: &FactCandidate,
@@ -130,15 +131,25 @@ pub(super) fn ended_later<'a>(
     let at = candidate.observed_at?;
     let mut stated: Option<MemoryFact> = None;
     for fact in current {
-        let Some(Transition::Ends { object }) = &fact.transition else {
-            continue;
-        };
         if !fact.is_current() || fact.subject != candidate.subject || fact.observed_at() <= at {
             continue;
         }
         let stated =
             stated.get_or_insert_with(|| MemoryFact::from_candidate("", candidate.clone(), at));
-        if closes(object, stated) {
+        let ended = match &fact.transition {
+            Some(Transition::Ends { object }) => closes(object, stated),
+            // "switched from law to criminology" said in June takes the place of "doing a
+            // law degree" from January, whichever was imported first.
+            Some(Transition::Replaces { from: Some(from) }) => closes(from, stated),
+            Some(Transition::Replaces { from: None }) => {
+                let family = |a: &Option<String>| a.as_deref().map(super::reconcile::family).map(str::to_owned);
+                fact.value != candidate.value
+                    && candidate.attribute.is_some()
+                    && family(&fact.attribute) == family(&candidate.attribute)
+            }
+            None => false,
+        };
+        if ended {
             return Some(fact);
         }
     }
