@@ -106,6 +106,9 @@ const SINGLE_VALUED: &[&str] = &[
     "email",
     "phone",
     "habit",
+    "smoking",
+    "drinking",
+    "caffeine",
     "team supported",
 ];
 

@@ -14,6 +14,7 @@ mod disclosures;
 mod endings;
 mod events;
 mod families;
+mod habits;
 mod junk;
 mod lexicon;
 mod morph;

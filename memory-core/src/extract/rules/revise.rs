@@ -94,6 +94,20 @@ pub(super) fn revise(text: &str, mut found: Vec<FactCandidate>) -> Vec<FactCandi
     {
         found.extend(couple_endings(text));
     }
+    for h in super::habits::habits(text) {
+        // "smokes about 15 a day" read as a note, "is teetotal" as a diet: the habit
+        // family's reading of the same words takes their place.
+        let attribute = h.attribute.clone().unwrap_or_default();
+        found.retain(|c| {
+            c.subject.is_some()
+                || !matches!(
+                    c.attribute.as_deref(),
+                    Some("note" | "likes" | "diet" | "habit" | "event" | "routine")
+                )
+                || !super::habits::mentions(&attribute, &c.text)
+        });
+        found.push(h);
+    }
     for h in health_facts(text) {
         let names = |c: &FactCandidate| {
             let t = c.text.to_lowercase();
