@@ -5,6 +5,12 @@
 //! (`tests/data/english_terms.txt`, one line per sentence, terms joined by a space).
 //! Every evaluation figure of the English sets depends on these terms.
 //!
+//! When the analysis learnt languages one of these texts changed, on purpose: an
+//! assistant's reply that is a German self-introduction in quotes behind "Here's a
+//! start:" is German: it keeps every term it had, in order, and gains German stems
+//! (`als`, `ein`). The other
+//! 2,670 analyse to the bytes they did.
+//!
 //! To record the terms of a deliberate change to English analysis:
 //! `AGENTMEM_BLESS_TERMS=1 cargo test -p agentmemory-index --test english_terms`.
 
