@@ -55,7 +55,11 @@ where
 {
     let mut rank = vec![None; pairs.len()];
     for (i, r) in rank.iter_mut().enumerate() {
-        *r = search(i).await.iter().position(|id| *id == format!("s{i}"));
+        let top = search(i).await;
+        *r = top.iter().position(|id| *id == format!("s{i}"));
+        if *r != Some(0) {
+            println!("  s{i} at {:?}: {:?} -> {top:?}", *r, pairs[i].question);
+        }
     }
     LANGUAGES
         .iter()
