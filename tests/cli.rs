@@ -945,6 +945,77 @@ fn chat_resumes_across_runs_and_injects_facts() {
     );
 }
 
+/// Issue 38 item 5: a message in a language the rules do not read is kept, and the run
+/// says so once per language.
+#[test]
+fn chat_and_ingest_say_once_that_facts_are_read_from_english_only() {
+    let cli = Cli::new();
+    let chat = cli
+        .run_in(
+            &["chat", "--user", "amelie"],
+            "Je suis allergique aux arachides, même une petite trace me rend malade.\n\
+             Mon frère travaille comme infirmier dans un hôpital de Marseille.\n\
+             I live in Lisbon with my partner\n",
+        )
+        .ok();
+    let notes: Vec<&str> = chat
+        .stdout
+        .lines()
+        .filter(|l| l.contains("note:"))
+        .collect();
+    assert_eq!(
+        notes,
+        ["  note: French message: kept as an earlier message; facts are extracted from English only"],
+        "{}",
+        chat.stdout
+    );
+    assert!(
+        chat.stdout.contains("+ learned: lives in Lisbon"),
+        "{}",
+        chat.stdout
+    );
+    // Nothing dropped: both French messages are in the log.
+    let id = conversation_id(&chat);
+    let export = cli.run(&["sessions", "export", &id]).ok();
+    assert!(export.stdout.contains("arachides") && export.stdout.contains("Marseille"));
+
+    let lines = concat!(
+        r#"{"role": "user", "content": "Ich wohne seit drei Jahren mit meiner Freundin in Hamburg."}"#,
+        "\n",
+        r#"{"role": "user", "content": "Ich bin allergisch gegen Nüsse und Erdnüsse."}"#,
+        "\n",
+        r#"{"role": "user", "content": "I love surfing"}"#,
+        "\n",
+    );
+    let run = cli.run_in(&["ingest", "--user", "jonas"], lines).ok();
+    assert_eq!(
+        run.stderr.lines().filter(|l| l.contains("extracted from English only")).collect::<Vec<_>>(),
+        ["agentmem: 2 German message(s): kept as earlier messages; facts are extracted from English only"],
+        "{}",
+        run.stderr
+    );
+    let report = cli
+        .run_in(
+            &[
+                "ingest",
+                "--user",
+                "jonas",
+                "--conversation",
+                "c2",
+                "--json",
+            ],
+            lines,
+        )
+        .ok()
+        .json();
+    assert_eq!(
+        report["unread_languages"][0]["language"], "German",
+        "{report}"
+    );
+    assert_eq!(report["unread_languages"][0]["messages"], 2, "{report}");
+    assert_eq!(report["episodes"], 3, "{report}");
+}
+
 #[test]
 fn sessions_list_show_export_import_delete() {
     let cli = Cli::new();

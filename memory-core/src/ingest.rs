@@ -37,7 +37,7 @@ use crate::conversation::{ConversationEvent, ConversationStore};
 use crate::di::Container;
 use crate::episodes::Episode;
 use crate::error::{MemoryError, Result};
-use crate::extract::{FactExtractor, Turn};
+use crate::extract::{FactExtractor, Turn, UnreadLanguage};
 use crate::facts::{FactChange, UserMemoryStore};
 use crate::message::{Message, Role, DEFAULT_MAX_MESSAGE_BYTES};
 
@@ -63,6 +63,10 @@ pub struct IngestReport {
     pub already_applied: usize,
     /// User messages an earlier, interrupted run had logged but not applied: applied now.
     pub completed: usize,
+    /// User messages in languages the extractor does not read (the rules read English
+    /// only), per language in the order first met: logged and kept as episodes, no
+    /// facts read from them.
+    pub unread_languages: Vec<UnreadLanguage>,
 }
 
 /// What an [`ingest_with`] accepts.
@@ -264,6 +268,16 @@ pub async fn ingest_with(
             .iter()
             .take_while(|m| m.role != Role::User)
             .find(|m| m.role == Role::Assistant);
+        if let Some(unread) = crate::extract::unread_language(extractor.as_ref(), &user.text()) {
+            match report
+                .unread_languages
+                .iter_mut()
+                .find(|u| u.code == unread.code)
+            {
+                Some(seen) => seen.messages += 1,
+                None => report.unread_languages.push(unread),
+            }
+        }
         let turn = Turn {
             user,
             assistant: reply,

@@ -252,6 +252,8 @@ impl<A: Agent> Session<A> {
 
         // Extract and reconcile.
         if let Some(extraction) = &self.extraction {
+            report.unread_language =
+                crate::extract::unread_language(extraction.extractor.as_ref(), &user.text());
             match &self.background {
                 Some(worker)
                     if matches!(self.config.extraction, ExtractionMode::Background { .. }) =>

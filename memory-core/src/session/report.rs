@@ -4,6 +4,7 @@
 use serde::Serialize;
 
 use crate::episodes::ScoredEpisode;
+use crate::extract::UnreadLanguage;
 use crate::facts::{FactChange, ScoredFact};
 use crate::message::Message;
 use crate::model::Usage;
@@ -56,6 +57,11 @@ pub struct TurnReport {
     /// Extraction or reconciliation failed this turn (the turn itself completed); the
     /// changes made before the failure are in `fact_changes` and in the log.
     pub extraction_error: Option<String>,
+    /// The user's message is in a language the session's extractor does not read (the
+    /// rules read English only): it was logged and kept as an episode like any other,
+    /// and no facts were read from it. `None` when it was read, when the session does
+    /// not extract, or when the message is too short for its language to be told.
+    pub unread_language: Option<UnreadLanguage>,
     /// Tokens the provider reported, when it did.
     pub usage: Option<Usage>,
 }

@@ -11,6 +11,20 @@
 //! 4. **Stemming** of ASCII words with the English Snowball stemmer (`rust-stemmers`):
 //!    `"lives"` and `"living"` → `"live"`, `"museums"` → `"museum"`.
 //!
+//! **Languages.** A text whose [`language`] is told reliably (`whatlang`) and has a
+//! Snowball stemmer other than English's (French, German, Spanish, Italian, Portuguese,
+//! Dutch, Swedish, Norwegian, Danish, Finnish, Russian, Hungarian, Romanian, Turkish,
+//! Arabic, Greek, Tamil) gives each word, beside the term above, its stem in that
+//! language: the word lowercased, an elided article dropped (French and Italian `l'`,
+//! `qu'`…), stemmed (non-ASCII words too), then folded. `"Häuser"` → `hauser haus`,
+//! `"l'école"` → `l'ecol ecol`, `"Москве"` → `москве москв`. The terms it had are all
+//! kept, so a question too short for its language to be told (analysed as English) finds
+//! what it found before, and one in the same language meets it on the stems too. Text
+//! that is English, short (under 20 letters), mixed or unsure, and CJK text, are analysed
+//! exactly as above: a cheap pass over the words (one of `the`, `and`, `what`, `you`…
+//! makes a text English; an ASCII text without a function word of another language is
+//! not asked about) keeps the detector (some 10 µs) off nearly all English text.
+//!
 //! Runs of CJK characters (Han, Kana, Hangul) have no spaces between words, so they are
 //! indexed as overlapping character **bigrams** (a run of one character as that
 //! character): `"我住在北京"` → `我住 住在 在北 北京`, and the query `"北京"` → `北京`
@@ -26,6 +40,9 @@
 //! assert_eq!(terms("我住在北京"), ["我住", "住在", "在北", "北京"]);
 //! assert_eq!(terms("loves 🍕!"), ["love", "🍕"]);
 //! assert!(terms("it is the").is_empty());
+//! // German, told reliably: every term above, and the German stems beside them.
+//! assert_eq!(terms("Ich bin allergisch gegen Nüsse und Erdnüsse."),
+//!            ["ich", "bin", "allergisch", "allerg", "gegen", "geg", "nuss", "und", "erdnuss"]);
 //! ```
 
 use std::collections::HashMap;
@@ -36,11 +53,13 @@ use unicode_normalization::UnicodeNormalization;
 use unicode_segmentation::UnicodeSegmentation;
 
 mod ascii;
+mod lang;
 mod script;
 pub mod sentence;
 mod stem;
 mod stop;
 
+pub use lang::{language, Language};
 use script::{is_cjk, is_emoji_modifier, is_pictographic};
 use stop::is_stop_word;
 
@@ -55,9 +74,28 @@ use stop::is_stop_word;
 /// assert_eq!(seen, ["cat", "dog"]);
 /// ```
 pub fn for_each_term(text: &str, mut f: impl FnMut(&str)) {
-    let mut word = String::new();
+    for_each_term_as(text, lang::analysis_language(text), &mut f);
+}
+
+/// [`for_each_term`] with the language analysis already chosen (`None`: English).
+fn for_each_term_as<F: FnMut(&str)>(text: &str, analysis: Option<lang::Analysis>, f: &mut F) {
+    match analysis {
+        None => walk(text, f, emit_word),
+        Some(analysis) => {
+            let mut other = OtherWords::new(analysis);
+            walk(text, f, |segment, scratch, f| {
+                other.emit(segment, scratch, f)
+            });
+        }
+    }
+}
+
+/// Segments `text` into words, CJK runs and emoji: each word goes to `word` (with a
+/// scratch buffer), CJK runs and emoji are emitted to `f` as they are in every language.
+fn walk<F: FnMut(&str)>(text: &str, f: &mut F, mut word: impl FnMut(&str, &mut String, &mut F)) {
+    let mut scratch = String::new();
     if text.is_ascii() {
-        ascii::for_each_word(text, |w| emit_word(w, &mut word, &mut f));
+        ascii::for_each_word(text, |w| word(w, &mut scratch, f));
         return;
     }
     let mut run = String::new();
@@ -68,18 +106,74 @@ pub fn for_each_term(text: &str, mut f: impl FnMut(&str)) {
             run.push_str(segment);
             continue;
         }
-        flush_cjk(&mut run, &mut f);
+        flush_cjk(&mut run, f);
         if segment.chars().any(char::is_alphanumeric) {
-            emit_word(segment, &mut word, &mut f);
+            word(segment, &mut scratch, f);
         } else if segment.chars().any(is_pictographic) {
-            word.clear();
-            word.extend(segment.chars().filter(|&c| !is_emoji_modifier(c)));
-            if !word.is_empty() {
-                f(&word);
+            scratch.clear();
+            scratch.extend(segment.chars().filter(|&c| !is_emoji_modifier(c)));
+            if !scratch.is_empty() {
+                f(&scratch);
             }
         }
     }
-    flush_cjk(&mut run, &mut f);
+    flush_cjk(&mut run, f);
+}
+
+/// The words of a text in a language other than English, with that language's stemmer.
+///
+/// Each word yields the term English analysis makes of it, as before, and, when it
+/// differs, its stem in the language (the word lowercased, an elided article dropped,
+/// stemmed, then folded): the text keeps every term it had and gains its language's
+/// stems. A question too short for its language to be told is analysed as English, and
+/// still finds what it found before; one told in the same language meets the text on
+/// the stems too. English stop words yield nothing, as in every text.
+struct OtherWords {
+    analysis: lang::Analysis,
+    lower: String,
+    stem: String,
+    english: String,
+}
+
+impl OtherWords {
+    fn new(analysis: lang::Analysis) -> Self {
+        Self {
+            analysis,
+            lower: String::new(),
+            stem: String::new(),
+            english: String::new(),
+        }
+    }
+
+    fn emit(&mut self, segment: &str, folded: &mut String, f: &mut impl FnMut(&str)) {
+        fold_into(segment, folded);
+        if folded.is_empty() || is_stop_word(folded) {
+            return;
+        }
+        self.lower.clear();
+        for c in segment.nfc().flat_map(char::to_lowercase) {
+            match c {
+                '\u{2019}' | '\u{2018}' | '\u{02BC}' => self.lower.push('\''),
+                _ => self.lower.push(c),
+            }
+        }
+        let word = self.analysis.strip_elision(&self.lower);
+        if word.chars().nth(2).is_some() && word.chars().any(char::is_alphabetic) {
+            let (stem, algorithm) = (&mut self.stem, self.analysis.algorithm);
+            stem::with_stem_in(algorithm, word, |s| fold_into(s, stem));
+        } else {
+            fold_into(word, &mut self.stem);
+        }
+        self.english.clear();
+        let english = &mut self.english;
+        emit_word(segment, folded, &mut |t: &str| english.push_str(t));
+        if !self.english.is_empty() {
+            f(&self.english);
+        }
+        if !self.stem.is_empty() && self.stem != self.english && !is_stop_word(&self.stem) {
+            f(&self.stem);
+        }
+    }
 }
 
 /// What [`for_each_term_id`] remembers of a word that yields no term (a stop word).
@@ -120,17 +214,19 @@ impl<S: BuildHasher> WordTerms<S> {
 /// Calls `f` with an id of each term of `text`, in order: what [`for_each_term`] yields,
 /// each term turned into an id by `id` (which must not return [`NO_TERM`]).
 ///
-/// For analysing many texts: a word of ASCII text always yields the same term (or none),
-/// so `words` remembers, per word as written, the id of its term, and a word met again is
-/// one lookup instead of folding, a stop-word check and stemming.
+/// For analysing many texts: a word of ASCII text analysed as English always yields the
+/// same term (or none), so `words` remembers, per word as written, the id of its term,
+/// and a word met again is one lookup instead of folding, a stop-word check and stemming.
+/// A text in another language is analysed word by word.
 pub fn for_each_term_id<S: BuildHasher>(
     text: &str,
     words: &mut WordTerms<S>,
     mut id: impl FnMut(&str) -> u32,
     mut f: impl FnMut(u32),
 ) {
-    if !text.is_ascii() {
-        for_each_term(text, |t| f(id(t)));
+    let analysis = lang::analysis_language(text);
+    if !text.is_ascii() || analysis.is_some() {
+        for_each_term_as(text, analysis, &mut |t| f(id(t)));
         return;
     }
     let mut scratch = String::new();
@@ -321,6 +417,134 @@ mod tests {
             for_each_term_id(text, &mut words, id, |t| got.push(t));
             let got: Vec<&str> = got.iter().map(|&i| vocab[i as usize].as_str()).collect();
             assert_eq!(got, terms(text), "{text}");
+        }
+    }
+
+    /// The terms of `text` analysed as a text in `lang` (an ISO 639-3 code).
+    fn terms_in(lang: &str, text: &str) -> Vec<String> {
+        let analysis = lang::analysis_of(whatlang::Lang::from_code(lang).expect("a code"));
+        let mut out = Vec::new();
+        for_each_term_as(text, analysis, &mut |t: &str| out.push(t.to_owned()));
+        out
+    }
+
+    /// The terms of `a` and `b` in `lang` both hold each of `stems`.
+    fn share(lang: &str, a: &str, b: &str, stems: &[&str]) {
+        let (ta, tb) = (terms_in(lang, a), terms_in(lang, b));
+        for w in stems {
+            assert!(ta.iter().any(|t| t == w), "{w:?} not in {ta:?} ({a})");
+            assert!(tb.iter().any(|t| t == w), "{w:?} not in {tb:?} ({b})");
+        }
+    }
+
+    #[test]
+    fn french_forms_meet_in_one_stem() {
+        share(
+            "fra",
+            "Nous avons adopté deux chats noirs.",
+            "Quel chat noir adoptions-nous ?",
+            &["adopt", "chat", "noir"],
+        );
+        share(
+            "fra",
+            "Je mange des pommes.",
+            "Est-ce que je mangeais une pomme ?",
+            &["mang", "pomm"],
+        );
+        // Elided articles go, accents fold after stemming.
+        let t = terms_in("fra", "Ma fille commence l'école en septembre.");
+        assert!(
+            t.contains(&"ecol".to_owned()) && t.contains(&"commenc".to_owned()),
+            "{t:?}"
+        );
+        // Detected in a text long enough.
+        assert!(
+            terms("Quel est le travail de mon frère dans les hôpitaux ?")
+                .contains(&"travail".to_owned())
+        );
+    }
+
+    #[test]
+    fn german_forms_meet_in_one_stem() {
+        share(
+            "deu",
+            "Ich bin allergisch gegen Nüsse.",
+            "Gegen welche Nuss bin ich allergisch?",
+            &["nuss", "allerg"],
+        );
+        share(
+            "deu",
+            "Ich spiele Gitarre.",
+            "Welche Gitarren spielen wir?",
+            &["spiel", "gitarr"],
+        );
+        // Non-ASCII words are stemmed too (`Häuser` and `Gärten` were not before).
+        let t = terms("Wir haben zwei Häuser und drei Gärten in München gekauft.");
+        assert!(
+            t.contains(&"haus".to_owned()) && t.contains(&"gart".to_owned()),
+            "{t:?}"
+        );
+    }
+
+    #[test]
+    fn spanish_forms_meet_in_one_stem() {
+        share(
+            "spa",
+            "Soy alérgica a los cacahuetes.",
+            "¿Qué alergias tengo, al cacahuete?",
+            &["cacahuet"],
+        );
+        share(
+            "spa",
+            "Estoy aprendiendo alemán.",
+            "¿Por qué aprendo alemán?",
+            &["aprend", "aleman"],
+        );
+        share(
+            "spa",
+            "Toco la guitarra en un grupo.",
+            "¿Qué guitarras tocaba yo en los grupos?",
+            &["guitarr", "grup"],
+        );
+    }
+
+    #[test]
+    fn russian_is_stemmed_in_its_alphabet() {
+        let t = terms("Я живу в Москве уже пять лет вместе с моей женой и двумя детьми.");
+        assert!(t.contains(&"москв".to_owned()), "{t:?}");
+        // The folded word as it was analysed before stays a term beside the stem.
+        assert!(t.contains(&"москве".to_owned()), "{t:?}");
+    }
+
+    #[test]
+    fn a_text_in_another_language_keeps_its_english_terms() {
+        // A question too short to tell its language is analysed as English: the terms
+        // English analysis made of a longer text in that language are still there.
+        let statement = "Mon frère travaille comme infirmier dans un hôpital de Marseille.";
+        let english = walk_english(statement);
+        let now = terms(statement);
+        let kept: Vec<&String> = now.iter().filter(|t| english.contains(t)).collect();
+        assert_eq!(
+            kept,
+            english.iter().collect::<Vec<_>>(),
+            "every term, in order"
+        );
+        assert!(now.contains(&"travaill".to_owned()) && now.contains(&"hopital".to_owned()));
+    }
+
+    /// The English analysis of `text`, whatever its language.
+    fn walk_english(text: &str) -> Vec<String> {
+        terms_in("eng", text)
+    }
+
+    #[test]
+    fn cjk_texts_analyse_as_before() {
+        for text in [
+            "我在上海住了五年了，和我的男朋友一起。",
+            "兄は名古屋の病院で看護師として働いています。",
+        ] {
+            assert!(language(text).is_some_and(|l| !l.has_stemmer()));
+            assert_eq!(terms(text), walk_english(text));
         }
     }
 

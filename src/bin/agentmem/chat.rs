@@ -93,6 +93,7 @@ pub async fn run(stores: &Stores, args: ChatArgs) -> Result<(), CliError> {
     let interactive = io::stdin().is_terminal();
     let stdin = io::stdin().lock();
     let mut refused = 0;
+    let mut told = Vec::new();
     prompt(interactive)?;
     for line in stdin.lines() {
         let line = line.map_err(|e| CliError::runtime("read stdin", e))?;
@@ -115,7 +116,7 @@ pub async fn run(stores: &Stores, args: ChatArgs) -> Result<(), CliError> {
             Err(e) => return Err(e.into()),
         };
         output::line(format!("assistant: {}", reply.text()))?;
-        print_report(&reply.report)?;
+        print_report(&reply.report, &mut told)?;
         prompt(interactive)?;
     }
     if interactive {
@@ -148,7 +149,9 @@ fn prompt(interactive: bool) -> Result<(), CliError> {
     Ok(())
 }
 
-fn print_report(report: &TurnReport) -> Result<(), CliError> {
+/// Prints what memory did this turn. `told` holds the languages whose notice (facts are
+/// read from English only) was printed already: each is said once a run.
+fn print_report(report: &TurnReport, told: &mut Vec<String>) -> Result<(), CliError> {
     if report.injected.is_empty() {
         output::line("  memory: no facts injected")?;
     } else {
@@ -182,6 +185,16 @@ fn print_report(report: &TurnReport) -> Result<(), CliError> {
     }
     if let Some(error) = &report.extraction_error {
         output::line(format!("  ! extraction failed: {error}"))?;
+    }
+    if let Some(unread) = &report.unread_language {
+        if !told.contains(&unread.code) {
+            told.push(unread.code.clone());
+            output::line(format!(
+                "  note: {} message: kept as an earlier message; facts are extracted from {} only",
+                unread.language,
+                unread.extracted_from.join(", ")
+            ))?;
+        }
     }
     if report.summarized > 0 {
         output::line(format!("  summarized {} older messages", report.summarized))?;

@@ -117,29 +117,37 @@ pub async fn run(stores: &Stores, args: IngestArgs) -> Result<(), CliError> {
     )
     .await?;
     if args.json.json {
-        output::json(&report)
-    } else {
-        output::table(
-            &[
-                "CONVERSATION",
-                "MESSAGES",
-                "EPISODES",
-                "FACTS CHANGED",
-                "IGNORED",
-                "ALREADY APPLIED",
-                "COMPLETED",
-            ],
-            &[vec![
-                report.conversation_id.clone(),
-                report.messages.to_string(),
-                report.episodes.to_string(),
-                report.facts_changed.to_string(),
-                report.facts_ignored.to_string(),
-                report.already_applied.to_string(),
-                report.completed.to_string(),
-            ]],
-        )
+        return output::json(&report);
     }
+    for unread in &report.unread_languages {
+        // On stderr: the table on stdout stays one table.
+        eprintln!(
+            "agentmem: {} {} message(s): kept as earlier messages; facts are extracted from {} only",
+            unread.messages,
+            unread.language,
+            unread.extracted_from.join(", ")
+        );
+    }
+    output::table(
+        &[
+            "CONVERSATION",
+            "MESSAGES",
+            "EPISODES",
+            "FACTS CHANGED",
+            "IGNORED",
+            "ALREADY APPLIED",
+            "COMPLETED",
+        ],
+        &[vec![
+            report.conversation_id.clone(),
+            report.messages.to_string(),
+            report.episodes.to_string(),
+            report.facts_changed.to_string(),
+            report.facts_ignored.to_string(),
+            report.already_applied.to_string(),
+            report.completed.to_string(),
+        ]],
+    )
 }
 
 #[cfg(test)]

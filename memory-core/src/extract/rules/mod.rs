@@ -196,6 +196,10 @@ impl FactExtractor for RuleExtractor {
             .map(|c| c.with_source(source.clone()))
             .collect())
     }
+
+    fn languages(&self) -> Option<&[super::Language]> {
+        Some(&[super::Language::ENGLISH])
+    }
 }
 
 /// The clause without its leading fillers ("hi", "btw", "by the way", ...) and time
