@@ -67,15 +67,26 @@ impl MemoryManager {
             .into_iter()
             .map(|message| ConversationEvent::Message { message })
             .collect();
+        let from = self.snapshot_seq(conversation_id).await?;
         self.log.append(conversation_id, events).await?;
+        let mut memory = self.conversation_from(conversation_id, from).await?;
+        let summarized = self.summarize_if_over(conversation_id, &mut memory).await?;
+        let snapshot = match summarized {
+            // A fold is rare (the history went over its threshold): the state after it
+            // is logged once, and reads start there instead of at the first message.
+            0 => from,
+            _ => self.log_snapshot(conversation_id, &memory).await?,
+        };
         self.kv
             .put(
                 &self.registry,
-                MemoryEntry::new(MemoryScope::Conversation, conversation_id, true.into()),
+                MemoryEntry::new(
+                    MemoryScope::Conversation,
+                    conversation_id,
+                    snapshot.map_or(true.into(), Into::into),
+                ),
             )
             .await?;
-        let mut memory = self.conversation(conversation_id).await?;
-        let summarized = self.summarize_if_over(conversation_id, &mut memory).await?;
         Ok(AddedTurn {
             summarized,
             history_tokens: memory.message_tokens() + memory.summary_tokens(),
@@ -84,12 +95,62 @@ impl MemoryManager {
 
     /// The conversation as its log rebuilds it: every message kept verbatim and the
     /// running summary, within the window budget (empty when the conversation is unknown).
+    ///
+    /// Reads the log from the state this manager last logged after a fold
+    /// ([`ConversationEvent::Snapshot`]), so the cost of a read is bounded by the messages
+    /// since the last fold, not by the length of the conversation.
     pub async fn conversation(&self, conversation_id: &str) -> Result<ShortTermMemory> {
-        let events = self.log.load(conversation_id).await?;
+        let from = self.snapshot_seq(conversation_id).await?;
+        self.conversation_from(conversation_id, from).await
+    }
+
+    /// The conversation rebuilt from the log's event `from` on (the whole log when `None`).
+    async fn conversation_from(
+        &self,
+        conversation_id: &str,
+        from: Option<u64>,
+    ) -> Result<ShortTermMemory> {
+        let after = from.map_or(0, |seq| seq.saturating_sub(1));
+        let mut events = self.log.load_since(conversation_id, after).await?;
+        let starts_at_snapshot = events
+            .first()
+            .is_some_and(|e| matches!(e.event, ConversationEvent::Snapshot { .. }));
+        if after > 0 && !starts_at_snapshot {
+            // The log was replaced or compacted by someone else: read it all.
+            events = self.log.load(conversation_id).await?;
+        }
         let mut memory =
             ShortTermMemory::with_counter(self.config.window_tokens, self.counter.clone());
         crate::conversation::replay(&events, &mut memory);
         Ok(memory)
+    }
+
+    /// The seq of the state this manager last logged for the conversation, if any.
+    async fn snapshot_seq(&self, conversation_id: &str) -> Result<Option<u64>> {
+        Ok(self
+            .kv
+            .get(&self.registry, conversation_id)
+            .await?
+            .and_then(|entry| entry.content.as_u64())
+            .filter(|seq| *seq > 0))
+    }
+
+    /// Logs the conversation's state after a fold; its seq.
+    async fn log_snapshot(
+        &self,
+        conversation_id: &str,
+        memory: &ShortTermMemory,
+    ) -> Result<Option<u64>> {
+        let seq = self
+            .log
+            .append(
+                conversation_id,
+                vec![ConversationEvent::Snapshot {
+                    snapshot: memory.snapshot(),
+                }],
+            )
+            .await?;
+        Ok(Some(seq))
     }
 
     /// The messages for the next model call, oldest first: the most recent that fit the

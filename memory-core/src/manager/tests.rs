@@ -397,3 +397,87 @@ async fn a_session_summarises_at_its_absolute_threshold() {
         "the 10,000-token window never filled, the threshold did"
     );
 }
+
+/// A conversation log that counts the events its readers get.
+#[derive(Default)]
+struct CountingLog {
+    inner: InMemoryConversationStore,
+    read: std::sync::atomic::AtomicUsize,
+}
+
+#[async_trait::async_trait]
+impl ConversationStore for CountingLog {
+    async fn append(
+        &self,
+        id: &str,
+        events: Vec<crate::conversation::ConversationEvent>,
+    ) -> Result<u64> {
+        self.inner.append(id, events).await
+    }
+    async fn load_since(
+        &self,
+        id: &str,
+        after: u64,
+    ) -> Result<Vec<crate::conversation::StoredEvent>> {
+        let events = self.inner.load_since(id, after).await?;
+        self.read
+            .fetch_add(events.len(), std::sync::atomic::Ordering::Relaxed);
+        Ok(events)
+    }
+    async fn list_conversations(&self) -> Result<Vec<String>> {
+        self.inner.list_conversations().await
+    }
+    async fn delete(&self, id: &str) -> Result<bool> {
+        self.inner.delete(id).await
+    }
+    async fn compact(&self, id: &str, before: u64) -> Result<usize> {
+        self.inner.compact(id, before).await
+    }
+    async fn save(
+        &self,
+        id: &str,
+        events: Vec<crate::conversation::ConversationEvent>,
+    ) -> Result<u64> {
+        self.inner.save(id, events).await
+    }
+}
+
+#[tokio::test]
+async fn a_long_conversation_is_read_from_its_last_fold_not_its_first_message() {
+    let log = Arc::new(CountingLog::default());
+    let container = Container::new();
+    container.register_conversations(crate::di::tokens::CONVERSATIONS, log.clone());
+    container.register_kv(crate::di::tokens::KV, Arc::new(InMemoryKvStore::new()));
+    let config = MemoryConfig::default()
+        .with_window_tokens(400)
+        .with_summarize_threshold(200)
+        .with_summary_tokens(40);
+    let memory = MemoryManager::new(&container, config.clone()).unwrap();
+    let id = memory.new_conversation();
+    for i in 0..300 {
+        memory
+            .add_turn(
+                &id,
+                format!("question {i} about the garden"),
+                format!("answer {i}"),
+            )
+            .await
+            .unwrap();
+    }
+    let logged = log.inner.load(&id).await.unwrap().len();
+    assert!(logged > 600, "{logged} events logged");
+    let before = log.read.load(std::sync::atomic::Ordering::Relaxed);
+    let history = memory.history(&id).await.unwrap();
+    let read = log.read.load(std::sync::atomic::Ordering::Relaxed) - before;
+    assert!(read < 60, "a read took {read} of {logged} events");
+    assert!(history.last().unwrap().text().starts_with("answer 299"));
+    // The same history as a full replay of the log gives.
+    let mut full = crate::buffer::ShortTermMemory::with_counter(400, memory.counter.clone());
+    crate::conversation::replay(&log.inner.load(&id).await.unwrap(), &mut full);
+    let replayed: Vec<Message> = full.messages().into_iter().cloned().collect();
+    assert_eq!(history, replayed);
+    assert_eq!(
+        memory.summary(&id).await.unwrap().as_deref(),
+        full.summary()
+    );
+}
