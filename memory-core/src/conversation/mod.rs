@@ -20,11 +20,13 @@ mod event_de;
 mod export;
 pub(crate) mod known;
 mod replay;
+mod summary;
 
 use known::without_known_messages;
 
 pub use export::{export, import, ConversationExport, EXPORT_VERSION};
 pub use replay::{apply, replay, Owner};
+pub use summary::ConversationSummary;
 
 /// Something that happened in a conversation.
 ///
@@ -123,6 +125,21 @@ pub trait ConversationStore: Send + Sync {
     }
     /// The ids of all stored conversations, sorted.
     async fn list_conversations(&self) -> Result<Vec<String>>;
+    /// A [`ConversationSummary`] of every stored conversation, sorted by id: what a
+    /// listing shows, without replaying the logs.
+    ///
+    /// The default loads each log in turn; backends that can count in the store (SQLite)
+    /// override it, so listing 1,000 long conversations does not read every event.
+    async fn conversation_summaries(&self) -> Result<Vec<ConversationSummary>> {
+        let mut out = Vec::new();
+        for id in self.list_conversations().await? {
+            let events = self.load(&id).await?;
+            if !events.is_empty() {
+                out.push(ConversationSummary::of(&id, &events));
+            }
+        }
+        Ok(out)
+    }
     /// Deletes a conversation's log; whether it existed.
     async fn delete(&self, conversation_id: &str) -> Result<bool>;
     /// Drops the events with `seq < before_seq` (used after a snapshot event); how many.

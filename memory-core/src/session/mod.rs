@@ -54,7 +54,7 @@ pub use crate::render::{MEMORY_BLOCK_CLOSE, MEMORY_BLOCK_OPEN};
 pub use crate::render::{SUMMARY_BLOCK_CLOSE, SUMMARY_BLOCK_OPEN};
 pub use agent::Agent;
 pub use background::DeferredExtraction;
-pub use builder::{ExtractionMode, SessionBuilder, SessionConfig};
+pub use builder::{ExtractionMode, SessionBuilder, SessionConfig, DEFAULT_COMPACT_AFTER};
 pub use commit::Reply;
 pub use prepare::PreparedTurn;
 pub use report::{PromptTokens, Truncation, TurnReply, TurnReport};

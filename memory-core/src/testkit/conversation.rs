@@ -116,6 +116,7 @@ pub async fn run_all(store: &dyn ConversationStore) {
     check_load_since(store).await;
     check_isolation(store).await;
     check_list_conversations(store).await;
+    check_summaries(store).await;
     check_delete(store).await;
     check_compact(store).await;
     check_concurrent_appenders(store).await;
@@ -439,6 +440,53 @@ pub async fn check_list_conversations(store: &dyn ConversationStore) {
     let mut sorted = all.clone();
     sorted.sort();
     assert_eq!(all, sorted, "list_conversations must be sorted");
+}
+
+/// `conversation_summaries` counts what `load` returns: the last owner, the events, the
+/// messages, the time of the last event.
+pub async fn check_summaries(store: &dyn ConversationStore) {
+    let id = fresh("summaries");
+    let started = |user: &str| ConversationEvent::Started {
+        user_id: user.into(),
+        agent: "agent".into(),
+    };
+    store
+        .append(&id, vec![started("first"), msg("one"), msg("two")])
+        .await
+        .expect("append");
+    store
+        .append(
+            &id,
+            vec![
+                ConversationEvent::SummaryUpdated {
+                    summary: "said one".into(),
+                    keep_recent: 1,
+                },
+                started("second"),
+                msg("three"),
+            ],
+        )
+        .await
+        .expect("append");
+    let summaries = store.conversation_summaries().await.expect("summaries");
+    let ids: Vec<&str> = summaries.iter().map(|s| s.id.as_str()).collect();
+    let mut sorted = ids.clone();
+    sorted.sort();
+    assert_eq!(ids, sorted, "summaries must be sorted by id");
+    let ours = summaries
+        .iter()
+        .find(|s| s.id == id)
+        .expect("the conversation is summarised");
+    let events = store.load(&id).await.expect("load");
+    assert_eq!(
+        *ours,
+        crate::conversation::ConversationSummary::of(&id, &events)
+    );
+    assert_eq!((ours.events, ours.messages), (6, 3));
+    assert_eq!(
+        ours.owner.as_ref().map(|o| o.user_id.as_str()),
+        Some("second")
+    );
 }
 
 /// `delete` removes a whole log and says whether it existed.

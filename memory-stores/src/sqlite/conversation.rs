@@ -1,6 +1,7 @@
 //! [`ConversationStore`] on SQLite: one row per event, seqs assigned inside the write
 //! transaction from the conversation's `last_seq`.
 
+use agentmemory_core::conversation::{ConversationSummary, Owner};
 use agentmemory_core::{ConversationEvent, ConversationStore, MemoryError, Result, StoredEvent};
 use async_trait::async_trait;
 use chrono::Utc;
@@ -178,6 +179,60 @@ impl ConversationStore for SqliteStore {
                 .and_then(|rows| rows.collect::<rusqlite::Result<Vec<String>>>())
                 .map_err(&err)?;
             Ok(ids)
+        })
+        .await
+    }
+
+    /// Two grouped scans of `events` (counts from the `message_id` column, owners from the
+    /// few non-message events) instead of decoding every event of every log.
+    async fn conversation_summaries(&self) -> Result<Vec<ConversationSummary>> {
+        let op = "summarise conversations";
+        self.read(op, move |conn, label| {
+            let err = on(label, op);
+            let mut owners: std::collections::HashMap<String, Owner> =
+                std::collections::HashMap::new();
+            let mut stmt = conn
+                .prepare_cached(
+                    "SELECT conversation_id, json_extract(body, '$.data.user_id'),                             json_extract(body, '$.data.agent'), max(seq)                      FROM events                      WHERE message_id IS NULL AND json_extract(body, '$.data.type') = 'started'                      GROUP BY conversation_id",
+                )
+                .map_err(&err)?;
+            let mut rows = stmt.query([]).map_err(&err)?;
+            while let Some(row) = rows.next().map_err(&err)? {
+                let id: String = row.get(0).map_err(&err)?;
+                let user_id: Option<String> = row.get(1).map_err(&err)?;
+                let agent: Option<String> = row.get(2).map_err(&err)?;
+                if let Some(user_id) = user_id {
+                    owners.insert(
+                        id,
+                        Owner {
+                            user_id,
+                            agent: agent.unwrap_or_default(),
+                        },
+                    );
+                }
+            }
+            let mut stmt = conn
+                .prepare_cached(
+                    "SELECT conversation_id, count(*), count(message_id), max(seq), at_us                      FROM events GROUP BY conversation_id ORDER BY conversation_id",
+                )
+                .map_err(&err)?;
+            let mut rows = stmt.query([]).map_err(&err)?;
+            let mut out = Vec::new();
+            while let Some(row) = rows.next().map_err(&err)? {
+                let id: String = row.get(0).map_err(&err)?;
+                let events: i64 = row.get(1).map_err(&err)?;
+                let messages: i64 = row.get(2).map_err(&err)?;
+                let at: i64 = row.get(4).map_err(&err)?;
+                let owner = owners.remove(&id);
+                out.push(ConversationSummary::new(
+                    id,
+                    owner,
+                    u64::try_from(events).unwrap_or(0),
+                    u64::try_from(messages).unwrap_or(0),
+                    Some(from_micros(at)),
+                ));
+            }
+            Ok(out)
         })
         .await
     }

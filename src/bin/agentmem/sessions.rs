@@ -46,6 +46,7 @@ struct Summary {
     id: String,
     user_id: Option<String>,
     agent: Option<String>,
+    /// The messages its log holds (what was said, not what the window keeps).
     messages: usize,
     events: usize,
     /// When the last event was written (RFC 3339).
@@ -67,20 +68,19 @@ async fn list(
     user: Option<&str>,
     json: bool,
 ) -> Result<(), CliError> {
+    // Counted by the store, not replayed: a long history lists as fast as a short one.
     let mut rows = Vec::new();
-    for id in store.list_conversations().await? {
-        let events = store.load(&id).await?;
-        let (memory, owner) = rebuild(&events, usize::MAX);
-        if user.is_some_and(|u| owner.as_ref().map(|o| o.user_id.as_str()) != Some(u)) {
+    for summary in store.conversation_summaries().await? {
+        if user.is_some_and(|u| summary.owner.as_ref().map(|o| o.user_id.as_str()) != Some(u)) {
             continue;
         }
         rows.push(Summary {
-            id,
-            user_id: owner.as_ref().map(|o| o.user_id.clone()),
-            agent: owner.map(|o| o.agent),
-            messages: memory.len(),
-            events: events.len(),
-            last_activity: events.last().map(|e| e.at.to_rfc3339()),
+            id: summary.id,
+            user_id: summary.owner.as_ref().map(|o| o.user_id.clone()),
+            agent: summary.owner.map(|o| o.agent),
+            messages: summary.messages as usize,
+            events: summary.events as usize,
+            last_activity: summary.last_activity.map(|at| at.to_rfc3339()),
         });
     }
     if json {
