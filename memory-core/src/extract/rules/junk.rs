@@ -193,6 +193,26 @@ fn set_phrase_at(tail: &str, rest: &str, phrase: &str, at_start: bool) -> bool {
     (at_start && whole) || phrase.bytes().filter(|&b| b == b' ').count() >= 2
 }
 
+/// Which of a sentence's clauses a joke marker ("lol", "jk") takes back: the clause it
+/// is in, or the one before when it stands alone ("I'm allergic to Mondays, lol"). The
+/// other clauses stand: "we moved to Hull in March, the van got lost lol" still moved.
+pub(crate) fn joked_clauses(clauses: &[Vec<super::clause::Word>]) -> Vec<bool> {
+    let mut joked = vec![false; clauses.len()];
+    for (i, clause) in clauses.iter().enumerate() {
+        if !clause.iter().any(|w| listed(JOKE_MARKERS, w.lower())) {
+            continue;
+        }
+        let alone = clause
+            .iter()
+            .all(|w| listed(JOKE_MARKERS, w.lower()) || listed(super::lexicon::FILLERS, w.lower()));
+        if alone && i > 0 {
+            joked[i - 1] = true;
+        }
+        joked[i] = true;
+    }
+    joked
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -225,24 +245,4 @@ mod tests {
         assert!(!joke("call me Sam"));
         assert!(!joke("I swim blue water"));
     }
-}
-
-/// Which of a sentence's clauses a joke marker ("lol", "jk") takes back: the clause it
-/// is in, or the one before when it stands alone ("I'm allergic to Mondays, lol"). The
-/// other clauses stand: "we moved to Hull in March, the van got lost lol" still moved.
-pub(crate) fn joked_clauses(clauses: &[Vec<super::clause::Word>]) -> Vec<bool> {
-    let mut joked = vec![false; clauses.len()];
-    for (i, clause) in clauses.iter().enumerate() {
-        if !clause.iter().any(|w| listed(JOKE_MARKERS, w.lower())) {
-            continue;
-        }
-        let alone = clause
-            .iter()
-            .all(|w| listed(JOKE_MARKERS, w.lower()) || listed(super::lexicon::FILLERS, w.lower()));
-        if alone && i > 0 {
-            joked[i - 1] = true;
-        }
-        joked[i] = true;
-    }
-    joked
 }
