@@ -74,7 +74,11 @@ async fn a_place_after_a_home_or_with_a_lasting_time_is_where_the_user_lives() {
     assert_change(&facts, "limerick", "galway");
 
     // A place the user is in for an afternoon is no home.
-    let facts = current_after(&["i live in bath", "i'm in hospital today with a broken wrist"]).await;
+    let facts = current_after(&[
+        "i live in bath",
+        "i'm in hospital today with a broken wrist",
+    ])
+    .await;
     assert!(has(&facts, "bath"), "{facts:?}");
 }
 
@@ -109,9 +113,15 @@ async fn an_ending_that_names_part_of_a_fact_closes_it() {
 
     let first = "our guinea pig pepper squeaks every time the fridge opens";
     let facts = current_after(&[first]).await;
-    assert!(facts.iter().any(|f| f.contains("named pepper")), "{facts:?}");
+    assert!(
+        facts.iter().any(|f| f.contains("named pepper")),
+        "{facts:?}"
+    );
     let facts = current_after(&[first, "we had to have pepper put down on friday"]).await;
-    assert!(!facts.iter().any(|f| f.contains("named pepper")), "{facts:?}");
+    assert!(
+        !facts.iter().any(|f| f.contains("named pepper")),
+        "{facts:?}"
+    );
 }
 
 #[tokio::test]
@@ -123,7 +133,11 @@ async fn diets_said_in_passing_or_as_a_turn() {
     .await;
     assert_change(&facts, "plant-based", "pescatarian");
 
-    let facts = current_after(&["i'm doing paleo at the moment", "gave up on paleo, too expensive"]).await;
+    let facts = current_after(&[
+        "i'm doing paleo at the moment",
+        "gave up on paleo, too expensive",
+    ])
+    .await;
     assert!(!has(&facts, "paleo"), "{facts:?}");
 }
 
@@ -134,7 +148,10 @@ async fn studies_begin_and_end() {
         "i dropped out of the phd in the end",
     ])
     .await;
-    assert!(!facts.iter().any(|f| f.contains("doing a phd")), "{facts:?}");
+    assert!(
+        !facts.iter().any(|f| f.contains("doing a phd")),
+        "{facts:?}"
+    );
     assert!(facts.iter().any(|f| f.contains("dropped out")), "{facts:?}");
 
     let facts = current_after(&[
@@ -145,7 +162,10 @@ async fn studies_begin_and_end() {
     assert!(!has(&facts, "physiotherapy"), "{facts:?}");
 
     let facts = current_after(&["i stopped going to salsa, my knees hated it"]).await;
-    assert!(!facts.iter().any(|f| f.contains("stopped going")), "{facts:?}");
+    assert!(
+        !facts.iter().any(|f| f.contains("stopped going")),
+        "{facts:?}"
+    );
 }
 
 #[tokio::test]
@@ -175,7 +195,6 @@ async fn chat_that_only_looks_like_a_change_closes_nothing() {
     assert!(has(&facts, "hull"), "{facts:?}");
 }
 
-
 /// The user's current facts after `said` (text, day) is ingested in the order given.
 async fn current_in_order(said: &[(&str, i64)]) -> Vec<String> {
     let store = InMemoryUserMemoryStore::new();
@@ -202,9 +221,15 @@ async fn current_in_order(said: &[(&str, i64)]) -> Vec<String> {
 #[tokio::test]
 async fn a_switch_takes_the_place_of_what_it_names_in_either_import_order() {
     let before = ("I'm in my second year of a chemistry degree at Bath.", 0);
-    let after = ("I switched from chemistry to pharmacology over the summer.", 200);
+    let after = (
+        "I switched from chemistry to pharmacology over the summer.",
+        200,
+    );
     let in_order = current_in_order(&[before, after]).await;
     let reversed = current_in_order(&[after, before]).await;
-    assert!(!in_order.iter().any(|f| f.contains("chemistry degree")), "{in_order:?}");
+    assert!(
+        !in_order.iter().any(|f| f.contains("chemistry degree")),
+        "{in_order:?}"
+    );
     assert_eq!(in_order, reversed);
 }

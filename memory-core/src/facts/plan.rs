@@ -142,7 +142,11 @@ pub(super) fn ended_later<'a>(
             // law degree" from January, whichever was imported first.
             Some(Transition::Replaces { from: Some(from) }) => closes(from, stated),
             Some(Transition::Replaces { from: None }) => {
-                let family = |a: &Option<String>| a.as_deref().map(super::reconcile::family).map(str::to_owned);
+                let family = |a: &Option<String>| {
+                    a.as_deref()
+                        .map(super::reconcile::family)
+                        .map(str::to_owned)
+                };
                 fact.value != candidate.value
                     && candidate.attribute.is_some()
                     && family(&fact.attribute) == family(&candidate.attribute)

@@ -90,8 +90,25 @@ pub(crate) fn learning(p: &Predicate) -> Vec<Found> {
 
 /// Courses of study: "a masters in marine biology", "an apprenticeship", "a PhD on bees".
 const DEGREES: &[&str] = &[
-    "masters", "master's", "degree", "phd", "msc", "ma", "ba", "bsc", "diploma", "doctorate",
-    "apprenticeship", "mba", "pgce", "mphil", "llm", "btec", "nvq", "foundation", "access",
+    "masters",
+    "master's",
+    "degree",
+    "phd",
+    "msc",
+    "ma",
+    "ba",
+    "bsc",
+    "diploma",
+    "doctorate",
+    "apprenticeship",
+    "mba",
+    "pgce",
+    "mphil",
+    "llm",
+    "btec",
+    "nvq",
+    "foundation",
+    "access",
 ];
 
 /// `study`: "I'm doing a masters in marine biology", "I'm in my final year of nursing at
@@ -103,7 +120,10 @@ pub(crate) fn study(p: &Predicate) -> Vec<Found> {
     let w = &p.words;
     let rule = Rule::pos("", "study", 0.8, "is studying {}", Kind::Activity);
     // "am in my final year of nursing", "am in first year at uni doing law".
-    if let Some(n) = match_prefix(w, "am in my|the? first|second|third|fourth|final|last year of|at") {
+    if let Some(n) = match_prefix(
+        w,
+        "am in my|the? first|second|third|fourth|final|last year of|at",
+    ) {
         return clean(&w[n..], Kind::Activity)
             .map(|v| vec![rule.found(v)])
             .unwrap_or_default();

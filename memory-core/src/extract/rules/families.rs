@@ -284,8 +284,13 @@ pub(crate) fn as_a_diet(words: &[Word]) -> Vec<Found> {
         .iter()
         .take(3)
         .any(|w| matches!(w.lower(), "i" | "i'm" | "im"));
-    match words.get(n).filter(|d| listed(DIETS, d.lower()) && said_by_me) {
-        Some(d) => vec![Rule::pos("", "diet", 0.75, "is {}", Kind::Thing).found(d.lower.to_string())],
+    match words
+        .get(n)
+        .filter(|d| listed(DIETS, d.lower()) && said_by_me)
+    {
+        Some(d) => {
+            vec![Rule::pos("", "diet", 0.75, "is {}", Kind::Thing).found(d.lower.to_string())]
+        }
         None => Vec::new(),
     }
 }
@@ -478,9 +483,9 @@ fn staying_in(p: &Predicate) -> Option<String> {
         || rest.iter().enumerate().any(|(i, w)| {
             w.lower == "since"
                 || (w.lower == "for"
-                    && rest
-                        .get(i + 1)
-                        .is_some_and(|x| super::when::span_at(rest, i + 1).is_some() || x.lower == "ages"))
+                    && rest.get(i + 1).is_some_and(|x| {
+                        super::when::span_at(rest, i + 1).is_some() || x.lower == "ages"
+                    }))
         });
     lasting.then(|| plausible_place(rest)).flatten()
 }
@@ -491,14 +496,66 @@ fn plausible_place(words: &[Word]) -> Option<String> {
     let first = words.first()?;
     let unlikely = matches!(
         first.lower(),
-        "a" | "an" | "the" | "my" | "our" | "his" | "her" | "their" | "this" | "that" | "there"
-            | "here" | "it" | "love" | "bed" | "hospital" | "pain" | "therapy" | "recovery"
-            | "touch" | "contact" | "charge" | "trouble" | "debt" | "shock" | "tears" | "denial"
-            | "work" | "school" | "college" | "uni" | "class" | "lockdown" | "quarantine"
-            | "isolation" | "rehab" | "prison" | "jail" | "labour" | "labor" | "remission"
-            | "limbo" | "agony" | "bits" | "pieces" | "town" | "control" | "good" | "bad"
-            | "shape" | "talks" | "treatment" | "office" | "meetings" | "private" | "public"
-    ) || first.lower.chars().next().is_some_and(|c| c.is_ascii_digit());
+        "a" | "an"
+            | "the"
+            | "my"
+            | "our"
+            | "his"
+            | "her"
+            | "their"
+            | "this"
+            | "that"
+            | "there"
+            | "here"
+            | "it"
+            | "love"
+            | "bed"
+            | "hospital"
+            | "pain"
+            | "therapy"
+            | "recovery"
+            | "touch"
+            | "contact"
+            | "charge"
+            | "trouble"
+            | "debt"
+            | "shock"
+            | "tears"
+            | "denial"
+            | "work"
+            | "school"
+            | "college"
+            | "uni"
+            | "class"
+            | "lockdown"
+            | "quarantine"
+            | "isolation"
+            | "rehab"
+            | "prison"
+            | "jail"
+            | "labour"
+            | "labor"
+            | "remission"
+            | "limbo"
+            | "agony"
+            | "bits"
+            | "pieces"
+            | "town"
+            | "control"
+            | "good"
+            | "bad"
+            | "shape"
+            | "talks"
+            | "treatment"
+            | "office"
+            | "meetings"
+            | "private"
+            | "public"
+    ) || first
+        .lower
+        .chars()
+        .next()
+        .is_some_and(|c| c.is_ascii_digit());
     if unlikely {
         return None;
     }
@@ -1056,7 +1113,8 @@ pub(crate) fn appositions(words: &[Word]) -> Vec<Found> {
             continue;
         }
         // "my husband Tom", "our guinea pig pepper": one describing word may come first.
-        let Some(noun) = (i + 1..(i + 3).min(words.len())).find(|&k| is_kin_or_pet(&words[k].lower))
+        let Some(noun) =
+            (i + 1..(i + 3).min(words.len())).find(|&k| is_kin_or_pet(&words[k].lower))
         else {
             continue;
         };
@@ -1282,9 +1340,9 @@ fn name_fact(words: &[Word], confidence: f32) -> Vec<Found> {
 /// Words that follow a name in "my wife priya is away", "our hamster nibbles was",
 /// "my fiance oliver and I": a verb or "and", so the word before is its subject.
 const AFTER_NAME: &[&str] = &[
-    "is", "was", "has", "had", "and", "who", "just", "still", "will", "would", "can",
-    "could", "passed", "died", "turned", "got", "gets", "does", "did", "keeps", "always",
-    "never", "loves", "hates", "sleeps", "eats", "went", "started", "finally",
+    "is", "was", "has", "had", "and", "who", "just", "still", "will", "would", "can", "could",
+    "passed", "died", "turned", "got", "gets", "does", "did", "keeps", "always", "never", "loves",
+    "hates", "sleeps", "eats", "went", "started", "finally",
 ];
 
 /// A name written in lowercase, as chat does, right after a relation or pet: a word that
@@ -1315,11 +1373,52 @@ pub(crate) fn is_lowercase_name(word: &Word, next: Option<&Word>) -> bool {
             .is_some_and(|b| b != lower && super::morph::is_known_base(&b))
         && !matches!(
             lower,
-            "the" | "a" | "an" | "and" | "or" | "but" | "who" | "that" | "which" | "too" | "also"
-                | "here" | "there" | "now" | "then" | "so" | "is" | "was" | "of" | "in" | "on"
-                | "at" | "to" | "for" | "with" | "from" | "by" | "as" | "if" | "not" | "no"
-                | "own" | "new" | "old" | "little" | "big" | "best" | "other" | "late" | "ex"
-                | "first" | "second" | "third" | "two" | "three" | "one"
+            "the"
+                | "a"
+                | "an"
+                | "and"
+                | "or"
+                | "but"
+                | "who"
+                | "that"
+                | "which"
+                | "too"
+                | "also"
+                | "here"
+                | "there"
+                | "now"
+                | "then"
+                | "so"
+                | "is"
+                | "was"
+                | "of"
+                | "in"
+                | "on"
+                | "at"
+                | "to"
+                | "for"
+                | "with"
+                | "from"
+                | "by"
+                | "as"
+                | "if"
+                | "not"
+                | "no"
+                | "own"
+                | "new"
+                | "old"
+                | "little"
+                | "big"
+                | "best"
+                | "other"
+                | "late"
+                | "ex"
+                | "first"
+                | "second"
+                | "third"
+                | "two"
+                | "three"
+                | "one"
         )
 }
 

@@ -45,8 +45,7 @@ pub(crate) fn relationship(p: &Predicate) -> Vec<Found> {
         // "single and loving it", "single since March", "single for a year now".
         Some(x)
             if listed(STATUSES, x.lower())
-                && w
-                    .get(n + 1)
+                && w.get(n + 1)
                     .is_some_and(|y| matches!(y.lower(), "and" | "since" | "for")) =>
         {
             vec![rule.found(x.lower.to_string())]
