@@ -22,6 +22,7 @@ pub mod error;
 pub mod extract;
 pub mod facts;
 pub mod graph;
+mod heap;
 pub mod ingest;
 pub mod kv;
 pub mod manager;

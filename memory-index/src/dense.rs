@@ -122,6 +122,14 @@ impl DenseIndex {
         self.row_slot.len()
     }
 
+    /// Bytes held on the heap (capacities; allocator overhead not counted): the `f32`
+    /// rows, their quantised copy and the slot maps.
+    pub fn heap_bytes(&self) -> usize {
+        self.data.capacity() * 4
+            + self.quantized.heap_bytes()
+            + (self.row_slot.capacity() + self.slot_row.capacity()) * 4
+    }
+
     /// Whether no document has an embedding.
     pub fn is_empty(&self) -> bool {
         self.row_slot.is_empty()

@@ -171,7 +171,6 @@ impl Dictionary {
     }
 
     /// Bytes held on the heap (capacities; allocator overhead not counted).
-    #[cfg(test)]
     pub fn heap_bytes(&self) -> usize {
         use std::mem::size_of;
         self.arena.capacity()

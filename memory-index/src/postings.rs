@@ -239,10 +239,10 @@ impl PostingList {
         }
     }
 
-    /// Bytes held on the heap (capacity, not just length).
-    #[cfg(test)]
+    /// Bytes held on the heap (capacity, not just length; a range of a shared array
+    /// counts as its length).
     pub fn heap_bytes(&self) -> usize {
-        self.bytes.capacity() + self.blocks.capacity() * std::mem::size_of::<BlockMeta>()
+        self.bytes.held() + self.blocks.held() * std::mem::size_of::<BlockMeta>()
     }
 
     /// Bytes in use: encoded postings (with any padding) and block entries.

@@ -95,6 +95,11 @@ impl QuantizedRows {
         self.scale.len()
     }
 
+    /// Bytes held on the heap (capacities; allocator overhead not counted).
+    pub fn heap_bytes(&self) -> usize {
+        self.codes.capacity() + (self.scale.capacity() + self.err.capacity()) * 4
+    }
+
     /// Bytes held per row.
     #[cfg(test)]
     pub fn bytes_per_row(&self) -> usize {

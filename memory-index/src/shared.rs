@@ -49,6 +49,16 @@ impl<T> Buf<T> {
         }
     }
 
+    /// Elements this slice stands for on the heap: its own room when owned, its range of
+    /// the shared array otherwise (so the ranges of one array add up to about the array,
+    /// which lives as long as any of them).
+    pub fn held(&self) -> usize {
+        match self {
+            Self::Owned(v) => v.capacity(),
+            Self::Shared { start, end, .. } => (end - start) as usize,
+        }
+    }
+
     /// Room held on the heap for this slice alone (a shared range holds none of its own).
     #[cfg(test)]
     pub fn capacity(&self) -> usize {

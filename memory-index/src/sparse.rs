@@ -243,8 +243,8 @@ impl SparseIndex {
     }
 
     /// Bytes the index holds on the heap (capacities, not lengths; allocator overhead
-    /// not counted).
-    #[cfg(test)]
+    /// not counted). Walks every term: O(terms + documents), for a cache's size estimate,
+    /// not for every call.
     pub fn heap_bytes(&self) -> usize {
         use std::mem::size_of;
         let terms: usize = self.terms.iter().map(|t| t.postings.heap_bytes()).sum();

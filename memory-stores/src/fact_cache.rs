@@ -12,40 +12,62 @@
 //! [`RankedFacts::apply`]s its change and files the result under the version the write
 //! left. Anything else (nothing cached, another writer in between, an error) takes the
 //! cache entry out and the next search reads the facts again.
+//!
+//! The cache is bounded by bytes ([`CacheBudget::facts`], 32 MiB by default), the least
+//! recently used users evicted first (see `lru`).
 
-use std::collections::HashMap;
 use std::sync::Arc;
 
 use agentmemory_core::store_support::RankedFacts;
 use agentmemory_core::FactChange;
-use parking_lot::Mutex;
 
-/// Users whose indexed facts are kept at most; past it the cache starts over.
-const MAX_USERS: usize = 1024;
+use crate::lru::{Lru, LruStats};
+use crate::CacheBudget;
 
 /// The indexed facts of recently searched users, with the version they were read at.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub(crate) struct FactCache {
-    users: Mutex<HashMap<String, (i64, Arc<RankedFacts>)>>,
+    users: Lru<(i64, Arc<RankedFacts>)>,
+}
+
+impl Default for FactCache {
+    fn default() -> Self {
+        Self::new(CacheBudget::from_env().facts)
+    }
 }
 
 impl FactCache {
+    /// An empty cache of at most about `budget` bytes.
+    pub(crate) fn new(budget: usize) -> Self {
+        Self {
+            users: Lru::new(budget),
+        }
+    }
+
+    /// Changes the budget (evicting what no longer fits).
+    pub(crate) fn set_budget(&self, budget: usize) {
+        self.users.set_budget(budget);
+    }
+
+    /// What the cache holds.
+    #[allow(dead_code)]
+    pub(crate) fn stats(&self) -> LruStats {
+        self.users.stats()
+    }
+
     /// The user's cached facts if they were read at `version`.
     pub(crate) fn get(&self, user_id: &str, version: i64) -> Option<Arc<RankedFacts>> {
-        match self.users.lock().get(user_id) {
-            Some((v, ranked)) if *v == version => Some(Arc::clone(ranked)),
-            _ => None,
-        }
+        self.users
+            .get_if(user_id, |(v, _)| *v == version)
+            .map(|(_, ranked)| ranked)
     }
 
     /// Keeps `ranked`, read at `version`, for the user; returns it shared.
     pub(crate) fn put(&self, user_id: &str, version: i64, ranked: RankedFacts) -> Arc<RankedFacts> {
+        let bytes = ranked.heap_bytes();
         let ranked = Arc::new(ranked);
-        let mut users = self.users.lock();
-        if users.len() >= MAX_USERS && !users.contains_key(user_id) {
-            users.clear();
-        }
-        users.insert(user_id.to_owned(), (version, Arc::clone(&ranked)));
+        self.users
+            .insert(user_id, (version, Arc::clone(&ranked)), bytes);
         ranked
     }
 
@@ -64,18 +86,14 @@ impl FactCache {
     }
 
     fn take_if(&self, user_id: &str, wanted: impl Fn(i64) -> bool) -> Option<(i64, RankedFacts)> {
-        let mut users = self.users.lock();
-        let (version, ranked) = users.remove(user_id)?;
-        if !wanted(version) {
-            users.insert(user_id.to_owned(), (version, ranked));
-            return None;
-        }
+        // Taken only when no search holds it: once out of the map nobody else can
+        // share it, so the unwrap below succeeds.
+        let (version, ranked) = self.users.remove_if(user_id, |(v, ranked)| {
+            wanted(*v) && Arc::strong_count(ranked) == 1
+        })?;
         match Arc::try_unwrap(ranked) {
             Ok(ranked) => Some((version, ranked)),
-            Err(shared) => {
-                users.insert(user_id.to_owned(), (version, shared));
-                None
-            }
+            Err(_) => None,
         }
     }
 

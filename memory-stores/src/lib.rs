@@ -18,6 +18,7 @@
 // marks what each feature adds.
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
+mod cache_budget;
 #[cfg(any(feature = "sqlite", feature = "postgres"))]
 mod dense;
 #[cfg(any(feature = "sqlite", feature = "redis", feature = "postgres"))]
@@ -33,6 +34,13 @@ mod fact_replay;
 mod fact_rows;
 #[cfg(feature = "file")]
 mod file;
+#[cfg(any(
+    feature = "sqlite",
+    feature = "redis",
+    feature = "postgres",
+    feature = "file"
+))]
+mod lru;
 mod manager;
 #[cfg(any(feature = "sqlite", feature = "redis", feature = "postgres"))]
 mod model_record;
@@ -48,6 +56,7 @@ mod sqlite;
 mod tls;
 mod url;
 
+pub use cache_budget::CacheBudget;
 #[cfg(feature = "file")]
 #[cfg_attr(docsrs, doc(cfg(feature = "file")))]
 pub use file::{FileStore, DEFAULT_FACT_LOG_LIMIT};

@@ -237,6 +237,23 @@ pub(super) struct Lookup {
 }
 
 impl Lookup {
+    /// Bytes held on the heap, estimated: the buckets' table (with a list for a key
+    /// shared by several facts) and the B-tree of statement times.
+    pub(super) fn heap_bytes(&self) -> usize {
+        use std::mem::size_of;
+        let lists: usize = self
+            .buckets
+            .values()
+            .map(|b| match b {
+                Bucket::One(_) => 0,
+                Bucket::Many(slots) => slots.capacity() * size_of::<u32>(),
+            })
+            .sum();
+        self.buckets.capacity() * (size_of::<(u64, Bucket)>() + 1)
+            + lists
+            + self.stated.len() * (size_of::<StatedAt>() + crate::heap::BTREE_ENTRY)
+    }
+
     /// Files every fact of `facts` (by slot) for which `live` holds.
     pub(super) fn new(facts: &[MemoryFact], live: impl Fn(usize) -> bool) -> Self {
         let mut lookup = Self {

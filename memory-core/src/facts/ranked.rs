@@ -80,6 +80,20 @@ fn latest_statement(fact: &MemoryFact) -> DateTime<Utc> {
 }
 
 impl RankedFacts {
+    /// Bytes these facts and their indexes hold on the heap, estimated (capacities;
+    /// allocator overhead not counted), for caches bounded by size. Walks every fact and
+    /// term: O(facts + terms).
+    pub fn heap_bytes(&self) -> usize {
+        use std::mem::size_of;
+        self.facts.capacity() * size_of::<MemoryFact>()
+            + self.facts.iter().map(MemoryFact::heap_bytes).sum::<usize>()
+            + self.strength.capacity() * size_of::<Strength>()
+            + self.dead.capacity()
+            + self.slots.heap_bytes()
+            + self.lookup.as_ref().map_or(0, Lookup::heap_bytes)
+            + self.index.heap_bytes()
+    }
+
     /// Indexes the current ones of `facts` (superseded versions are dropped).
     pub fn new(facts: Vec<MemoryFact>) -> Self {
         let facts: Vec<MemoryFact> = facts.into_iter().filter(MemoryFact::is_current).collect();

@@ -18,6 +18,11 @@ pub(super) struct SlotIds {
 }
 
 impl SlotIds {
+    /// Bytes the table holds on the heap (a slot and a control byte per bucket).
+    pub(super) fn heap_bytes(&self) -> usize {
+        self.table.capacity() * (std::mem::size_of::<u32>() + 1)
+    }
+
     /// Every slot of `facts` filed by its fact's id (the last slot of an id given twice).
     pub(super) fn new(facts: &[MemoryFact]) -> Self {
         let mut ids = Self {

@@ -148,6 +148,29 @@ struct Prepared {
 }
 
 impl Namespace {
+    /// See [`InMemoryVectorStore::heap_bytes`].
+    fn heap_bytes(&self) -> usize {
+        use std::mem::size_of;
+        let records: usize = self
+            .records
+            .iter()
+            .flatten()
+            .map(|r| {
+                // The id's text and counts, shared by the record and its key.
+                r.id.len()
+                    + 2 * size_of::<usize>()
+                    + r.content.capacity()
+                    + crate::heap::metadata(&r.metadata)
+            })
+            .sum();
+        self.ids.len() * (size_of::<(Arc<str>, u32)>() + crate::heap::BTREE_ENTRY)
+            + self.records.capacity() * size_of::<Option<Record>>()
+            + records
+            + self.free.capacity() * size_of::<u32>()
+            + self.sparse.heap_bytes()
+            + self.dense.heap_bytes()
+    }
+
     /// The slot of `id` and the id as the namespace keeps it (shared by its key and its
     /// record), taking a free slot for a new id.
     fn slot_for(&mut self, id: &str) -> Result<(u32, Arc<str>)> {
@@ -745,6 +768,18 @@ fn write_locked(
 }
 
 impl InMemoryVectorStore {
+    /// Bytes the store's namespaces hold on the heap, estimated (capacities; allocator
+    /// overhead not counted): documents, ids, metadata, the inverted index and the
+    /// vectors. For caches bounded by size; it walks every document and term of every
+    /// namespace (O(documents + terms)), so call it after a load or a batch of writes,
+    /// not on every search.
+    pub fn heap_bytes(&self) -> usize {
+        self.namespaces
+            .iter()
+            .map(|e| e.key().capacity() + e.value().read().heap_bytes())
+            .sum()
+    }
+
     /// What the dense searches of `namespace` have cost so far (all zero for a namespace
     /// that does not exist); see [`DenseStats`].
     pub async fn dense_stats(&self, namespace: &str) -> Result<DenseStats> {

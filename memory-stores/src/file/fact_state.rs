@@ -14,15 +14,14 @@
 //! fact, and there is at most one per the file's size in appended bytes.
 
 use std::collections::HashMap;
-use std::fmt;
 use std::fs;
 use std::io::ErrorKind;
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
+use crate::lru::Lru;
 use agentmemory_core::store_support::RankedFacts;
 use agentmemory_core::{MemoryError, MemoryFact, Result};
-use parking_lot::Mutex;
 use serde::{Deserialize, Serialize};
 
 use super::atomic::{read_doc_up_to, remove, write_doc};
@@ -32,8 +31,6 @@ const FORMAT: &str = "agentmem.facts";
 /// The facts file version this build writes: 2 names the generation its log follows
 /// (`log`); version 1 files (no log) are read as they are.
 const FILE_VERSION: u32 = 2;
-/// Users whose facts are kept at most; past it the map starts over.
-const MAX_USERS: usize = 1024;
 
 /// The document in a user's facts file.
 #[derive(Serialize, Deserialize)]
@@ -259,17 +256,18 @@ impl Kept {
     }
 }
 
-/// The kept facts of recently used users.
-#[derive(Default)]
+/// The kept facts of recently used users, bounded by bytes
+/// ([`CacheBudget::facts`](crate::CacheBudget), least recently used evicted first).
+#[derive(Debug)]
 pub(super) struct KeptFacts {
-    users: Mutex<HashMap<String, Kept>>,
+    users: Lru<Kept>,
 }
 
-impl fmt::Debug for KeptFacts {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("KeptFacts")
-            .field("users", &self.users.lock().len())
-            .finish()
+impl Default for KeptFacts {
+    fn default() -> Self {
+        Self {
+            users: Lru::new(crate::CacheBudget::from_env().facts),
+        }
     }
 }
 
@@ -278,7 +276,7 @@ impl KeptFacts {
     /// again otherwise. Called holding the user's file lock.
     pub(super) fn take_or_load(&self, paths: &Paths, user: &str) -> Result<Kept> {
         let stamp = Stamp::of(paths)?;
-        match self.users.lock().remove(user) {
+        match self.users.remove(user) {
             Some(kept) if kept.stamp == stamp => Ok(kept),
             _ => Ok(load(paths, user)?.into()),
         }
@@ -286,15 +284,19 @@ impl KeptFacts {
 
     /// Keeps `kept` for the user.
     pub(super) fn put(&self, user: &str, kept: Kept) {
-        let mut users = self.users.lock();
-        if users.len() >= MAX_USERS && !users.contains_key(user) {
-            users.clear();
-        }
-        users.insert(user.to_owned(), kept);
+        let bytes = kept.ranked.heap_bytes()
+            + kept.generation.as_ref().map_or(0, String::capacity)
+            + std::mem::size_of::<Kept>();
+        self.users.insert(user, kept, bytes);
     }
 
     /// Drops what is kept for the user (their files are being rewritten).
     pub(super) fn forget(&self, user: &str) {
-        self.users.lock().remove(user);
+        self.users.remove(user);
+    }
+
+    /// Changes the budget (evicting what no longer fits).
+    pub(super) fn set_budget(&self, budget: usize) {
+        self.users.set_budget(budget);
     }
 }

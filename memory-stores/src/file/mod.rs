@@ -74,8 +74,8 @@ pub const DEFAULT_FACT_LOG_LIMIT: u64 = 256 * 1024;
 struct Inner {
     root: PathBuf,
     locks: DashMap<PathBuf, Arc<Mutex<()>>>,
-    /// Search indexes of vector namespaces, by namespace.
-    indexes: DashMap<String, Arc<vectors::IndexSlot>>,
+    /// Search indexes of recently used vector namespaces, by namespace, bounded by bytes.
+    indexes: crate::lru::Lru<Arc<vectors::IndexSlot>>,
     /// Documents read from namespace files (see [`FileStore::documents_read`]).
     documents_read: std::sync::atomic::AtomicU64,
     /// Each recently used user's current facts, indexed.
@@ -125,7 +125,7 @@ impl FileStore {
             inner: Arc::new(Inner {
                 root,
                 locks: DashMap::new(),
-                indexes: DashMap::new(),
+                indexes: crate::lru::Lru::new(crate::CacheBudget::from_env().indexes),
                 documents_read: Default::default(),
                 kept: Default::default(),
             }),
@@ -142,6 +142,19 @@ impl FileStore {
     /// reopening faster, a larger one rewrites less often.
     pub fn with_fact_log_limit(mut self, bytes: u64) -> Self {
         self.fact_log_limit = bytes;
+        self
+    }
+
+    /// Bounds the store's caches by `budget`: the kept facts of recently used users and
+    /// the search index of recently used document namespaces, least recently used
+    /// evicted first (and read again from their files at their next use). Without it the
+    /// store uses [`CacheBudget::from_env`](crate::CacheBudget::from_env) (32 MiB of
+    /// facts and 128 MiB of indexes unless `AGENTMEM_FACT_CACHE_BYTES` /
+    /// `AGENTMEM_INDEX_CACHE_BYTES` say otherwise). The caches are shared with `self`'s
+    /// clones, which get the budget too.
+    pub fn with_cache_budget(self, budget: crate::CacheBudget) -> Self {
+        self.inner.kept.set_budget(budget.facts);
+        self.inner.indexes.set_budget(budget.indexes);
         self
     }
 

@@ -82,6 +82,8 @@ struct Built {
 #[derive(Debug, Default)]
 pub(super) struct IndexSlot {
     built: tokio::sync::Mutex<Option<Built>>,
+    /// When its size is due to be measured again.
+    remeasure: crate::lru::Remeasure,
 }
 
 /// What a write did to a namespace's documents, for its search index.
@@ -155,13 +157,29 @@ impl FileStore {
 
     /// The index slot of `namespace` (created empty).
     fn index_slot(&self, namespace: &str) -> Arc<IndexSlot> {
-        Arc::clone(
+        self.inner
+            .indexes
+            .get_or_insert_with(namespace, 0, Default::default)
+    }
+
+    /// Notes `changed` documents applied to `slot`'s index (all of them when `rebuilt`)
+    /// and files its size when due (see `lru::Remeasure`).
+    async fn charge(
+        &self,
+        namespace: &str,
+        slot: &Arc<IndexSlot>,
+        index: &InMemoryVectorStore,
+        changed: usize,
+        rebuilt: bool,
+    ) -> Result<()> {
+        if slot.remeasure.changed(changed) || rebuilt {
+            let held = index.len(INDEX_NAMESPACE).await?;
+            slot.remeasure.measured(held);
             self.inner
                 .indexes
-                .entry(namespace.to_owned())
-                .or_default()
-                .value(),
-        )
+                .resize(namespace, index.heap_bytes(), |s| Arc::ptr_eq(s, slot));
+        }
+        Ok(())
     }
 
     /// Loads, changes and saves one namespace's file under its lock (`f` says whether it
@@ -232,19 +250,27 @@ impl FileStore {
             })
             .await?;
         if let Some(kept) = kept.filter(|k| k.stamp == before && after.is_some()) {
-            let updated = match change {
-                Change::Nothing => true,
+            let (updated, changed) = match change {
+                Change::Nothing => (true, 0),
                 Change::Upserted(docs) => {
-                    kept.index.upsert_batch(INDEX_NAMESPACE, docs).await.is_ok()
+                    let n = docs.len();
+                    let done = kept.index.upsert_batch(INDEX_NAMESPACE, docs).await;
+                    (done.is_ok(), n)
                 }
-                Change::Deleted(ids) => kept.index.delete(INDEX_NAMESPACE, &ids).await.is_ok(),
-                Change::Other => false,
+                Change::Deleted(ids) => {
+                    let done = kept.index.delete(INDEX_NAMESPACE, &ids).await;
+                    (done.is_ok(), ids.len())
+                }
+                Change::Other => (false, 0),
             };
             if updated {
+                let index = Arc::clone(&kept.index);
                 *built = Some(Built {
                     stamp: after,
                     index: kept.index,
                 });
+                // The write stands whatever measuring says.
+                let _ = self.charge(namespace, &slot, &index, changed, false).await;
             }
         }
         out
@@ -299,6 +325,7 @@ impl FileStore {
             stamp,
             index: Arc::clone(&index),
         });
+        self.charge(namespace, &slot, &index, 0, true).await?;
         Ok(Some(index))
     }
 

@@ -313,6 +313,18 @@ impl PostgresStore {
         Ok(())
     }
 
+    /// Bounds the store's cache of indexed facts (recently used users, least recently
+    /// used evicted first and read again from the database at their next use) by
+    /// `budget.facts` bytes. PostgreSQL searches documents in the database and keeps no
+    /// index per namespace, so `budget.indexes` is unused here. Without it the store uses
+    /// [`CacheBudget::from_env`](crate::CacheBudget::from_env) (32 MiB of facts unless
+    /// `AGENTMEM_FACT_CACHE_BYTES` says otherwise). The cache is shared with `self`'s
+    /// clones, which get the budget too.
+    pub fn with_cache_budget(self, budget: crate::CacheBudget) -> Self {
+        self.fact_cache.set_budget(budget.facts);
+        self
+    }
+
     /// How many connections the pool holds now (in use or idle), and its largest size.
     pub fn pool_status(&self) -> (usize, usize) {
         let status = self.pool.status();

@@ -184,10 +184,9 @@ pub struct RedisStore {
     policy: FactPolicy,
     /// Each recently searched user's facts, indexed (see `fact_cache`).
     fact_cache: std::sync::Arc<crate::fact_cache::FactCache>,
-    /// Search indexes of vector namespaces, by namespace (shared by clones).
-    indexes: std::sync::Arc<
-        std::sync::Mutex<std::collections::HashMap<String, std::sync::Arc<vectors::CachedIndex>>>,
-    >,
+    /// Search indexes of recently used vector namespaces, by namespace, bounded by bytes
+    /// (shared by clones).
+    indexes: std::sync::Arc<crate::lru::Lru<std::sync::Arc<vectors::CachedIndex>>>,
     /// Documents read from Redis (see [`RedisStore::documents_read`]).
     documents_read: std::sync::Arc<std::sync::atomic::AtomicU64>,
 }
@@ -274,11 +273,26 @@ impl RedisStore {
             timeout: options.response_timeout + options.connect_timeout,
             policy: options.fact_policy,
             fact_cache: Default::default(),
-            indexes: Default::default(),
+            indexes: std::sync::Arc::new(crate::lru::Lru::new(
+                crate::CacheBudget::from_env().indexes,
+            )),
             documents_read: Default::default(),
         };
         store.migrate_layout().await?;
         Ok(store)
+    }
+
+    /// Bounds the store's caches by `budget`: the indexed facts of recently used users
+    /// and the search index of recently used document namespaces, least recently used
+    /// evicted first (and read again from Redis at their next use). Without it the store
+    /// uses [`CacheBudget::from_env`](crate::CacheBudget::from_env) (32 MiB of facts and
+    /// 128 MiB of indexes unless `AGENTMEM_FACT_CACHE_BYTES` /
+    /// `AGENTMEM_INDEX_CACHE_BYTES` say otherwise). The caches are shared with `self`'s
+    /// clones, which get the budget too.
+    pub fn with_cache_budget(self, budget: crate::CacheBudget) -> Self {
+        self.fact_cache.set_budget(budget.facts);
+        self.indexes.set_budget(budget.indexes);
+        self
     }
 
     /// The next connection, round robin.

@@ -139,6 +139,8 @@ return redis.call('ZRANGEBYLEX', KEYS[2], '[' .. ARGV[1], '(' .. ARGV[2])
 pub(super) struct CachedIndex {
     built: std::sync::Mutex<Option<Built>>,
     updating: tokio::sync::Mutex<()>,
+    /// When its size is due to be measured again.
+    remeasure: crate::lru::Remeasure,
 }
 
 /// An index and the version of the namespace it holds.
@@ -270,8 +272,27 @@ impl RedisStore {
 
     /// The cache entry of `namespace` (created empty).
     fn cache_entry(&self, namespace: &str) -> Arc<CachedIndex> {
-        let mut map = self.indexes.lock().unwrap_or_else(PoisonError::into_inner);
-        Arc::clone(map.entry(namespace.to_owned()).or_default())
+        self.indexes
+            .get_or_insert_with(namespace, 0, Default::default)
+    }
+
+    /// Notes `changed` documents applied to `entry`'s index (all of them when `rebuilt`)
+    /// and files its size when due (see `lru::Remeasure`).
+    async fn charge(
+        &self,
+        namespace: &str,
+        entry: &Arc<CachedIndex>,
+        index: &InMemoryVectorStore,
+        changed: usize,
+        rebuilt: bool,
+    ) -> Result<()> {
+        if entry.remeasure.changed(changed) || rebuilt {
+            let held = index.len(INDEX_NAMESPACE).await?;
+            entry.remeasure.measured(held);
+            self.indexes
+                .resize(namespace, index.heap_bytes(), |e| Arc::ptr_eq(e, entry));
+        }
+        Ok(())
     }
 
     /// What changed in `namespace` since `since`.
@@ -296,7 +317,7 @@ impl RedisStore {
     async fn rebuild(
         &self,
         namespace: &str,
-        entry: &CachedIndex,
+        entry: &Arc<CachedIndex>,
     ) -> Result<Arc<InMemoryVectorStore>> {
         let keys = self.document_keys(namespace);
         let mut pipe = redis::pipe();
@@ -324,6 +345,7 @@ impl RedisStore {
             version: version.unwrap_or(0),
             index: Arc::clone(&index),
         });
+        self.charge(namespace, entry, &index, 0, true).await?;
         Ok(index)
     }
 
@@ -404,6 +426,8 @@ impl RedisStore {
             version,
             index: Arc::clone(&built.index),
         });
+        self.charge(namespace, &entry, &built.index, ids.len(), false)
+            .await?;
         Ok(built.index)
     }
 }

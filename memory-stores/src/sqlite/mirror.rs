@@ -25,8 +25,14 @@
 //! That build is one batch upsert of the namespace's rows, which the core store analyses
 //! in parallel before indexing (about 0.3 s of CPU for 100,000 short documents; see
 //! `benches/documents.rs`, `open_and_load_index`).
+//!
+//! The mirrors are bounded by bytes ([`CacheBudget::indexes`](crate::CacheBudget), 128 MiB
+//! by default): the least recently used namespaces are dropped (see `lru`) and mirrored
+//! again from the table when next used. A mirror's size is measured
+//! ([`InMemoryVectorStore::heap_bytes`]) after a load and again once the documents
+//! changed since the last measure reach an eighth of those it held then, so measuring
+//! costs O(1) per document written, and a recorded size lags at most by that eighth.
 
-use std::collections::HashMap;
 use std::sync::atomic::{AtomicI64, Ordering};
 use std::sync::Arc;
 
@@ -36,6 +42,7 @@ use rusqlite::types::{FromSqlError, ValueRef};
 use rusqlite::{params, Connection, OptionalExtension};
 
 use super::on;
+use crate::lru::{Lru, Remeasure};
 
 /// The namespace used inside each mirror's [`InMemoryVectorStore`] (one per SQLite namespace).
 pub(crate) const INNER: &str = "documents";
@@ -50,6 +57,8 @@ pub(crate) struct Mirror {
     applied: AtomicI64,
     /// Held while the mirror is loaded, caught up or written through.
     pub(crate) sync: tokio::sync::Mutex<()>,
+    /// When its size is due to be measured again.
+    remeasure: Remeasure,
 }
 
 impl Mirror {
@@ -58,6 +67,7 @@ impl Mirror {
             docs: InMemoryVectorStore::new(),
             applied: AtomicI64::new(UNLOADED),
             sync: tokio::sync::Mutex::new(()),
+            remeasure: Remeasure::default(),
         }
     }
 
@@ -80,31 +90,61 @@ impl Mirror {
     }
 }
 
-/// The mirrors of the namespaces used so far by this store.
-#[derive(Default)]
+/// The mirrors of the namespaces used lately by this store, bounded by bytes.
 pub(crate) struct Mirrors {
-    map: parking_lot::Mutex<HashMap<String, Arc<Mirror>>>,
+    map: Lru<Arc<Mirror>>,
+}
+
+impl Default for Mirrors {
+    fn default() -> Self {
+        Self {
+            map: Lru::new(crate::CacheBudget::from_env().indexes),
+        }
+    }
 }
 
 impl Mirrors {
+    /// Changes the budget (evicting what no longer fits).
+    pub(crate) fn set_budget(&self, budget: usize) {
+        self.map.set_budget(budget);
+    }
+
+    /// What the mirrors hold.
+    #[cfg(test)]
+    pub(crate) fn stats(&self) -> crate::lru::LruStats {
+        self.map.stats()
+    }
+
     /// The namespace's mirror, created (unloaded) if needed.
     pub(crate) fn get(&self, namespace: &str) -> Arc<Mirror> {
-        let mut map = self.map.lock();
-        if let Some(m) = map.get(namespace) {
-            return Arc::clone(m);
-        }
-        let m = Arc::new(Mirror::new());
-        map.insert(namespace.to_owned(), Arc::clone(&m));
-        m
+        self.map
+            .get_or_insert_with(namespace, 0, || Arc::new(Mirror::new()))
     }
 
     /// The namespace's mirror if it has been loaded (writes to other namespaces skip it).
     pub(crate) fn loaded(&self, namespace: &str) -> Option<Arc<Mirror>> {
-        self.map
-            .lock()
-            .get(namespace)
-            .filter(|m| m.is_loaded())
-            .map(Arc::clone)
+        self.map.get_if(namespace, |m| m.is_loaded())
+    }
+
+    /// Applies `delta` to `mirror`, the namespace's (whose `sync` lock the caller holds),
+    /// then measures it when due and files its size.
+    pub(crate) async fn apply(&self, namespace: &str, mirror: &Mirror, delta: Delta) -> Result<()> {
+        let (full, changed) = match &delta {
+            Delta::Current => return Ok(()),
+            Delta::Full { documents, .. } => (true, documents.len()),
+            Delta::Changes {
+                upserted, removed, ..
+            } => (false, upserted.len() + removed.len()),
+        };
+        apply(mirror, delta).await?;
+        if mirror.remeasure.changed(changed) || full {
+            let held = mirror.docs.len(INNER).await?;
+            let bytes = mirror.docs.heap_bytes();
+            mirror.remeasure.measured(held);
+            self.map
+                .resize(namespace, bytes, |m| std::ptr::eq(Arc::as_ptr(m), mirror));
+        }
+        Ok(())
     }
 }
 
@@ -249,7 +289,7 @@ fn wrong_type(column: usize, v: ValueRef<'_>, e: FromSqlError) -> rusqlite::Erro
 }
 
 /// Applies `delta` to `mirror` (whose `sync` lock the caller holds).
-pub(crate) async fn apply(mirror: &Mirror, delta: Delta) -> Result<()> {
+async fn apply(mirror: &Mirror, delta: Delta) -> Result<()> {
     match delta {
         Delta::Current => Ok(()),
         Delta::Full { last, documents } => {

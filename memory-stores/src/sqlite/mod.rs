@@ -10,11 +10,14 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
+use crate::CacheBudget;
 use agentmemory_core::{FactPolicy, MemoryError, Result};
 use rusqlite::{Connection, OpenFlags};
 use tokio::sync::{Mutex, OwnedSemaphorePermit, Semaphore};
 
 mod body;
+#[cfg(test)]
+mod budget_tests;
 mod busy;
 mod conversation;
 mod fact_snapshot;
@@ -139,6 +142,18 @@ impl SqliteStore {
     /// The connections stay shared with `self`'s clones.
     pub fn with_policy(mut self, policy: FactPolicy) -> Self {
         self.policy = policy;
+        self
+    }
+
+    /// Bounds the store's caches by `budget`: the indexed facts of recently used users
+    /// and the in-memory search index of recently used document namespaces, least
+    /// recently used evicted first (and read again from the database at their next use).
+    /// Without it the store uses [`CacheBudget::from_env`] (32 MiB of facts and 128 MiB
+    /// of indexes unless `AGENTMEM_FACT_CACHE_BYTES` / `AGENTMEM_INDEX_CACHE_BYTES` say
+    /// otherwise). The caches are shared with `self`'s clones, which get the budget too.
+    pub fn with_cache_budget(self, budget: CacheBudget) -> Self {
+        self.inner.fact_cache.set_budget(budget.facts);
+        self.inner.mirrors.set_budget(budget.indexes);
         self
     }
 

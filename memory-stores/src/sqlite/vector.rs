@@ -134,7 +134,7 @@ impl SqliteStore {
     /// a catch-up. A failure leaves the mirror to be rebuilt; the write itself stands.
     async fn write_through(&self, namespace: &str, m: &Mirror, before: i64, delta: Delta) {
         let result = if m.applied() == before {
-            mirror::apply(m, delta).await
+            self.mirrors().apply(namespace, m, delta).await
         } else {
             self.catch_up(namespace, m).await
         };
@@ -154,7 +154,7 @@ impl SqliteStore {
                 mirror::delta(conn, label, &ns, applied)
             })
             .await?;
-        mirror::apply(m, delta).await
+        self.mirrors().apply(namespace, m, delta).await
     }
 
     /// The namespace's mirror, loaded and current with every committed write.
