@@ -101,6 +101,50 @@ async fn facts_from_one_turn_reach_the_preamble_of_the_next() {
 }
 
 #[tokio::test]
+async fn earlier_messages_reach_the_preamble_with_an_episode_store() {
+    let model = MockCompletionModel::from_turns([
+        MockTurn::text("Lovely, enjoy it."),
+        MockTurn::text("The one with the blue door."),
+    ]);
+    let facts = Arc::new(InMemoryUserMemoryStore::new());
+    let episodes = Arc::new(agentmemory::episodes::InMemoryEpisodeStore::new());
+    let memory = RigMemory::builder(facts, Arc::new(InMemoryConversationStore::new()))
+        .episodes(episodes.clone())
+        .build();
+    let agent = AgentBuilder::new(model.clone()).preamble(PREAMBLE).build();
+    let dana = memory.user("dana").unwrap();
+
+    // Nothing a rule reads as a fact: only the message itself can bring it back.
+    let (run, _) = dana
+        .prepare(
+            &agent,
+            "dana-1",
+            "We booked the little guesthouse with the blue door in Porto for October",
+        )
+        .await
+        .unwrap();
+    run.run().await.unwrap();
+    assert_eq!(
+        agentmemory::episodes::EpisodeStore::len(episodes.as_ref(), "dana")
+            .await
+            .unwrap(),
+        2
+    );
+
+    let (run, hook) = dana
+        .prepare(&agent, "dana-2", "Which guesthouse in Porto did we book?")
+        .await
+        .unwrap();
+    run.run().await.unwrap();
+    let sent = model.requests();
+    let system = sent[1].system_instructions().unwrap_or_default();
+    assert!(system.contains("blue door"), "{system}");
+    let report = hook.report();
+    assert!(!report.episodes.is_empty(), "{report:?}");
+    assert!(report.errors.is_empty(), "{:?}", report.errors);
+}
+
+#[tokio::test]
 async fn the_session_store_carries_the_conversation_and_refuses_another_user() {
     let rig = rig([
         MockTurn::text("Lyon is lovely."),

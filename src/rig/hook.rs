@@ -2,7 +2,9 @@
 
 use std::sync::{Arc, Mutex};
 
+use agentmemory_core::episodes::{Episode, EpisodeStore, ScoredEpisode};
 use agentmemory_core::facts::{FactChange, ScoredFact};
+use agentmemory_core::recall::{recall, RecallRequest};
 use agentmemory_core::render::facts_block;
 use agentmemory_core::Message;
 use rig_agent::agent::{
@@ -18,6 +20,8 @@ use super::{convert, extract, ExtractWhen, RigMemory};
 pub struct MemoryReport {
     /// The facts rendered into the preamble of the last model call, best first.
     pub injected: Vec<ScoredFact>,
+    /// The episodes (earlier messages) rendered there, best first (with an episode store).
+    pub episodes: Vec<ScoredEpisode>,
     /// The memory block as the model saw it.
     pub memory_block: Option<String>,
     /// What extraction changed in the user's facts (ignored candidates included).
@@ -99,6 +103,9 @@ impl MemoryHook {
     /// The memory block for `query`, if any fact is relevant.
     async fn block_for(&self, query: &str) -> Option<String> {
         let shared = self.memory.shared();
+        if let Some(episodes) = &shared.episodes {
+            return self.recalled_block(query, episodes.as_ref()).await;
+        }
         let facts = match shared
             .facts
             .search(&self.user_id, query, shared.config.top_k)
@@ -119,6 +126,53 @@ impl MemoryHook {
         report.injected = included;
         report.memory_block = Some(block.clone());
         Some(block)
+    }
+
+    /// The block a session renders: facts and episodes by relevance, in one cap.
+    async fn recalled_block(&self, query: &str, episodes: &dyn EpisodeStore) -> Option<String> {
+        let shared = self.memory.shared();
+        let mut request = RecallRequest::new(&self.user_id, query);
+        request.top_k = shared.config.top_k;
+        request.episodes = shared.config.episodes;
+        request.max_tokens = shared.config.memory_block_tokens;
+        request.conversation_id = self.conversation.clone();
+        let recalled = recall(
+            shared.facts.as_ref(),
+            episodes,
+            &request,
+            shared.counter.as_ref(),
+        )
+        .await;
+        if let Some(e) = recalled.facts_error {
+            self.failed("memory search", e);
+        }
+        if let Some(e) = recalled.episodes_error {
+            self.failed("episode search", e);
+        }
+        let block = recalled.block?;
+        let mut report = self.lock();
+        report.injected = block.facts;
+        report.episodes = block.episodes;
+        report.memory_block = Some(block.text.clone());
+        Some(block.text)
+    }
+
+    /// Keeps the turn's user message and reply as episodes.
+    async fn keep_episodes(&self, user: &Message, reply: &Message) {
+        let Some(episodes) = &self.memory.shared().episodes else {
+            return;
+        };
+        let conversation = self
+            .conversation
+            .as_deref()
+            .unwrap_or(super::session::AGENT);
+        let kept = vec![
+            Episode::from_message(&self.user_id, conversation, user),
+            Episode::from_message(&self.user_id, conversation, reply).answering(&user.text()),
+        ];
+        if let Err(e) = episodes.add(&self.user_id, kept).await {
+            self.failed("keeping the turn as episodes", e);
+        }
     }
 
     async fn extract_turn(&self, messages: &[Arc<rig_core::message::Message>], reply: String) {
@@ -175,13 +229,20 @@ impl AgentHook for MemoryHook {
     }
 
     async fn on_run_settled(&self, _ctx: &HookContext, event: RunSettled<'_>) {
-        if self.memory.shared().config.extract_when != ExtractWhen::EachTurn {
-            return;
-        }
         let (SettledOutcome::Response(response), Some(messages)) = (event.outcome, event.messages)
         else {
             return;
         };
+        if self.memory.shared().episodes.is_some() {
+            if let Some(user) = messages.iter().find(|m| convert::user_text(m).is_some()) {
+                let user = convert::to_agentmem(user);
+                self.keep_episodes(&user, &Message::assistant(response.output()))
+                    .await;
+            }
+        }
+        if self.memory.shared().config.extract_when != ExtractWhen::EachTurn {
+            return;
+        }
         self.extract_turn(messages, response.output()).await;
     }
 }

@@ -88,6 +88,7 @@ mod user;
 
 use std::sync::Arc;
 
+use agentmemory_core::episodes::EpisodeStore;
 use agentmemory_core::extract::{FactExtractor, RuleExtractor};
 use agentmemory_core::tokens::{HeuristicCounter, TokenCounter};
 use agentmemory_core::{ConversationStore, KvStore, UserMemoryStore};
@@ -125,6 +126,9 @@ pub struct RigMemoryConfig {
     /// [`SessionConfig::summary_tokens`](agentmemory_core::session::SessionConfig),
     /// 1,000).
     pub summary_tokens: usize,
+    /// How many earlier messages (episodes) join the memory block, with an episode store
+    /// given to [`RigMemoryBuilder::episodes`] (default 5, as a session recalls).
+    pub episodes: usize,
 }
 
 impl Default for RigMemoryConfig {
@@ -134,6 +138,7 @@ impl Default for RigMemoryConfig {
             top_k: 5,
             extract_when: ExtractWhen::EachTurn,
             summary_tokens: agentmemory_core::session::SessionConfig::default().summary_tokens,
+            episodes: 5,
         }
     }
 }
@@ -143,6 +148,7 @@ pub(crate) struct Shared {
     pub(crate) facts: Arc<dyn UserMemoryStore>,
     pub(crate) log: Arc<dyn ConversationStore>,
     pub(crate) files: Option<Arc<dyn KvStore>>,
+    pub(crate) episodes: Option<Arc<dyn EpisodeStore>>,
     pub(crate) extractor: Arc<dyn FactExtractor>,
     pub(crate) counter: Arc<dyn TokenCounter>,
     pub(crate) config: RigMemoryConfig,
@@ -177,6 +183,7 @@ impl RigMemory {
             facts,
             log,
             files: None,
+            episodes: None,
             extractor: None,
             counter: None,
             config: RigMemoryConfig::default(),
@@ -221,6 +228,7 @@ pub struct RigMemoryBuilder {
     facts: Arc<dyn UserMemoryStore>,
     log: Arc<dyn ConversationStore>,
     files: Option<Arc<dyn KvStore>>,
+    episodes: Option<Arc<dyn EpisodeStore>>,
     extractor: Option<Arc<dyn FactExtractor>>,
     counter: Option<Arc<dyn TokenCounter>>,
     config: RigMemoryConfig,
@@ -231,6 +239,21 @@ impl RigMemoryBuilder {
     /// `files`; without it the [`SessionStore`] refuses file calls.
     pub fn files(mut self, files: Arc<dyn KvStore>) -> Self {
         self.files = Some(files);
+        self
+    }
+
+    /// Keeps every settled turn's user message and reply as episodes in `episodes` and
+    /// recalls them beside the facts, in the block a [`Session`](agentmemory_core::Session)
+    /// renders ([`recall`](agentmemory_core::recall::recall)): what the user said before,
+    /// with its date, not only the facts taken from it.
+    pub fn episodes(mut self, episodes: Arc<dyn EpisodeStore>) -> Self {
+        self.episodes = Some(episodes);
+        self
+    }
+
+    /// How many episodes join the memory block (with [`episodes`](Self::episodes)).
+    pub fn recall_episodes(mut self, count: usize) -> Self {
+        self.config.episodes = count;
         self
     }
 
@@ -277,6 +300,7 @@ impl RigMemoryBuilder {
                 facts: self.facts,
                 log: self.log,
                 files: self.files,
+                episodes: self.episodes,
                 extractor: self
                     .extractor
                     .unwrap_or_else(|| Arc::new(RuleExtractor::new())),
