@@ -106,7 +106,10 @@ pub use mcp::{serve_stdio, MemoryMcp};
 pub use mcp_graph::{serve_stdio as serve_graph_stdio, GraphMcp};
 use metrics::Metrics;
 pub use service::MemoryService;
-pub use settings::{ServerSettings, SettingsError, DEFAULT_WINDOW_SIZE};
+pub use settings::{
+    ServerSettings, SettingsError, DEFAULT_EXTRACTION_CONCURRENCY, DEFAULT_EXTRACTION_QUEUE,
+    DEFAULT_WINDOW_SIZE,
+};
 pub use tenant::{Tenant, TenantNameError};
 
 /// Default largest request body: 1 MiB.
