@@ -2,6 +2,7 @@
 //! that bumps the conversation's `last_seq` with `UPDATE ... RETURNING` (the row lock
 //! serialises concurrent appenders, in any process) and inserts the batch with `unnest`.
 
+use agentmemory_core::conversation::{ConversationSummary, Owner};
 use agentmemory_core::{ConversationEvent, ConversationStore, MemoryError, Result, StoredEvent};
 use async_trait::async_trait;
 use chrono::Utc;
@@ -184,6 +185,56 @@ impl ConversationStore for PostgresStore {
                 .map_err(on(op))?;
             rows.iter()
                 .map(|r| r.try_get::<_, String>(0).map_err(on(op)))
+                .collect()
+        })
+        .await
+    }
+
+    /// One query counted by the server (the events' type read in place from `jsonb`),
+    /// instead of sending every event of every log to the client to decode.
+    async fn conversation_summaries(&self) -> Result<Vec<ConversationSummary>> {
+        let op = "summarise conversations";
+        self.bounded(op, async {
+            let client = self.client(op).await?;
+            let events = self.table("events");
+            let sql = format!(
+                "WITH counts AS ( \
+                     SELECT conversation_id, count(*) AS events, \
+                            count(*) FILTER (WHERE body->>'type' = 'message') AS messages, \
+                            max(seq) AS last \
+                     FROM {events} GROUP BY conversation_id), \
+                 owners AS ( \
+                     SELECT DISTINCT ON (conversation_id) conversation_id, \
+                            body->>'user_id' AS user_id, body->>'agent' AS agent \
+                     FROM {events} WHERE body->>'type' = 'started' \
+                     ORDER BY conversation_id, seq DESC) \
+                 SELECT c.conversation_id, c.events, c.messages, e.at_us, o.user_id, o.agent \
+                 FROM counts c \
+                 JOIN {events} e ON e.conversation_id = c.conversation_id AND e.seq = c.last \
+                 LEFT JOIN owners o ON o.conversation_id = c.conversation_id \
+                 ORDER BY c.conversation_id COLLATE \"C\""
+            );
+            let rows = client.query(&sql, &[]).await.map_err(on(op))?;
+            rows.iter()
+                .map(|r| {
+                    let id: String = r.try_get(0).map_err(on(op))?;
+                    let events: i64 = r.try_get(1).map_err(on(op))?;
+                    let messages: i64 = r.try_get(2).map_err(on(op))?;
+                    let at: i64 = r.try_get(3).map_err(on(op))?;
+                    let user_id: Option<String> = r.try_get(4).map_err(on(op))?;
+                    let agent: Option<String> = r.try_get(5).map_err(on(op))?;
+                    let owner = user_id.map(|user_id| Owner {
+                        user_id,
+                        agent: agent.unwrap_or_default(),
+                    });
+                    Ok(ConversationSummary::new(
+                        id,
+                        owner,
+                        u64::try_from(events).unwrap_or(0),
+                        u64::try_from(messages).unwrap_or(0),
+                        Some(from_micros(at)),
+                    ))
+                })
                 .collect()
         })
         .await
