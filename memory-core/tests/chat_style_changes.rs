@@ -268,3 +268,21 @@ async fn a_habit_has_one_state_at_a_time_whatever_words_say_it() {
         "{facts:?}"
     );
 }
+
+#[tokio::test]
+async fn an_age_said_in_passing_replaces_the_last_one() {
+    let facts = current_after(&[
+        "as a 38 year old i should know better than to stay up this late",
+        "39 today!! the kids made me breakfast in bed",
+    ])
+    .await;
+    assert!(facts.iter().any(|f| f == "is 39 years old"), "{facts:?}");
+    assert!(!facts.iter().any(|f| f == "is 38 years old"), "{facts:?}");
+    // A number before "today" that is not the speaker's age stays out.
+    let facts = current_after(&[
+        "as a 52-year-old I'm new to running",
+        "200 today, a new record",
+    ])
+    .await;
+    assert!(facts.iter().any(|f| f == "is 52 years old"), "{facts:?}");
+}

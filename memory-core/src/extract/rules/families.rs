@@ -770,6 +770,45 @@ pub(crate) fn age_birthday(p: &Predicate) -> Vec<Found> {
     vec![rule.found(age.to_string())]
 }
 
+/// An age said in passing, as chat does: "46 today!", "as a 45 year old, I ...", "as a
+/// 45-year-old I ...". `words` is a clause with no subject of its own.
+pub(crate) fn age_in_passing(words: &[Word]) -> Vec<Found> {
+    let number = |w: &Word| {
+        w.lower
+            .parse::<u32>()
+            .ok()
+            .filter(|n| (1..=119).contains(n))
+    };
+    let age = match words {
+        // "46 today!!", "46 today and the kids made a cake" (a clause of its own): a
+        // birthday. Anything more ("20 today, 15 yesterday") is no age.
+        [n, today] if today.lower == "today" => number(n).filter(|n| *n >= 13),
+        // "as a 45 year old", "as a 45-year-old".
+        [as_, a, n, rest @ ..] if as_.lower == "as" && matches!(a.lower(), "a" | "an") => {
+            let (n, tail) = match n.lower.split_once('-') {
+                Some((digits, tail)) => (digits.parse::<u32>().ok(), tail.to_owned()),
+                None => (
+                    number(n),
+                    rest.iter()
+                        .take(2)
+                        .map(|w| w.lower())
+                        .collect::<Vec<_>>()
+                        .join("-"),
+                ),
+            };
+            n.filter(|n| (1..=119).contains(n) && tail.starts_with("year-old"))
+        }
+        _ => None,
+    };
+    match age {
+        Some(age) => {
+            let rule = Rule::pos("", "age", 0.8, "is {} years old", Kind::Thing);
+            vec![rule.found(age.to_string())]
+        }
+        None => Vec::new(),
+    }
+}
+
 /// `birthday` from "my birthday is (on) X".
 pub(crate) fn my_birthday(words: &[Word]) -> Vec<Found> {
     let Some(n) = match_prefix(words, "birthday is on|in?") else {

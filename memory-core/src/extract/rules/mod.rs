@@ -314,6 +314,9 @@ fn analyse_clause(words: &[Word]) -> Vec<Found> {
             if found.is_empty() {
                 found.extend(families::as_a_diet(words));
             }
+            if found.is_empty() {
+                found.extend(families::age_in_passing(words));
+            }
         }
     }
     found
