@@ -9,7 +9,6 @@ use crate::facts::{Polarity, Transition};
 
 use super::clause::Word;
 use super::families::Predicate;
-use super::lexicon::DIETS;
 use super::pattern::{first_match, match_prefix, Found, Rule};
 use super::tables::{ANIMAL_FOODS, DIET_ITEMS};
 use super::value::{clean, split_list, Kind};
@@ -236,23 +235,6 @@ pub(crate) fn state_change(p: &Predicate) -> Vec<Found> {
             .collect();
         if !foods.is_empty() {
             return foods;
-        }
-    }
-    // "I switched to a vegan diet", "I went vegan".
-    if let Some(n) = match_prefix(w, "switched|went|turned|became|gone a|an?") {
-        let n = if w.get(n).is_some_and(|x| x.lower == "to") {
-            n + 1
-        } else {
-            n
-        };
-        let n = if w.get(n).is_some_and(|x| matches!(x.lower(), "a" | "an")) {
-            n + 1
-        } else {
-            n
-        };
-        if let Some(d) = w.get(n).filter(|x| listed(DIETS, x.lower())) {
-            let rule = Rule::pos("", "diet", 0.85, "is {}", Kind::Thing);
-            return vec![rule.found(d.lower.to_string())];
         }
     }
     Vec::new()

@@ -228,10 +228,11 @@ pub(crate) fn diet(p: &Predicate) -> Vec<Found> {
     if p.negated {
         return Vec::new();
     }
-    // "went fully vegan", "turned vegetarian", "I'm doing keto", "have gone plant-based".
+    // "went fully vegan", "turned vegetarian", "I'm doing keto", "have gone plant-based",
+    // "switched to a vegan diet": a diet taken up, read as the diet now held.
     if let Some(n) = match_prefix(
         w,
-        "have|am? went|gone|going|turned|became|become|switched|doing|on to? fully|completely|full?",
+        "have|am? went|gone|going|turned|became|become|switched|doing|on to? a|an? fully|completely|full?",
     ) {
         if let Some(d) = w.get(n).filter(|x| listed(DIETS, x.lower())) {
             let rule = Rule::pos("", "diet", 0.85, "is {}", Kind::Thing);
