@@ -175,18 +175,13 @@ impl MemoryHook {
         }
     }
 
-    async fn extract_turn(&self, messages: &[Arc<rig_core::message::Message>], reply: String) {
-        let Some(user) = messages.iter().find(|m| convert::user_text(m).is_some()) else {
-            return;
-        };
-        let user = convert::to_agentmem(user);
-        let reply = Message::assistant(reply);
+    async fn extract_turn(&self, user: &Message, reply: &Message) {
         match extract::extract_and_reconcile(
             self.memory.shared(),
             &self.user_id,
             self.conversation.as_deref(),
-            &user,
-            Some(&reply),
+            user,
+            Some(reply),
         )
         .await
         {
@@ -229,20 +224,24 @@ impl AgentHook for MemoryHook {
     }
 
     async fn on_run_settled(&self, _ctx: &HookContext, event: RunSettled<'_>) {
+        let shared = self.memory.shared();
+        let extract = shared.config.extract_when == ExtractWhen::EachTurn;
+        if !extract && shared.episodes.is_none() {
+            return;
+        }
         let (SettledOutcome::Response(response), Some(messages)) = (event.outcome, event.messages)
         else {
             return;
         };
-        if self.memory.shared().episodes.is_some() {
-            if let Some(user) = messages.iter().find(|m| convert::user_text(m).is_some()) {
-                let user = convert::to_agentmem(user);
-                self.keep_episodes(&user, &Message::assistant(response.output()))
-                    .await;
-            }
-        }
-        if self.memory.shared().config.extract_when != ExtractWhen::EachTurn {
+        let Some(user) = messages.iter().find(|m| convert::user_text(m).is_some()) else {
             return;
+        };
+        // Converted once for both: the episodes kept and the facts extracted.
+        let user = convert::to_agentmem(user);
+        let reply = Message::assistant(response.output());
+        self.keep_episodes(&user, &reply).await;
+        if extract {
+            self.extract_turn(&user, &reply).await;
         }
-        self.extract_turn(messages, response.output()).await;
     }
 }
