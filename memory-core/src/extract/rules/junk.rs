@@ -141,16 +141,6 @@ pub(crate) fn retracts(lowered: &Lowered) -> bool {
     })
 }
 
-/// Whether the sentence is a joke ("I'm allergic to Mondays lol") or a set phrase / song
-/// line ("call me maybe").
-#[cfg(test)]
-pub(crate) fn is_joke_or_set_phrase(lowered: &Lowered) -> bool {
-    if lowered.joke_emoji || lowered.words().any(|x| listed(JOKE_MARKERS, x)) {
-        return true;
-    }
-    is_set_phrase(lowered)
-}
-
 /// Whether the sentence is a set phrase or song line ("I'm a barbie girl"); a joke
 /// marker is not looked at (see [`joked_clauses`]).
 pub(crate) fn is_set_phrase(lowered: &Lowered) -> bool {
@@ -216,6 +206,13 @@ pub(crate) fn joked_clauses(clauses: &[Vec<super::clause::Word>]) -> Vec<bool> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A whole sentence taken back: a joke marker or emoji anywhere, or a set phrase.
+    fn is_joke_or_set_phrase(lowered: &Lowered) -> bool {
+        lowered.joke_emoji
+            || lowered.words().any(|x| listed(JOKE_MARKERS, x))
+            || is_set_phrase(lowered)
+    }
 
     #[test]
     fn instructions_quotes_and_jokes() {
