@@ -54,7 +54,7 @@ use crate::dictionary::Dictionary;
 use crate::postings::{Block, Cursor, Decoded, PostingList, BLOCK};
 use crate::shared::Buf;
 use crate::text;
-use crate::tfidf::{document_counts, idf, inv_norm};
+use crate::tfidf::{document_counts, idf, inv_norm, Ubiquity};
 
 /// One term's postings in a [`SparseIndex`], with the block maxima of a long list.
 #[derive(Debug, Default)]
@@ -350,6 +350,9 @@ impl SparseIndex {
                 }
             }
         });
+        let df = |id: u32| self.terms[id as usize].postings.len();
+        let rule = Ubiquity::of(self.doc_count, known.iter().map(|&(id, _)| df(id)));
+        known.retain(|&(id, _)| rule.weighs(df(id)));
         let table = self.idf_table();
         let terms: Vec<(u32, f32)> = known
             .into_iter()
@@ -420,6 +423,9 @@ impl SparseIndex {
                 None => terms.push((self.dict.get(t), t.into(), 1.0)),
             }
         });
+        let df = |id: Option<u32>| id.map_or(0, |id| self.terms[id as usize].postings.len());
+        let rule = Ubiquity::of(self.doc_count, terms.iter().map(|(id, _, _)| df(*id)));
+        terms.retain(|(id, _, _)| rule.weighs(df(*id)));
         if terms.iter().all(|(id, _, _)| id.is_none()) {
             return;
         }
@@ -899,8 +905,12 @@ mod tests {
             }
         }
         let idf_of = |t: &str| idf(n, df.get(t).copied().unwrap_or(0));
-        let q: Vec<(String, f32)> = weighted_terms(query)
+        let df_of = |t: &str| df.get(t).copied().unwrap_or(0);
+        let query_terms = weighted_terms(query);
+        let rule = crate::tfidf::Ubiquity::of(n, query_terms.iter().map(|(t, _)| df_of(t)));
+        let q: Vec<(String, f32)> = query_terms
             .into_iter()
+            .filter(|(t, _)| rule.weighs(df_of(t)))
             .map(|(t, w)| {
                 let v = w * idf_of(&t);
                 (t, v)
@@ -1095,6 +1105,39 @@ mod tests {
             assert_top_matches(&got, &want, 10);
             assert!(calls < most, "{query}: scored {calls} of {df} documents");
         }
+    }
+
+    #[test]
+    fn a_speakers_name_on_most_lines_does_not_outweigh_the_words_that_answer() {
+        // A chat log: every line opens with its speaker's name. One of Ben's lines
+        // mentions the guitar Maya bought; Maya's own lines about other things must not
+        // outrank it because the question names her.
+        let mut idx = SparseIndex::new();
+        let mut corpus = BTreeMap::new();
+        for slot in 0..120u32 {
+            let text = match slot {
+                7 => "Ben: wait you bought a guitar?? a fender one?".to_owned(),
+                s if s % 2 == 0 => format!("Maya: day {s} was long, the weather was grey"),
+                s => format!("Ben: ok see you on day {s}"),
+            };
+            idx.insert(slot, &text);
+            corpus.insert(slot, text);
+        }
+        let (top, _) = top_k(&idx, "which guitar did Maya buy?", 3);
+        // Only the line that holds the answer's words matches: not every line of Maya's.
+        assert_eq!(top.iter().map(|&(_, s)| s).collect::<Vec<_>>(), [7], "{top:?}");
+        assert_top_matches(&top, &brute_force(&corpus, "which guitar did Maya buy?"), 3);
+        // The name alone is still searched by.
+        let (alone, _) = top_k(&idx, "Maya", 3);
+        assert_eq!(alone.len(), 3);
+        assert!(alone.iter().all(|&(_, s)| s % 2 == 0), "{alone:?}");
+        // Too few documents to tell: the name weighs as any word.
+        let mut small = SparseIndex::new();
+        small.insert(0, "Maya: I bought a lamp");
+        small.insert(1, "Ben: a guitar, nice");
+        small.insert(2, "Maya: the guitar was cheap");
+        let (top, _) = top_k(&small, "which guitar did Maya buy?", 1);
+        assert_eq!(top.first().map(|&(_, s)| s), Some(2));
     }
 
     #[test]

@@ -76,6 +76,64 @@ pub fn query_terms(query: &str) -> Vec<(String, f32)> {
     out
 }
 
+/// A namespace holds at least this many documents before a term can be
+/// [`ubiquitous`].
+pub const UBIQUITOUS_MIN_DOCS: usize = 50;
+
+/// A term held by more than this share of a namespace's documents is [`ubiquitous`].
+pub const UBIQUITOUS_SHARE: f64 = 0.3;
+
+/// Whether a term `df` of `n` documents hold is ubiquitous: in a namespace of at least
+/// [`UBIQUITOUS_MIN_DOCS`] documents, held by more than [`UBIQUITOUS_SHARE`] of them.
+/// Such a term weighs nothing in a query that has another known term that is not (see
+/// [`Ubiquity`]). Those are the speakers' names of a chat log ("Maya: …" on most lines),
+/// which a question names ("What did Maya buy?") and which would otherwise pull every
+/// line of that speaker above the one that answers. On conversations without such labels
+/// no content word comes near the share (the most frequent in the evaluation sets hold
+/// 0.2), so nothing else changes. Documents still weigh the term in their norm.
+///
+/// ```
+/// use agentmemory_index::tfidf::ubiquitous;
+///
+/// assert!(ubiquitous(300, 140));
+/// assert!(!ubiquitous(300, 60));
+/// assert!(!ubiquitous(10, 9), "too few documents to tell");
+/// ```
+pub fn ubiquitous(n: usize, df: usize) -> bool {
+    n >= UBIQUITOUS_MIN_DOCS && df as f64 > n as f64 * UBIQUITOUS_SHARE
+}
+
+/// Which of a query's terms weigh: all of them, or all but the [`ubiquitous`] ones when
+/// another known term is not ubiquitous. A query of ubiquitous words only ("Maya?") is
+/// searched by them, so a search never comes back empty because its words are common.
+///
+/// ```
+/// use agentmemory_index::tfidf::Ubiquity;
+///
+/// // "maya" in 150 of 300 documents, "guitar" in 3.
+/// let u = Ubiquity::of(300, [150, 3]);
+/// assert!(!u.weighs(150) && u.weighs(3));
+/// assert!(Ubiquity::of(300, [150]).weighs(150));
+/// ```
+#[derive(Debug, Clone, Copy)]
+pub struct Ubiquity {
+    n: usize,
+    drop: bool,
+}
+
+impl Ubiquity {
+    /// The rule for a query whose terms `dfs` of `n` documents hold (0 for unknown terms).
+    pub fn of(n: usize, dfs: impl IntoIterator<Item = usize>) -> Self {
+        let drop = dfs.into_iter().any(|df| df > 0 && !ubiquitous(n, df));
+        Self { n, drop }
+    }
+
+    /// Whether a query term `df` documents hold weighs.
+    pub fn weighs(&self, df: usize) -> bool {
+        !(self.drop && ubiquitous(self.n, df))
+    }
+}
+
 /// `ln(1 + n / df)`; `0` for a term no document holds.
 pub fn idf(n: usize, df: usize) -> f32 {
     if df == 0 {
@@ -95,11 +153,12 @@ pub fn cosine(
     n: usize,
     df: impl Fn(&str) -> usize,
 ) -> f32 {
+    let rule = Ubiquity::of(n, query.iter().map(|(t, _)| df(t)));
     let q: Vec<(&str, f32, f32)> = query
         .iter()
         .filter_map(|(t, count)| {
             let held = df(t);
-            (held > 0).then(|| {
+            (held > 0 && rule.weighs(held)).then(|| {
                 let idf = idf(n, held);
                 (t.as_str(), (1.0 + count.ln()) * idf, idf)
             })
@@ -174,8 +233,13 @@ pub fn coverage(
 ) -> f32 {
     let mut total = 0.0f32;
     let mut held = 0.0f32;
+    let rule = Ubiquity::of(n, query.iter().map(|(t, _)| df(t)));
     for (t, count) in query {
-        let w = (1.0 + count.ln()) * idf(n, df(t).max(1));
+        let holders = df(t);
+        if !rule.weighs(holders) {
+            continue;
+        }
+        let w = (1.0 + count.ln()) * idf(n, holders.max(1));
         total += w;
         if doc.binary_search_by(|(d, _)| d.as_str().cmp(t)).is_ok() {
             held += w;
