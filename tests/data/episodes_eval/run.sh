@@ -9,7 +9,8 @@
 # scores them (SCRATCH_DIR/report.txt, SCRATCH_DIR/summary.json).
 #
 # Environment: RECALL_K (default 5), AGENTMEM_INGEST_ARGS and AGENTMEM_RECALL_ARGS
-# (extra flags, split on spaces, e.g. an embedder option).
+# (extra flags, split on spaces, e.g. an embedder option); DATA (a directory holding
+# conversations.jsonl and questions.jsonl in this format, default this one).
 set -euo pipefail
 
 if [ $# -ne 2 ]; then
@@ -19,6 +20,7 @@ fi
 BIN=$1
 DIR=$2
 HERE=$(cd "$(dirname "$0")" && pwd)
+DATA=$(cd "${DATA:-$HERE}" && pwd)
 K=${RECALL_K:-5}
 read -r -a INGEST_ARGS <<< "${AGENTMEM_INGEST_ARGS:-}"
 read -r -a RECALL_ARGS <<< "${AGENTMEM_RECALL_ARGS:-}"
@@ -28,7 +30,7 @@ DIR=$(cd "$DIR" && pwd)
 STORE="sqlite://$DIR/eval.db"
 rm -f "$DIR/eval.db" "$DIR/eval.db-wal" "$DIR/eval.db-shm" "$DIR/results.jsonl"
 
-python3 "$HERE/split_conversations.py" "$HERE/conversations.jsonl" "$DIR/conversations"
+python3 "$HERE/split_conversations.py" "$DATA/conversations.jsonl" "$DIR/conversations"
 
 while IFS=$'\t' read -r user conv file; do
     "$BIN" ingest --store "$STORE" --user "$user" --conversation "$conv" "${INGEST_ARGS[@]}" < "$file"
@@ -41,14 +43,14 @@ for line in open(sys.argv[1], encoding="utf-8"):
         u = json.loads(line)["user"]
         if u not in seen:
             seen.append(u)
-print(" ".join(seen))' "$HERE/questions.jsonl")
+print(" ".join(seen))' "$DATA/questions.jsonl")
 
 for user in $users; do
-    python3 "$HERE/score.py" --questions "$HERE/questions.jsonl" --queries --user "$user" > "$DIR/queries/$user.jsonl"
+    python3 "$HERE/score.py" --questions "$DATA/questions.jsonl" --queries --user "$user" > "$DIR/queries/$user.jsonl"
     "$BIN" recall --store "$STORE" --user "$user" --json -k "$K" "${RECALL_ARGS[@]}" \
         < "$DIR/queries/$user.jsonl" >> "$DIR/results.jsonl"
 done
 
-python3 "$HERE/score.py" --questions "$HERE/questions.jsonl" --results "$DIR/results.jsonl" | tee "$DIR/report.txt"
-python3 "$HERE/score.py" --questions "$HERE/questions.jsonl" --results "$DIR/results.jsonl" --json --verbose > "$DIR/summary.json"
+python3 "$HERE/score.py" --questions "$DATA/questions.jsonl" --results "$DIR/results.jsonl" | tee "$DIR/report.txt"
+python3 "$HERE/score.py" --questions "$DATA/questions.jsonl" --results "$DIR/results.jsonl" --json --verbose > "$DIR/summary.json"
 echo "results: $DIR/results.jsonl  summary: $DIR/summary.json"
