@@ -14,6 +14,7 @@
 #![forbid(unsafe_code)]
 
 pub mod buffer;
+pub mod concept_map;
 pub mod conversation;
 pub mod di;
 pub mod embed;

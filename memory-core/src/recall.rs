@@ -261,8 +261,9 @@ pub async fn recall(
         .await
     };
     let health = crate::facts::health_facts_for(facts, user, &request.text, request.top_k);
-    let (found_facts, found_episodes, past, health) =
-        tokio::join!(found_facts, found_episodes, past, health);
+    let concern = concern_episode(episodes, request);
+    let (found_facts, found_episodes, past, health, concern) =
+        tokio::join!(found_facts, found_episodes, past, health, concern);
     let mut out = Recalled::default();
     let found_facts = found_facts.and_then(|mut current| {
         let mut past = past?;
@@ -291,7 +292,11 @@ pub async fn recall(
         }
     };
     let episodes = match found_episodes {
-        Ok(found) => select(found, request.episodes),
+        Ok(found) => {
+            let kept =
+                with_follow_ups(episodes, user, select(found, request.episodes), request).await;
+            with_concern(kept, concern)
+        }
         Err(e) => {
             tracing::warn!(error = %e.chain(), "recalling episodes failed; recall goes on without them");
             out.episodes_error = Some(e.chain().to_string());
@@ -339,6 +344,115 @@ async fn facts_held_at(
         crate::facts::FactPolicy::default(),
         as_of,
     ))
+}
+
+/// The user's earlier message that the [concept map](crate::concept_map) says `request`
+/// must keep in mind (an allergy for a recipe, a fear of flying for a trip), if any: the
+/// best episode that holds a concern word of a domain the text touches. A failed search
+/// finds none (the main search reports store errors).
+async fn concern_episode(
+    episodes: &dyn EpisodeStore,
+    request: &RecallRequest,
+) -> Option<ScoredEpisode> {
+    if request.episodes < CONCERN_MIN_EPISODES {
+        return None;
+    }
+    let words = crate::concept_map::concerns_query(&request.text)?;
+    let mut query = EpisodeQuery::new(words, fetch(1)).excluding(request.exclude.iter().cloned());
+    if let Some(at) = request.at {
+        query = query.at(at);
+    }
+    if let Some(as_of) = request.as_of {
+        query = query.said_until(as_of);
+    }
+    let found = episodes.search(&request.user_id, &query).await.ok()?;
+    found.into_iter().find(|e| {
+        e.relevance > 0.0
+            && !crate::render::is_content_free(&e.episode.text)
+            && crate::concept_map::concerns(&request.text, &e.episode.text)
+    })
+}
+
+/// How many of the best episodes bring the message that follows them in their
+/// conversation ([`with_follow_ups`]).
+const FOLLOW_UPS: usize = 2;
+
+/// A follow-up is said at most this long after the episode it follows.
+const FOLLOW_UP_WITHIN: chrono::Duration = chrono::Duration::minutes(10);
+
+/// `kept` with, after each of the first [`FOLLOW_UPS`] that matched by words or meaning,
+/// the next message of its conversation that says something (within
+/// [`FOLLOW_UP_WITHIN`]): the reply to a question, the rest of a story told over
+/// several lines ("my brother's coming for christmas!!" → "yeah at McGill. he's doing
+/// pediatrics"). A follow-up ranks just under the episode it follows; one already kept
+/// is not repeated. A failed read adds nothing.
+async fn with_follow_ups(
+    store: &dyn EpisodeStore,
+    user: &str,
+    kept: Vec<ScoredEpisode>,
+    request: &RecallRequest,
+) -> Vec<ScoredEpisode> {
+    let mut seen: HashSet<String> = kept.iter().map(|e| e.episode.id.clone()).collect();
+    let mut out = Vec::with_capacity(kept.len() + FOLLOW_UPS);
+    let mut expanded = 0;
+    for e in kept {
+        let anchor = (expanded < FOLLOW_UPS && e.relevance > 0.0).then(|| e.clone());
+        out.push(e);
+        let Some(anchor) = anchor else { continue };
+        expanded += 1;
+        let from = anchor.episode.observed_at + chrono::Duration::milliseconds(1);
+        let mut to = anchor.episode.observed_at + FOLLOW_UP_WITHIN;
+        if let Some(as_of) = request.as_of {
+            to = to.min(as_of);
+        }
+        let Ok(next) = store.list(user, Some(from), Some(to), 4).await else {
+            continue;
+        };
+        let follow = next.into_iter().find(|n| {
+            n.conversation_id == anchor.episode.conversation_id
+                && !crate::render::is_content_free(&n.text)
+                && !request.exclude.iter().any(|x| *x == n.message_id)
+        });
+        if let Some(follow) = follow.filter(|f| seen.insert(f.id.clone())) {
+            out.push(ScoredEpisode {
+                episode: follow,
+                relevance: anchor.relevance * 0.99,
+                score: anchor.score * 0.99,
+                reason: anchor.reason,
+            });
+        }
+    }
+    out
+}
+
+/// Recall asks the concept map only when this many episodes or more are wanted.
+const CONCERN_MIN_EPISODES: usize = 2;
+
+/// `kept` with `concern` after them, unless it is already there or repeats one kept: one
+/// line more than asked for, so a disclosure never takes the place of a match (taking the
+/// last slot instead cost 3 of 251 answers on the long-conversation set).
+fn with_concern(
+    mut kept: Vec<ScoredEpisode>,
+    concern: Option<ScoredEpisode>,
+) -> Vec<ScoredEpisode> {
+    let Some(mut concern) = concern else {
+        return kept;
+    };
+    let terms = term_set(&concern.episode.text);
+    if kept.iter().any(|e| {
+        e.episode.id == concern.episode.id
+            || overlap(&terms, &term_set(&e.episode.text)) >= NEAR_DUPLICATE
+    }) {
+        return kept;
+    }
+    // Ranked in the block after the matches it joins.
+    let last = kept
+        .last()
+        .map_or(concern.score, |e| e.score.max(e.relevance));
+    concern.score = concern.score.min(last);
+    concern.relevance = concern.relevance.min(last);
+    kept.push(concern);
+    kept
 }
 
 /// How many episodes to search for when `k` are wanted: room for the content-free and
@@ -480,6 +594,93 @@ mod tests {
         assert!(
             !block.contains("Of course") && !block.contains("Facts:"),
             "{block}"
+        );
+    }
+
+    fn said(conversation: &str, text: &str, minute: u32, user: bool) -> Episode {
+        use chrono::TimeZone;
+        let at = Utc.with_ymd_and_hms(2025, 3, 4, 18, minute, 0).unwrap();
+        let m = if user {
+            Message::user(text)
+        } else {
+            Message::assistant(text)
+        };
+        Episode::from_message("kim", conversation, &m.at(at))
+    }
+
+    #[tokio::test]
+    async fn the_message_after_a_match_comes_with_it() {
+        let facts = InMemoryUserMemoryStore::new();
+        let episodes = InMemoryEpisodeStore::new();
+        episodes
+            .add(
+                "kim",
+                vec![
+                    said("c1", "Leila: my brother is coming for christmas!!", 0, true),
+                    said("c1", "lol", 1, false),
+                    said(
+                        "c1",
+                        "Leila: he's training in pediatrics at McGill",
+                        2,
+                        true,
+                    ),
+                    // Another conversation at the same time is not a follow-up.
+                    said("c2", "Sam: the boiler broke again", 0, false),
+                    said("c1", "Owen: nice", 40, false),
+                ],
+            )
+            .await
+            .unwrap();
+        let found = recall(
+            &facts,
+            &episodes,
+            &RecallRequest::new("kim", "what is Leila's brother doing?").limits(5, 1),
+            &HeuristicCounter::default(),
+        )
+        .await;
+        assert_eq!(
+            texts(&found.episodes),
+            [
+                "Leila: my brother is coming for christmas!!",
+                "Leila: he's training in pediatrics at McGill"
+            ]
+        );
+    }
+
+    #[tokio::test]
+    async fn a_request_recalls_a_disclosure_it_shares_no_word_with() {
+        let facts = InMemoryUserMemoryStore::new();
+        let episodes = InMemoryEpisodeStore::new();
+        episodes
+            .add(
+                "kim",
+                vec![
+                    said("c1", "I get panic attacks on planes, always have", 0, true),
+                    said("c2", "the garden needs weeding this weekend", 30, true),
+                    said("c3", "we booked Lisbon for May, so excited", 50, true),
+                ],
+            )
+            .await
+            .unwrap();
+        let ask = |text: &str| {
+            let request = RecallRequest::new("kim", text).limits(5, 3);
+            let (facts, episodes) = (&facts, &episodes);
+            async move { recall(facts, episodes, &request, &HeuristicCounter::default()).await }
+        };
+        // "trip" is a travel cue: the fear of flying joins the match on "Lisbon".
+        let trip = ask("any tips for our Lisbon trip?").await;
+        assert_eq!(
+            texts(&trip.episodes),
+            [
+                "we booked Lisbon for May, so excited",
+                "I get panic attacks on planes, always have"
+            ]
+        );
+        // Nothing about travel: the map adds nothing.
+        let other = ask("what should I plant in the garden?").await;
+        assert_eq!(
+            texts(&other.episodes),
+            ["the garden needs weeding this weekend"]
         );
     }
 }

@@ -3,165 +3,20 @@
 //! medications and diets even when it shares no word with them ("Fancy a pizza?" and
 //! "I'm coeliac").
 //!
-//! A small concept map (English, data): the words of each domain, and the words health
-//! facts are phrased with, which the fact search is asked for when a message touches a
-//! domain.
+//! The [concept map](crate::concept_map) says which domains a message touches and the
+//! words the disclosures that matter there are phrased with; the fact search is asked for
+//! those words, and a fact found is kept when it is a health fact or holds one of them
+//! (a fear of flying for a trip).
 
 use super::{MemoryFact, ScoredFact, UserMemoryStore};
 use crate::error::Result;
-
-/// Words of the domains where health facts matter, one row per domain.
-const DOMAINS: &[(&str, &[&str])] = &[
-    (
-        "food",
-        &[
-            "eat",
-            "eating",
-            "ate",
-            "food",
-            "dinner",
-            "lunch",
-            "breakfast",
-            "brunch",
-            "supper",
-            "meal",
-            "meals",
-            "snack",
-            "snacks",
-            "restaurant",
-            "takeaway",
-            "menu",
-            "dish",
-            "recipe",
-            "cook",
-            "cooking",
-            "bake",
-            "baking",
-            "pizza",
-            "pasta",
-            "bread",
-            "cake",
-            "cakes",
-            "biscuits",
-            "cookies",
-            "curry",
-            "sushi",
-            "burger",
-            "sandwich",
-            "salad",
-            "dessert",
-            "pudding",
-            "chocolate",
-            "nuts",
-            "cheese",
-            "hummus",
-            "noodles",
-            "soup",
-            "bbq",
-            "barbecue",
-            "picnic",
-            "buffet",
-            "kebab",
-            "tacos",
-            "pie",
-            "stew",
-        ],
-    ),
-    (
-        "drink",
-        &[
-            "drink",
-            "drinks",
-            "coffee",
-            "latte",
-            "tea",
-            "beer",
-            "wine",
-            "cocktail",
-            "cocktails",
-            "pub",
-            "bar",
-            "pint",
-            "juice",
-            "smoothie",
-            "milkshake",
-            "prosecco",
-        ],
-    ),
-    (
-        "medicine",
-        &[
-            "medicine",
-            "medication",
-            "tablet",
-            "tablets",
-            "pill",
-            "pills",
-            "painkiller",
-            "painkillers",
-            "ibuprofen",
-            "paracetamol",
-            "aspirin",
-            "antibiotics",
-            "doctor",
-            "gp",
-            "pharmacy",
-            "prescription",
-            "vaccine",
-            "jab",
-            "headache",
-            "cold",
-            "flu",
-            "dentist",
-            "surgery",
-            "anaesthetic",
-        ],
-    ),
-    (
-        "travel",
-        &[
-            "flight",
-            "flights",
-            "fly",
-            "flying",
-            "trip",
-            "holiday",
-            "holidays",
-            "vacation",
-            "travel",
-            "travelling",
-            "traveling",
-            "abroad",
-            "hotel",
-            "airport",
-            "cruise",
-            "camping",
-            "backpacking",
-            "festival",
-        ],
-    ),
-    (
-        "exercise",
-        &[
-            "run", "running", "jog", "gym", "workout", "marathon", "swim", "swimming", "cycling",
-            "cycle", "hike", "hiking", "yoga", "training", "sport", "football", "tennis",
-            "climbing", "race",
-        ],
-    ),
-];
-
-/// The words health facts are phrased with: what the fact search is asked for.
-const HEALTH_WORDS: &str = "allergic allergy allergies intolerant intolerance coeliac celiac \
-     diabetes diabetic insulin asthma asthmatic epilepsy epileptic condition medication takes \
-     vegan vegetarian pescatarian halal kosher gluten lactose dairy nut peanut shellfish \
-     pregnant migraines heart blood pressure crohn";
 
 /// The relevance a health fact recalled through the concept map is given: enough to
 /// pass the block's floor, below a fact that shares the message's words.
 pub const HEALTH_RELEVANCE: f32 = 0.35;
 
-/// The domains `text` touches (`"food"`, `"drink"`, `"medicine"`, `"travel"`,
-/// `"exercise"`).
+/// The domains `text` touches (`"food"`, `"drink"`, `"travel"`, `"exercise"`,
+/// `"medicine"`, …): [`concept_map::domains`](crate::concept_map::domains).
 ///
 /// ```
 /// use agentmemory_core::facts::health_domains;
@@ -169,16 +24,7 @@ pub const HEALTH_RELEVANCE: f32 = 0.35;
 /// assert!(health_domains("What's the capital of Peru?").is_empty());
 /// ```
 pub fn health_domains(text: &str) -> Vec<&'static str> {
-    let lower = text.to_lowercase();
-    let words: Vec<&str> = lower
-        .split(|c: char| !c.is_alphanumeric())
-        .filter(|w| !w.is_empty())
-        .collect();
-    DOMAINS
-        .iter()
-        .filter(|(_, row)| row.iter().any(|w| words.contains(w)))
-        .map(|(name, _)| *name)
-        .collect()
+    crate::concept_map::domains(text)
 }
 
 /// Whether `fact` is about the user's health: tagged so by the rules, or an allergy,
@@ -200,13 +46,16 @@ pub async fn health_facts_for(
     text: &str,
     k: usize,
 ) -> Result<Vec<ScoredFact>> {
-    if k == 0 || health_domains(text).is_empty() {
+    let Some(words) = crate::concept_map::concerns_query(text).filter(|_| k > 0) else {
         return Ok(Vec::new());
-    }
-    let found = store.search(user, HEALTH_WORDS, k * 3).await?;
+    };
+    let found = store.search(user, &words, k * 3).await?;
     Ok(found
         .into_iter()
-        .filter(|s| is_health_fact(&s.fact) && s.relevance > 0.0)
+        .filter(|s| {
+            s.relevance > 0.0
+                && (is_health_fact(&s.fact) || crate::concept_map::concerns(text, &s.fact.text))
+        })
         .take(k)
         .map(|mut s| {
             s.relevance = s.relevance.max(HEALTH_RELEVANCE);

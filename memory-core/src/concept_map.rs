@@ -1,0 +1,493 @@
+//! What a message touches, and what the user said before that a good answer must keep in
+//! mind although it shares no word with it: "Can you suggest a satay recipe?" and "I'm
+//! allergic to peanuts", "Plan me a week in Lisbon" and "flying terrifies me".
+//!
+//! A small concept map (English, data). Each domain lists the words a request in it is
+//! made with (its *cues*) and the words a disclosure that matters there is phrased with
+//! (its *concerns*): allergies and diets for food, fears and conditions for travel,
+//! injuries for exercise, and so on. When a message holds a cue of a domain, recall also
+//! searches the user's facts and earlier messages for that domain's concerns
+//! ([`recall`](crate::recall::recall)); a match must share a concern word with the
+//! query, so nothing is recalled by the map alone. With an embedder the search by meaning
+//! finds many of the same; the map is what works without one.
+//!
+//! Words are matched by the text analysis of search (folding, stems), so "recipes" is
+//! the cue "recipe" and "allergies" the concern "allergy".
+
+use std::collections::HashSet;
+use std::sync::OnceLock;
+
+/// One domain: its name, the words a request in it is made with, and the words a
+/// disclosure that matters to it is phrased with.
+#[derive(Debug, Clone, Copy)]
+pub struct Domain {
+    /// `"food"`, `"drink"`, `"travel"`, …
+    pub name: &'static str,
+    /// Words a message in this domain is made with.
+    pub cues: &'static [&'static str],
+    /// Words a disclosure that matters here is phrased with.
+    pub concerns: &'static [&'static str],
+}
+
+/// Allergies, intolerances and diets: what food and drink requests must keep in mind.
+const DIET: &[&str] = &[
+    "allergic",
+    "allergy",
+    "anaphylactic",
+    "epipen",
+    "intolerant",
+    "intolerance",
+    "coeliac",
+    "celiac",
+    "gluten",
+    "lactose",
+    "dairy",
+    "nut",
+    "peanut",
+    "shellfish",
+    "vegan",
+    "vegetarian",
+    "pescatarian",
+    "halal",
+    "kosher",
+    "diabetic",
+    "diabetes",
+    "keto",
+    "diet",
+    "ibs",
+];
+
+/// The domains, in a fixed order.
+pub const DOMAINS: &[Domain] = &[
+    Domain {
+        name: "food",
+        cues: &[
+            "eat",
+            "ate",
+            "food",
+            "dinner",
+            "lunch",
+            "breakfast",
+            "brunch",
+            "supper",
+            "meal",
+            "snack",
+            "restaurant",
+            "takeaway",
+            "menu",
+            "dish",
+            "recipe",
+            "cook",
+            "bake",
+            "pizza",
+            "pasta",
+            "curry",
+            "sushi",
+            "burger",
+            "sandwich",
+            "salad",
+            "soup",
+            "cake",
+            "dessert",
+            "pudding",
+            "bread",
+            "cheese",
+            "chocolate",
+            "biscuit",
+            "cookie",
+            "barbecue",
+            "bbq",
+            "picnic",
+            "buffet",
+            "feast",
+            "satay",
+            "stir-fry",
+            "roast",
+            "steak",
+            "chicken",
+            "fish",
+            "seafood",
+            "prawn",
+            "omelette",
+            "pancake",
+            "noodle",
+            "taco",
+            "party",
+            "catering",
+            "grocery",
+            "groceries",
+            "cafe",
+            "bakery",
+            "hungry",
+        ],
+        concerns: DIET,
+    },
+    Domain {
+        name: "drink",
+        cues: &[
+            "drink",
+            "pub",
+            "bar",
+            "wine",
+            "beer",
+            "pint",
+            "cocktail",
+            "prosecco",
+            "champagne",
+            "whisky",
+            "gin",
+            "vodka",
+            "coffee",
+            "espresso",
+            "latte",
+            "cappuccino",
+            "tea",
+            "smoothie",
+            "milkshake",
+            "juice",
+            "brewery",
+            "toast",
+            "round",
+        ],
+        concerns: &[
+            "alcohol",
+            "sober",
+            "teetotal",
+            "recovery",
+            "caffeine",
+            "decaf",
+            "pregnant",
+            "lactose",
+            "dairy",
+            "allergic",
+            "intolerant",
+            "diabetic",
+            "medication",
+        ],
+    },
+    Domain {
+        name: "travel",
+        cues: &[
+            "trip",
+            "travel",
+            "holiday",
+            "vacation",
+            "getaway",
+            "flight",
+            "fly",
+            "plane",
+            "airport",
+            "airline",
+            "abroad",
+            "journey",
+            "cruise",
+            "ferry",
+            "boat",
+            "train",
+            "road",
+            "drive",
+            "hotel",
+            "hostel",
+            "itinerary",
+            "visit",
+            "tour",
+            "sightseeing",
+            "backpacking",
+            "honeymoon",
+            "weekend",
+            "destination",
+            "passport",
+            "beach",
+            "mountain",
+            "ski",
+            "camping",
+        ],
+        concerns: &[
+            "afraid",
+            "scared",
+            "terrified",
+            "fear",
+            "phobia",
+            "panic",
+            "anxiety",
+            "anxious",
+            "claustrophobic",
+            "seasick",
+            "motion",
+            "heights",
+            "wheelchair",
+            "mobility",
+            "crutches",
+            "pregnant",
+            "epilepsy",
+            "insulin",
+            "diabetic",
+            "medication",
+            "allergic",
+        ],
+    },
+    Domain {
+        name: "exercise",
+        cues: &[
+            "run", "jog", "gym", "workout", "exercise", "marathon", "swim", "cycle", "bike",
+            "hike", "walk", "yoga", "pilates", "training", "sport", "football", "tennis", "climb",
+            "race", "fitness", "weights", "lift", "squat", "stretch", "dance", "match", "class",
+        ],
+        concerns: &[
+            "injury",
+            "injured",
+            "knee",
+            "ankle",
+            "back",
+            "shoulder",
+            "hip",
+            "sprained",
+            "torn",
+            "broke",
+            "fracture",
+            "surgery",
+            "physio",
+            "asthma",
+            "asthmatic",
+            "heart",
+            "arthritis",
+            "pregnant",
+            "pain",
+        ],
+    },
+    Domain {
+        name: "medicine",
+        cues: &[
+            "medicine",
+            "painkiller",
+            "ibuprofen",
+            "paracetamol",
+            "aspirin",
+            "antibiotic",
+            "pill",
+            "tablet",
+            "prescription",
+            "pharmacy",
+            "doctor",
+            "gp",
+            "headache",
+            "cold",
+            "flu",
+            "fever",
+            "cough",
+            "vaccine",
+            "jab",
+            "supplement",
+            "vitamin",
+            "remedy",
+            "dose",
+        ],
+        concerns: &[
+            "allergic",
+            "allergy",
+            "penicillin",
+            "medication",
+            "warfarin",
+            "insulin",
+            "pregnant",
+            "breastfeeding",
+            "kidney",
+            "liver",
+            "asthma",
+            "epilepsy",
+            "diabetic",
+            "condition",
+            "diagnosed",
+        ],
+    },
+    Domain {
+        name: "sleep",
+        cues: &[
+            "sleep", "bed", "bedtime", "nap", "tired", "night", "awake", "rest", "mattress",
+        ],
+        concerns: &[
+            "insomnia",
+            "apnoea",
+            "apnea",
+            "nightmares",
+            "shifts",
+            "anxiety",
+            "baby",
+            "newborn",
+            "snore",
+            "pain",
+        ],
+    },
+    Domain {
+        name: "money",
+        cues: &[
+            "buy",
+            "afford",
+            "price",
+            "budget",
+            "gift",
+            "present",
+            "expensive",
+            "cheap",
+            "spend",
+            "cost",
+            "shopping",
+            "save",
+            "splurge",
+            "upgrade",
+            "subscription",
+        ],
+        concerns: &[
+            "debt",
+            "unemployed",
+            "redundant",
+            "laid",
+            "broke",
+            "skint",
+            "loan",
+            "mortgage",
+            "savings",
+            "overdraft",
+            "tight",
+        ],
+    },
+    Domain {
+        name: "social",
+        cues: &[
+            "party",
+            "wedding",
+            "date",
+            "meet",
+            "friends",
+            "crowd",
+            "concert",
+            "gig",
+            "festival",
+            "event",
+            "invite",
+            "presentation",
+            "speech",
+            "interview",
+        ],
+        concerns: &[
+            "anxiety",
+            "anxious",
+            "shy",
+            "introvert",
+            "panic",
+            "autistic",
+            "adhd",
+            "deaf",
+            "hearing",
+            "sober",
+            "grieving",
+        ],
+    },
+];
+
+/// Each domain's cues and concerns as analysed terms.
+struct Analysed {
+    cues: Vec<HashSet<String>>,
+    concerns: Vec<Vec<String>>,
+}
+
+fn analysed() -> &'static Analysed {
+    static ANALYSED: OnceLock<Analysed> = OnceLock::new();
+    ANALYSED.get_or_init(|| Analysed {
+        cues: DOMAINS
+            .iter()
+            .map(|d| d.cues.iter().flat_map(|w| crate::text::terms(w)).collect())
+            .collect(),
+        concerns: DOMAINS
+            .iter()
+            .map(|d| {
+                let mut seen = HashSet::new();
+                d.concerns
+                    .iter()
+                    .flat_map(|w| crate::text::terms(w))
+                    .filter(|t| seen.insert(t.clone()))
+                    .collect()
+            })
+            .collect(),
+    })
+}
+
+/// The domains `text` touches, by name, in [`DOMAINS`] order.
+///
+/// ```
+/// use agentmemory_core::concept_map::domains;
+///
+/// assert_eq!(domains("Any good satay recipes for Saturday?"), ["food"]);
+/// assert_eq!(domains("Book me a flight to Rome"), ["travel"]);
+/// assert!(domains("What's the capital of Peru?").is_empty());
+/// ```
+pub fn domains(text: &str) -> Vec<&'static str> {
+    touched(text).map(|i| DOMAINS[i].name).collect()
+}
+
+fn touched(text: &str) -> impl Iterator<Item = usize> {
+    let map = analysed();
+    let terms: HashSet<String> = crate::text::terms(text).into_iter().collect();
+    (0..DOMAINS.len()).filter(move |&i| map.cues[i].iter().any(|c| terms.contains(c)))
+}
+
+/// The concern words of every domain `text` touches, as one query: what to search the
+/// user's facts and messages for. `None` when it touches none.
+///
+/// ```
+/// use agentmemory_core::concept_map::concerns_query;
+///
+/// let q = concerns_query("Can you suggest a satay recipe?").unwrap();
+/// assert!(q.contains("peanut") && q.contains("allergi"));
+/// assert_eq!(concerns_query("What's the capital of Peru?"), None);
+/// ```
+pub fn concerns_query(text: &str) -> Option<String> {
+    let map = analysed();
+    let mut seen = HashSet::new();
+    let words: Vec<&str> = touched(text)
+        .flat_map(|i| map.concerns[i].iter())
+        .filter(|t| seen.insert(t.as_str()))
+        .map(String::as_str)
+        .collect();
+    (!words.is_empty()).then(|| words.join(" "))
+}
+
+/// Whether `text` holds one of the concern words of a domain `query` touches: a fact or
+/// message the map may recall for it.
+///
+/// ```
+/// use agentmemory_core::concept_map::concerns;
+///
+/// assert!(concerns("Plan me a trip to Lisbon", "I get panic attacks on planes"));
+/// assert!(!concerns("Plan me a trip to Lisbon", "I love Portuguese tiles"));
+/// ```
+pub fn concerns(query: &str, text: &str) -> bool {
+    let map = analysed();
+    let terms: HashSet<String> = crate::text::terms(text).into_iter().collect();
+    touched(query).any(|i| map.concerns[i].iter().any(|c| terms.contains(c)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_cue_and_concern_survives_the_analysis() {
+        for d in DOMAINS {
+            for w in d.cues.iter().chain(d.concerns) {
+                assert!(
+                    !crate::text::terms(w).is_empty(),
+                    "{}: {w} is a stop word",
+                    d.name
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn plurals_and_inflections_are_cues() {
+        assert_eq!(domains("any recipes?"), ["food"]);
+        assert_eq!(domains("we're flying out on Monday"), ["travel"]);
+        assert!(concerns("dinner ideas", "I have allergies to nuts"));
+    }
+}
