@@ -1125,7 +1125,11 @@ mod tests {
         }
         let (top, _) = top_k(&idx, "which guitar did Maya buy?", 3);
         // Only the line that holds the answer's words matches: not every line of Maya's.
-        assert_eq!(top.iter().map(|&(_, s)| s).collect::<Vec<_>>(), [7], "{top:?}");
+        assert_eq!(
+            top.iter().map(|&(_, s)| s).collect::<Vec<_>>(),
+            [7],
+            "{top:?}"
+        );
         assert_top_matches(&top, &brute_force(&corpus, "which guitar did Maya buy?"), 3);
         // The name alone is still searched by.
         let (alone, _) = top_k(&idx, "Maya", 3);

@@ -576,6 +576,13 @@ pub async fn check_hybrid_finds_a_long_document_holding_the_query(store: &dyn Ve
             .with_id("z-long")
             .with_embedding(vec![0.0, 1.0, 0.0]),
     );
+    // Documents without "studio", so that it is common but not ubiquitous (held by
+    // under 30 % of the namespace, see `tfidf::ubiquitous`): it still weighs.
+    docs.extend((0..150).map(|i| {
+        Document::new(format!("{} {}", filler(1_000 + i), filler(2_000 + i)))
+            .with_id(format!("b{i:03}"))
+            .with_embedding(vec![0.0, 0.0, 1.0])
+    }));
     store.upsert_batch(&ns, docs).await.expect("upsert batch");
     let text = "brightside studio";
     let words = store
