@@ -6,7 +6,7 @@
 //! ```text
 //! AGENTMEM_EMBED_MODEL="$(scripts/fetch-model)" \
 //!   cargo run --release -p agentmemory-core --features local-embed --example fusion_eval \
-//!     [-- --fresh] [--frozen2] [--holdout]
+//!     [-- --fresh] [--frozen2] [--holdout]   (or -- --long: the long-conversation sets alone)
 //! ```
 //!
 //! Sets (each split frozen before any fusion constant was tuned):
@@ -73,6 +73,8 @@ use serde_json::Value;
 mod frozen2;
 #[path = "fusion_eval/holdout.rs"]
 mod holdout;
+#[path = "fusion_eval/long.rs"]
+mod long;
 
 /// The adaptive fusion of the first attempt, chosen on the tune parts (the best worst gap
 /// of its candidate list); it lost on the words-win held-out part. Kept for comparison.
@@ -662,6 +664,22 @@ async fn main() {
             std::process::exit(2);
         }
     };
+    // The long-conversation sets alone: sparse, dense and the default fusion.
+    if std::env::args().any(|a| a == "--long") {
+        let long_sets = long::sets();
+        let runs = run_frozen(&long_sets, &embedder, ".long").await;
+        let rows: Vec<(&str, Method)> = vec![
+            ("sparse", Box::new(|r: &Run| r.sparse.clone())),
+            ("dense", Box::new(|r: &Run| r.dense.clone())),
+            ("hybrid, Fusion::DEFAULT", fusion_method(Fusion::DEFAULT)),
+        ];
+        print_gaps(
+            "Long-conversation sets (tests/data/long_conversations)",
+            &held_parts(&runs),
+            &rows,
+        );
+        return;
+    }
     let sets = vec![
         pairs(),
         facts(),
