@@ -29,7 +29,7 @@ use chrono::{DateTime, Utc};
 
 use std::collections::HashSet;
 
-use crate::episodes::{Episode, EpisodeQuery, EpisodeStore, ScoredEpisode};
+use crate::episodes::{Episode, EpisodeQuery, EpisodeStore, RecallReason, ScoredEpisode};
 use crate::facts::{ScoredFact, UserMemoryStore};
 use crate::render::MemoryBlock;
 use crate::tokens::TokenCounter;
@@ -430,7 +430,7 @@ async fn with_follow_ups(
                 episode: follow,
                 relevance: anchor.relevance * 0.99,
                 score: anchor.score * 0.99,
-                reason: anchor.reason,
+                reason: RecallReason::FollowUp,
             });
         }
     }

@@ -173,6 +173,8 @@ pub enum RecallReason {
     Time,
     /// Both.
     MatchAndTime,
+    /// It follows a match in its conversation (the reply, the rest of a story).
+    FollowUp,
 }
 
 /// An episode found by a search.
