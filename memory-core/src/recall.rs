@@ -421,7 +421,7 @@ async fn with_follow_ups(
             .filter(|n| {
                 n.conversation_id == anchor.episode.conversation_id
                     && !crate::render::is_content_free(&n.text)
-                    && !request.exclude.iter().any(|x| *x == n.message_id)
+                    && !request.exclude.contains(&n.message_id)
             })
             .take(FOLLOW_UP_MESSAGES)
             .collect();
