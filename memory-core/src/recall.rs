@@ -408,6 +408,20 @@ async fn with_follow_ups(
         out.push(e);
         let Some(anchor) = anchor else { continue };
         expanded += 1;
+        if let Some(answered) = answered_by(store, user, &anchor, request).await {
+            if seen.insert(answered.id.clone()) {
+                let at = out.len() - 1;
+                out.insert(
+                    at,
+                    ScoredEpisode {
+                        episode: answered,
+                        relevance: anchor.relevance,
+                        score: anchor.score,
+                        reason: RecallReason::Answered,
+                    },
+                );
+            }
+        }
         let from = anchor.episode.observed_at + chrono::Duration::milliseconds(1);
         let mut to = anchor.episode.observed_at + FOLLOW_UP_WITHIN;
         if let Some(as_of) = request.as_of {
@@ -435,6 +449,35 @@ async fn with_follow_ups(
         }
     }
     out
+}
+
+/// The message `found` answers, when `found` matched by it: its own words share no term
+/// with the query and the message it answers (searched with it, `Episode::context`)
+/// does. Shown before it, so the line that holds the query's words is in the block.
+async fn answered_by(
+    store: &dyn EpisodeStore,
+    user: &str,
+    found: &ScoredEpisode,
+    request: &RecallRequest,
+) -> Option<Episode> {
+    let context = found.episode.context.as_deref()?;
+    let query = term_set(&request.text);
+    if query.is_empty()
+        || !term_set(&found.episode.text).is_disjoint(&query)
+        || term_set(context).is_disjoint(&query)
+    {
+        return None;
+    }
+    let at = found.episode.observed_at;
+    let before = store
+        .list(user, Some(at - FOLLOW_UP_WITHIN), Some(at), 64)
+        .await
+        .ok()?;
+    before
+        .into_iter()
+        .rev()
+        .find(|e| e.conversation_id == found.episode.conversation_id)
+        .filter(|e| !request.exclude.contains(&e.message_id))
 }
 
 /// Recall asks the concept map only when this many episodes or more are wanted.
@@ -694,5 +737,39 @@ mod tests {
             texts(&other.episodes),
             ["the garden needs weeding this weekend"]
         );
+    }
+
+    #[tokio::test]
+    async fn a_reply_found_by_the_message_it_answers_brings_that_message() {
+        let episodes = InMemoryEpisodeStore::new();
+        let asked = said("c1", "Gavin: what do you do for work these days?", 0, true);
+        let reply = said(
+            "c1",
+            "Renata: HVAC project manager, very glamorous",
+            1,
+            false,
+        )
+        .answering(&asked.text);
+        episodes
+            .add("kim", vec![asked.clone(), reply.clone()])
+            .await
+            .unwrap();
+        let request = RecallRequest::new("kim", "what work does Renata do?");
+        let found = |episode: Episode| ScoredEpisode {
+            episode,
+            relevance: 0.4,
+            score: 0.4,
+            reason: RecallReason::Match,
+        };
+        // The reply holds "Renata" itself: it matched by its own words.
+        assert!(
+            answered_by(&episodes, "kim", &found(reply.clone()), &request)
+                .await
+                .is_none()
+        );
+        // Its own words share nothing with the question, the message it answers does.
+        let request = RecallRequest::new("kim", "what work is Gavin asking about?");
+        let got = answered_by(&episodes, "kim", &found(reply), &request).await;
+        assert_eq!(got.map(|e| e.id), Some(asked.id));
     }
 }

@@ -175,6 +175,9 @@ pub enum RecallReason {
     MatchAndTime,
     /// It follows a match in its conversation (the reply, the rest of a story).
     FollowUp,
+    /// A match answers it: the match's own words share nothing with the query, the
+    /// message it answers does.
+    Answered,
 }
 
 /// An episode found by a search.
