@@ -663,29 +663,29 @@ mod tests {
         Episode::from_message("kim", conversation, &m.at(at))
     }
 
+    /// Empty facts, and `said` as kim's episodes.
+    async fn stores_with(said: Vec<Episode>) -> (InMemoryUserMemoryStore, InMemoryEpisodeStore) {
+        let episodes = InMemoryEpisodeStore::new();
+        episodes.add("kim", said).await.unwrap();
+        (InMemoryUserMemoryStore::new(), episodes)
+    }
+
     #[tokio::test]
     async fn the_message_after_a_match_comes_with_it() {
-        let facts = InMemoryUserMemoryStore::new();
-        let episodes = InMemoryEpisodeStore::new();
-        episodes
-            .add(
-                "kim",
-                vec![
-                    said("c1", "Leila: my brother is coming for christmas!!", 0, true),
-                    said("c1", "lol", 1, false),
-                    said(
-                        "c1",
-                        "Leila: he's training in pediatrics at McGill",
-                        2,
-                        true,
-                    ),
-                    // Another conversation at the same time is not a follow-up.
-                    said("c2", "Sam: the boiler broke again", 0, false),
-                    said("c1", "Owen: nice", 40, false),
-                ],
-            )
-            .await
-            .unwrap();
+        let (facts, episodes) = stores_with(vec![
+            said("c1", "Leila: my brother is coming for christmas!!", 0, true),
+            said("c1", "lol", 1, false),
+            said(
+                "c1",
+                "Leila: he's training in pediatrics at McGill",
+                2,
+                true,
+            ),
+            // Another conversation at the same time is not a follow-up.
+            said("c2", "Sam: the boiler broke again", 0, false),
+            said("c1", "Owen: nice", 40, false),
+        ])
+        .await;
         let found = recall(
             &facts,
             &episodes,
@@ -704,19 +704,12 @@ mod tests {
 
     #[tokio::test]
     async fn a_request_recalls_a_disclosure_it_shares_no_word_with() {
-        let facts = InMemoryUserMemoryStore::new();
-        let episodes = InMemoryEpisodeStore::new();
-        episodes
-            .add(
-                "kim",
-                vec![
-                    said("c1", "I get panic attacks on planes, always have", 0, true),
-                    said("c2", "the garden needs weeding this weekend", 30, true),
-                    said("c3", "we booked Lisbon for May, so excited", 50, true),
-                ],
-            )
-            .await
-            .unwrap();
+        let (facts, episodes) = stores_with(vec![
+            said("c1", "I get panic attacks on planes, always have", 0, true),
+            said("c2", "the garden needs weeding this weekend", 30, true),
+            said("c3", "we booked Lisbon for May, so excited", 50, true),
+        ])
+        .await;
         let ask = |text: &str| {
             let request = RecallRequest::new("kim", text).limits(5, 3);
             let (facts, episodes) = (&facts, &episodes);

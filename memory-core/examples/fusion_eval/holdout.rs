@@ -20,17 +20,36 @@ use std::path::PathBuf;
 
 use super::{episodes_from, frozen2, json, Query, Set, CHUNK};
 
-/// The hold-out data directory.
-fn dir() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../tests/data/fusion_holdout")
-}
-
-fn read(name: &str) -> String {
-    let path = dir().join(name);
+/// The file `name` of the data set in `tests/data/{set}`; exits when it cannot be read.
+pub fn read_in(set: &str, name: &str) -> String {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../tests/data")
+        .join(set)
+        .join(name);
     std::fs::read_to_string(&path).unwrap_or_else(|e| {
         eprintln!("cannot read {}: {e}", path.display());
         std::process::exit(2);
     })
+}
+
+fn read(name: &str) -> String {
+    read_in("fusion_holdout", name)
+}
+
+/// An episodes set named `name` over `conversations` and `questions`: the questions over
+/// each asker's own messages, or over every message `pooled`, in passages of `chunk`
+/// messages, scored at hit@`k`.
+pub fn episodes_set(
+    name: &'static str,
+    (conversations, questions): (&str, &str),
+    pooled: bool,
+    chunk: usize,
+    k: usize,
+) -> Set {
+    let mut set = episodes_from(conversations, questions, pooled, chunk, &|_| false);
+    set.name = name;
+    set.k = k;
+    set
 }
 
 /// **ho-pairs**: every statement of `pairs.json` is a document, every query's answer is
@@ -58,12 +77,8 @@ fn pairs() -> Set {
 pub fn sets() -> Vec<Set> {
     let conversations = read("conversations.jsonl");
     let questions = read("questions.jsonl");
-    let episodes = |name: &'static str, pooled: bool, chunk: usize, k: usize| {
-        let mut set = episodes_from(&conversations, &questions, pooled, chunk, &|_| false);
-        set.name = name;
-        set.k = k;
-        set
-    };
+    let data = (conversations.as_str(), questions.as_str());
+    let episodes = |name, pooled, chunk, k| episodes_set(name, data, pooled, chunk, k);
     vec![
         pairs(),
         episodes("ho-episodes", false, 1, 5),

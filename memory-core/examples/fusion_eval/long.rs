@@ -9,33 +9,17 @@
 //!
 //! Frozen before it was first run; read at run time, so the runner builds without it.
 
-use std::path::PathBuf;
-
-use super::{episodes_from, frozen2, Set, CHUNK};
-
-fn read(name: &str) -> String {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../tests/data/long_conversations")
-        .join(name);
-    std::fs::read_to_string(&path).unwrap_or_else(|e| {
-        eprintln!("cannot read {}: {e}", path.display());
-        std::process::exit(2);
-    })
-}
+use super::holdout::{episodes_set, read_in};
+use super::{frozen2, Set, CHUNK};
 
 /// The long-conversation sets, every query in the held-out part.
 pub fn sets() -> Vec<Set> {
-    let conversations = read("conversations.jsonl");
-    let questions = read("questions.jsonl");
-    let episodes = |name: &'static str, pooled: bool, chunk: usize, k: usize| {
-        let mut set = episodes_from(&conversations, &questions, pooled, chunk, &|_| false);
-        set.name = name;
-        set.k = k;
-        set
-    };
+    let conversations = read_in("long_conversations", "conversations.jsonl");
+    let questions = read_in("long_conversations", "questions.jsonl");
+    let data = (conversations.as_str(), questions.as_str());
     vec![
-        episodes("lc-episodes", false, 1, 5),
-        episodes("lc-chunks", true, CHUNK, 1),
+        episodes_set("lc-episodes", data, false, 1, 5),
+        episodes_set("lc-chunks", data, true, CHUNK, 1),
         frozen2::values_from("lc-values", &conversations, &questions),
     ]
 }
