@@ -181,6 +181,50 @@ async fn a_search_after_a_write_reads_what_it_ranks() {
     drop_schema(&url, &store).await;
 }
 
+/// A speaker's name on most lines weighs nothing beside a rarer word
+/// (`tfidf::Ubiquity`): its rows are not read for it, and the ranking is the in-memory
+/// index's.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_speakers_name_on_most_lines_is_not_read_for() {
+    let Some(url) = server_url(URL_ENV) else {
+        return;
+    };
+    let store = store(&url, false).await;
+    let reference = InMemoryVectorStore::new();
+    let ns = fresh("speakers");
+    let docs: Vec<Document> = (0..200)
+        .map(|i| {
+            let text = match i {
+                17 => "Ben: wait, you bought a guitar?".to_owned(),
+                i if i % 2 == 0 => format!("Maya: {} {}", word(i), word(i + 1_000)),
+                i => format!("Ben: {}", word(i)),
+            };
+            Document::new(text).with_id(format!("d{i:03}"))
+        })
+        .collect();
+    fill(&store, &ns, docs.clone()).await;
+    fill(&reference, &ns, docs).await;
+    let query = SearchQuery::new("which guitar did Maya buy", 5);
+    assert_eq!(
+        reads_of(&store, &ns, &query).await,
+        1,
+        "the guitar line only"
+    );
+    let ids = |hits: Vec<agentmemory_core::SearchHit>| -> Vec<String> {
+        hits.into_iter().map(|h| h.id).collect()
+    };
+    let got = ids(store.search(&ns, &query).await.expect("search"));
+    assert_eq!(got, ["d017"]);
+    assert_eq!(
+        got,
+        ids(reference.search(&ns, &query).await.expect("search"))
+    );
+    // The name alone is searched by.
+    let alone = SearchQuery::new("Maya", 3);
+    assert_eq!(store.search(&ns, &alone).await.expect("search").len(), 3);
+    drop_schema(&url, &store).await;
+}
+
 /// Dense search through pgvector's HNSW index after a write reads the `k` rows it ranks
 /// (at 1,000 embeddings and more the index answers), and finds what was written.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

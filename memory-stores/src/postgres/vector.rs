@@ -259,7 +259,7 @@ impl PostgresStore {
         if q.is_empty() {
             return Ok(Vec::new());
         }
-        let q_terms: Vec<&str> = q.iter().map(|(t, _)| t.as_str()).collect();
+        let mut q_terms: Vec<&str> = q.iter().map(|(t, _)| t.as_str()).collect();
         let mut client = self.client(op).await?;
         let tx = client
             .build_transaction()
@@ -268,6 +268,30 @@ impl PostgresStore {
             .start()
             .await
             .map_err(on(op))?;
+        // A term in most documents (a speaker's name) weighs nothing beside a rarer one
+        // (`tfidf::Ubiquity`): its documents are not read for it.
+        if q_terms.len() > 1 {
+            let stmt = tx
+                .prepare_cached(&format!(
+                    "SELECT term, df FROM {} WHERE namespace = $1 AND term = ANY($2::text[])",
+                    self.table("document_terms")
+                ))
+                .await
+                .map_err(on(op))?;
+            let mut asked = q_terms.clone();
+            asked.push("");
+            let stats = tx.query(&stmt, &[&ns, &asked]).await.map_err(on(op))?;
+            let mut q_df: std::collections::HashMap<String, usize> = Default::default();
+            for row in &stats {
+                let term: String = row.try_get(0).map_err(on(op))?;
+                let count: i64 = row.try_get(1).map_err(on(op))?;
+                q_df.insert(term, usize::try_from(count).unwrap_or(0));
+            }
+            let n = q_df.get("").copied().unwrap_or(0);
+            let df = |t: &str| q_df.get(t).copied().unwrap_or(0);
+            let rule = tfidf::Ubiquity::of(n, q_terms.iter().map(|t| df(t)));
+            q_terms.retain(|t| rule.weighs(df(t)));
+        }
         let stmt = tx
             .prepare_cached(&format!(
                 "SELECT d.id, d.content, d.metadata::text, d.terms, d.term_weights \
