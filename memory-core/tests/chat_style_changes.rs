@@ -286,3 +286,42 @@ async fn an_age_said_in_passing_replaces_the_last_one() {
     .await;
     assert!(facts.iter().any(|f| f == "is 52 years old"), "{facts:?}");
 }
+
+#[tokio::test]
+async fn a_pet_put_to_sleep_is_no_longer_had() {
+    for first in [
+        "our cat Juniper turned 15 this spring",
+        "my dog Pepper hates the postman",
+    ] {
+        let facts = current_after(&[first]).await;
+        assert!(facts.iter().any(|f| f.starts_with("has a")), "{facts:?}");
+    }
+    let facts = current_after(&[
+        "our cat Juniper turned 15 this spring",
+        "we decided to put Juniper to sleep on monday, it was time",
+    ])
+    .await;
+    assert!(
+        !facts.iter().any(|f| f.starts_with("has a cat")),
+        "{facts:?}"
+    );
+    let facts = current_after(&[
+        "my dog Pepper hates the postman",
+        "we had to put Pepper down after the stroke",
+    ])
+    .await;
+    assert!(
+        !facts.iter().any(|f| f.starts_with("has a dog")),
+        "{facts:?}"
+    );
+    // An obligation, not an ending.
+    let facts = current_after(&[
+        "I have a dog named Pepper",
+        "I have to put Pepper down for his nap now",
+    ])
+    .await;
+    assert!(
+        facts.iter().any(|f| f.starts_with("has a dog")),
+        "{facts:?}"
+    );
+}

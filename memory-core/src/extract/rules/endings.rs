@@ -316,7 +316,7 @@ pub(crate) fn put_down(words: &[Word]) -> Vec<Found> {
     let how = &words[at + 1..];
     let k = match match_prefix(how, "to sleep").or_else(|| match_prefix(how, "down")) {
         Some(k) => k,
-        None => return Vec::new(),
+        None => return put_to_sleep(words, at),
     };
     let Some(have) = words[..at]
         .iter()
@@ -331,6 +331,41 @@ pub(crate) fn put_down(words: &[Word]) -> Vec<Found> {
     let mut said = vec![Word::new("had")];
     said.extend(object.iter().cloned());
     said.extend(words[at..at + 1 + k].iter().cloned());
+    ended(&said, object, 0.8).into_iter().collect()
+}
+
+/// "(had|decided) to put X down / to sleep", done (not "have to put my phone down"): the
+/// object between "put" (at `at`) and its particle, at most three words and not a pronoun.
+fn put_to_sleep(words: &[Word], at: usize) -> Vec<Found> {
+    let led = at >= 2
+        && words[at - 1].lower() == "to"
+        && matches!(words[at - 2].lower(), "had" | "decided");
+    if !led {
+        return Vec::new();
+    }
+    let how = &words[at + 1..];
+    let Some((len, k)) = (1..=3.min(how.len())).find_map(|len| {
+        let rest = &how[len..];
+        match_prefix(rest, "to sleep")
+            .or_else(|| match_prefix(rest, "down"))
+            .map(|k| (len, k))
+    }) else {
+        return Vec::new();
+    };
+    let object = &how[..len];
+    if object.iter().any(|w| {
+        matches!(
+            w.lower(),
+            "it" | "him" | "her" | "them" | "this" | "that" | "something"
+        )
+    }) {
+        return Vec::new();
+    }
+    // Said as the other form says it: "had Rolo put down".
+    let mut said = vec![Word::new("had")];
+    said.extend(object.iter().cloned());
+    said.push(words[at].clone());
+    said.extend(how[len..len + k].iter().cloned());
     ended(&said, object, 0.8).into_iter().collect()
 }
 
