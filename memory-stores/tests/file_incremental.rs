@@ -12,49 +12,8 @@ use std::time::{Duration, Instant};
 
 use agentmemory_core::{Document, MemoryError, SearchQuery, VectorStore};
 use agentmemory_stores::FileStore;
+use common::corpus::{doc, fill, word};
 use common::defaults::{check_same_as_defaults, AWKWARD_IDS};
-
-/// A word of its own for each `i`.
-fn word(i: usize) -> String {
-    let letters = b"bcdfghjklmnpqrstvwxz";
-    let mut w = String::from("w");
-    let mut n = i;
-    loop {
-        w.push(letters[n % letters.len()] as char);
-        w.push(['a', 'e', 'i', 'o', 'u'][n % 5]);
-        n /= letters.len();
-        if n == 0 {
-            break;
-        }
-    }
-    w
-}
-
-/// Document `i`: an episode-like turn with a few shared and a few rare words.
-fn doc(i: usize) -> Document {
-    let topics = [
-        "rust", "garden", "kitchen", "travel", "music", "budget", "health",
-    ];
-    Document::new(format!(
-        "turn {i}: we talked about {} and {} with {} {}",
-        topics[i % topics.len()],
-        topics[(i / 7) % topics.len()],
-        word(i),
-        word(i / 3),
-    ))
-    .with_id(format!("ep-{i:06}"))
-}
-
-/// Writes documents `0..n` to `ns` in batches.
-async fn fill(store: &FileStore, ns: &str, n: usize) {
-    let ids: Vec<usize> = (0..n).collect();
-    for chunk in ids.chunks(500) {
-        store
-            .upsert_batch(ns, chunk.iter().map(|&i| doc(i)).collect())
-            .await
-            .expect("fill");
-    }
-}
 
 /// The `(id, score bits)` of every hit of a few queries.
 async fn rankings(store: &FileStore, ns: &str) -> Vec<Vec<(String, u32)>> {
@@ -269,7 +228,7 @@ async fn racing_searches_end_as_a_fresh_build() {
     let dir = tempfile::tempdir().expect("tempdir");
     let store = Arc::new(FileStore::open(dir.path()).await.expect("open"));
     let ns = "racing";
-    fill(&store, ns, 200).await;
+    fill(store.as_ref(), ns, 200).await;
     store
         .search(ns, &SearchQuery::new("kitchen", 5))
         .await

@@ -12,6 +12,7 @@ use std::time::{Duration, Instant};
 
 use agentmemory_core::{Document, InMemoryVectorStore, SearchQuery, VectorStore};
 use agentmemory_stores::{PostgresOptions, PostgresStore};
+use common::corpus::{doc, fill_with, word};
 use common::defaults::{check_same_as_defaults, AWKWARD_IDS};
 use common::*;
 
@@ -44,51 +45,11 @@ async fn drop_schema(url: &str, store: &PostgresStore) {
         .expect("drop schema");
 }
 
-/// A word of its own for each `i`.
-fn word(i: usize) -> String {
-    let letters = b"bcdfghjklmnpqrstvwxz";
-    let mut w = String::from("w");
-    let mut n = i;
-    loop {
-        w.push(letters[n % letters.len()] as char);
-        w.push(['a', 'e', 'i', 'o', 'u'][n % 5]);
-        n /= letters.len();
-        if n == 0 {
-            break;
-        }
-    }
-    w
-}
-
-/// Document `i`: an episode-like turn with a few shared and a few rare words.
-fn doc(i: usize) -> Document {
-    let topics = [
-        "rust", "garden", "kitchen", "travel", "music", "budget", "health",
-    ];
-    Document::new(format!(
-        "turn {i}: we talked about {} and {} with {} {}",
-        topics[i % topics.len()],
-        topics[(i / 7) % topics.len()],
-        word(i),
-        word(i / 3),
-    ))
-    .with_id(format!("ep-{i:06}"))
-}
-
 /// A unit-ish embedding of `dim` for `i` (deterministic, spread out).
 fn embedding(i: usize, dim: usize) -> Vec<f32> {
     (0..dim)
         .map(|j| (((i * 31 + j * 17) % 97) as f32 / 97.0) - 0.5)
         .collect()
-}
-
-/// Writes `docs` to `ns` in batches of 500.
-async fn fill(store: &impl VectorStore, ns: &str, docs: Vec<Document>) {
-    let mut docs = docs.into_iter().peekable();
-    while docs.peek().is_some() {
-        let chunk: Vec<Document> = docs.by_ref().take(500).collect();
-        store.upsert_batch(ns, chunk).await.expect("fill");
-    }
 }
 
 /// Document rows read by one search of `query`.
@@ -135,8 +96,8 @@ async fn a_search_after_a_write_reads_what_it_ranks() {
     let reference = InMemoryVectorStore::new();
     let ns = fresh("incremental");
     let docs: Vec<Document> = (0..N).map(doc).collect();
-    fill(&store, &ns, docs.clone()).await;
-    fill(&reference, &ns, docs).await;
+    fill_with(&store, &ns, docs.clone()).await;
+    fill_with(&reference, &ns, docs).await;
 
     let kitchen = SearchQuery::new("kitchen", 5);
     let before = reads_of(&store, &ns, &kitchen).await;
@@ -202,8 +163,8 @@ async fn a_speakers_name_on_most_lines_is_not_read_for() {
             Document::new(text).with_id(format!("d{i:03}"))
         })
         .collect();
-    fill(&store, &ns, docs.clone()).await;
-    fill(&reference, &ns, docs).await;
+    fill_with(&store, &ns, docs.clone()).await;
+    fill_with(&reference, &ns, docs).await;
     let query = SearchQuery::new("which guitar did Maya buy", 5);
     assert_eq!(
         reads_of(&store, &ns, &query).await,
@@ -240,7 +201,7 @@ async fn a_dense_search_after_a_write_reads_k_rows() {
     let docs = (0..N)
         .map(|i| doc(i).with_embedding(embedding(i, dim)))
         .collect();
-    fill(&store, &ns, docs).await;
+    fill_with(&store, &ns, docs).await;
     let mut target = vec![0.0; dim];
     target[0] = 1.0;
     store
@@ -284,7 +245,7 @@ async fn get_many_and_ids_in_range_answer_as_the_defaults() {
             .iter()
             .map(|id| Document::new(format!("id {id}")).with_id(*id)),
     );
-    fill(&store, &ns, docs).await;
+    fill_with(&store, &ns, docs).await;
     check_same_as_defaults(&store, &ns).await;
     assert_eq!(
         store
@@ -311,7 +272,7 @@ async fn get_many_is_one_round_trip() {
     let proxy = turns::TurnCounter::start(turns::upstream(&url)).await;
     let store = store(&proxy.url(&url), false).await;
     let ns = fresh("round-trip");
-    fill(&store, &ns, (0..200).map(doc).collect()).await;
+    fill_with(&store, &ns, (0..200).map(doc).collect()).await;
     let ids: Vec<String> = (0..200).step_by(2).map(|i| format!("ep-{i:06}")).collect();
     assert_eq!(store.get_many(&ns, &ids).await.expect("warm").len(), 100);
     proxy.take();
@@ -374,7 +335,7 @@ async fn measure_search_after_one_write() {
         let docs = (0..n)
             .map(|i| doc(i).with_embedding(embedding(i, 16)))
             .collect();
-        fill(&store, &ns, docs).await;
+        fill_with(&store, &ns, docs).await;
         let words = SearchQuery::new("kitchen garden budget", 10);
         let (common, common_read) = search_after_write(&store, &ns, n, 20, &words).await;
         let rare = SearchQuery::new(format!("{} {}", word(7), word(n / 2)), 10);

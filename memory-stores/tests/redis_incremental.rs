@@ -10,6 +10,7 @@ use std::time::{Duration, Instant};
 
 use agentmemory_core::{Document, SearchQuery, VectorStore};
 use agentmemory_stores::{RedisOptions, RedisStore};
+use common::corpus::{doc, fill, word};
 use common::*;
 
 /// A store under a key prefix of its own.
@@ -23,48 +24,6 @@ async fn store(url: &str, prefix: &str) -> RedisStore {
     )
     .await
     .expect("connect")
-}
-
-/// A word of its own for each `i`.
-fn word(i: usize) -> String {
-    let letters = b"bcdfghjklmnpqrstvwxz";
-    let mut w = String::from("w");
-    let mut n = i;
-    loop {
-        w.push(letters[n % letters.len()] as char);
-        w.push(['a', 'e', 'i', 'o', 'u'][n % 5]);
-        n /= letters.len();
-        if n == 0 {
-            break;
-        }
-    }
-    w
-}
-
-/// Document `i`: an episode-like turn with a few shared and a few rare words.
-fn doc(i: usize) -> Document {
-    let topics = [
-        "rust", "garden", "kitchen", "travel", "music", "budget", "health",
-    ];
-    Document::new(format!(
-        "turn {i}: we talked about {} and {} with {} {}",
-        topics[i % topics.len()],
-        topics[(i / 7) % topics.len()],
-        word(i),
-        word(i / 3),
-    ))
-    .with_id(format!("ep-{i:06}"))
-}
-
-/// Writes documents `0..n` to `ns` in batches.
-async fn fill(store: &RedisStore, ns: &str, n: usize) {
-    let ids: Vec<usize> = (0..n).collect();
-    for chunk in ids.chunks(500) {
-        store
-            .upsert_batch(ns, chunk.iter().map(|&i| doc(i)).collect())
-            .await
-            .expect("fill");
-    }
 }
 
 /// Per-search time after one write, at `n` documents: the mean of `rounds` rounds of

@@ -5,6 +5,7 @@
 
 #[cfg(feature = "redis")]
 pub mod cluster;
+pub mod corpus;
 pub mod defaults;
 #[cfg(any(feature = "redis", feature = "postgres"))]
 pub mod turns;
