@@ -6,7 +6,7 @@ use crate::facts::Polarity;
 
 use super::clause::Word;
 use super::lexicon::{
-    COUNTS, DIETS, EMPTY_VALUES, NOT_JOBS, NOT_NAMES, PETS, RELATIONS, REQUEST_VERBS,
+    COUNTS, DIETS, EMPTY_VALUES, NOT_JOBS, NOT_NAMES, NOT_PLACES, PETS, RELATIONS, REQUEST_VERBS,
 };
 use super::pattern::{first_match, match_prefix, value_of, Found, Rule};
 use super::tables::{IMPLAUSIBLE_ALLERGENS, NATIONALITIES};
@@ -495,68 +495,12 @@ fn staying_in(p: &Predicate) -> Option<String> {
 /// first; at most three words).
 fn plausible_place(words: &[Word]) -> Option<String> {
     let first = words.first()?;
-    let unlikely = matches!(
-        first.lower(),
-        "a" | "an"
-            | "the"
-            | "my"
-            | "our"
-            | "his"
-            | "her"
-            | "their"
-            | "this"
-            | "that"
-            | "there"
-            | "here"
-            | "it"
-            | "love"
-            | "bed"
-            | "hospital"
-            | "pain"
-            | "therapy"
-            | "recovery"
-            | "touch"
-            | "contact"
-            | "charge"
-            | "trouble"
-            | "debt"
-            | "shock"
-            | "tears"
-            | "denial"
-            | "work"
-            | "school"
-            | "college"
-            | "uni"
-            | "class"
-            | "lockdown"
-            | "quarantine"
-            | "isolation"
-            | "rehab"
-            | "prison"
-            | "jail"
-            | "labour"
-            | "labor"
-            | "remission"
-            | "limbo"
-            | "agony"
-            | "bits"
-            | "pieces"
-            | "town"
-            | "control"
-            | "good"
-            | "bad"
-            | "shape"
-            | "talks"
-            | "treatment"
-            | "office"
-            | "meetings"
-            | "private"
-            | "public"
-    ) || first
-        .lower
-        .chars()
-        .next()
-        .is_some_and(|c| c.is_ascii_digit());
+    let unlikely = listed(NOT_PLACES, first.lower())
+        || first
+            .lower
+            .chars()
+            .next()
+            .is_some_and(|c| c.is_ascii_digit());
     if unlikely {
         return None;
     }
