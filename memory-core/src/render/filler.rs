@@ -205,9 +205,50 @@ pub const FILLER_WORDS: &[&str] = &[
 ];
 
 /// Whether `text` says nothing a later question could be about: no word of it is left
-/// once the [`FILLER_WORDS`] are removed (emoji and punctuation are not words).
+/// once the [`FILLER_WORDS`] are removed (emoji and punctuation are not words), nor once
+/// a leading speaker label is ("Sasha: lol", as exported chat logs write every line).
+///
+/// ```
+/// use agentmemory_core::render::is_content_free;
+///
+/// assert!(is_content_free("Thanks, that's great!"));
+/// assert!(is_content_free("Sasha: lol"));
+/// assert!(!is_content_free("Sasha: we got a kitten"));
+/// ```
 pub fn is_content_free(text: &str) -> bool {
-    content_words(text).next().is_none()
+    content_words(without_speaker_label(text)).next().is_none()
+}
+
+/// `text` without a leading speaker label: one to three capitalised words (or initials)
+/// and a colon, then a space ("Sasha: ", "Dr Patel: ", "MARI: "), at most 32 bytes.
+/// A text that is only a label keeps it.
+///
+/// ```
+/// use agentmemory_core::render::without_speaker_label;
+///
+/// assert_eq!(without_speaker_label("Dr Patel: take two a day"), "take two a day");
+/// assert_eq!(without_speaker_label("note to self: buy milk"), "note to self: buy milk");
+/// assert_eq!(without_speaker_label("at 10:30 we left"), "at 10:30 we left");
+/// ```
+pub fn without_speaker_label(text: &str) -> &str {
+    let trimmed = text.trim_start();
+    let Some(colon) = trimmed.find(": ").filter(|&at| at <= 32) else {
+        return text;
+    };
+    let label = &trimmed[..colon];
+    let words: Vec<&str> = label.split(' ').collect();
+    let named = (1..=3).contains(&words.len())
+        && words.iter().all(|w| {
+            w.chars().next().is_some_and(char::is_uppercase)
+                && w.chars()
+                    .all(|c| c.is_alphabetic() || matches!(c, '\'' | '-' | '.'))
+        });
+    let rest = trimmed[colon + 2..].trim_start();
+    if named && !rest.is_empty() {
+        rest
+    } else {
+        text
+    }
 }
 
 /// The words of `text` that are not filler, folded.
@@ -226,6 +267,27 @@ fn content_words(text: &str) -> impl Iterator<Item = String> + '_ {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_speaker_label_is_not_content() {
+        for said in [
+            "Sasha: lol",
+            "MARI: ok!!",
+            "Callum: thanks 😂",
+            "Dr Patel: sure",
+        ] {
+            assert!(is_content_free(said), "{said}");
+        }
+        for said in ["Sasha: we moved to Leeds", "Mari: Mole", "CARYS"] {
+            assert!(!is_content_free(said), "{said}");
+        }
+        // Never cut inside a character, whatever comes first.
+        assert_eq!(
+            without_speaker_label("ÉÉÉÉÉÉÉÉÉÉÉÉÉÉÉÉÉÉÉ: x"),
+            "ÉÉÉÉÉÉÉÉÉÉÉÉÉÉÉÉÉÉÉ: x"
+        );
+        assert_eq!(without_speaker_label("Zoë: hi there"), "hi there");
+    }
 
     #[test]
     fn sorted_for_binary_search() {

@@ -19,7 +19,7 @@ mod summary;
 mod working;
 
 pub use escape::{escape_line, escape_text, push_escaped, Lines};
-pub use filler::{is_content_free, FILLER_WORDS};
+pub use filler::{is_content_free, without_speaker_label, FILLER_WORDS};
 pub use memory::{compact_block, memory_block, render as facts_block, MemoryBlock};
 pub use memory::{MEMORY_BLOCK_CLOSE, MEMORY_BLOCK_OPEN};
 pub use reference::{
