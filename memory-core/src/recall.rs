@@ -400,55 +400,74 @@ async fn with_follow_ups(
     kept: Vec<ScoredEpisode>,
     request: &RecallRequest,
 ) -> Vec<ScoredEpisode> {
+    // The anchors' reads go out together: one round trip's wait, not one per read.
+    let anchors: Vec<usize> = (0..kept.len())
+        .filter(|&i| kept[i].relevance > 0.0)
+        .take(FOLLOW_UPS)
+        .collect();
+    let kept_ref = &kept;
+    let around = futures_util::future::join_all(anchors.iter().map(|&i| async move {
+        let anchor = &kept_ref[i];
+        let (answered, follows) = tokio::join!(
+            answered_by(store, user, anchor, request),
+            following(store, user, anchor, request)
+        );
+        (i, answered, follows)
+    }))
+    .await;
     let mut seen: HashSet<String> = kept.iter().map(|e| e.episode.id.clone()).collect();
-    let mut out = Vec::with_capacity(kept.len() + FOLLOW_UPS * FOLLOW_UP_MESSAGES);
-    let mut expanded = 0;
-    for e in kept {
-        let anchor = (expanded < FOLLOW_UPS && e.relevance > 0.0).then(|| e.clone());
-        out.push(e);
-        let Some(anchor) = anchor else { continue };
-        expanded += 1;
-        if let Some(answered) = answered_by(store, user, &anchor, request).await {
-            if seen.insert(answered.id.clone()) {
-                let at = out.len() - 1;
-                out.insert(
-                    at,
-                    ScoredEpisode {
-                        episode: answered,
-                        relevance: anchor.relevance,
-                        score: anchor.score,
-                        reason: RecallReason::Answered,
-                    },
-                );
-            }
-        }
-        let from = anchor.episode.observed_at + chrono::Duration::milliseconds(1);
-        let mut to = anchor.episode.observed_at + FOLLOW_UP_WITHIN;
-        if let Some(as_of) = request.as_of {
-            to = to.min(as_of);
-        }
-        let Ok(next) = store.list(user, Some(from), Some(to), 4).await else {
+    let mut out = Vec::with_capacity(kept.len() + FOLLOW_UPS * (FOLLOW_UP_MESSAGES + 1));
+    let mut around = around.into_iter().peekable();
+    for (i, e) in kept.into_iter().enumerate() {
+        let Some((_, answered, follows)) = around.next_if(|(at, _, _)| *at == i) else {
+            out.push(e);
             continue;
         };
-        let follows: Vec<Episode> = next
-            .into_iter()
-            .filter(|n| {
-                n.conversation_id == anchor.episode.conversation_id
-                    && !crate::render::is_content_free(&n.text)
-                    && !request.exclude.contains(&n.message_id)
-            })
-            .take(FOLLOW_UP_MESSAGES)
-            .collect();
-        for follow in follows.into_iter().filter(|f| seen.insert(f.id.clone())) {
-            out.push(ScoredEpisode {
-                episode: follow,
-                relevance: anchor.relevance * 0.99,
-                score: anchor.score * 0.99,
-                reason: RecallReason::FollowUp,
-            });
+        let near = |episode: Episode, scale: f32, reason: RecallReason| ScoredEpisode {
+            episode,
+            relevance: e.relevance * scale,
+            score: e.score * scale,
+            reason,
+        };
+        if let Some(answered) = answered.filter(|a| seen.insert(a.id.clone())) {
+            out.push(near(answered, 1.0, RecallReason::Answered));
         }
+        let follows: Vec<ScoredEpisode> = follows
+            .into_iter()
+            .filter(|f| seen.insert(f.id.clone()))
+            .map(|f| near(f, 0.99, RecallReason::FollowUp))
+            .collect();
+        out.push(e);
+        out.extend(follows);
     }
     out
+}
+
+/// The next [`FOLLOW_UP_MESSAGES`] messages after `anchor` in its conversation that say
+/// something, within [`FOLLOW_UP_WITHIN`] (and the request's as-of time). A failed read
+/// finds none.
+async fn following(
+    store: &dyn EpisodeStore,
+    user: &str,
+    anchor: &ScoredEpisode,
+    request: &RecallRequest,
+) -> Vec<Episode> {
+    let from = anchor.episode.observed_at + chrono::Duration::milliseconds(1);
+    let mut to = anchor.episode.observed_at + FOLLOW_UP_WITHIN;
+    if let Some(as_of) = request.as_of {
+        to = to.min(as_of);
+    }
+    let Ok(next) = store.list(user, Some(from), Some(to), 4).await else {
+        return Vec::new();
+    };
+    next.into_iter()
+        .filter(|n| {
+            n.conversation_id == anchor.episode.conversation_id
+                && !crate::render::is_content_free(&n.text)
+                && !request.exclude.contains(&n.message_id)
+        })
+        .take(FOLLOW_UP_MESSAGES)
+        .collect()
 }
 
 /// The message `found` answers, when `found` matched by it: its own words share no term
