@@ -17,11 +17,13 @@
 //!   of a write transaction per fact. The more work waits, the larger the batches: the
 //!   cost of a write is shared by more `PUT`s exactly when the server is busiest.
 //! - **Fair.** Different users' lines run side by side, at most
-//!   [`Extractor::concurrency`] at once across the server (`EXTRACTION_CONCURRENCY`,
-//!   [`DEFAULT_EXTRACTION_CONCURRENCY`] by default): one user's slow model call or long
-//!   backlog does not hold another user's extraction back. A line waiting for a run slot
-//!   holds none; the slots go in the order the lines asked (the semaphore is first come,
-//!   first served).
+//!   [`Extractor::lines_at_once`] at once ([`DEFAULT_BACKGROUND_CONCURRENCY`]: the store
+//!   writes, which mostly wait for the store, overlap), and at most
+//!   [`Extractor::concurrency`] of them in a model call at once (`EXTRACTION_CONCURRENCY`,
+//!   [`DEFAULT_EXTRACTION_CONCURRENCY`] by default; the offline rule extractor needs no
+//!   slot): one user's slow model call or long backlog does not hold another user's
+//!   extraction back. A line waiting for a slot holds none; the slots go in the order
+//!   the lines asked (the semaphores are first come, first served).
 //! - **Never costs the write.** A failing model or store is logged; with a model, a failed
 //!   extraction falls back to the rule extractor and a failed summary to the extractive
 //!   summariser. Episode writes, which are idempotent, are tried [`INDEX_ATTEMPTS`] times.
@@ -64,8 +66,8 @@ use super::error::ApiError;
 use super::long_term::LongTermMemory;
 use super::message_index::{IndexWork, MessageIndex};
 use super::settings::{
-    GenerationModel, DEFAULT_EXTRACTION_CONCURRENCY, DEFAULT_EXTRACTION_QUEUE,
-    DEFAULT_EXTRACTION_QUEUE_WAIT,
+    GenerationModel, DEFAULT_BACKGROUND_CONCURRENCY, DEFAULT_EXTRACTION_CONCURRENCY,
+    DEFAULT_EXTRACTION_QUEUE, DEFAULT_EXTRACTION_QUEUE_WAIT,
 };
 use super::strategy::Strategy;
 use super::window;
@@ -140,9 +142,12 @@ pub struct Extractor {
     limit: usize,
     /// How long a `PUT` waits for a place.
     wait: Duration,
-    /// One permit for each line that may run at once.
+    /// One permit for each job that may be in a model call at once.
     slots: Arc<Semaphore>,
     concurrency: usize,
+    /// One permit for each line that may run at once.
+    runners: Arc<Semaphore>,
+    runners_limit: usize,
 }
 
 /// A place in the queue, taken by [`Extractor::reserve`] and held by the job it is given
@@ -182,11 +187,28 @@ impl Extractor {
             wait: DEFAULT_EXTRACTION_QUEUE_WAIT,
             slots: Arc::new(Semaphore::new(DEFAULT_EXTRACTION_CONCURRENCY)),
             concurrency: DEFAULT_EXTRACTION_CONCURRENCY,
+            runners: Arc::new(Semaphore::new(DEFAULT_BACKGROUND_CONCURRENCY)),
+            runners_limit: DEFAULT_BACKGROUND_CONCURRENCY,
         }
     }
 
-    /// This extractor running at most `concurrency` users' lines at once (at least 1;
-    /// [`DEFAULT_EXTRACTION_CONCURRENCY`] otherwise).
+    /// This extractor running at most `lines` users' lines at once (at least 1;
+    /// [`DEFAULT_BACKGROUND_CONCURRENCY`] otherwise): how many batches write to the
+    /// store side by side.
+    pub fn lines_at_once(mut self, lines: usize) -> Self {
+        let lines = lines.max(1);
+        self.runners = Arc::new(Semaphore::new(lines));
+        self.runners_limit = lines;
+        self
+    }
+
+    /// How many lines may run at once.
+    pub fn lines_limit(&self) -> usize {
+        self.runners_limit
+    }
+
+    /// This extractor running at most `concurrency` jobs' model calls at once (at least
+    /// 1; [`DEFAULT_EXTRACTION_CONCURRENCY`] otherwise).
     pub fn concurrency(mut self, concurrency: usize) -> Self {
         let concurrency = concurrency.max(1);
         self.slots = Arc::new(Semaphore::new(concurrency));
@@ -194,7 +216,7 @@ impl Extractor {
         self
     }
 
-    /// How many lines may run at once.
+    /// How many jobs may be in a model call at once.
     pub fn running_limit(&self) -> usize {
         self.concurrency
     }
@@ -307,7 +329,7 @@ impl Extractor {
     async fn run_line(self, key: LineKey) {
         loop {
             // the semaphore is never closed; were it, the line would run unbounded
-            let slot = Arc::clone(&self.slots).acquire_owned().await.ok();
+            let slot = Arc::clone(&self.runners).acquire_owned().await.ok();
             let batch: Vec<Queued> = {
                 let mut lines = self.lines.lock();
                 let Some(line) = lines.get_mut(&key) else {
@@ -395,6 +417,12 @@ impl Extractor {
         for queued in batch.iter_mut() {
             let job = &queued.job;
             if !job.fresh.is_empty() {
+                // a model call takes one of the model's slots; the rule extractor none
+                // (the semaphore is never closed; were it, the calls would run unbounded)
+                let _slot = match &self.model {
+                    Some(_) => Arc::clone(&self.slots).acquire_owned().await.ok(),
+                    None => None,
+                };
                 let done = match &job.strategy {
                     Strategy::Discrete => self.facts(job, false, &mut facts).await,
                     Strategy::Preferences => self.facts(job, true, &mut facts).await,

@@ -113,6 +113,7 @@ impl MemoryService {
         let background = Extractor::new(self.long_term.clone(), settings.model.clone())
             .queue_limit(settings.extraction_queue)
             .queue_wait(settings.extraction_queue_wait)
+            .lines_at_once(settings.background_concurrency)
             .concurrency(settings.extraction_concurrency);
         let extractor =
             (settings.long_term_memory && settings.extraction).then(|| background.clone());

@@ -7,6 +7,7 @@
 //! | `ENABLE_DISCRETE_MEMORY_EXTRACTION` | `true` | `false` turns background extraction from session messages off (every strategy); structured `memories` are still promoted |
 //! | `GENERATION_MODEL` | none (offline) | the model that extracts, summarises and runs `custom` prompts, at the OpenAI-compatible server of `OPENAI_BASE_URL` (OpenAI's own when unset) with `OPENAI_API_KEY` |
 //! | `OPENAI_BASE_URL` | — | set alone, it configures a model too (`AGENTMEM_MODEL`, else `gpt-4o-mini`) |
+//! | `BACKGROUND_CONCURRENCY` | 32 | how many users' background batches (episode and fact writes) run at once; their model calls are limited by `EXTRACTION_CONCURRENCY` besides |
 //! | `EXTRACTION_CONCURRENCY` | 4 | how many extraction jobs (model calls) run at once across users; each user's jobs still run one at a time, in order, so one user's slow model call or backlog does not hold another's back |
 //! | `EXTRACTION_QUEUE_LIMIT` | 1024 | how many `PUT`s' background work (extraction, indexing of messages) may wait at once; past it, a `PUT` that has work to schedule waits for a place before it is stored (backpressure instead of a queue that grows without bound) |
 //! | `EXTRACTION_QUEUE_WAIT_MS` | 10000 | how long such a `PUT` waits for a place; then it is refused with 503 and `Retry-After`, having stored nothing |
@@ -40,6 +41,12 @@ pub const EXTRACTION_QUEUE_WAIT_ENV: &str = "EXTRACTION_QUEUE_WAIT_MS";
 /// unset: long enough to ride out a burst, short enough that a stalled model turns writes
 /// away instead of holding them.
 pub const DEFAULT_EXTRACTION_QUEUE_WAIT: std::time::Duration = std::time::Duration::from_secs(10);
+/// Environment variable: how many users' background batches may run at once.
+pub const BACKGROUND_CONCURRENCY_ENV: &str = "BACKGROUND_CONCURRENCY";
+/// How many users' background batches run at once when `BACKGROUND_CONCURRENCY` is unset:
+/// enough for the store writes of many users to overlap (they mostly wait for the store),
+/// few enough not to exhaust a connection pool.
+pub const DEFAULT_BACKGROUND_CONCURRENCY: usize = 32;
 /// Environment variable: how many extraction jobs may run at once.
 pub const EXTRACTION_CONCURRENCY_ENV: &str = "EXTRACTION_CONCURRENCY";
 /// How many extraction jobs run at once when `EXTRACTION_CONCURRENCY` is unset: a few
@@ -97,6 +104,9 @@ pub struct ServerSettings {
     /// How long a `PUT` waits for a place in a full queue before it is refused with 503
     /// (`EXTRACTION_QUEUE_WAIT_MS`; [`DEFAULT_EXTRACTION_QUEUE_WAIT`] by default).
     pub extraction_queue_wait: std::time::Duration,
+    /// How many users' background batches run at once (`BACKGROUND_CONCURRENCY`, at least
+    /// 1; [`DEFAULT_BACKGROUND_CONCURRENCY`] by default).
+    pub background_concurrency: usize,
     /// How many extraction jobs run at once across users (`EXTRACTION_CONCURRENCY`, at
     /// least 1; [`DEFAULT_EXTRACTION_CONCURRENCY`] by default). Each user's jobs run one
     /// at a time, in the order of the `PUT`s.
@@ -113,6 +123,7 @@ impl Default for ServerSettings {
             model: None,
             extraction_queue: DEFAULT_EXTRACTION_QUEUE,
             extraction_queue_wait: DEFAULT_EXTRACTION_QUEUE_WAIT,
+            background_concurrency: DEFAULT_BACKGROUND_CONCURRENCY,
             extraction_concurrency: DEFAULT_EXTRACTION_CONCURRENCY,
         }
     }
@@ -120,7 +131,8 @@ impl Default for ServerSettings {
 
 impl ServerSettings {
     /// Reads `WINDOW_SIZE`, `LONG_TERM_MEMORY`, `ENABLE_DISCRETE_MEMORY_EXTRACTION`,
-    /// `EXTRACTION_QUEUE_LIMIT`, `EXTRACTION_QUEUE_WAIT_MS`, `EXTRACTION_CONCURRENCY`, `GENERATION_MODEL`, `OPENAI_BASE_URL` and `OPENAI_API_KEY`
+    /// `EXTRACTION_QUEUE_LIMIT`, `EXTRACTION_QUEUE_WAIT_MS`, `BACKGROUND_CONCURRENCY`,
+    /// `EXTRACTION_CONCURRENCY`, `GENERATION_MODEL`, `OPENAI_BASE_URL` and `OPENAI_API_KEY`
     /// from the process environment.
     pub fn from_env() -> Result<Self, SettingsError> {
         Self::from_lookup(|name| std::env::var(name).ok())
@@ -197,6 +209,19 @@ impl ServerSettings {
                 }
             },
         };
+        let background_concurrency = match var(BACKGROUND_CONCURRENCY_ENV) {
+            None => DEFAULT_BACKGROUND_CONCURRENCY,
+            Some(value) => match value.parse::<usize>() {
+                Ok(n) if n >= 1 => n,
+                _ => {
+                    return Err(SettingsError {
+                        name: BACKGROUND_CONCURRENCY_ENV,
+                        value,
+                        reason: "must be a whole number of batches, at least 1".into(),
+                    })
+                }
+            },
+        };
         let extraction_concurrency = match var(EXTRACTION_CONCURRENCY_ENV) {
             None => DEFAULT_EXTRACTION_CONCURRENCY,
             Some(value) => match value.parse::<usize>() {
@@ -237,6 +262,7 @@ impl ServerSettings {
             model,
             extraction_queue,
             extraction_queue_wait,
+            background_concurrency,
             extraction_concurrency,
         })
     }
@@ -332,6 +358,14 @@ mod tests {
                 .extraction_queue_wait,
             std::time::Duration::from_millis(250)
         );
+        assert_eq!(
+            read(&[("BACKGROUND_CONCURRENCY", "8")])
+                .unwrap()
+                .background_concurrency,
+            8
+        );
+        let err = read(&[("BACKGROUND_CONCURRENCY", "0")]).unwrap_err();
+        assert_eq!(err.name, "BACKGROUND_CONCURRENCY");
         let err = read(&[("EXTRACTION_QUEUE_WAIT_MS", "soon")]).unwrap_err();
         assert_eq!(err.name, "EXTRACTION_QUEUE_WAIT_MS");
         assert_eq!(
