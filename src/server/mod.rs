@@ -107,8 +107,9 @@ pub use mcp_graph::{serve_stdio as serve_graph_stdio, GraphMcp};
 use metrics::Metrics;
 pub use service::MemoryService;
 pub use settings::{
-    ServerSettings, SettingsError, DEFAULT_EXTRACTION_CONCURRENCY, DEFAULT_EXTRACTION_QUEUE,
-    DEFAULT_WINDOW_SIZE,
+    ServerSettings, SettingsError, BACKGROUND_CONCURRENCY_ENV, DEFAULT_BACKGROUND_CONCURRENCY,
+    DEFAULT_EXTRACTION_CONCURRENCY, DEFAULT_EXTRACTION_QUEUE, DEFAULT_EXTRACTION_QUEUE_WAIT,
+    DEFAULT_WINDOW_SIZE, POSTGRES_BACKGROUND_CONCURRENCY,
 };
 pub use tenant::{Tenant, TenantNameError};
 

@@ -7,7 +7,7 @@
 //! | `ENABLE_DISCRETE_MEMORY_EXTRACTION` | `true` | `false` turns background extraction from session messages off (every strategy); structured `memories` are still promoted |
 //! | `GENERATION_MODEL` | none (offline) | the model that extracts, summarises and runs `custom` prompts, at the OpenAI-compatible server of `OPENAI_BASE_URL` (OpenAI's own when unset) with `OPENAI_API_KEY` |
 //! | `OPENAI_BASE_URL` | — | set alone, it configures a model too (`AGENTMEM_MODEL`, else `gpt-4o-mini`) |
-//! | `BACKGROUND_CONCURRENCY` | 32 | how many users' background batches (episode and fact writes) run at once; their model calls are limited by `EXTRACTION_CONCURRENCY` besides |
+//! | `BACKGROUND_CONCURRENCY` | 32 (8 on PostgreSQL in `agentmem serve`) | how many users' background batches (episode and fact writes) run at once; their model calls are limited by `EXTRACTION_CONCURRENCY` besides |
 //! | `EXTRACTION_CONCURRENCY` | 4 | how many extraction jobs (model calls) run at once across users; each user's jobs still run one at a time, in order, so one user's slow model call or backlog does not hold another's back |
 //! | `EXTRACTION_QUEUE_LIMIT` | 1024 | how many `PUT`s' background work (extraction, indexing of messages) may wait at once; past it, a `PUT` that has work to schedule waits for a place before it is stored (backpressure instead of a queue that grows without bound) |
 //! | `EXTRACTION_QUEUE_WAIT_MS` | 10000 | how long such a `PUT` waits for a place; then it is refused with 503 and `Retry-After`, having stored nothing |
@@ -47,6 +47,10 @@ pub const BACKGROUND_CONCURRENCY_ENV: &str = "BACKGROUND_CONCURRENCY";
 /// enough for the store writes of many users to overlap (they mostly wait for the store),
 /// few enough not to exhaust a connection pool.
 pub const DEFAULT_BACKGROUND_CONCURRENCY: usize = 32;
+/// How many users' background batches `agentmem serve` runs at once on PostgreSQL when
+/// `BACKGROUND_CONCURRENCY` is unset: each holds a pooled connection while it writes, and
+/// the pool holds 16 by default (`pool_size`), which the requests need too.
+pub const POSTGRES_BACKGROUND_CONCURRENCY: usize = 8;
 /// Environment variable: how many extraction jobs may run at once.
 pub const EXTRACTION_CONCURRENCY_ENV: &str = "EXTRACTION_CONCURRENCY";
 /// How many extraction jobs run at once when `EXTRACTION_CONCURRENCY` is unset: a few
