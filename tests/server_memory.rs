@@ -79,6 +79,8 @@ async fn messages_become_episodes_of_the_sessions_user_once() {
     .await;
     assert_eq!(status, StatusCode::OK, "{body}");
     assert!(body["messages"][0]["persisted_at"].is_string(), "{body}");
+    // The episodes are written behind the answer.
+    s.service.settle().await;
 
     let episodes = s
         .service
@@ -120,6 +122,7 @@ async fn messages_become_episodes_of_the_sessions_user_once() {
     ));
     let (status, _) = call(&s.app, "PUT", "/v1/working-memory/chat-1", echoed).await;
     assert_eq!(status, StatusCode::OK);
+    s.service.settle().await;
     assert_eq!(s.service.episodes.len("alice").await.unwrap(), 4);
 
     // Whose episodes: a namespace keeps its own, a session without a user goes to the
@@ -138,6 +141,7 @@ async fn messages_become_episodes_of_the_sessions_user_once() {
     assert_eq!(status, StatusCode::OK);
     // Episodes of a namespaced user are kept under "namespace \u{1f} user", those of no
     // user under the bare separator (the server's fact owners).
+    s.service.settle().await;
     let work_alice = "work\u{1f}alice";
     assert_eq!(s.service.episodes.len(work_alice).await.unwrap(), 3);
     let nobody = "\u{1f}";
@@ -231,6 +235,7 @@ async fn an_expired_session_is_rebuilt_from_its_episodes() {
     .await;
     assert_eq!(status, StatusCode::NOT_FOUND);
     // Its messages are still the user's episodes (long-term memory).
+    s.service.settle().await;
     assert_eq!(s.service.episodes.len("alice").await.unwrap(), 4);
 }
 

@@ -991,3 +991,144 @@ async fn extraction_runs_at_most_the_configured_number_of_jobs_at_once() {
         "never more than the limit at once"
     );
 }
+
+#[tokio::test]
+async fn a_queue_that_stays_full_turns_a_put_away_with_503_and_stores_nothing() {
+    let gate = Arc::new(tokio::sync::Semaphore::new(0));
+    let calls = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let model = GatedModel {
+        gate: Arc::clone(&gate),
+        calls: Arc::clone(&calls),
+    };
+    let settings = ServerSettings::from_lookup(|name| match name {
+        "EXTRACTION_QUEUE_LIMIT" => Some("1".to_owned()),
+        "EXTRACTION_QUEUE_WAIT_MS" => Some("200".to_owned()),
+        _ => None,
+    })
+    .unwrap()
+    .with_model(Arc::new(model), "gated");
+    let container = StoreUrl::Memory.open_with_embedder(None).await.unwrap();
+    let service = MemoryService::from_container(&container)
+        .unwrap()
+        .with_settings(settings);
+    let app = app(service.clone(), &ServerConfig::new(Auth::disabled()));
+    let body = |i: usize| {
+        session(
+            "rita",
+            json!({"strategy": "discrete"}),
+            vec![message(
+                &format!("r{i}"),
+                "user",
+                &format!("I play the harp {i}"),
+            )],
+        )
+    };
+    let (status, answer) = call(&app, "PUT", "/v1/working-memory/full-0", body(0)).await;
+    assert_eq!(status, StatusCode::OK, "{answer}");
+    // the only place is held by the first job, whose model call does not answer: the
+    // second write waits 200 ms, then is refused with 503 and Retry-After
+    let request = axum::http::Request::builder()
+        .method("PUT")
+        .uri("/v1/working-memory/full-1")
+        .header("content-type", "application/json")
+        .body(axum::body::Body::from(
+            serde_json::to_vec(&body(1)).unwrap(),
+        ))
+        .unwrap();
+    let response = tokio::time::timeout(
+        Duration::from_secs(5),
+        tower::ServiceExt::oneshot(app.clone(), request),
+    )
+    .await
+    .expect("a write facing a full queue is answered within its wait")
+    .unwrap();
+    assert_eq!(response.status(), StatusCode::SERVICE_UNAVAILABLE);
+    assert!(
+        response.headers().get("retry-after").is_some(),
+        "{:?}",
+        response.headers()
+    );
+    let (status, _) = call(
+        &app,
+        "GET",
+        "/v1/working-memory/full-1?user_id=rita",
+        Value::Null,
+    )
+    .await;
+    assert_eq!(
+        status,
+        StatusCode::NOT_FOUND,
+        "a refused write stored nothing"
+    );
+    // once the model answers, the queue drains and the same write goes through
+    gate.add_permits(1_000);
+    service.settle().await;
+    let (status, answer) = call(&app, "PUT", "/v1/working-memory/full-1", body(1)).await;
+    assert_eq!(status, StatusCode::OK, "{answer}");
+    service.settle().await;
+    assert_eq!(
+        calls.load(std::sync::atomic::Ordering::SeqCst),
+        2,
+        "the accepted writes were extracted, the refused one was not"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_search_and_a_prompt_right_after_puts_see_what_they_put_in() {
+    let s = server(&[]).await;
+    for (i, city) in ["Paris", "Berlin", "Lisbon"].iter().enumerate() {
+        // no settling: the facts and episodes are written behind the answers
+        let (status, body) = call(
+            &s.app,
+            "PUT",
+            &format!("/v1/working-memory/home-{i}"),
+            session(
+                "nina",
+                json!({"strategy": "discrete"}),
+                vec![
+                    message(&format!("h{i}"), "user", &format!("I live in {city}")),
+                    message(&format!("a{i}"), "assistant", "Noted."),
+                ],
+            ),
+        )
+        .await;
+        assert_eq!(status, StatusCode::OK, "{body}");
+    }
+    // a search of the user waits for the work of the user's PUTs answered before it
+    let found = search(&s, "nina", "where does the user live").await;
+    assert_eq!(found, ["User lives in Lisbon"], "{found:?}");
+    let (status, prompt) = call(
+        &s.app,
+        "PUT",
+        "/v1/working-memory/home-3",
+        session(
+            "nina",
+            json!({"strategy": "discrete"}),
+            vec![message("h3", "user", "My sister Ines visits me in October")],
+        ),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{prompt}");
+    let (status, prompt) = call(
+        &s.app,
+        "POST",
+        "/v1/memory/prompt",
+        json!({
+            "query": "when does my sister visit",
+            "session": {"session_id": "other", "user_id": "nina"},
+            "long_term_search": {"text": "sister visit October", "user_id": {"eq": "nina"}},
+        }),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{prompt}");
+    assert!(
+        prompt.to_string().contains("Ines"),
+        "the message of the PUT just answered is recalled: {prompt}"
+    );
+    s.service.settle().await;
+    assert_eq!(
+        s.service.episodes.len("nina").await.unwrap(),
+        7,
+        "every message indexed once"
+    );
+}

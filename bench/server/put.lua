@@ -3,6 +3,16 @@
 local sessions = tonumber(os.getenv("SESSIONS") or "200")
 local ns = os.getenv("NAMESPACE") or "bench"
 local n = 0
+-- RATE=r paces the run at about r requests a second in all (each of the CONNECTIONS
+-- connections waits CONNECTIONS/r seconds before each request): the latency of a PUT
+-- at a load the server keeps up with, rather than at saturation.
+local rate = tonumber(os.getenv("RATE") or "0")
+local connections = tonumber(os.getenv("CONNECTIONS") or "16")
+if rate > 0 then
+  delay = function()
+    return 1000 * connections / rate
+  end
+end
 
 local function body(id)
   n = n + 1

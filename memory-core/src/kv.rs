@@ -173,6 +173,19 @@ pub trait KvStore: Send + Sync {
     /// Deletes expired entries of every namespace; how many.
     async fn cleanup_expired(&self) -> Result<usize>;
 
+    /// Writes (or replaces) every entry of `entries` under `namespace`, in order (a later
+    /// entry with the key of an earlier one wins).
+    ///
+    /// Provided as one [`put`](Self::put) after another, which may stop part way on an
+    /// error; a store that can write them in one transaction (or one round trip)
+    /// overrides it, and then writes all or none.
+    async fn put_many(&self, namespace: &str, entries: Vec<MemoryEntry>) -> Result<()> {
+        for entry in entries {
+            self.put(namespace, entry).await?;
+        }
+        Ok(())
+    }
+
     /// Stores `entry` under a key of its own when it has none: an entry with an empty key
     /// is keyed by its id (given one when it has none); returns the key it was stored
     /// under. An entry with a key is [`put`](Self::put) as it is.

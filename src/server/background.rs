@@ -1,39 +1,59 @@
-//! Background extraction: after a `PUT` is stored and answered, the session's new
-//! messages go through its [`Strategy`] into long-term memory.
+//! Work behind a `PUT`: after a session is stored and answered, its new messages are
+//! indexed as episodes (`message_index`) and go through its [`Strategy`] into long-term
+//! memory.
 //!
 //! - **Which messages.** Those the client did not mark `discrete_memory_extracted: "t"`
 //!   and the stored session does not hold marked: the server marks them when it hands
 //!   them over, so a message is extracted once however often the session is sent again.
-//! - **In order, per user.** Each user's jobs run one at a time, in the order the `PUT`s
-//!   were stored, so that a later "I moved to Berlin" supersedes an earlier "I live in
-//!   Paris" and not the reverse. Sessions without a `user_id` share one line.
-//! - **Fair.** Different users' jobs run side by side, at most
-//!   [`Extractor::concurrency`] at once across the server (`EXTRACTION_CONCURRENCY`,
-//!   [`DEFAULT_EXTRACTION_CONCURRENCY`] by default): one user's slow model call or long
-//!   backlog does not hold another user's extraction back. A job waiting behind its
-//!   user's earlier jobs holds no run slot; the slots go to the users' next jobs in the
-//!   order they became ready (the semaphore is first come, first served).
+//!   Likewise for indexing, with `persisted_at`.
+//! - **In order, per user.** Each user's jobs run one batch at a time, in the order the
+//!   `PUT`s were stored, so that a later "I moved to Berlin" supersedes an earlier "I live
+//!   in Paris" and not the reverse. Sessions without a `user_id` share one line.
+//! - **Batched.** When a user's line runs, it takes every job of the user waiting then
+//!   (at most [`MAX_BATCH`]): their episodes are one write per owner, and the facts found
+//!   in all of them are reconciled and written as one
+//!   [`upsert_many`](agentmemory_core::facts::UserMemoryStore::upsert_many) and one
+//!   [`put_many`](agentmemory_core::kv::KvStore::put_many) of their index entries, instead
+//!   of a write transaction per fact. The more work waits, the larger the batches: the
+//!   cost of a write is shared by more `PUT`s exactly when the server is busiest.
+//! - **Fair.** Different users' lines run side by side, at most
+//!   [`Extractor::lines_at_once`] at once ([`DEFAULT_BACKGROUND_CONCURRENCY`]: the store
+//!   writes, which mostly wait for the store, overlap), and at most
+//!   [`Extractor::concurrency`] of them in a model call at once (`EXTRACTION_CONCURRENCY`,
+//!   [`DEFAULT_EXTRACTION_CONCURRENCY`] by default; the offline rule extractor needs no
+//!   slot): one user's slow model call or long backlog does not hold another user's
+//!   extraction back. A line waiting for a slot holds none; the slots go in the order
+//!   the lines asked (the semaphores are first come, first served).
 //! - **Never costs the write.** A failing model or store is logged; with a model, a failed
 //!   extraction falls back to the rule extractor and a failed summary to the extractive
-//!   summariser. [`Extractor::settle`] waits until every scheduled job is done (tests,
-//!   graceful shutdown).
-//! - **Bounded.** At most [`Extractor::queue_limit`] jobs are scheduled and not done. A
-//!   `PUT` with messages to extract takes a place ([`Extractor::reserve`]) before its
-//!   session is stored, waiting when every place is taken: a model slower than the traffic
-//!   slows the writes down instead of holding every waiting session in memory. A request
-//!   dropped while it waits has stored nothing, so no message is marked extracted
-//!   without being extracted.
+//!   summariser. Episode writes, which are idempotent, are tried [`INDEX_ATTEMPTS`] times.
+//!   [`Extractor::settle`] waits until every scheduled job is done (tests, graceful
+//!   shutdown); [`Extractor::caught_up`] until one user's jobs scheduled so far are (the
+//!   memory prompt and long-term search of a user read their own writes).
+//! - **Bounded, and answers when full.** At most [`Extractor::queue_limit`] jobs are
+//!   scheduled and not done. A `PUT` with work to schedule takes a place
+//!   ([`Extractor::reserve`]) before its session is stored, waiting while every place is
+//!   taken, at most [`Extractor::queue_wait`] (`EXTRACTION_QUEUE_WAIT_MS`): past it the
+//!   `PUT` is refused with 503 and `Retry-After`, having stored nothing. A model slower than
+//!   the traffic slows the writes down and then turns them away, instead of holding every
+//!   waiting session in memory or holding requests forever. A request dropped while it
+//!   waits has stored nothing either, so no message is marked extracted without being
+//!   extracted.
+//! - **What a crash loses.** The session a `PUT` acknowledged is stored before the answer.
+//!   Its episodes and extracted facts are written after it: a process that dies in between
+//!   loses that work (its messages are marked done in the stored session), as a failed
+//!   model call does. Run the server with a graceful shutdown (it settles first).
 
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
+use std::time::Duration;
 
 use chrono::Utc;
 use parking_lot::Mutex;
 use serde::Deserialize;
 use serde_json::Value;
 use tokio::sync::{watch, OwnedSemaphorePermit, Semaphore};
-use tokio::task::JoinHandle;
 
 use agentmemory_core::episodes::stable_ulid;
 use agentmemory_core::extract::{FactExtractor, LlmExtractor, RuleExtractor, Turn};
@@ -44,7 +64,11 @@ use agentmemory_core::{MemoryError, Message};
 
 use super::error::ApiError;
 use super::long_term::LongTermMemory;
-use super::settings::{GenerationModel, DEFAULT_EXTRACTION_CONCURRENCY, DEFAULT_EXTRACTION_QUEUE};
+use super::message_index::{IndexWork, MessageIndex};
+use super::settings::{
+    GenerationModel, DEFAULT_BACKGROUND_CONCURRENCY, DEFAULT_EXTRACTION_CONCURRENCY,
+    DEFAULT_EXTRACTION_QUEUE, DEFAULT_EXTRACTION_QUEUE_WAIT,
+};
 use super::strategy::Strategy;
 use super::window;
 use super::wire::{MemoryType, WireMemory, WireMessage};
@@ -52,67 +76,82 @@ use super::wire::{MemoryType, WireMemory, WireMessage};
 /// The topic of summary memories.
 pub const SUMMARY_TOPIC: &str = "summary";
 
-/// One session's messages to extract.
+/// At most this many jobs of one user run as one batch.
+pub const MAX_BATCH: usize = 64;
+
+/// How many times a batch's episodes are written before the failure is logged.
+pub const INDEX_ATTEMPTS: u32 = 3;
+
+/// One `PUT`'s work: its messages to extract and its episodes to write.
 #[derive(Debug, Clone)]
 pub(crate) struct Job {
     pub(crate) session_id: String,
     pub(crate) namespace: Option<String>,
     pub(crate) user_id: Option<String>,
     pub(crate) strategy: Strategy,
-    /// The messages not extracted yet, oldest first.
+    /// The messages not extracted yet, oldest first (empty: nothing to extract).
     pub(crate) fresh: Vec<WireMessage>,
     /// The session's summary of folded messages, before this `PUT`.
     pub(crate) context: Option<String>,
     /// Every message of the session as sent (the summary strategy reads them all).
     pub(crate) all: Vec<WireMessage>,
+    /// The episodes of the new messages, and where they go.
+    pub(crate) index: Option<(MessageIndex, IndexWork)>,
 }
 
 /// The line of one user's jobs: the user's id (`None` for sessions without one).
 type LineKey = Option<String>;
 
-/// The last job of each user's line, with its number.
-type Lines = Arc<Mutex<HashMap<LineKey, (u64, JoinHandle<()>)>>>;
+/// A job waiting in its line, with its place in the queue (given back as soon as the
+/// job's own work is done, so a waiting `PUT` need not wait for the rest of the batch)
+/// and its pending count (given back when the whole batch is written); both are given
+/// back when it is dropped (done, failed or panicked).
+struct Queued {
+    number: u64,
+    job: Job,
+    place: Option<Place>,
+    _pending: Pending,
+}
 
-/// Runs the extraction of stored sessions in the background, in order per user.
+/// One user's waiting jobs. A line is in the map while a task runs it; it leaves when it
+/// has nothing left.
+struct Line {
+    queue: VecDeque<Queued>,
+    /// The number of the last job scheduled in this line.
+    last_scheduled: u64,
+    /// The number of the last job of this line that is done.
+    last_done: u64,
+}
+
+type Lines = Arc<Mutex<HashMap<LineKey, Line>>>;
+
+/// Runs the work behind stored sessions in the background, in order per user.
 #[derive(Clone)]
 pub struct Extractor {
     long_term: LongTermMemory,
     model: Option<GenerationModel>,
-    /// The last job scheduled for each user with a job not done, and its number: the
-    /// user's next job waits for it. A line leaves the map when its last job is done.
+    /// The users with a job not done, each with its waiting jobs.
     lines: Lines,
-    /// Numbers the jobs, so a finished job knows whether it is still its line's last.
+    /// Numbers the jobs, across lines, in the order they are scheduled.
     numbers: Arc<AtomicU64>,
+    /// How many jobs are scheduled and not done; every change (and a line's end) wakes
+    /// the waiters of [`settle`](Self::settle) and [`caught_up`](Self::caught_up).
     pending: Arc<watch::Sender<usize>>,
     /// One permit for each job that may be scheduled and not done.
     places: Arc<Semaphore>,
     limit: usize,
-    /// One permit for each job that may run at once, across users.
+    /// How long a `PUT` waits for a place.
+    wait: Duration,
+    /// One permit for each job that may be in a model call at once.
     slots: Arc<Semaphore>,
     concurrency: usize,
+    /// One permit for each line that may run at once.
+    runners: Arc<Semaphore>,
+    runners_limit: usize,
 }
 
-/// Ends a job's line when the job is done (or panicked), unless a later job joined it.
-struct LineEnd {
-    lines: Lines,
-    key: LineKey,
-    number: u64,
-}
-
-impl Drop for LineEnd {
-    fn drop(&mut self) {
-        let mut lines = self.lines.lock();
-        if lines
-            .get(&self.key)
-            .is_some_and(|(last, _)| *last == self.number)
-        {
-            lines.remove(&self.key);
-        }
-    }
-}
-
-/// A place in the extraction queue, taken by [`Extractor::reserve`] and held by the job
-/// it is given to until that job is done.
+/// A place in the queue, taken by [`Extractor::reserve`] and held by the job it is given
+/// to until that job is done.
 #[derive(Debug)]
 pub(crate) struct Place(#[allow(dead_code)] Option<OwnedSemaphorePermit>);
 
@@ -133,24 +172,42 @@ impl Drop for Pending {
 }
 
 impl Extractor {
-    /// Extraction into `long_term`, with `model` when one is configured (see
-    /// [`WorkingMemoryStore::extract_with`](super::working::WorkingMemoryStore::extract_with);
+    /// Background work into `long_term`, extracting with `model` when one is configured
+    /// (see [`WorkingMemoryStore::extract_with`](super::working::WorkingMemoryStore::extract_with);
     /// [`MemoryService::with_settings`](super::MemoryService::with_settings) builds one).
     pub fn new(long_term: LongTermMemory, model: Option<GenerationModel>) -> Self {
         Self {
             long_term,
             model,
             lines: Arc::new(Mutex::new(HashMap::new())),
-            numbers: Arc::new(AtomicU64::new(0)),
+            numbers: Arc::new(AtomicU64::new(1)),
             pending: Arc::new(watch::channel(0).0),
             places: Arc::new(Semaphore::new(DEFAULT_EXTRACTION_QUEUE)),
             limit: DEFAULT_EXTRACTION_QUEUE,
+            wait: DEFAULT_EXTRACTION_QUEUE_WAIT,
             slots: Arc::new(Semaphore::new(DEFAULT_EXTRACTION_CONCURRENCY)),
             concurrency: DEFAULT_EXTRACTION_CONCURRENCY,
+            runners: Arc::new(Semaphore::new(DEFAULT_BACKGROUND_CONCURRENCY)),
+            runners_limit: DEFAULT_BACKGROUND_CONCURRENCY,
         }
     }
 
-    /// This extractor running at most `concurrency` jobs at once across users (at least
+    /// This extractor running at most `lines` users' lines at once (at least 1;
+    /// [`DEFAULT_BACKGROUND_CONCURRENCY`] otherwise): how many batches write to the
+    /// store side by side.
+    pub fn lines_at_once(mut self, lines: usize) -> Self {
+        let lines = lines.max(1);
+        self.runners = Arc::new(Semaphore::new(lines));
+        self.runners_limit = lines;
+        self
+    }
+
+    /// How many lines may run at once.
+    pub fn lines_limit(&self) -> usize {
+        self.runners_limit
+    }
+
+    /// This extractor running at most `concurrency` jobs' model calls at once (at least
     /// 1; [`DEFAULT_EXTRACTION_CONCURRENCY`] otherwise).
     pub fn concurrency(mut self, concurrency: usize) -> Self {
         let concurrency = concurrency.max(1);
@@ -159,7 +216,7 @@ impl Extractor {
         self
     }
 
-    /// How many jobs may run at once.
+    /// How many jobs may be in a model call at once.
     pub fn running_limit(&self) -> usize {
         self.concurrency
     }
@@ -178,17 +235,46 @@ impl Extractor {
         self.limit
     }
 
-    /// Takes a place for one job, waiting while every place is taken.
-    pub(crate) async fn reserve(&self) -> Place {
+    /// This extractor letting a `PUT` wait at most `wait` for a place in a full queue
+    /// before it is refused (503); [`DEFAULT_EXTRACTION_QUEUE_WAIT`] otherwise.
+    pub fn queue_wait(mut self, wait: Duration) -> Self {
+        self.wait = wait;
+        self
+    }
+
+    /// How long a `PUT` waits for a place in a full queue.
+    pub fn wait(&self) -> Duration {
+        self.wait
+    }
+
+    /// Takes a place for one job, waiting while every place is taken, at most
+    /// [`wait`](Self::wait): then [`ApiError::Unavailable`].
+    pub(crate) async fn reserve(&self) -> Result<Place, ApiError> {
         if let Ok(place) = Arc::clone(&self.places).try_acquire_owned() {
-            return Place(Some(place));
+            return Ok(Place(Some(place)));
         }
         tracing::debug!(
             limit = self.limit,
-            "the extraction queue is full; the write waits for a place"
+            "the background queue is full; the write waits for a place"
         );
-        // the semaphore is never closed; were it, the job would run unbounded
-        Place(Arc::clone(&self.places).acquire_owned().await.ok())
+        match tokio::time::timeout(self.wait, Arc::clone(&self.places).acquire_owned()).await {
+            // the semaphore is never closed; were it, the job would run unbounded
+            Ok(place) => Ok(Place(place.ok())),
+            Err(_) => {
+                tracing::warn!(
+                    limit = self.limit,
+                    waited_ms = self.wait.as_millis() as u64,
+                    "the background queue stayed full; a write is refused (503)"
+                );
+                Err(ApiError::Unavailable {
+                    reason: format!(
+                        "the server's background queue is full ({} sessions' work waiting); retry later",
+                        self.limit
+                    ),
+                    retry_after_seconds: self.wait.as_secs().clamp(1, 60),
+                })
+            }
+        }
     }
 
     /// Whether a generation model is configured.
@@ -199,39 +285,92 @@ impl Extractor {
     /// Runs `job` in the background, after the jobs of its user scheduled before it and
     /// once a run slot is free; `place` is given back when it is done.
     pub(crate) fn schedule(&self, place: Place, job: Job) {
+        // counted before the lines' lock is taken: waiters read the lines while the
+        // count's lock is held, so the two are never taken in the other order
         let pending = Pending::new(&self.pending);
-        let this = self.clone();
-        let key = job.user_id.clone();
         let number = self.numbers.fetch_add(1, Ordering::Relaxed);
-        let end = LineEnd {
-            lines: Arc::clone(&self.lines),
-            key: key.clone(),
+        let key = job.user_id.clone();
+        let queued = Queued {
             number,
+            job,
+            place: Some(place),
+            _pending: pending,
         };
-        // each job waits for the one of its user scheduled before it: the order of the
-        // PUTs; the lock is held until the new job is the line's last, so a job that ends
-        // meanwhile cannot remove the line under it
-        let mut lines = self.lines.lock();
-        let previous = lines.remove(&key).map(|(_, handle)| handle);
-        let handle = tokio::spawn(async move {
-            // dropped in reverse: the line ends, then the place and the pending count go
-            let _pending = pending;
-            let _place = place;
-            let _end = end;
-            if let Some(previous) = previous {
-                // a job that panicked has been logged by the runtime; the line goes on
-                let _ = previous.await;
+        let start = {
+            let mut lines = self.lines.lock();
+            match lines.get_mut(&key) {
+                Some(line) => {
+                    line.queue.push_back(queued);
+                    line.last_scheduled = number;
+                    false
+                }
+                None => {
+                    lines.insert(
+                        key.clone(),
+                        Line {
+                            queue: VecDeque::from([queued]),
+                            last_scheduled: number,
+                            // every earlier job of the user is done: it had no line
+                            last_done: number - 1,
+                        },
+                    );
+                    true
+                }
             }
-            // the semaphore is never closed; were it, the job would run unbounded
-            let _slot = this.slots.acquire().await.ok();
-            if let Err(error) = this.run(&job).await {
-                tracing::warn!(%error, session = %job.session_id, "background extraction failed");
-            }
-        });
-        lines.insert(key, (number, handle));
+        };
+        if start {
+            let this = self.clone();
+            tokio::spawn(async move { this.run_line(key).await });
+        }
     }
 
-    /// How many users have extraction jobs scheduled and not done.
+    /// Runs the line of `key` until it has nothing left: each turn takes a run slot and
+    /// every job waiting (at most [`MAX_BATCH`]), and runs them as one batch.
+    async fn run_line(self, key: LineKey) {
+        loop {
+            // the semaphore is never closed; were it, the line would run unbounded
+            let slot = Arc::clone(&self.runners).acquire_owned().await.ok();
+            let batch: Vec<Queued> = {
+                let mut lines = self.lines.lock();
+                let Some(line) = lines.get_mut(&key) else {
+                    return;
+                };
+                if line.queue.is_empty() {
+                    lines.remove(&key);
+                    None
+                } else {
+                    let n = line.queue.len().min(MAX_BATCH);
+                    Some(line.queue.drain(..n).collect())
+                }
+            }
+            .unwrap_or_default();
+            if batch.is_empty() {
+                // the line ended: wake whoever waits for it (outside the lines' lock)
+                self.pending.send_modify(|_| {});
+                return;
+            }
+            let last = batch.last().map_or(0, |q| q.number);
+            let this = self.clone();
+            // its own task: a panic in one batch is logged by the runtime and the line
+            // goes on; the batch's places and pending counts are given back either way
+            let ran = tokio::spawn(async move {
+                let _slot = slot;
+                let mut batch = batch;
+                this.run_batch(&mut batch).await;
+                drop(batch);
+            })
+            .await;
+            if let Err(error) = ran {
+                tracing::error!(%error, "a background batch panicked; its work is lost");
+            }
+            if let Some(line) = self.lines.lock().get_mut(&key) {
+                line.last_done = last;
+            }
+            self.pending.send_modify(|_| {});
+        }
+    }
+
+    /// How many users have jobs scheduled and not done.
     #[cfg(test)]
     pub(crate) fn lines(&self) -> usize {
         self.lines.lock().len()
@@ -240,21 +379,111 @@ impl Extractor {
     /// Completes when no job is scheduled or running.
     pub async fn settle(&self) {
         let mut rx = self.pending.subscribe();
-        let _ = rx.wait_for(|n| *n == 0).await;
+        let _ = rx
+            .wait_for(|n| *n == 0 && self.lines.lock().is_empty())
+            .await;
     }
 
-    async fn run(&self, job: &Job) -> Result<(), ApiError> {
-        match &job.strategy {
-            Strategy::Discrete => self.facts(job, false).await,
-            Strategy::Preferences => self.facts(job, true).await,
-            Strategy::Summary { max_words } => self.summary(job, *max_words).await,
-            Strategy::Custom { prompt } => self.custom(job, prompt).await,
+    /// Completes when every job of `user_id` scheduled before the call is done, or after
+    /// `at_most`: whether they are done. Later jobs of the user are not waited for.
+    pub async fn caught_up(&self, user_id: Option<&str>, at_most: Duration) -> bool {
+        let key: LineKey = user_id.map(str::to_owned);
+        let target = match self.lines.lock().get(&key) {
+            Some(line) => line.last_scheduled,
+            None => return true,
+        };
+        let mut rx = self.pending.subscribe();
+        let done = tokio::time::timeout(
+            at_most,
+            rx.wait_for(|_| {
+                self.lines
+                    .lock()
+                    .get(&key)
+                    .is_none_or(|line| line.last_done >= target)
+            }),
+        )
+        .await
+        .map(|r| r.is_ok());
+        matches!(done, Ok(true))
+    }
+
+    /// One batch of a user's jobs, in order: their episodes, then their memories.
+    async fn run_batch(&self, batch: &mut [Queued]) {
+        {
+            let jobs: Vec<&Job> = batch.iter().map(|q| &q.job).collect();
+            self.index(&jobs).await;
+        }
+        let mut facts: Vec<(WireMemory, FactCandidate)> = Vec::new();
+        for queued in batch.iter_mut() {
+            let job = &queued.job;
+            if !job.fresh.is_empty() {
+                // a model call takes one of the model's slots; the rule extractor none
+                // (the semaphore is never closed; were it, the calls would run unbounded)
+                let _slot = match &self.model {
+                    Some(_) => Arc::clone(&self.slots).acquire_owned().await.ok(),
+                    None => None,
+                };
+                let done = match &job.strategy {
+                    Strategy::Discrete => self.facts(job, false, &mut facts).await,
+                    Strategy::Preferences => self.facts(job, true, &mut facts).await,
+                    Strategy::Summary { max_words } => self.summary(job, *max_words).await,
+                    Strategy::Custom { prompt } => self.custom(job, prompt).await,
+                };
+                if let Err(error) = done {
+                    tracing::warn!(%error, session = %job.session_id, "background extraction failed");
+                }
+            }
+            // this job's model calls are done: its place goes to a waiting PUT (its
+            // facts, at most a batch's, are written below)
+            queued.place = None;
+        }
+        if !facts.is_empty() {
+            let n = facts.len();
+            if let Err(error) = self.long_term.create_extracted_many(facts).await {
+                tracing::warn!(%error, facts = n, jobs = batch.len(), "storing the facts extracted in the background failed");
+            }
+        }
+    }
+
+    /// Writes the episodes of `jobs`: per episode store, one batch, tried
+    /// [`INDEX_ATTEMPTS`] times (the writes are idempotent).
+    async fn index(&self, jobs: &[&Job]) {
+        let mut groups: Vec<(&MessageIndex, Vec<IndexWork>)> = Vec::new();
+        for (index, work) in jobs.iter().filter_map(|j| j.index.as_ref()) {
+            match groups.iter_mut().find(|(i, _)| i.same_as(index)) {
+                Some((_, works)) => works.push(work.clone()),
+                None => groups.push((index, vec![work.clone()])),
+            }
+        }
+        for (index, works) in groups {
+            let mut attempt = 1;
+            loop {
+                match index.write(&works).await {
+                    Ok(()) => break,
+                    Err(error) if attempt < INDEX_ATTEMPTS => {
+                        tracing::debug!(%error, attempt, "writing episodes failed; trying again");
+                        tokio::time::sleep(Duration::from_millis(100 << (2 * attempt))).await;
+                        attempt += 1;
+                    }
+                    Err(error) => {
+                        let sessions: Vec<&str> = works.iter().map(|w| w.session_id()).collect();
+                        tracing::error!(%error, ?sessions, "indexing the sessions' messages as episodes failed; they are not recalled as episodes");
+                        break;
+                    }
+                }
+            }
         }
     }
 
     /// Facts of the user's fresh messages (each with the assistant's reply that follows
-    /// it, as context), reconciled in the user's fact store.
-    async fn facts(&self, job: &Job, preferences_only: bool) -> Result<(), ApiError> {
+    /// it, as context), added to `out` with their records, to be reconciled with the
+    /// batch's other facts in one write.
+    async fn facts(
+        &self,
+        job: &Job,
+        preferences_only: bool,
+        out: &mut Vec<(WireMemory, FactCandidate)>,
+    ) -> Result<(), ApiError> {
         let rules = RuleExtractor::new();
         let llm = self
             .model
@@ -294,7 +523,7 @@ impl Extractor {
                 record.entities =
                     (!candidate.entities.is_empty()).then(|| candidate.entities.clone());
                 record.extracted_from = Some(vec![message.id.clone()]);
-                self.long_term.create_extracted(record, candidate).await?;
+                out.push((record, candidate));
             }
         }
         Ok(())
@@ -521,7 +750,7 @@ mod tests {
         let service = crate::server::MemoryService::from_container(&container).unwrap();
         let extractor = Extractor::new(service.long_term.clone(), None).concurrency(2);
         for (i, user) in ["ada", "bob", "ada", "cy", "ada"].iter().enumerate() {
-            let place = extractor.reserve().await;
+            let place = extractor.reserve().await.unwrap();
             let message: WireMessage = serde_json::from_value(serde_json::json!({
                 "id": format!("m{i}"),
                 "role": "user",
@@ -539,6 +768,7 @@ mod tests {
                     fresh: vec![message.clone()],
                     context: None,
                     all: vec![message],
+                    index: None,
                 },
             );
         }

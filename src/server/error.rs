@@ -33,6 +33,15 @@ pub enum ApiError {
     /// Missing or wrong bearer token (401).
     #[error("unauthorized")]
     Unauthorized,
+    /// The server is too busy to take the request now (503, with `Retry-After`): e.g. a
+    /// `PUT` whose background work found the queue full for too long. Nothing was stored.
+    #[error("{reason}")]
+    Unavailable {
+        /// Why, for the client.
+        reason: String,
+        /// The `Retry-After` the answer carries, in seconds.
+        retry_after_seconds: u64,
+    },
     /// The store failed (500; its message is logged, not sent) or refused the input (400).
     #[error("store error")]
     Store(#[from] MemoryError),
@@ -55,6 +64,7 @@ impl ApiError {
             ApiError::Unprocessable { .. } => StatusCode::UNPROCESSABLE_ENTITY,
             ApiError::Unauthorized => StatusCode::UNAUTHORIZED,
             ApiError::Forbidden(_) => StatusCode::FORBIDDEN,
+            ApiError::Unavailable { .. } => StatusCode::SERVICE_UNAVAILABLE,
             ApiError::Store(MemoryError::PayloadTooLarge { .. }) => StatusCode::PAYLOAD_TOO_LARGE,
             ApiError::Store(e) if is_invalid_input(e) => StatusCode::BAD_REQUEST,
             ApiError::Store(_) => StatusCode::INTERNAL_SERVER_ERROR,
@@ -82,6 +92,16 @@ impl IntoResponse for ApiError {
             other => json!({"detail": other.to_string()}),
         };
         let mut response = (status, Json(body)).into_response();
+        if let ApiError::Unavailable {
+            retry_after_seconds,
+            ..
+        } = &self
+        {
+            response.headers_mut().insert(
+                axum::http::header::RETRY_AFTER,
+                axum::http::HeaderValue::from(*retry_after_seconds),
+            );
+        }
         if status == StatusCode::UNAUTHORIZED {
             response.headers_mut().insert(
                 axum::http::header::WWW_AUTHENTICATE,

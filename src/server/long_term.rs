@@ -13,7 +13,10 @@
 //! from its text by agentmem's [`RuleExtractor`]; third-person texts ("User lives in
 //! Berlin") are read as the user's own words ("I live in Berlin").
 
+use std::collections::HashSet;
 use std::sync::Arc;
+
+use parking_lot::Mutex;
 
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
@@ -31,6 +34,9 @@ use super::wire::{MemoryType, SearchRequest, SearchResults, WireMemory, WireMemo
 const INDEX: &str = "agentmem.server.ltm-index";
 const OWNERS: &str = "agentmem.server.ltm-owners";
 const DOC_NAMESPACES: &str = "agentmem.server.ltm-docns";
+
+/// Registry entries remembered as stored, at most (then forgotten, and read again).
+const MAX_REGISTERED: usize = 100_000;
 
 /// Confidence given to a semantic memory a client states directly.
 const STATED_CONFIDENCE: f32 = 0.9;
@@ -78,6 +84,8 @@ pub struct LongTermMemory {
     documents: Arc<dyn VectorStore>,
     kv: Arc<dyn KvStore>,
     enabled: bool,
+    /// Registry entries (fact owners, document namespaces) known to be stored.
+    registered: Arc<Mutex<HashSet<(String, String)>>>,
 }
 
 impl LongTermMemory {
@@ -92,6 +100,7 @@ impl LongTermMemory {
             documents,
             kv,
             enabled: true,
+            registered: Arc::new(Mutex::new(HashSet::new())),
         }
     }
 
@@ -140,17 +149,75 @@ impl LongTermMemory {
         Ok(created)
     }
 
-    /// Stores a `semantic` record extracted by agentmem's extractor, reconciled as
-    /// `candidate` (its attribute and value as the extractor read them) instead of as its
-    /// text reads.
-    pub async fn create_extracted(
+    /// Stores `semantic` records extracted by agentmem's extractor, each reconciled as
+    /// its candidate (its attribute and value as the extractor read them) instead of as
+    /// its text reads, in order: per owner, the facts are one
+    /// [`upsert_many`](UserMemoryStore::upsert_many) and their index entries one
+    /// [`put_many`](KvStore::put_many), however many there are. The records' ids are the
+    /// extractor's fresh ULIDs, so none is looked up as a client's id to overwrite.
+    pub async fn create_extracted_many(
         &self,
-        record: WireMemory,
-        candidate: FactCandidate,
-    ) -> Result<Created, ApiError> {
+        items: Vec<(WireMemory, FactCandidate)>,
+    ) -> Result<Vec<Created>, ApiError> {
         self.check_enabled()?;
-        Self::validate(&record)?;
-        self.store(record, Some(candidate)).await
+        for (record, _) in &items {
+            Self::validate(record)?;
+            if record.memory_type != MemoryType::Semantic {
+                return Err(ApiError::BadRequest(
+                    "an extracted memory must be semantic".into(),
+                ));
+            }
+        }
+        let now = Utc::now();
+        type Group = (String, Owner, Vec<WireMemory>, Vec<FactCandidate>);
+        let mut groups: Vec<Group> = Vec::new();
+        for (mut record, mut candidate) in items {
+            record.persisted_at = Some(now);
+            record.updated_at = now;
+            // worded as the record, as a stated memory is
+            candidate.text = record.text.trim().to_owned();
+            candidate.source = FactSource {
+                session_id: record.session_id.clone(),
+                message_id: Some(record.id.clone()),
+            };
+            let owner = ids::fact_owner(record.namespace.as_deref(), record.user_id.as_deref());
+            let at = match groups.iter().position(|(o, ..)| *o == owner) {
+                Some(at) => at,
+                None => {
+                    let info = Owner {
+                        namespace: record.namespace.clone(),
+                        user_id: record.user_id.clone(),
+                    };
+                    groups.push((owner, info, Vec::new(), Vec::new()));
+                    groups.len() - 1
+                }
+            };
+            groups[at].2.push(record);
+            groups[at].3.push(candidate);
+        }
+        let mut created = Vec::new();
+        for (owner, info, records, candidates) in groups {
+            self.register(OWNERS, &owner, json!(info)).await?;
+            let changes = self.facts.upsert_many(&owner, candidates).await?;
+            let mut entries = Vec::with_capacity(records.len());
+            for (record, change) in records.into_iter().zip(changes) {
+                let kind = change.kind();
+                let id = record.id.clone();
+                if let Some(fact) = change.current() {
+                    let entry = IndexEntry {
+                        kind: Kind::Fact,
+                        owner: owner.clone(),
+                        target: fact.id.clone(),
+                        record,
+                    };
+                    let content = serde_json::to_value(&entry).map_err(internal)?;
+                    entries.push(MemoryEntry::new(MemoryScope::LongTerm, &id, content));
+                }
+                created.push(Created { id, change: kind });
+            }
+            self.kv.put_many(INDEX, entries).await?;
+        }
+        Ok(created)
     }
 
     async fn store(
@@ -229,7 +296,13 @@ impl LongTermMemory {
         Ok(Created { id, change })
     }
 
+    /// Records `key` in the registry `namespace` unless it is there. Registries only
+    /// grow (nothing deletes from them), so a key this process saw there is not read again.
     async fn register(&self, namespace: &str, key: &str, content: Value) -> Result<(), ApiError> {
+        let seen = (namespace.to_owned(), key.to_owned());
+        if self.registered.lock().contains(&seen) {
+            return Ok(());
+        }
         if self.kv.get(namespace, key).await?.is_none() {
             self.kv
                 .put(
@@ -238,6 +311,11 @@ impl LongTermMemory {
                 )
                 .await?;
         }
+        let mut registered = self.registered.lock();
+        if registered.len() >= MAX_REGISTERED {
+            registered.clear();
+        }
+        registered.insert(seen);
         Ok(())
     }
 

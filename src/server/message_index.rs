@@ -24,8 +24,13 @@
 //!   rebuilt session is returned, not stored again. `DELETE` of a session deletes the
 //!   record too (the episodes stay, as long-term memory), so a deleted session stays
 //!   deleted.
-//! - **Never costs the write.** When the episode store fails, the session is stored
-//!   anyway and its messages stay unstamped, so the next `PUT` indexes them.
+//! - **Behind the write.** A `PUT` stamps its new messages `persisted_at` and stores the
+//!   session; their episodes are written after it answered, on its user's background
+//!   line (the `background` module), batched with the user's other pending `PUT`s: one
+//!   episode write per owner and one period record per session. A failed write is tried
+//!   again a few times (episode ids are derived from the messages, so nothing doubles),
+//!   then logged. Until it is written, a rebuild of the session (which only happens once
+//!   the stored session expired or went missing) does not see it.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -53,11 +58,40 @@ struct Indexed {
     to: DateTime<Utc>,
 }
 
+/// The episodes of one `PUT`'s new messages, planned by [`MessageIndex::plan`] and
+/// written behind the request by [`MessageIndex::write`].
+#[derive(Debug, Clone)]
+pub(crate) struct IndexWork {
+    owner: String,
+    session_id: String,
+    /// The key/value namespace and key of the session's indexed period.
+    registry: String,
+    key: String,
+    /// The messages to index (made episodes when written: reading their dates is work
+    /// the request does not wait for).
+    messages: Vec<WireMessage>,
+    from: DateTime<Utc>,
+    to: DateTime<Utc>,
+}
+
+impl IndexWork {
+    /// The session whose messages these are.
+    pub(crate) fn session_id(&self) -> &str {
+        &self.session_id
+    }
+}
+
 /// Working-memory messages as episodes, and sessions rebuilt from them.
 #[derive(Clone)]
 pub(crate) struct MessageIndex {
     episodes: Arc<dyn EpisodeStore>,
     kv: Arc<dyn KvStore>,
+}
+
+impl std::fmt::Debug for MessageIndex {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("MessageIndex").finish_non_exhaustive()
+    }
 }
 
 impl MessageIndex {
@@ -66,23 +100,26 @@ impl MessageIndex {
         Self { episodes, kv }
     }
 
-    /// Indexes the messages of `memory` (session `session_id`) not indexed yet and stamps
-    /// them `persisted_at`. `previous` is the stored session, if any: a message it holds
-    /// already stamped is not indexed again. Failures are logged, never returned.
-    pub(crate) async fn index(
+    /// Plans the indexing of the messages of `memory` (session `session_id`) not indexed
+    /// yet, and stamps them `persisted_at`: the episodes to write, which
+    /// [`write`](Self::write) writes behind the request. `previous` is the stored
+    /// session, if any: a message it holds already stamped is not indexed again (it keeps
+    /// its stamp). `None` when every message is indexed already.
+    pub(crate) fn plan(
         &self,
         session_id: &str,
         memory: &mut WorkingMemoryBody,
         previous: Option<&WorkingMemoryBody>,
-    ) {
+    ) -> Option<IndexWork> {
         let stamped: HashMap<&str, (DateTime<Utc>, DateTime<Utc>)> = previous
             .into_iter()
             .flat_map(|p| &p.messages)
             .filter_map(|m| m.persisted_at.map(|at| (m.id.as_str(), (m.created_at, at))))
             .collect();
         let owner = ids::fact_owner(memory.namespace.as_deref(), memory.user_id.as_deref());
-        let mut fresh = Vec::new();
-        for (i, message) in memory.messages.iter_mut().enumerate() {
+        let now = Utc::now();
+        let mut messages = Vec::new();
+        for message in memory.messages.iter_mut() {
             if message.persisted_at.is_some() {
                 continue;
             }
@@ -90,32 +127,61 @@ impl MessageIndex {
                 message.persisted_at = Some(*at);
                 continue;
             }
-            fresh.push((i, episode(&owner, session_id, message)));
+            messages.push(message.clone());
+            message.persisted_at = Some(now);
         }
-        if fresh.is_empty() {
-            return;
+        let from = messages.iter().map(|m| m.created_at).min()?;
+        let to = messages.iter().map(|m| m.created_at).max()?;
+        Some(IndexWork {
+            owner,
+            session_id: session_id.to_owned(),
+            registry: registry_namespace(memory.namespace.as_deref()),
+            key: ids::session_key(memory.user_id.as_deref(), session_id),
+            messages,
+            from,
+            to,
+        })
+    }
+
+    /// Whether `self` and `other` write to the same episode store.
+    pub(crate) fn same_as(&self, other: &MessageIndex) -> bool {
+        Arc::ptr_eq(&self.episodes, &other.episodes) && Arc::ptr_eq(&self.kv, &other.kv)
+    }
+
+    /// Writes the episodes `works` planned, in few writes: one [`EpisodeStore::add`] per
+    /// owner (the episodes of every session of the owner in `works`) and one record of
+    /// the period per session. Episode ids are derived from the messages, so writing a
+    /// work again (a retry) duplicates nothing.
+    pub(crate) async fn write(&self, works: &[IndexWork]) -> Result<(), ApiError> {
+        let mut owners: Vec<(&str, Vec<Episode>)> = Vec::new();
+        let mut periods: Vec<(&str, &str, DateTime<Utc>, DateTime<Utc>)> = Vec::new();
+        for work in works {
+            let episodes = work
+                .messages
+                .iter()
+                .map(|m| episode(&work.owner, &work.session_id, m));
+            match owners.iter_mut().find(|(o, _)| *o == work.owner) {
+                Some((_, held)) => held.extend(episodes),
+                None => owners.push((&work.owner, episodes.collect())),
+            }
+            match periods
+                .iter_mut()
+                .find(|(ns, key, _, _)| *ns == work.registry && *key == work.key)
+            {
+                Some((_, _, from, to)) => {
+                    *from = (*from).min(work.from);
+                    *to = (*to).max(work.to);
+                }
+                None => periods.push((&work.registry, &work.key, work.from, work.to)),
+            }
         }
-        let from = fresh.iter().map(|(_, e)| e.observed_at).min();
-        let to = fresh.iter().map(|(_, e)| e.observed_at).max();
-        let positions: Vec<usize> = fresh.iter().map(|(i, _)| *i).collect();
-        let episodes = fresh.into_iter().map(|(_, e)| e).collect();
-        if let Err(error) = self.episodes.add(&owner, episodes).await {
-            tracing::warn!(%error, session = session_id, "indexing the session's messages as episodes failed; the next PUT retries");
-            return;
+        for (owner, episodes) in owners {
+            self.episodes.add(owner, episodes).await?;
         }
-        let (Some(from), Some(to)) = (from, to) else {
-            return;
-        };
-        let key = ids::session_key(memory.user_id.as_deref(), session_id);
-        let ns = registry_namespace(memory.namespace.as_deref());
-        if let Err(error) = self.widen(&ns, &key, from, to).await {
-            tracing::warn!(%error, session = session_id, "recording the indexed session failed; the next PUT retries");
-            return;
+        for (ns, key, from, to) in periods {
+            self.widen(ns, key, from, to).await?;
         }
-        let now = Utc::now();
-        for i in positions {
-            memory.messages[i].persisted_at = Some(now);
-        }
+        Ok(())
     }
 
     /// Widens the recorded period of session `key` to hold `[from, to]`.

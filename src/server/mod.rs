@@ -105,10 +105,11 @@ pub use mcp::{serve_stdio, MemoryMcp};
 #[cfg_attr(docsrs, doc(cfg(feature = "mcp")))]
 pub use mcp_graph::{serve_stdio as serve_graph_stdio, GraphMcp};
 use metrics::Metrics;
-pub use service::MemoryService;
+pub use service::{MemoryService, READ_YOUR_WRITES_WAIT};
 pub use settings::{
-    ServerSettings, SettingsError, DEFAULT_EXTRACTION_CONCURRENCY, DEFAULT_EXTRACTION_QUEUE,
-    DEFAULT_WINDOW_SIZE,
+    ServerSettings, SettingsError, BACKGROUND_CONCURRENCY_ENV, DEFAULT_BACKGROUND_CONCURRENCY,
+    DEFAULT_EXTRACTION_CONCURRENCY, DEFAULT_EXTRACTION_QUEUE, DEFAULT_EXTRACTION_QUEUE_WAIT,
+    DEFAULT_WINDOW_SIZE, POSTGRES_BACKGROUND_CONCURRENCY,
 };
 pub use tenant::{Tenant, TenantNameError};
 

@@ -39,6 +39,17 @@ pub async fn build(service: &MemoryService, request: PromptRequest) -> Result<Va
         // LONG_TERM_MEMORY=false: the prompt is working memory and the query only
         request.long_term_search = None;
     }
+    if let Some(search) = &request.long_term_search {
+        // what the user's earlier PUTs put in (episodes, extracted facts) is recalled
+        let user = request
+            .session
+            .as_ref()
+            .and_then(|s| s.user_id.as_deref())
+            .or_else(|| search.user_id.as_ref().and_then(|f| f.eq.as_deref()));
+        if let Some(user) = user {
+            service.caught_up(Some(user)).await;
+        }
+    }
     if let Some(session) = &request.session {
         let scope = SessionScope {
             namespace: session.namespace.as_deref(),

@@ -170,6 +170,10 @@ async fn search_memories(
     Body(mut request): Body<SearchRequest>,
 ) -> Result<Json<SearchResults>, ApiError> {
     state.bind_search(&mut request)?;
+    if let Some(user) = request.user_id.as_ref().and_then(|f| f.eq.as_deref()) {
+        // what the user's earlier PUTs put in is found
+        state.service.caught_up(Some(user)).await;
+    }
     Ok(Json(state.service.long_term.search(&request).await?))
 }
 

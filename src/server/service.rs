@@ -13,6 +13,10 @@ use super::long_term::LongTermMemory;
 use super::settings::ServerSettings;
 use super::working::WorkingMemoryStore;
 
+/// How long a read of a user's long-term memory waits for the background work of the
+/// user's earlier `PUT`s (then it reads what is there).
+pub const READ_YOUR_WRITES_WAIT: std::time::Duration = std::time::Duration::from_secs(2);
+
 /// Working and long-term memory over the stores of a container.
 ///
 /// The [settings](ServerSettings) start at their defaults (everything on, offline);
@@ -106,15 +110,18 @@ impl MemoryService {
     /// ```
     pub fn with_settings(mut self, settings: ServerSettings) -> Self {
         self.long_term = self.long_term.clone().enabled(settings.long_term_memory);
-        let extractor = (settings.long_term_memory && settings.extraction).then(|| {
-            Extractor::new(self.long_term.clone(), settings.model.clone())
-                .queue_limit(settings.extraction_queue)
-                .concurrency(settings.extraction_concurrency)
-        });
+        let background = Extractor::new(self.long_term.clone(), settings.model.clone())
+            .queue_limit(settings.extraction_queue)
+            .queue_wait(settings.extraction_queue_wait)
+            .lines_at_once(settings.background_concurrency)
+            .concurrency(settings.extraction_concurrency);
+        let extractor =
+            (settings.long_term_memory && settings.extraction).then(|| background.clone());
         let mut working = self
             .working
             .clone()
             .long_term_memory(self.long_term.clone())
+            .background(background)
             .extract_with(extractor)
             .window_size(settings.window_size)
             .has_model(settings.model.is_some());
@@ -127,9 +134,17 @@ impl MemoryService {
         self
     }
 
-    /// Completes when every background extraction scheduled so far is done.
+    /// Completes when all background work scheduled so far (indexing of messages,
+    /// extraction) is done.
     pub async fn settle(&self) {
         self.working.settle().await;
+    }
+
+    /// Completes when the background work of `user_id`'s `PUT`s answered so far is done,
+    /// or after [`READ_YOUR_WRITES_WAIT`]: what the memory prompt and long-term search of
+    /// a user wait for, so that they see what the user's earlier `PUT`s put in.
+    pub async fn caught_up(&self, user_id: Option<&str>) -> bool {
+        self.working.caught_up(user_id, READ_YOUR_WRITES_WAIT).await
     }
 
     /// Keeps and recalls episodes in `episodes` instead.

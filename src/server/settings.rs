@@ -7,8 +7,10 @@
 //! | `ENABLE_DISCRETE_MEMORY_EXTRACTION` | `true` | `false` turns background extraction from session messages off (every strategy); structured `memories` are still promoted |
 //! | `GENERATION_MODEL` | none (offline) | the model that extracts, summarises and runs `custom` prompts, at the OpenAI-compatible server of `OPENAI_BASE_URL` (OpenAI's own when unset) with `OPENAI_API_KEY` |
 //! | `OPENAI_BASE_URL` | — | set alone, it configures a model too (`AGENTMEM_MODEL`, else `gpt-4o-mini`) |
+//! | `BACKGROUND_CONCURRENCY` | 32 (8 on PostgreSQL in `agentmem serve`) | how many users' background batches (episode and fact writes) run at once; their model calls are limited by `EXTRACTION_CONCURRENCY` besides |
 //! | `EXTRACTION_CONCURRENCY` | 4 | how many extraction jobs (model calls) run at once across users; each user's jobs still run one at a time, in order, so one user's slow model call or backlog does not hold another's back |
-//! | `EXTRACTION_QUEUE_LIMIT` | 1024 | how many sessions' extractions may wait at once; past it, a `PUT` that has messages to extract waits for a place before it is stored (backpressure instead of a queue that grows without bound) |
+//! | `EXTRACTION_QUEUE_LIMIT` | 1024 | how many `PUT`s' background work (extraction, indexing of messages) may wait at once; past it, a `PUT` that has work to schedule waits for a place before it is stored (backpressure instead of a queue that grows without bound) |
+//! | `EXTRACTION_QUEUE_WAIT_MS` | 10000 | how long such a `PUT` waits for a place; then it is refused with 503 and `Retry-After`, having stored nothing |
 //!
 //! Without a configured model the server runs offline: agentmem's rule extractor and
 //! extractive summariser, and the `custom` strategy is refused (400).
@@ -33,6 +35,22 @@ pub const GENERATION_MODEL_ENV: &str = "GENERATION_MODEL";
 pub const EXTRACTION_QUEUE_ENV: &str = "EXTRACTION_QUEUE_LIMIT";
 /// How many extraction jobs may wait at once when `EXTRACTION_QUEUE_LIMIT` is unset.
 pub const DEFAULT_EXTRACTION_QUEUE: usize = 1024;
+/// Environment variable: how long (ms) a `PUT` waits for a place in a full queue.
+pub const EXTRACTION_QUEUE_WAIT_ENV: &str = "EXTRACTION_QUEUE_WAIT_MS";
+/// How long a `PUT` waits for a place in a full queue when `EXTRACTION_QUEUE_WAIT_MS` is
+/// unset: long enough to ride out a burst, short enough that a stalled model turns writes
+/// away instead of holding them.
+pub const DEFAULT_EXTRACTION_QUEUE_WAIT: std::time::Duration = std::time::Duration::from_secs(10);
+/// Environment variable: how many users' background batches may run at once.
+pub const BACKGROUND_CONCURRENCY_ENV: &str = "BACKGROUND_CONCURRENCY";
+/// How many users' background batches run at once when `BACKGROUND_CONCURRENCY` is unset:
+/// enough for the store writes of many users to overlap (they mostly wait for the store),
+/// few enough not to exhaust a connection pool.
+pub const DEFAULT_BACKGROUND_CONCURRENCY: usize = 32;
+/// How many users' background batches `agentmem serve` runs at once on PostgreSQL when
+/// `BACKGROUND_CONCURRENCY` is unset: each holds a pooled connection while it writes, and
+/// the pool holds 16 by default (`pool_size`), which the requests need too.
+pub const POSTGRES_BACKGROUND_CONCURRENCY: usize = 8;
 /// Environment variable: how many extraction jobs may run at once.
 pub const EXTRACTION_CONCURRENCY_ENV: &str = "EXTRACTION_CONCURRENCY";
 /// How many extraction jobs run at once when `EXTRACTION_CONCURRENCY` is unset: a few
@@ -87,6 +105,12 @@ pub struct ServerSettings {
     /// a place before its session is stored, so a model slower than the traffic slows
     /// the writes down instead of growing memory without bound.
     pub extraction_queue: usize,
+    /// How long a `PUT` waits for a place in a full queue before it is refused with 503
+    /// (`EXTRACTION_QUEUE_WAIT_MS`; [`DEFAULT_EXTRACTION_QUEUE_WAIT`] by default).
+    pub extraction_queue_wait: std::time::Duration,
+    /// How many users' background batches run at once (`BACKGROUND_CONCURRENCY`, at least
+    /// 1; [`DEFAULT_BACKGROUND_CONCURRENCY`] by default).
+    pub background_concurrency: usize,
     /// How many extraction jobs run at once across users (`EXTRACTION_CONCURRENCY`, at
     /// least 1; [`DEFAULT_EXTRACTION_CONCURRENCY`] by default). Each user's jobs run one
     /// at a time, in the order of the `PUT`s.
@@ -102,6 +126,8 @@ impl Default for ServerSettings {
             extraction: true,
             model: None,
             extraction_queue: DEFAULT_EXTRACTION_QUEUE,
+            extraction_queue_wait: DEFAULT_EXTRACTION_QUEUE_WAIT,
+            background_concurrency: DEFAULT_BACKGROUND_CONCURRENCY,
             extraction_concurrency: DEFAULT_EXTRACTION_CONCURRENCY,
         }
     }
@@ -109,7 +135,8 @@ impl Default for ServerSettings {
 
 impl ServerSettings {
     /// Reads `WINDOW_SIZE`, `LONG_TERM_MEMORY`, `ENABLE_DISCRETE_MEMORY_EXTRACTION`,
-    /// `EXTRACTION_QUEUE_LIMIT`, `EXTRACTION_CONCURRENCY`, `GENERATION_MODEL`, `OPENAI_BASE_URL` and `OPENAI_API_KEY`
+    /// `EXTRACTION_QUEUE_LIMIT`, `EXTRACTION_QUEUE_WAIT_MS`, `BACKGROUND_CONCURRENCY`,
+    /// `EXTRACTION_CONCURRENCY`, `GENERATION_MODEL`, `OPENAI_BASE_URL` and `OPENAI_API_KEY`
     /// from the process environment.
     pub fn from_env() -> Result<Self, SettingsError> {
         Self::from_lookup(|name| std::env::var(name).ok())
@@ -173,6 +200,32 @@ impl ServerSettings {
                 }
             },
         };
+        let extraction_queue_wait = match var(EXTRACTION_QUEUE_WAIT_ENV) {
+            None => DEFAULT_EXTRACTION_QUEUE_WAIT,
+            Some(value) => match value.parse::<u64>() {
+                Ok(ms) => std::time::Duration::from_millis(ms),
+                _ => {
+                    return Err(SettingsError {
+                        name: EXTRACTION_QUEUE_WAIT_ENV,
+                        value,
+                        reason: "must be a whole number of milliseconds".into(),
+                    })
+                }
+            },
+        };
+        let background_concurrency = match var(BACKGROUND_CONCURRENCY_ENV) {
+            None => DEFAULT_BACKGROUND_CONCURRENCY,
+            Some(value) => match value.parse::<usize>() {
+                Ok(n) if n >= 1 => n,
+                _ => {
+                    return Err(SettingsError {
+                        name: BACKGROUND_CONCURRENCY_ENV,
+                        value,
+                        reason: "must be a whole number of batches, at least 1".into(),
+                    })
+                }
+            },
+        };
         let extraction_concurrency = match var(EXTRACTION_CONCURRENCY_ENV) {
             None => DEFAULT_EXTRACTION_CONCURRENCY,
             Some(value) => match value.parse::<usize>() {
@@ -212,6 +265,8 @@ impl ServerSettings {
             extraction,
             model,
             extraction_queue,
+            extraction_queue_wait,
+            background_concurrency,
             extraction_concurrency,
         })
     }
@@ -254,6 +309,7 @@ mod tests {
         assert_eq!(s.window_size, None);
         assert!(s.long_term_memory && s.extraction && s.model.is_none());
         assert_eq!(s.extraction_queue, DEFAULT_EXTRACTION_QUEUE);
+        assert_eq!(s.extraction_queue_wait, DEFAULT_EXTRACTION_QUEUE_WAIT);
         assert_eq!(s.extraction_concurrency, DEFAULT_EXTRACTION_CONCURRENCY);
     }
 
@@ -300,6 +356,22 @@ mod tests {
             let err = read(&[("EXTRACTION_CONCURRENCY", bad)]).unwrap_err();
             assert_eq!(err.name, "EXTRACTION_CONCURRENCY", "{bad}");
         }
+        assert_eq!(
+            read(&[("EXTRACTION_QUEUE_WAIT_MS", "250")])
+                .unwrap()
+                .extraction_queue_wait,
+            std::time::Duration::from_millis(250)
+        );
+        assert_eq!(
+            read(&[("BACKGROUND_CONCURRENCY", "8")])
+                .unwrap()
+                .background_concurrency,
+            8
+        );
+        let err = read(&[("BACKGROUND_CONCURRENCY", "0")]).unwrap_err();
+        assert_eq!(err.name, "BACKGROUND_CONCURRENCY");
+        let err = read(&[("EXTRACTION_QUEUE_WAIT_MS", "soon")]).unwrap_err();
+        assert_eq!(err.name, "EXTRACTION_QUEUE_WAIT_MS");
         assert_eq!(
             read(&[("EXTRACTION_CONCURRENCY", "16")])
                 .unwrap()

@@ -6,6 +6,10 @@
 //! `index_all_messages_in_long_term_memory`, on by default), every message put into a
 //! session is also an episode of the session's user, and a session that expired or went
 //! missing is rebuilt from them (see the `message_index` module).
+//!
+//! A `PUT` answers once the session is stored; the episodes of its new messages and the
+//! memories extracted from them are written behind it, on its user's background line
+//! (the `background` module), batched with the user's other waiting `PUT`s.
 
 use std::collections::HashSet;
 use std::sync::Arc;
@@ -21,7 +25,7 @@ use super::background::{Extractor, Job};
 use super::error::ApiError;
 use super::ids;
 use super::long_term::LongTermMemory;
-use super::message_index::MessageIndex;
+use super::message_index::{IndexWork, MessageIndex};
 use super::settings::DEFAULT_WINDOW_SIZE;
 use super::strategy::Strategy;
 use super::window;
@@ -64,7 +68,11 @@ pub struct WorkingMemoryStore {
     summarizer: Arc<dyn Summarizer>,
     long_term: LongTermMemory,
     index: Option<MessageIndex>,
+    /// Extraction, when on.
     extractor: Option<Extractor>,
+    /// Runs the work behind each `PUT` (indexing, extraction): the extractor when
+    /// extraction is on (see [`extract_with`](Self::extract_with)).
+    background: Extractor,
     has_model: bool,
     window_size: Option<usize>,
     warned: Arc<Mutex<HashSet<String>>>,
@@ -80,6 +88,7 @@ impl WorkingMemoryStore {
         Self {
             kv,
             summarizer,
+            background: Extractor::new(long_term.clone(), None),
             long_term,
             index: None,
             extractor: None,
@@ -102,9 +111,21 @@ impl WorkingMemoryStore {
     }
 
     /// Extracts new messages in the background through each session's strategy
-    /// (`Some`), or not at all (`None`, the default of [`new`](Self::new)).
+    /// (`Some`; the extractor then also runs the indexing of messages), or not at all
+    /// (`None`, the default of [`new`](Self::new)).
     pub fn extract_with(mut self, extractor: Option<Extractor>) -> Self {
+        if let Some(extractor) = &extractor {
+            self.background = extractor.clone();
+        }
         self.extractor = extractor;
+        self
+    }
+
+    /// Runs the background work of `PUT`s (indexing, and extraction when on) on
+    /// `background`: its queue limit, wait and concurrency apply. Set it before
+    /// [`extract_with`](Self::extract_with), which names the extractor that runs it.
+    pub fn background(mut self, background: Extractor) -> Self {
+        self.background = background;
         self
     }
 
@@ -122,11 +143,15 @@ impl WorkingMemoryStore {
         self
     }
 
-    /// Completes when every background extraction scheduled so far is done.
+    /// Completes when all background work scheduled so far (indexing, extraction) is done.
     pub async fn settle(&self) {
-        if let Some(extractor) = &self.extractor {
-            extractor.settle().await;
-        }
+        self.background.settle().await;
+    }
+
+    /// Completes when the background work of `user_id`'s `PUT`s answered so far is done,
+    /// or after `at_most`; whether it is done.
+    pub async fn caught_up(&self, user_id: Option<&str>, at_most: std::time::Duration) -> bool {
+        self.background.caught_up(user_id, at_most).await
     }
 
     /// Folds the session into its windows: the token window the scope names, and the
@@ -214,6 +239,9 @@ impl WorkingMemoryStore {
         let Some(index) = &self.index else {
             return Ok(None);
         };
+        // the episodes of the user's last PUTs may still be on their way
+        self.caught_up(scope.user_id, super::service::READ_YOUR_WRITES_WAIT)
+            .await;
         let Some(messages) = index
             .rebuild(session_id, scope.namespace, scope.user_id)
             .await?
@@ -303,17 +331,18 @@ impl WorkingMemoryStore {
         let index = self.index.as_ref().filter(|_| long_term);
         let extractor = self.extractor.as_ref().filter(|_| long_term);
         let to_extract = extractor.is_some() && memory.messages.iter().any(|m| !m.extracted());
-        // the extraction queue's place is taken before anything of this request is
-        // written (indexed messages, the session with its messages marked extracted,
-        // promoted memories): a request dropped while it waits has written nothing
-        let place = match extractor.filter(|_| to_extract) {
-            Some(extractor) => Some(extractor.reserve().await),
-            None => None,
+        let to_index = index.is_some() && memory.messages.iter().any(|m| m.persisted_at.is_none());
+        let runner = &self.background;
+        // the queue's place is taken before anything of this request is written (the
+        // session with its messages marked extracted and indexed, promoted memories): a
+        // request dropped while it waits, or refused because the queue stayed full, has
+        // written nothing
+        let place = if to_extract || to_index {
+            Some(runner.reserve().await?)
+        } else {
+            None
         };
-        let needs_previous = (index.is_some()
-            && memory.messages.iter().any(|m| m.persisted_at.is_none()))
-            || to_extract;
-        let previous = if needs_previous {
+        let previous = if to_extract || to_index {
             self.load(
                 session_id,
                 memory.namespace.as_deref(),
@@ -327,15 +356,20 @@ impl WorkingMemoryStore {
         } else {
             None
         };
-        if let Some(index) = index {
-            if memory.messages.iter().any(|m| m.persisted_at.is_none()) {
-                index
-                    .index(session_id, &mut memory, previous.as_ref())
-                    .await;
-            }
-        }
-        let job = extractor
-            .and_then(|_| extraction_job(session_id, &mut memory, previous.as_ref(), strategy));
+        let indexing = match index.filter(|_| to_index) {
+            Some(index) => index
+                .plan(session_id, &mut memory, previous.as_ref())
+                .map(|work| (index.clone(), work)),
+            None => None,
+        };
+        let job = background_job(
+            session_id,
+            &mut memory,
+            previous.as_ref(),
+            strategy,
+            to_extract,
+            indexing,
+        );
 
         let window = scope.window();
         self.fit(&mut memory, window).await?;
@@ -361,8 +395,8 @@ impl WorkingMemoryStore {
         self.kv
             .put(&ids::sessions_namespace(memory.namespace.as_deref()), entry)
             .await?;
-        if let (Some(extractor), Some(job), Some(place)) = (extractor, job, place) {
-            extractor.schedule(place, job);
+        if let (Some(job), Some(place)) = (job, place) {
+            runner.schedule(place, job);
         }
         Ok(respond(memory, window, None))
     }
@@ -449,31 +483,36 @@ impl WorkingMemoryStore {
     }
 }
 
-/// The extraction job of a `PUT`: the messages neither the client nor the stored
-/// session (`previous`) marks extracted, which are marked now. `None` when there are none.
-fn extraction_job(
+/// The background job of a `PUT`: the episodes of its new messages (`indexing`) and,
+/// when `extract`, the messages neither the client nor the stored session (`previous`)
+/// marks extracted, which are marked now. `None` when there is nothing to do.
+fn background_job(
     session_id: &str,
     memory: &mut WorkingMemoryBody,
     previous: Option<&WorkingMemoryBody>,
     strategy: Strategy,
+    extract: bool,
+    indexing: Option<(MessageIndex, IndexWork)>,
 ) -> Option<Job> {
-    let done: HashSet<&str> = previous
-        .into_iter()
-        .flat_map(|p| &p.messages)
-        .filter(|m| m.extracted())
-        .map(|m| m.id.as_str())
-        .collect();
     let mut fresh = Vec::new();
-    for message in &mut memory.messages {
-        if message.extracted() {
-            continue;
+    if extract {
+        let done: HashSet<&str> = previous
+            .into_iter()
+            .flat_map(|p| &p.messages)
+            .filter(|m| m.extracted())
+            .map(|m| m.id.as_str())
+            .collect();
+        for message in &mut memory.messages {
+            if message.extracted() {
+                continue;
+            }
+            if !done.contains(message.id.as_str()) {
+                fresh.push(message.clone());
+            }
+            message.discrete_memory_extracted = "t".to_owned();
         }
-        if !done.contains(message.id.as_str()) {
-            fresh.push(message.clone());
-        }
-        message.discrete_memory_extracted = "t".to_owned();
     }
-    if fresh.is_empty() {
+    if fresh.is_empty() && indexing.is_none() {
         return None;
     }
     Some(Job {
@@ -481,9 +520,14 @@ fn extraction_job(
         namespace: memory.namespace.clone(),
         user_id: memory.user_id.clone(),
         strategy,
+        all: if fresh.is_empty() {
+            Vec::new()
+        } else {
+            memory.messages.clone()
+        },
         fresh,
         context: memory.context.clone(),
-        all: memory.messages.clone(),
+        index: indexing,
     })
 }
 

@@ -607,6 +607,24 @@ impl Default for FactPolicy {
 pub trait UserMemoryStore: Send + Sync {
     /// Reconciles `candidate` with the user's current facts (see [`reconcile()`](crate::store_support::reconcile)).
     async fn upsert(&self, user_id: &str, candidate: FactCandidate) -> Result<FactChange>;
+    /// Reconciles each of `candidates` in turn, as [`upsert`](Self::upsert) one after
+    /// another would (a later candidate sees what an earlier one changed); the changes, in
+    /// the order of the candidates.
+    ///
+    /// Provided as one [`upsert`](Self::upsert) after another, which may stop part way
+    /// on an error; a store that can write them in one transaction overrides it (the
+    /// facts one turn extracts are then one write).
+    async fn upsert_many(
+        &self,
+        user_id: &str,
+        candidates: Vec<FactCandidate>,
+    ) -> Result<Vec<FactChange>> {
+        let mut changes = Vec::with_capacity(candidates.len());
+        for candidate in candidates {
+            changes.push(self.upsert(user_id, candidate).await?);
+        }
+        Ok(changes)
+    }
     /// The user's current facts most relevant to `query`, best first, at most
     /// `query.top_k`: ranked by [`rank_score`] (relevance × effective confidence, with a
     /// floor), facts whose effective confidence is under the policy's minimum left out.

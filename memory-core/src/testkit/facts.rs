@@ -28,6 +28,7 @@ pub async fn run_all(store: &dyn UserMemoryStore) {
     check_same_top3_as_in_memory(store).await;
     check_reapplying_a_message_changes_nothing(store).await;
     check_time_order_and_as_of(store).await;
+    check_upsert_many_is_upsert_in_turn(store).await;
 }
 
 /// A fresh user id containing `label`.
@@ -820,4 +821,54 @@ pub async fn check_time_order_and_as_of(store: &dyn UserMemoryStore) {
     let history = store.history(&u, &current[0].id).await.expect("history");
     let texts: Vec<&str> = history.iter().map(|f| f.text.as_str()).collect();
     assert_eq!(texts, ["lives in Odense", "lives in Aarhus"]);
+}
+
+/// `upsert_many` reconciles each candidate against what the earlier ones changed, as
+/// `upsert` one after another would: Paris added, Berlin supersedes it, jazz added, jazz
+/// again reinforced; the store then holds what the one-by-one user holds.
+pub async fn check_upsert_many_is_upsert_in_turn(store: &dyn UserMemoryStore) {
+    let jazz = || FactCandidate::new("likes jazz", 0.7).with_attribute("likes", "jazz");
+    let batch = vec![location("Paris"), location("Berlin"), jazz(), jazz()];
+    let many = user("many");
+    let changes = store
+        .upsert_many(&many, batch.clone())
+        .await
+        .expect("upsert_many");
+    let kinds: Vec<&str> = changes.iter().map(|c| c.kind()).collect();
+    assert_eq!(
+        kinds,
+        ["added", "superseded", "added", "reinforced"],
+        "{changes:?}"
+    );
+    let one = user("one-by-one");
+    for candidate in batch {
+        store.upsert(&one, candidate).await.expect("upsert");
+    }
+    let texts = |facts: Vec<MemoryFact>| {
+        let mut t: Vec<(String, u32)> = facts
+            .into_iter()
+            .map(|f| (f.text, f.reinforcement_count))
+            .collect();
+        t.sort();
+        t
+    };
+    let held = texts(store.list(&many).await.expect("list"));
+    assert_eq!(held, texts(store.list(&one).await.expect("list")));
+    assert_eq!(
+        held,
+        [
+            ("likes jazz".to_owned(), 1),
+            ("lives in Berlin".to_owned(), 0)
+        ]
+    );
+    assert_eq!(
+        store.versions(&many).await.expect("versions").len(),
+        3,
+        "Paris kept as history"
+    );
+    assert!(store
+        .upsert_many(&many, Vec::new())
+        .await
+        .expect("nothing")
+        .is_empty());
 }

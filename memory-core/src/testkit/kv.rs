@@ -37,6 +37,43 @@ pub async fn run_all(store: &dyn KvStore) {
     check_invalid_importance(store).await;
     check_keyless_entries(store).await;
     check_entries_without_ids(store).await;
+    check_put_many(store).await;
+}
+
+/// `put_many` writes every entry under its key, a later entry of a key winning, and
+/// replaces what was there; an empty batch writes nothing.
+pub async fn check_put_many(store: &dyn KvStore) {
+    let ns = fresh("put-many");
+    store.put(&ns, entry("b", json!("old"))).await.expect("put");
+    store
+        .put_many(
+            &ns,
+            vec![
+                entry("a", json!(1)),
+                entry("b", json!(2)),
+                entry("c", json!(3)),
+                entry("a", json!(4)),
+            ],
+        )
+        .await
+        .expect("put_many");
+    let listed: Vec<(String, serde_json::Value)> = store
+        .list(&ns)
+        .await
+        .expect("list")
+        .into_iter()
+        .map(|e| (e.key, e.content))
+        .collect();
+    assert_eq!(
+        listed,
+        [
+            ("a".to_owned(), json!(4)),
+            ("b".to_owned(), json!(2)),
+            ("c".to_owned(), json!(3)),
+        ]
+    );
+    store.put_many(&ns, Vec::new()).await.expect("empty");
+    assert_eq!(store.list(&ns).await.expect("list").len(), 3);
 }
 
 /// Keyless entries: `append_entry` keys each by its id, in the order they were made; ids and

@@ -168,6 +168,66 @@ impl UserMemoryStore for PostgresStore {
         .await
     }
 
+    /// Every candidate reconciled and written in one transaction under the user's lock
+    /// (one commit for the facts of a turn).
+    async fn upsert_many(
+        &self,
+        user_id: &str,
+        candidates: Vec<FactCandidate>,
+    ) -> Result<Vec<FactChange>> {
+        let candidates = candidates
+            .into_iter()
+            .map(prepare_candidate)
+            .collect::<Result<Vec<_>>>()?;
+        if user_id.is_empty() {
+            return Err(MemoryError::invalid("user id", "must not be empty"));
+        }
+        if candidates.is_empty() {
+            return Ok(Vec::new());
+        }
+        let op = "upsert facts";
+        self.bounded(op, async {
+            let mut client = self.client(op).await?;
+            let tx = client.transaction().await.map_err(on(op))?;
+            lock_user(&tx, user_id).await?;
+            // Exact: every writer of the user's facts holds this lock.
+            let version = self.fact_version(&tx, user_id).await?;
+            let now = Utc::now();
+            let mut ranked = match self.fact_cache.take(user_id, version) {
+                Some(ranked) => ranked,
+                None => {
+                    let opened = self.open_facts(&tx, user_id, version, true).await?;
+                    if let Some(bytes) = &opened.snapshot {
+                        // Exact: taken under the user's lock, before this write's versions.
+                        self.keep_snapshot(&tx, user_id, version, bytes).await?;
+                    }
+                    opened.ranked
+                }
+            };
+            let mut changes = Vec::with_capacity(candidates.len());
+            for candidate in candidates {
+                let change = ranked.plan(user_id, candidate, now)?;
+                if !matches!(change, FactChange::Ignored { .. }) {
+                    for row in rows(&change) {
+                        self.write_fact(&tx, row.fact).await?;
+                    }
+                    if !ranked.apply(&change) {
+                        // The index missed a fact: read again, this transaction's rows
+                        // included, for the next candidate.
+                        let at = self.fact_version(&tx, user_id).await?;
+                        ranked = self.open_facts(&tx, user_id, at, true).await?.ranked;
+                    }
+                }
+                changes.push(change);
+            }
+            let written = self.fact_version(&tx, user_id).await?;
+            tx.commit().await.map_err(on(op))?;
+            self.fact_cache.put(user_id, written, ranked);
+            Ok(changes)
+        })
+        .await
+    }
+
     async fn search_query(&self, user_id: &str, query: &FactQuery) -> Result<Vec<ScoredFact>> {
         if query.top_k == 0 {
             return Ok(Vec::new());

@@ -43,6 +43,49 @@ impl KvStore for PostgresStore {
         .await
     }
 
+    /// Every entry in one statement (one round trip): all are written or none.
+    async fn put_many(&self, namespace: &str, entries: Vec<MemoryEntry>) -> Result<()> {
+        let op = "put KV entries";
+        // One row per key, the last entry of a key winning (a statement may not touch a
+        // row twice).
+        let mut last = std::collections::HashMap::with_capacity(entries.len());
+        for (i, entry) in entries.iter().enumerate() {
+            entry.validate()?;
+            last.insert(entry.key.as_str(), i);
+        }
+        let (mut keys, mut expires, mut bodies) = (Vec::new(), Vec::new(), Vec::new());
+        for (i, entry) in entries.iter().enumerate() {
+            if last.get(entry.key.as_str()) != Some(&i) {
+                continue;
+            }
+            keys.push(entry.key.clone());
+            expires.push(entry.expires_at.map(micros));
+            bodies.push(encode(entry, "KV entry")?);
+        }
+        if keys.is_empty() {
+            return Ok(());
+        }
+        self.bounded(op, async {
+            let client = self.client(op).await?;
+            let stmt = client
+                .prepare_cached(&format!(
+                    "INSERT INTO {} (namespace, key, expires_us, body) \
+                     SELECT $1, k, e, b::jsonb FROM UNNEST($2::text[], $3::int8[], $4::text[]) AS t(k, e, b) \
+                     ON CONFLICT (namespace, key) DO UPDATE \
+                     SET expires_us = excluded.expires_us, body = excluded.body",
+                    self.table("kv")
+                ))
+                .await
+                .map_err(on(op))?;
+            client
+                .execute(&stmt, &[&namespace, &keys, &expires, &bodies])
+                .await
+                .map_err(on(op))?;
+            Ok(())
+        })
+        .await
+    }
+
     async fn get(&self, namespace: &str, key: &str) -> Result<Option<MemoryEntry>> {
         let op = "get a KV entry";
         self.bounded(op, async {

@@ -174,6 +174,71 @@ impl UserMemoryStore for SqliteStore {
         .await
     }
 
+    /// Every candidate reconciled and written in one transaction (one commit for the
+    /// facts of a turn), against the user's cached facts when they are current.
+    async fn upsert_many(
+        &self,
+        user_id: &str,
+        candidates: Vec<FactCandidate>,
+    ) -> Result<Vec<FactChange>> {
+        let candidates = candidates
+            .into_iter()
+            .map(prepare_candidate)
+            .collect::<Result<Vec<_>>>()?;
+        check_user(user_id)?;
+        if candidates.is_empty() {
+            return Ok(Vec::new());
+        }
+        let op = "upsert facts";
+        let user = user_id.to_owned();
+        let store = self.clone();
+        self.write(op, move |conn, label| {
+            let cache = &store.inner.fact_cache;
+            let tx = conn
+                .transaction_with_behavior(TransactionBehavior::Immediate)
+                .map_err(on(label, op))?;
+            // Exact: the immediate transaction holds the database's write lock.
+            let version = fact_version(&tx, label, &user)?;
+            let now = Utc::now();
+            let mut ranked = match cache.take(&user, version) {
+                Some(ranked) => ranked,
+                None => {
+                    let opened = fact_snapshot::open(&tx, label, &user, version, true)?;
+                    if let Some(bytes) = &opened.snapshot {
+                        // Exact: taken under the write lock, before this write's versions.
+                        fact_snapshot::keep(&tx, label, &user, version, bytes)?;
+                    }
+                    opened.ranked
+                }
+            };
+            let mut changes = Vec::with_capacity(candidates.len());
+            for candidate in candidates {
+                let change = ranked.plan(&user, candidate, now)?;
+                if !matches!(change, FactChange::Ignored { .. }) {
+                    for row in rows(&change) {
+                        if row.new {
+                            insert_fact(&tx, label, row.fact)?;
+                        } else {
+                            update_fact(&tx, label, &user, row.fact)?;
+                        }
+                    }
+                    if !ranked.apply(&change) {
+                        // The index missed a fact: read again, this transaction's rows
+                        // included, for the next candidate.
+                        let at = fact_version(&tx, label, &user)?;
+                        ranked = fact_snapshot::open(&tx, label, &user, at, true)?.ranked;
+                    }
+                }
+                changes.push(change);
+            }
+            let written = fact_version(&tx, label, &user)?;
+            tx.commit().map_err(on(label, op))?;
+            cache.put(&user, written, ranked);
+            Ok(changes)
+        })
+        .await
+    }
+
     async fn search_query(&self, user_id: &str, query: &FactQuery) -> Result<Vec<ScoredFact>> {
         if query.top_k == 0 {
             return Ok(Vec::new());

@@ -37,6 +37,41 @@ impl KvStore for SqliteStore {
         .await
     }
 
+    /// Every entry in one transaction: all are written or none.
+    async fn put_many(&self, namespace: &str, entries: Vec<MemoryEntry>) -> Result<()> {
+        let op = "put KV entries";
+        let mut rows = Vec::with_capacity(entries.len());
+        for entry in entries {
+            entry.validate()?;
+            let text = body::encode(&entry, "KV entry")?;
+            rows.push((entry.key, entry.expires_at.map(micros), text));
+        }
+        if rows.is_empty() {
+            return Ok(());
+        }
+        let ns = namespace.to_owned();
+        self.write(op, move |conn, label| {
+            let tx = conn
+                .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
+                .map_err(on(label, op))?;
+            {
+                let mut stmt = tx
+                    .prepare_cached(
+                        "INSERT INTO kv (namespace, key, expires_us, body) VALUES (?1, ?2, ?3, ?4) \
+                         ON CONFLICT (namespace, key) DO UPDATE \
+                         SET expires_us = excluded.expires_us, body = excluded.body",
+                    )
+                    .map_err(on(label, op))?;
+                for (key, expires, text) in &rows {
+                    stmt.execute(params![ns, key, expires, text])
+                        .map_err(on(label, op))?;
+                }
+            }
+            tx.commit().map_err(on(label, op))
+        })
+        .await
+    }
+
     async fn get(&self, namespace: &str, key: &str) -> Result<Option<MemoryEntry>> {
         let op = "get a KV entry";
         let (ns, key) = (namespace.to_owned(), key.to_owned());

@@ -5,7 +5,10 @@ use std::time::Duration;
 
 use clap::Args;
 
-use agentmemory::server::{self, Auth, MemoryService, ServerConfig, ServerSettings};
+use agentmemory::server::{
+    self, Auth, MemoryService, ServerConfig, ServerSettings, BACKGROUND_CONCURRENCY_ENV,
+    POSTGRES_BACKGROUND_CONCURRENCY,
+};
 
 use crate::error::CliError;
 use crate::store::Stores;
@@ -133,7 +136,14 @@ pub struct IndexArgs {
 /// `GENERATION_MODEL`, `OPENAI_BASE_URL`, `OPENAI_API_KEY`; see
 /// `agentmemory::server::ServerSettings`).
 fn service(stores: &Stores, index: &IndexArgs) -> Result<MemoryService, CliError> {
-    let settings = ServerSettings::from_env().map_err(|e| CliError::Usage(e.to_string()))?;
+    let mut settings = ServerSettings::from_env().map_err(|e| CliError::Usage(e.to_string()))?;
+    let postgres =
+        stores.url().starts_with("postgres://") || stores.url().starts_with("postgresql://");
+    if postgres && std::env::var_os(BACKGROUND_CONCURRENCY_ENV).is_none() {
+        // each running batch holds one of the pool's connections (16 by default): the
+        // requests keep the others
+        settings.background_concurrency = POSTGRES_BACKGROUND_CONCURRENCY;
+    }
     if let Some(model) = &settings.model {
         tracing::info!(model = %model.name, "generation model configured: extraction and summaries use it");
     }

@@ -74,6 +74,11 @@ impl Stores {
         }
     }
 
+    /// The store URL as given.
+    pub fn url(&self) -> &str {
+        &self.url
+    }
+
     /// The container the stores are registered in.
     pub fn container(&self) -> &Container {
         &self.container
