@@ -416,6 +416,18 @@ async fn with_follow_ups(
     }))
     .await;
     let mut seen: HashSet<String> = kept.iter().map(|e| e.episode.id.clone()).collect();
+    // What is shown already, by terms: a neighbour that repeats it (an assistant echoing
+    // the message it answers) is left out, as `select` leaves out repeats.
+    let mut shown: Vec<HashSet<String>> = kept.iter().map(|e| term_set(&e.episode.text)).collect();
+    let mut new_here = |episode: &Episode| {
+        let terms = term_set(&episode.text);
+        let fresh = seen.insert(episode.id.clone())
+            && !shown.iter().any(|s| overlap(&terms, s) >= NEAR_DUPLICATE);
+        if fresh {
+            shown.push(terms);
+        }
+        fresh
+    };
     let mut out = Vec::with_capacity(kept.len() + FOLLOW_UPS * (FOLLOW_UP_MESSAGES + 1));
     let mut around = around.into_iter().peekable();
     for (i, e) in kept.into_iter().enumerate() {
@@ -429,12 +441,12 @@ async fn with_follow_ups(
             score: e.score * scale,
             reason,
         };
-        if let Some(answered) = answered.filter(|a| seen.insert(a.id.clone())) {
+        if let Some(answered) = answered.filter(|a| new_here(a)) {
             out.push(near(answered, 1.0, RecallReason::Answered));
         }
         let follows: Vec<ScoredEpisode> = follows
             .into_iter()
-            .filter(|f| seen.insert(f.id.clone()))
+            .filter(|f| new_here(f))
             .map(|f| near(f, 0.99, RecallReason::FollowUp))
             .collect();
         out.push(e);

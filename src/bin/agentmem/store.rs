@@ -74,7 +74,8 @@ impl Stores {
         }
     }
 
-    /// The store URL as given.
+    /// The store URL as given (`serve` reads it).
+    #[cfg_attr(not(feature = "server"), allow(dead_code))]
     pub fn url(&self) -> &str {
         &self.url
     }
