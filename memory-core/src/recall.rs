@@ -796,4 +796,33 @@ mod tests {
         let got = answered_by(&episodes, "kim", &found(reply), &request).await;
         assert_eq!(got.map(|e| e.id), Some(asked.id));
     }
+
+    #[tokio::test]
+    async fn a_neighbour_that_echoes_the_match_is_left_out() {
+        let (facts, episodes) = stores_with(vec![
+            said(
+                "c1",
+                "we adopted a kitten called Figo from the shelter",
+                0,
+                true,
+            ),
+            said("c1", "You adopted a kitten called Figo!", 1, false),
+            said("c1", "she is ginger and already rules the flat", 2, true),
+        ])
+        .await;
+        let found = recall(
+            &facts,
+            &episodes,
+            &RecallRequest::new("kim", "which kitten did we get from the shelter?").limits(5, 1),
+            &HeuristicCounter::default(),
+        )
+        .await;
+        assert_eq!(
+            texts(&found.episodes),
+            [
+                "we adopted a kitten called Figo from the shelter",
+                "she is ginger and already rules the flat"
+            ]
+        );
+    }
 }
