@@ -239,6 +239,23 @@ async fn an_expired_session_is_rebuilt_from_its_episodes() {
     assert_eq!(s.service.episodes.len("alice").await.unwrap(), 4);
 }
 
+/// A session deleted right after its PUT stays deleted: the PUT's indexing, which runs
+/// behind its answer, lands before the delete forgets the session, never after it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_session_deleted_right_after_its_put_stays_deleted() {
+    let s = server(true).await;
+    for round in 0..20 {
+        let uri = format!("/v1/working-memory/quick-{round}?user_id=alice");
+        let (status, body) = call(&s.app, "PUT", &uri, kitten_session("alice", None)).await;
+        assert_eq!(status, StatusCode::OK, "{body}");
+        let (status, _) = call(&s.app, "DELETE", &uri, Value::Null).await;
+        assert_eq!(status, StatusCode::OK);
+        s.service.settle().await;
+        let (status, body) = call(&s.app, "GET", &uri, Value::Null).await;
+        assert_eq!(status, StatusCode::NOT_FOUND, "round {round}: {body}");
+    }
+}
+
 #[tokio::test]
 async fn a_missing_session_is_rebuilt_and_without_indexing_is_404() {
     for index in [true, false] {

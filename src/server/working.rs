@@ -445,6 +445,11 @@ impl WorkingMemoryStore {
         ids::check("session_id", session_id)?;
         scope.check()?;
         if let Some(index) = &self.index {
+            // The user's earlier PUTs are indexed behind their answers: let them land
+            // first, or one of them would record the session again after it is forgotten
+            // and a read would rebuild it.
+            self.caught_up(scope.user_id, super::service::READ_YOUR_WRITES_WAIT)
+                .await;
             index
                 .forget_session(session_id, scope.namespace, scope.user_id)
                 .await?;
