@@ -235,6 +235,32 @@ impl PostgresStore {
         Ok(d.map(|d| usize::try_from(d).unwrap_or(0)))
     }
 
+    /// The document frequency of each of `terms` in `ns` (`""` holds the namespace's
+    /// document count), read in `tx`; a term no document holds is left out.
+    async fn term_dfs<C: deadpool_postgres::GenericClient>(
+        &self,
+        tx: &C,
+        ns: &str,
+        terms: &[&str],
+        op: &'static str,
+    ) -> Result<std::collections::HashMap<String, usize>> {
+        let stmt = tx
+            .prepare_cached(&format!(
+                "SELECT term, df FROM {} WHERE namespace = $1 AND term = ANY($2::text[])",
+                self.table("document_terms")
+            ))
+            .await
+            .map_err(on(op))?;
+        let rows = tx.query(&stmt, &[&ns, &terms]).await.map_err(on(op))?;
+        let mut df = std::collections::HashMap::with_capacity(rows.len());
+        for row in &rows {
+            let term: String = row.try_get(0).map_err(on(op))?;
+            let count: i64 = row.try_get(1).map_err(on(op))?;
+            df.insert(term, usize::try_from(count).unwrap_or(0));
+        }
+        Ok(df)
+    }
+
     /// The documents sharing an analysed term with the query (found through the GIN
     /// index on `terms`), scored in the client with the TF-IDF cosine every backend
     /// ranks by ([`tfidf::cosine`]) from the namespace's document frequencies, read in
@@ -269,28 +295,17 @@ impl PostgresStore {
             .await
             .map_err(on(op))?;
         // A term in most documents (a speaker's name) weighs nothing beside a rarer one
-        // (`tfidf::Ubiquity`): its documents are not read for it.
+        // (`tfidf::Ubiquity`): its documents are not read for it. The query's terms'
+        // frequencies read for that are kept for the scoring below.
+        let mut df = std::collections::HashMap::new();
         if q_terms.len() > 1 {
-            let stmt = tx
-                .prepare_cached(&format!(
-                    "SELECT term, df FROM {} WHERE namespace = $1 AND term = ANY($2::text[])",
-                    self.table("document_terms")
-                ))
-                .await
-                .map_err(on(op))?;
             let mut asked = q_terms.clone();
             asked.push("");
-            let stats = tx.query(&stmt, &[&ns, &asked]).await.map_err(on(op))?;
-            let mut q_df: std::collections::HashMap<String, usize> = Default::default();
-            for row in &stats {
-                let term: String = row.try_get(0).map_err(on(op))?;
-                let count: i64 = row.try_get(1).map_err(on(op))?;
-                q_df.insert(term, usize::try_from(count).unwrap_or(0));
-            }
-            let n = q_df.get("").copied().unwrap_or(0);
-            let df = |t: &str| q_df.get(t).copied().unwrap_or(0);
-            let rule = tfidf::Ubiquity::of(n, q_terms.iter().map(|t| df(t)));
-            q_terms.retain(|t| rule.weighs(df(t)));
+            df = self.term_dfs(&tx, ns, &asked, op).await?;
+            let n = df.get("").copied().unwrap_or(0);
+            let held = |t: &str| df.get(t).copied().unwrap_or(0);
+            let rule = tfidf::Ubiquity::of(n, q_terms.iter().map(|t| held(t)));
+            q_terms.retain(|t| rule.weighs(held(t)));
         }
         let stmt = tx
             .prepare_cached(&format!(
@@ -303,7 +318,10 @@ impl PostgresStore {
         let rows = tx.query(&stmt, &[&ns, &q_terms]).await.map_err(on(op))?;
         self.count_read(rows.len());
         let mut docs = Vec::with_capacity(rows.len());
-        let mut wanted: std::collections::HashSet<&str> = q_terms.iter().copied().collect();
+        // Every query term (those left out above included: the scoring weighs them as
+        // the in-memory index does) and every term of the documents read.
+        let mut wanted: std::collections::HashSet<&str> =
+            q.iter().map(|(t, _)| t.as_str()).collect();
         wanted.insert("");
         for row in &rows {
             let terms: Vec<&str> = row.try_get(3).map_err(on(op))?;
@@ -311,23 +329,14 @@ impl PostgresStore {
             wanted.extend(terms.iter().copied());
             docs.push((row, terms, weights));
         }
-        let wanted: Vec<&str> = wanted.into_iter().collect();
-        let stmt = tx
-            .prepare_cached(&format!(
-                "SELECT term, df FROM {} WHERE namespace = $1 AND term = ANY($2::text[])",
-                self.table("document_terms")
-            ))
-            .await
-            .map_err(on(op))?;
-        let stats = tx.query(&stmt, &[&ns, &wanted]).await.map_err(on(op))?;
-        tx.commit().await.map_err(on(op))?;
-        let mut df: std::collections::HashMap<String, usize> =
-            std::collections::HashMap::with_capacity(stats.len());
-        for row in &stats {
-            let term: String = row.try_get(0).map_err(on(op))?;
-            let count: i64 = row.try_get(1).map_err(on(op))?;
-            df.insert(term, usize::try_from(count).unwrap_or(0));
+        let wanted: Vec<&str> = wanted
+            .into_iter()
+            .filter(|t| !df.contains_key(*t))
+            .collect();
+        if !wanted.is_empty() {
+            df.extend(self.term_dfs(&tx, ns, &wanted, op).await?);
         }
+        tx.commit().await.map_err(on(op))?;
         let n = df.get("").copied().unwrap_or(0);
         let df = |t: &str| df.get(t).copied().unwrap_or(0);
         let mut hits = Vec::new();
