@@ -10,7 +10,7 @@
 //! [`agentmemory_core::facts::rank_score`]).
 
 use agentmemory_core::facts::FactQuery;
-use agentmemory_core::store_support::prepare_candidate;
+use agentmemory_core::store_support::{prepare_candidate, RankedFacts};
 use agentmemory_core::{
     FactCandidate, FactChange, MemoryError, MemoryFact, Result, ScoredFact, UserMemoryStore,
 };
@@ -85,6 +85,25 @@ impl PostgresStore {
             .map_err(on(op))?;
         Ok(())
     }
+
+    /// `user`'s facts at `version` to reconcile a write against, under the user's lock:
+    /// the cached ones when they are current, else read (and their snapshot kept: exact,
+    /// taken before this write's versions).
+    async fn ranked_for_write<C: GenericClient>(
+        &self,
+        client: &C,
+        user: &str,
+        version: i64,
+    ) -> Result<RankedFacts> {
+        if let Some(ranked) = self.fact_cache.take(user, version) {
+            return Ok(ranked);
+        }
+        let opened = self.open_facts(client, user, version, true).await?;
+        if let Some(bytes) = &opened.snapshot {
+            self.keep_snapshot(client, user, version, bytes).await?;
+        }
+        Ok(opened.ranked)
+    }
 }
 
 /// Locks `user`'s facts until the end of the transaction.
@@ -132,27 +151,12 @@ impl UserMemoryStore for PostgresStore {
             // Exact: every writer of the user's facts holds this lock.
             let version = self.fact_version(&tx, user_id).await?;
             let now = Utc::now();
-            let (change, cached) = match self.fact_cache.take(user_id, version) {
-                Some(mut ranked) => {
-                    let change = ranked.plan(user_id, candidate, now)?;
-                    (change, Some(ranked))
-                }
-                None => {
-                    // Read once, then kept and updated in place: the next upsert (or
-                    // search) of this user does not read every fact again.
-                    let opened = self.open_facts(&tx, user_id, version, true).await?;
-                    if let Some(bytes) = &opened.snapshot {
-                        // Exact: taken under the user's lock, before this write's versions.
-                        self.keep_snapshot(&tx, user_id, version, bytes).await?;
-                    }
-                    let mut ranked = opened.ranked;
-                    (ranked.plan(user_id, candidate, now)?, Some(ranked))
-                }
-            };
+            // Read once, then kept and updated in place: the next upsert (or search) of
+            // this user does not read every fact again.
+            let mut ranked = self.ranked_for_write(&tx, user_id, version).await?;
+            let change = ranked.plan(user_id, candidate, now)?;
             if let FactChange::Ignored { .. } = change {
-                if let Some(ranked) = cached {
-                    self.fact_cache.put(user_id, version, ranked);
-                }
+                self.fact_cache.put(user_id, version, ranked);
                 return Ok(change);
             }
             for row in rows(&change) {
@@ -160,9 +164,7 @@ impl UserMemoryStore for PostgresStore {
             }
             let written = self.fact_version(&tx, user_id).await?;
             tx.commit().await.map_err(on(op))?;
-            if let Some(ranked) = cached {
-                self.fact_cache.advance(user_id, ranked, &change, written);
-            }
+            self.fact_cache.advance(user_id, ranked, &change, written);
             Ok(change)
         })
         .await
@@ -193,17 +195,7 @@ impl UserMemoryStore for PostgresStore {
             // Exact: every writer of the user's facts holds this lock.
             let version = self.fact_version(&tx, user_id).await?;
             let now = Utc::now();
-            let mut ranked = match self.fact_cache.take(user_id, version) {
-                Some(ranked) => ranked,
-                None => {
-                    let opened = self.open_facts(&tx, user_id, version, true).await?;
-                    if let Some(bytes) = &opened.snapshot {
-                        // Exact: taken under the user's lock, before this write's versions.
-                        self.keep_snapshot(&tx, user_id, version, bytes).await?;
-                    }
-                    opened.ranked
-                }
-            };
+            let mut ranked = self.ranked_for_write(&tx, user_id, version).await?;
             let mut changes = Vec::with_capacity(candidates.len());
             for candidate in candidates {
                 let change = ranked.plan(user_id, candidate, now)?;

@@ -4,10 +4,11 @@
 //! that finds the user's facts cached at the version it reads inside its transaction
 //! reconciles against them instead of reading them, and updates them in place.
 
+use crate::fact_cache::FactCache;
 use crate::fact_rows::{chain, doomed, rows};
 
 use agentmemory_core::facts::FactQuery;
-use agentmemory_core::store_support::prepare_candidate;
+use agentmemory_core::store_support::{prepare_candidate, RankedFacts};
 use agentmemory_core::{
     FactCandidate, FactChange, MemoryError, MemoryFact, Result, ScoredFact, UserMemoryStore,
 };
@@ -95,6 +96,38 @@ fn update_fact(conn: &Connection, label: &str, user: &str, fact: &MemoryFact) ->
     Ok(())
 }
 
+/// The rows `change` makes, written in `conn`'s transaction.
+fn write_change(conn: &Connection, label: &str, user: &str, change: &FactChange) -> Result<()> {
+    for row in rows(change) {
+        if row.new {
+            insert_fact(conn, label, row.fact)?;
+        } else {
+            update_fact(conn, label, user, row.fact)?;
+        }
+    }
+    Ok(())
+}
+
+/// `user`'s facts at `version` to reconcile a write against, under the write lock: the
+/// cached ones when they are current, else read (and their snapshot kept: exact, taken
+/// before this write's versions).
+fn ranked_for_write(
+    conn: &Connection,
+    label: &str,
+    cache: &FactCache,
+    user: &str,
+    version: i64,
+) -> Result<RankedFacts> {
+    if let Some(ranked) = cache.take(user, version) {
+        return Ok(ranked);
+    }
+    let opened = fact_snapshot::open(conn, label, user, version, true)?;
+    if let Some(bytes) = &opened.snapshot {
+        fact_snapshot::keep(conn, label, user, version, bytes)?;
+    }
+    Ok(opened.ranked)
+}
+
 impl SqliteStore {
     /// Keeps the snapshot a search made of `user`'s facts at `version`, unless they
     /// moved since (a later open makes another). A failure only costs the next open its
@@ -134,41 +167,18 @@ impl UserMemoryStore for SqliteStore {
             // Exact: the immediate transaction holds the database's write lock.
             let version = fact_version(&tx, label, &user)?;
             let now = Utc::now();
-            let (change, cached) = match cache.take(&user, version) {
-                Some(mut ranked) => {
-                    let change = ranked.plan(&user, candidate, now)?;
-                    (change, Some(ranked))
-                }
-                None => {
-                    // Read once, then kept and updated in place: the next upsert (or
-                    // search) of this user does not read every fact again.
-                    let opened = fact_snapshot::open(&tx, label, &user, version, true)?;
-                    if let Some(bytes) = &opened.snapshot {
-                        // Exact: taken under the write lock, before this write's versions.
-                        fact_snapshot::keep(&tx, label, &user, version, bytes)?;
-                    }
-                    let mut ranked = opened.ranked;
-                    (ranked.plan(&user, candidate, now)?, Some(ranked))
-                }
-            };
+            // Read once, then kept and updated in place: the next upsert (or search) of
+            // this user does not read every fact again.
+            let mut ranked = ranked_for_write(&tx, label, cache, &user, version)?;
+            let change = ranked.plan(&user, candidate, now)?;
             if let FactChange::Ignored { .. } = change {
-                if let Some(ranked) = cached {
-                    cache.put(&user, version, ranked);
-                }
+                cache.put(&user, version, ranked);
                 return Ok(change);
             }
-            for row in rows(&change) {
-                if row.new {
-                    insert_fact(&tx, label, row.fact)?;
-                } else {
-                    update_fact(&tx, label, &user, row.fact)?;
-                }
-            }
+            write_change(&tx, label, &user, &change)?;
             let written = fact_version(&tx, label, &user)?;
             tx.commit().map_err(on(label, op))?;
-            if let Some(ranked) = cached {
-                cache.advance(&user, ranked, &change, written);
-            }
+            cache.advance(&user, ranked, &change, written);
             Ok(change)
         })
         .await
@@ -200,28 +210,12 @@ impl UserMemoryStore for SqliteStore {
             // Exact: the immediate transaction holds the database's write lock.
             let version = fact_version(&tx, label, &user)?;
             let now = Utc::now();
-            let mut ranked = match cache.take(&user, version) {
-                Some(ranked) => ranked,
-                None => {
-                    let opened = fact_snapshot::open(&tx, label, &user, version, true)?;
-                    if let Some(bytes) = &opened.snapshot {
-                        // Exact: taken under the write lock, before this write's versions.
-                        fact_snapshot::keep(&tx, label, &user, version, bytes)?;
-                    }
-                    opened.ranked
-                }
-            };
+            let mut ranked = ranked_for_write(&tx, label, cache, &user, version)?;
             let mut changes = Vec::with_capacity(candidates.len());
             for candidate in candidates {
                 let change = ranked.plan(&user, candidate, now)?;
                 if !matches!(change, FactChange::Ignored { .. }) {
-                    for row in rows(&change) {
-                        if row.new {
-                            insert_fact(&tx, label, row.fact)?;
-                        } else {
-                            update_fact(&tx, label, &user, row.fact)?;
-                        }
-                    }
+                    write_change(&tx, label, &user, &change)?;
                     if !ranked.apply(&change) {
                         // The index missed a fact: read again, this transaction's rows
                         // included, for the next candidate.
