@@ -26,24 +26,36 @@ struct Server {
     service: MemoryService,
 }
 
-async fn server_with(vars: &[(&str, &str)], index: bool) -> Server {
+/// Settings read from `vars` as from the environment.
+fn settings_of(vars: &[(&str, &str)]) -> ServerSettings {
     let vars: Vec<(String, String)> = vars
         .iter()
         .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
         .collect();
-    let settings = ServerSettings::from_lookup(move |name| {
+    ServerSettings::from_lookup(move |name| {
         vars.iter().find(|(k, _)| k == name).map(|(_, v)| v.clone())
     })
-    .unwrap();
+    .unwrap()
+}
+
+/// A server on in-memory stores with `settings`, indexing messages when `index` says
+/// (else as the service's default).
+async fn server_of(settings: ServerSettings, index: Option<bool>) -> Server {
     // Words only: these tests state what word search finds, whatever model the
     // environment offers (the embedder has its own tests).
     let container = StoreUrl::Memory.open_with_embedder(None).await.unwrap();
-    let service = MemoryService::from_container(&container)
+    let mut service = MemoryService::from_container(&container)
         .unwrap()
-        .with_settings(settings)
-        .index_all_messages(index);
+        .with_settings(settings);
+    if let Some(index) = index {
+        service = service.index_all_messages(index);
+    }
     let app = app(service.clone(), &ServerConfig::new(Auth::disabled()));
     Server { app, service }
+}
+
+async fn server_with(vars: &[(&str, &str)], index: bool) -> Server {
+    server_of(settings_of(vars), Some(index)).await
 }
 
 async fn server(vars: &[(&str, &str)]) -> Server {
@@ -740,16 +752,9 @@ async fn a_full_extraction_queue_holds_writes_back_instead_of_growing() {
         gate: Arc::clone(&gate),
         calls: Arc::clone(&calls),
     };
-    let settings = ServerSettings::from_lookup(|name| {
-        (name == "EXTRACTION_QUEUE_LIMIT").then(|| "2".to_owned())
-    })
-    .unwrap()
-    .with_model(Arc::new(model), "gated");
-    let container = StoreUrl::Memory.open_with_embedder(None).await.unwrap();
-    let service = MemoryService::from_container(&container)
-        .unwrap()
-        .with_settings(settings);
-    let app = app(service.clone(), &ServerConfig::new(Auth::disabled()));
+    let settings =
+        settings_of(&[("EXTRACTION_QUEUE_LIMIT", "2")]).with_model(Arc::new(model), "gated");
+    let Server { app, service } = server_of(settings, None).await;
     let put = |i: usize| {
         let app = app.clone();
         async move {
@@ -885,19 +890,8 @@ impl agentmemory::model::ChatModel for HeldModel {
 }
 
 async fn held_server(model: &HeldModel, vars: &'static [(&'static str, &'static str)]) -> Server {
-    let settings = ServerSettings::from_lookup(|name| {
-        vars.iter()
-            .find(|(k, _)| *k == name)
-            .map(|(_, v)| (*v).to_owned())
-    })
-    .unwrap()
-    .with_model(Arc::new(model.handles()), "held");
-    let container = StoreUrl::Memory.open_with_embedder(None).await.unwrap();
-    let service = MemoryService::from_container(&container)
-        .unwrap()
-        .with_settings(settings);
-    let app = app(service.clone(), &ServerConfig::new(Auth::disabled()));
-    Server { app, service }
+    let settings = settings_of(vars).with_model(Arc::new(model.handles()), "held");
+    server_of(settings, None).await
 }
 
 /// Stores a session of `user` with one message, `note-<user>-<n>`, without waiting for
@@ -1000,18 +994,12 @@ async fn a_queue_that_stays_full_turns_a_put_away_with_503_and_stores_nothing() 
         gate: Arc::clone(&gate),
         calls: Arc::clone(&calls),
     };
-    let settings = ServerSettings::from_lookup(|name| match name {
-        "EXTRACTION_QUEUE_LIMIT" => Some("1".to_owned()),
-        "EXTRACTION_QUEUE_WAIT_MS" => Some("200".to_owned()),
-        _ => None,
-    })
-    .unwrap()
+    let settings = settings_of(&[
+        ("EXTRACTION_QUEUE_LIMIT", "1"),
+        ("EXTRACTION_QUEUE_WAIT_MS", "200"),
+    ])
     .with_model(Arc::new(model), "gated");
-    let container = StoreUrl::Memory.open_with_embedder(None).await.unwrap();
-    let service = MemoryService::from_container(&container)
-        .unwrap()
-        .with_settings(settings);
-    let app = app(service.clone(), &ServerConfig::new(Auth::disabled()));
+    let Server { app, service } = server_of(settings, None).await;
     let body = |i: usize| {
         session(
             "rita",
