@@ -7,8 +7,8 @@
 //! (its *concerns*): allergies and diets for food, fears and conditions for travel,
 //! injuries for exercise, and so on. When a message holds a cue of a domain, recall also
 //! searches the user's facts and earlier messages for that domain's concerns
-//! ([`recall`](crate::recall::recall)); a match must share a concern word with the
-//! query, so nothing is recalled by the map alone. With an embedder the search by meaning
+//! ([`Concerns`], read by [`recall`](crate::recall::recall)); a match must share a
+//! concern word with the query, so nothing is recalled by the map alone. With an embedder the search by meaning
 //! finds many of the same; the map is what works without one.
 //!
 //! Words are matched by the text analysis of search (folding, stems), so "recipes" is
@@ -431,40 +431,50 @@ fn touched(text: &str) -> impl Iterator<Item = usize> {
     (0..DOMAINS.len()).filter(move |&i| map.cues[i].iter().any(|c| terms.contains(c)))
 }
 
-/// The concern words of every domain `text` touches, as one query: what to search the
-/// user's facts and messages for. `None` when it touches none.
+/// What a request must keep in mind: the concern words of every domain it touches,
+/// read once per request ([`of`](Self::of)) and asked of each fact or message found.
 ///
 /// ```
-/// use agentmemory_core::concept_map::concerns_query;
+/// use agentmemory_core::concept_map::Concerns;
 ///
-/// let q = concerns_query("Can you suggest a satay recipe?").unwrap();
-/// assert!(q.contains("peanut") && q.contains("allergi"));
-/// assert_eq!(concerns_query("What's the capital of Peru?"), None);
+/// let trip = Concerns::of("Plan me a trip to Lisbon").unwrap();
+/// assert!(trip.query().contains("panic"));
+/// assert!(trip.held_by("I get panic attacks on planes"));
+/// assert!(!trip.held_by("I love Portuguese tiles"));
+/// assert!(Concerns::of("What's the capital of Peru?").is_none());
 /// ```
-pub fn concerns_query(text: &str) -> Option<String> {
-    let map = analysed();
-    let mut seen = HashSet::new();
-    let words: Vec<&str> = touched(text)
-        .flat_map(|i| map.concerns[i].iter())
-        .filter(|t| seen.insert(t.as_str()))
-        .map(String::as_str)
-        .collect();
-    (!words.is_empty()).then(|| words.join(" "))
+#[derive(Debug, Clone)]
+pub struct Concerns {
+    /// The concern terms, each once, in domain order.
+    terms: Vec<&'static str>,
 }
 
-/// Whether `text` holds one of the concern words of a domain `query` touches: a fact or
-/// message the map may recall for it.
-///
-/// ```
-/// use agentmemory_core::concept_map::concerns;
-///
-/// assert!(concerns("Plan me a trip to Lisbon", "I get panic attacks on planes"));
-/// assert!(!concerns("Plan me a trip to Lisbon", "I love Portuguese tiles"));
-/// ```
-pub fn concerns(query: &str, text: &str) -> bool {
-    let map = analysed();
-    let terms: HashSet<String> = crate::text::terms(text).into_iter().collect();
-    touched(query).any(|i| map.concerns[i].iter().any(|c| terms.contains(c)))
+impl Concerns {
+    /// The concerns of the domains `text` touches; `None` when it touches none.
+    pub fn of(text: &str) -> Option<Self> {
+        let map = analysed();
+        let mut seen = HashSet::new();
+        let terms: Vec<&'static str> = touched(text)
+            .flat_map(|i| map.concerns[i].iter())
+            .map(String::as_str)
+            .filter(|t| seen.insert(*t))
+            .collect();
+        (!terms.is_empty()).then_some(Self { terms })
+    }
+
+    /// The concern words as one query: what to search the user's facts and messages
+    /// for.
+    pub fn query(&self) -> String {
+        self.terms.join(" ")
+    }
+
+    /// Whether `text` holds one of the concern words: a fact or message the map may
+    /// recall for the request.
+    pub fn held_by(&self, text: &str) -> bool {
+        crate::text::terms(text)
+            .iter()
+            .any(|t| self.terms.contains(&t.as_str()))
+    }
 }
 
 #[cfg(test)]
@@ -488,6 +498,8 @@ mod tests {
     fn plurals_and_inflections_are_cues() {
         assert_eq!(domains("any recipes?"), ["food"]);
         assert_eq!(domains("we're flying out on Monday"), ["travel"]);
-        assert!(concerns("dinner ideas", "I have allergies to nuts"));
+        assert!(Concerns::of("dinner ideas")
+            .unwrap()
+            .held_by("I have allergies to nuts"));
     }
 }

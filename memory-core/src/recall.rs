@@ -357,8 +357,9 @@ async fn concern_episode(
     if request.episodes < CONCERN_MIN_EPISODES {
         return None;
     }
-    let words = crate::concept_map::concerns_query(&request.text)?;
-    let mut query = EpisodeQuery::new(words, fetch(1)).excluding(request.exclude.iter().cloned());
+    let concerns = crate::concept_map::Concerns::of(&request.text)?;
+    let mut query =
+        EpisodeQuery::new(concerns.query(), fetch(1)).excluding(request.exclude.iter().cloned());
     if let Some(at) = request.at {
         query = query.at(at);
     }
@@ -369,7 +370,7 @@ async fn concern_episode(
     found.into_iter().find(|e| {
         e.relevance > 0.0
             && !crate::render::is_content_free(&e.episode.text)
-            && crate::concept_map::concerns(&request.text, &e.episode.text)
+            && concerns.held_by(&e.episode.text)
     })
 }
 

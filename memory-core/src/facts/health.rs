@@ -46,15 +46,14 @@ pub async fn health_facts_for(
     text: &str,
     k: usize,
 ) -> Result<Vec<ScoredFact>> {
-    let Some(words) = crate::concept_map::concerns_query(text).filter(|_| k > 0) else {
+    let Some(concerns) = crate::concept_map::Concerns::of(text).filter(|_| k > 0) else {
         return Ok(Vec::new());
     };
-    let found = store.search(user, &words, k * 3).await?;
+    let found = store.search(user, &concerns.query(), k * 3).await?;
     Ok(found
         .into_iter()
         .filter(|s| {
-            s.relevance > 0.0
-                && (is_health_fact(&s.fact) || crate::concept_map::concerns(text, &s.fact.text))
+            s.relevance > 0.0 && (is_health_fact(&s.fact) || concerns.held_by(&s.fact.text))
         })
         .take(k)
         .map(|mut s| {
