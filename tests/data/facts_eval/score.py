@@ -11,6 +11,8 @@ Drives the `agentmem` CLI (Python 3, standard library only):
              `stale`. A fourth store ingests the first statement alone (was it captured at all).
 - changes_fresh: the same on changes_fresh.jsonl (written 2026-12-07, see README.md); its stores,
              details file and summary key are named changes_fresh. Not in the default parts.
+- changes_fresh2: the same on changes_fresh2.jsonl (written 2026-12-07, see README.md); its stores,
+             details file and summary key are named changes_fresh2. Not in the default parts.
 - health:    the disclosure is ingested, then `agentmem recall --json` is asked the question
              (at its own date); the answer must be in the memory block. `facts list` is read too.
 - histories: every session of a user is ingested (in order; reversed; in order then the first
@@ -356,7 +358,7 @@ def summarize_histories(details):
 
 
 def report_changes(c, title):
-    """The table of one file of change pairs (changes, changes_fresh)."""
+    """The table of one file of change pairs (changes, changes_fresh, changes_fresh2)."""
     lines = [f"{title} ({c['total']} pairs; first statement captured alone: {c['first_captured']}/{c['total']})"]
     lines.append(f"  {'variant':<10} {'hits':>9} {'new present':>12} {'kept':>6} {'stale current':>14} {'same as in-order':>17}")
     for v in CHANGE_VARIANTS:
@@ -377,7 +379,8 @@ def report_changes(c, title):
 
 def report(summary):
     lines = []
-    for part, title in (("changes", "CHANGES"), ("changes_fresh", "CHANGES, FRESH SET (changes_fresh.jsonl)")):
+    for part, title in (("changes", "CHANGES"), ("changes_fresh", "CHANGES, FRESH SET (changes_fresh.jsonl)"),
+                        ("changes_fresh2", "CHANGES, SECOND FRESH SET (changes_fresh2.jsonl)")):
         if part in summary:
             lines.extend(report_changes(summary[part], title))
     if "health" in summary:
@@ -415,7 +418,7 @@ def main():
     am = Agentmem(args.bin, os.environ.get("AGENTMEM_INGEST_ARGS", "").split(),
                   os.environ.get("AGENTMEM_RECALL_ARGS", "").split())
     parts = [p.strip() for p in args.parts.split(",") if p.strip()]
-    known = ("changes", "changes_fresh", "health", "health_shared", "histories")
+    known = ("changes", "changes_fresh", "changes_fresh2", "health", "health_shared", "histories")
     unknown = [p for p in parts if p not in known]
     if unknown:
         ap.error(f"unknown part(s) {', '.join(unknown)}; known: {', '.join(known)}")
@@ -423,6 +426,7 @@ def main():
     for part, scorer, summarizer in (
         ("changes", lambda: score_changes(am, work), summarize_changes),
         ("changes_fresh", lambda: score_changes(am, work, "changes_fresh"), summarize_changes),
+        ("changes_fresh2", lambda: score_changes(am, work, "changes_fresh2"), summarize_changes),
         ("health", lambda: score_health(am, work, args.k), summarize_health),
         ("health_shared", lambda: score_health_shared(am, work, args.k), summarize_health_shared),
         ("histories", lambda: score_histories(am, work, args.k), summarize_histories),
