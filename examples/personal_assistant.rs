@@ -100,6 +100,7 @@ async fn main() -> Result<(), MemoryError> {
                     FactChange::Contested { fact, candidate } => {
                         println!("  ? pending {} (keeps {})", candidate.text, fact.text)
                     }
+                    FactChange::Closed { fact } => println!("  - no longer {}", fact.text),
                     FactChange::Deleted { fact } => println!("  x forgot {}", fact.text),
                     FactChange::Ignored { candidate, reason } => {
                         println!("  - ignored {}: {reason}", candidate.text)

@@ -11,9 +11,16 @@ use chrono::{Duration, TimeZone, Utc};
 
 /// Ingests `said` in order (a day apart) and returns the user's current positive facts.
 async fn current_after(said: &[&str]) -> Vec<String> {
+    current_after_in(said, 0..said.len()).await
+}
+
+/// As [`current_after`], the statements applied in `order` (each keeps its own time, a
+/// month after the one before it in `said`).
+async fn current_after_in(said: &[&str], order: impl Iterator<Item = usize>) -> Vec<String> {
     let store = InMemoryUserMemoryStore::new();
     let start = Utc.with_ymd_and_hms(2025, 1, 5, 10, 0, 0).unwrap();
-    for (i, text) in said.iter().enumerate() {
+    for i in order {
+        let text = said[i];
         for mut candidate in RuleExtractor::new().extract_text(text) {
             candidate.observed_at = Some(start + Duration::days(i as i64 * 30));
             let change = store.upsert("u", candidate).await.unwrap();
@@ -324,4 +331,58 @@ async fn a_pet_put_to_sleep_is_no_longer_had() {
         facts.iter().any(|f| f.starts_with("has a dog")),
         "{facts:?}"
     );
+}
+
+/// A change of state closes every fact its object holds: once the pet died, or the
+/// relationship ended, the facts *about* the pet or the partner are not current either,
+/// whichever statement is applied first. Written for this test (2026-12-07).
+#[tokio::test]
+async fn facts_about_what_ended_end_with_it_in_either_order() {
+    for (said, gone, kept) in [
+        (
+            [
+                "our cat pudding is 14 now and sleeps about 20 hours a day",
+                "pudding passed away in her sleep on tuesday, I keep expecting her at the door",
+            ],
+            "pudding",
+            None,
+        ),
+        (
+            [
+                "my boyfriend idris is obsessed with bouldering and drags me along",
+                "idris and i broke up last month, honestly it's a relief",
+            ],
+            "idris",
+            None,
+        ),
+        (
+            // Junk: a phone dying ends nothing of the dog's.
+            [
+                "my dog Bramble is 6 and still acts like a puppy",
+                "ugh my phone died halfway through the call",
+            ],
+            "",
+            Some("bramble"),
+        ),
+    ] {
+        // What the ending says of the thing itself ("pudding passed away") stays.
+        let ending = current_after(&said[1..]).await;
+        for order in [vec![0, 1], vec![1, 0]] {
+            let facts = current_after_in(&said, order.clone().into_iter()).await;
+            if !gone.is_empty() {
+                assert!(
+                    !facts
+                        .iter()
+                        .any(|f| f.contains(gone) && !ending.contains(f)),
+                    "{order:?}: a fact about `{gone}` still current in {facts:?}"
+                );
+            }
+            if let Some(kept) = kept {
+                assert!(
+                    facts.iter().any(|f| f.contains(kept)),
+                    "{order:?}: `{kept}` lost in {facts:?}"
+                );
+            }
+        }
+    }
 }

@@ -100,14 +100,14 @@ impl FactCache {
     /// Files `ranked`, read at `version`, after the write that moved the user's version
     /// to `new_version` made `change`: updated in place, or dropped when the change
     /// does not fit it (then the next search reads the facts again).
-    pub(crate) fn advance(
+    pub(crate) fn advance<'a>(
         &self,
         user_id: &str,
         mut ranked: RankedFacts,
-        change: &FactChange,
+        changes: impl IntoIterator<Item = &'a FactChange>,
         new_version: i64,
     ) {
-        if ranked.apply(change) {
+        if changes.into_iter().all(|change| ranked.apply(change)) {
             self.put(user_id, new_version, ranked);
         }
     }

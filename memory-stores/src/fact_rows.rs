@@ -25,7 +25,9 @@ pub(crate) fn rows(change: &FactChange) -> Vec<Row<'_>> {
     match change {
         // Current, or a statement folded in behind a later one (history): a new row.
         FactChange::Added { fact } => vec![Row { fact, new: true }],
-        FactChange::Reinforced { fact } | FactChange::Contested { fact, .. } => {
+        FactChange::Reinforced { fact }
+        | FactChange::Contested { fact, .. }
+        | FactChange::Closed { fact } => {
             vec![Row { fact, new: false }]
         }
         FactChange::Superseded { old, new } => vec![

@@ -139,6 +139,9 @@ impl Tool for RememberTool {
             FactChange::Contested { fact, candidate } => json!({
                 "status": "contested", "id": fact.id, "fact": fact.text, "contradicted_by": candidate.text
             }),
+            FactChange::Closed { fact } => {
+                json!({"status": "closed", "id": fact.id, "fact": fact.text})
+            }
             FactChange::Deleted { fact } => json!({"status": "deleted", "id": fact.id}),
             FactChange::Ignored { reason, .. } => json!({"status": "ignored", "reason": reason}),
         })

@@ -555,7 +555,9 @@ mod tests {
                 prop_assert!(ranked.apply(&change));
                 match &change {
                     FactChange::Added { fact } => store.push(fact.clone()),
-                    FactChange::Reinforced { fact } | FactChange::Contested { fact, .. } => {
+                    FactChange::Reinforced { fact }
+                    | FactChange::Contested { fact, .. }
+                    | FactChange::Closed { fact } => {
                         let i = store.iter().position(|f| f.id == fact.id).unwrap();
                         store[i] = fact.clone();
                     }

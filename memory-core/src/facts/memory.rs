@@ -87,8 +87,8 @@ impl UserFacts {
             .collect()
     }
 
-    /// Plans what `candidate` changes and makes the change: the index updated in place,
-    /// a superseded fact (or a statement folded in behind a later one) kept as history.
+    /// Plans what `candidate` changes and makes the change, with the facts about what it
+    /// ended ([`RankedFacts::dependents`](super::RankedFacts::dependents)).
     fn upsert(
         &mut self,
         user_id: &str,
@@ -96,23 +96,33 @@ impl UserFacts {
         now: chrono::DateTime<Utc>,
     ) -> Result<FactChange> {
         let change = self.current.plan(user_id, candidate, now)?;
-        if !self.current.apply(&change) {
+        let dependents = self.current.dependents(&change);
+        for change in std::iter::once(&change).chain(&dependents) {
+            self.make(change)?;
+        }
+        Ok(change)
+    }
+
+    /// Makes one planned change: the index updated in place, a superseded fact (or a
+    /// statement folded in behind a later one) kept as history.
+    fn make(&mut self, change: &FactChange) -> Result<()> {
+        if !self.current.apply(change) {
             // The plan was made against these very facts under this lock.
             return Err(MemoryError::invalid(
                 "fact change",
                 "planned against facts the index does not hold",
             ));
         }
-        match &change {
-            FactChange::Superseded { old, .. } => {
-                self.superseded.insert(old.id.clone(), old.clone());
+        match change {
+            FactChange::Superseded { old: gone, .. } | FactChange::Closed { fact: gone } => {
+                self.superseded.insert(gone.id.clone(), gone.clone());
             }
             FactChange::Added { fact } if !fact.is_current() => {
                 self.superseded.insert(fact.id.clone(), fact.clone());
             }
             _ => {}
         }
-        Ok(change)
+        Ok(())
     }
 
     fn delete(&mut self, id: &str) -> bool {

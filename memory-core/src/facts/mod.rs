@@ -484,6 +484,15 @@ pub enum FactChange {
         /// The contradicting candidate.
         candidate: FactCandidate,
     },
+    /// A fact about something the change beside it ended stopped holding with it ("dog
+    /// Rolo is 3 years old" once "we had to put Rolo down" closed the dog): `fact` as
+    /// stored, its [`valid_to`](MemoryFact::valid_to) set and
+    /// [`superseded_by`](MemoryFact::superseded_by) naming the fact that says what ended.
+    /// Made by a store beside an upsert's own change ([`RankedFacts::dependents`](crate::store_support::RankedFacts::dependents)).
+    Closed {
+        /// The fact, no longer current.
+        fact: MemoryFact,
+    },
     /// The fact (and the versions before it) was deleted on request, e.g. by a
     /// `forget` tool; logged so a conversation's history says what was forgotten.
     Deleted {
@@ -507,17 +516,21 @@ impl FactChange {
             FactChange::Added { fact } | FactChange::Reinforced { fact } => Some(fact),
             FactChange::Superseded { new, .. } => Some(new),
             FactChange::Contested { fact, .. } => Some(fact),
-            FactChange::Deleted { .. } | FactChange::Ignored { .. } => None,
+            FactChange::Closed { .. } | FactChange::Deleted { .. } | FactChange::Ignored { .. } => {
+                None
+            }
         }
     }
 
-    /// `"added"`, `"reinforced"`, `"superseded"`, `"contested"`, `"deleted"` or `"ignored"`.
+    /// `"added"`, `"reinforced"`, `"superseded"`, `"contested"`, `"closed"`, `"deleted"` or
+    /// `"ignored"`.
     pub fn kind(&self) -> &'static str {
         match self {
             FactChange::Added { .. } => "added",
             FactChange::Reinforced { .. } => "reinforced",
             FactChange::Superseded { .. } => "superseded",
             FactChange::Contested { .. } => "contested",
+            FactChange::Closed { .. } => "closed",
             FactChange::Deleted { .. } => "deleted",
             FactChange::Ignored { .. } => "ignored",
         }

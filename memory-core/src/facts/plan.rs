@@ -6,7 +6,7 @@
 use chrono::{DateTime, Utc};
 
 use super::semantic::reconcile_by_meaning;
-use super::transition::closes;
+use super::transition::{closes, ended_thing, names_subject};
 use super::{FactCandidate, FactChange, MemoryFact, Reconciliation, Transition};
 use crate::error::{MemoryError, Result};
 
@@ -123,7 +123,9 @@ pub(super) fn change_for<'a>(
 /// The current fact that ended what `candidate` states after it took effect: a later
 /// statement about the same subject whose [`Transition::Ends`] names it ("sold my car"
 /// said in June, "I have a car" from January folded in afterwards), or whose
-/// [`Transition::Replaces`] takes its place ("switched from law to criminology").
+/// [`Transition::Replaces`] takes its place ("switched from law to criminology"); for a
+/// fact about someone or something else, a later statement of the user's that says
+/// that thing ended ("Rolo is 3" from January, "we had to put Rolo down" from June).
 pub(super) fn ended_later<'a>(
     current: impl Iterator<Item = &'a MemoryFact>,
     candidate: &FactCandidate,
@@ -131,7 +133,17 @@ pub(super) fn ended_later<'a>(
     let at = candidate.observed_at?;
     let mut stated: Option<MemoryFact> = None;
     for fact in current {
-        if !fact.is_current() || fact.subject != candidate.subject || fact.observed_at() <= at {
+        if !fact.is_current() || fact.observed_at() <= at {
+            continue;
+        }
+        // "Rolo is 3" folded in after "we had to put Rolo down": a fact about a thing a
+        // later statement of the user's says ended.
+        if let (Some(subject), Some(thing)) = (&candidate.subject, ended_thing(fact)) {
+            if names_subject(thing, subject) {
+                return Some(fact);
+            }
+        }
+        if fact.subject != candidate.subject {
             continue;
         }
         let stated =

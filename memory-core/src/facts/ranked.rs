@@ -11,6 +11,7 @@ use super::reconcile::{resolve, Keys, CORRECTION_ATTRIBUTE};
 use super::semantic::{decide_then_escalate, paraphrase_among, reconcile_by_meaning};
 use super::slot_ids::SlotIds;
 use super::strength::{Decay, Needed, Strength};
+use super::transition::{about_ended, closed_with};
 use super::{
     fact_relevance_among, rank_score, FactCandidate, FactChange, FactPolicy, FactQuery, MemoryFact,
     Reconciliation, ScoredFact, RELEVANCE_FLOOR,
@@ -243,6 +244,40 @@ impl RankedFacts {
         change_for(user, decision, candidate, now, |id| self.current(id))
     }
 
+    /// The changes that close, with it, the facts about what `change` says ended ("dog
+    /// Rolo is 3 years old" once "we had to put Rolo down" is current): each a
+    /// [`FactChange::Closed`], valid until the ending took effect and superseded by the
+    /// fact that says it. Empty for any other change. A store writes them with `change`, in the same transaction, and
+    /// [`apply`](Self::apply)s each.
+    ///
+    /// ```
+    /// use agentmemory_core::facts::{FactCandidate, Polarity};
+    /// use agentmemory_core::store_support::RankedFacts;
+    ///
+    /// let now = chrono::Utc::now();
+    /// let mut ranked = RankedFacts::default();
+    /// let mut age = FactCandidate::new("dog Rolo is 3 years old", 0.8).with_attribute("age", "3");
+    /// age.subject = Some("dog Rolo".into());
+    /// let added = ranked.plan("u", age, now).unwrap();
+    /// assert!(ranked.apply(&added));
+    /// let mut gone = FactCandidate::new("had Rolo put down", 0.9).with_attribute("pet", "dog Rolo");
+    /// gone.polarity = Polarity::Negative;
+    /// let change = ranked.plan("u", gone, now).unwrap();
+    /// let closed = ranked.dependents(&change);
+    /// assert_eq!(closed.len(), 1);
+    /// assert_eq!(closed[0].kind(), "closed");
+    /// ```
+    pub fn dependents(&self, change: &FactChange) -> Vec<FactChange> {
+        let Some(ending) = change.current() else {
+            return Vec::new();
+        };
+        about_ended(self.facts(), ending)
+            .map(|fact| FactChange::Closed {
+                fact: closed_with(fact, ending),
+            })
+            .collect()
+    }
+
     /// Whether `candidate` took effect before some fact added here: only then can a
     /// later statement have ended it, so an in-order turn never looks.
     fn is_late(&self, candidate: &FactCandidate) -> bool {
@@ -254,7 +289,7 @@ impl RankedFacts {
 
     /// Updates the index with a change made to the store: an added fact goes last, a
     /// reinforced or contested one is replaced in its slot, a superseded one leaves (its
-    /// replacement goes last), a deleted one leaves. Ranks exactly as a fresh
+    /// replacement goes last), a closed or deleted one leaves. Ranks exactly as a fresh
     /// [`new`](Self::new) of the facts a store holds after the change would.
     ///
     /// Returns `false`, changing nothing, when the change names a current fact this
@@ -296,6 +331,14 @@ impl RankedFacts {
                 };
                 self.bury(slot, old.clone());
                 self.push(new.clone());
+                self.compact_if_sparse();
+                true
+            }
+            FactChange::Closed { fact } => {
+                let Some(slot) = self.slot_of(&fact.id).filter(|_| !fact.is_current()) else {
+                    return false;
+                };
+                self.bury(slot, fact.clone());
                 self.compact_if_sparse();
                 true
             }
@@ -618,7 +661,9 @@ mod tests {
     fn apply_to_store(store: &mut Vec<MemoryFact>, change: &FactChange) {
         match change {
             FactChange::Added { fact } => store.push(fact.clone()),
-            FactChange::Reinforced { fact } | FactChange::Contested { fact, .. } => {
+            FactChange::Reinforced { fact }
+            | FactChange::Contested { fact, .. }
+            | FactChange::Closed { fact } => {
                 let at = store.iter().position(|f| f.id == fact.id).unwrap();
                 store[at] = fact.clone();
             }

@@ -113,6 +113,11 @@ pub(super) fn apply(
     match transition {
         Transition::Ends { object } => match ended(current, &candidate, &object) {
             Some(target) => close(target, candidate),
+            // Its message already closed something, in these words: applied again.
+            None if closed_by_its_message(current, &candidate) => (
+                Reconciliation::Ignore(super::plan::ALREADY_APPLIED.to_owned()),
+                candidate,
+            ),
             None => (decision, candidate),
         },
         Transition::Replaces { from } => {
@@ -123,6 +128,20 @@ pub(super) fn apply(
             }
         }
     }
+}
+
+/// Whether a current fact is the closing this ending made when its message was applied
+/// before: negative, in its words, stated in its message.
+fn closed_by_its_message(current: &[MemoryFact], candidate: &FactCandidate) -> bool {
+    let Some(message) = candidate.source.message_id.as_deref() else {
+        return false;
+    };
+    current.iter().any(|f| {
+        f.is_current()
+            && f.polarity == Polarity::Negative
+            && f.text == candidate.text
+            && f.stated_in(message)
+    })
 }
 
 /// Current facts the candidate's subject holds, that may end.
@@ -231,6 +250,73 @@ fn close(target: &MemoryFact, candidate: FactCandidate) -> (Reconciliation, Fact
         valid_from: candidate.valid_from,
     };
     (decision, closed)
+}
+
+/// What a current fact of the user's says has ended, if it says so: the value of a
+/// negative fact ("had Rolo put down", value `dog Rolo`), the object of an ending that
+/// found nothing to close when it was said, or what a replacement names as replaced
+/// ("traded the Civic in for a Golf").
+pub(super) fn ended_thing(fact: &MemoryFact) -> Option<&str> {
+    if fact.subject.is_some() || !fact.is_current() {
+        return None;
+    }
+    if fact.polarity == Polarity::Negative {
+        return fact.value.as_deref();
+    }
+    match &fact.transition {
+        Some(Transition::Ends { object }) => Some(object),
+        Some(Transition::Replaces { from: Some(from) }) => Some(from),
+        _ => None,
+    }
+}
+
+/// Whether `subject` (the subject of a fact about someone or something else: `dog Rolo`,
+/// `Rolo`, `boyfriend Tomasz`, `car`) is the thing `thing` names (`dog Rolo`, or just
+/// `Rolo`): both have content words and every word of one is in the other; or `thing` is
+/// one word for a kind of thing (`partner`) and the subject is of that kind (`boyfriend
+/// Tomasz`), through the [`concepts`](super::concepts).
+pub(super) fn names_subject(thing: &str, subject: &str) -> bool {
+    let (said, held) = (content_terms(subject), content_terms(thing));
+    if said.is_empty() || held.is_empty() {
+        return false;
+    }
+    said.iter().all(|t| held.contains(t))
+        || held.iter().all(|t| said.contains(t))
+        || (held.len() == 1 && super::concepts::share_a_concept(thing, subject))
+}
+
+/// The current facts about the thing `ending` says ended, stated before it and never
+/// after: "dog Rolo is 3 years old" once "we had to put Rolo down" closed the dog. They
+/// end with it — a change of state closes every fact its object holds, not only the one
+/// it names. Facts of the user's own are never among them.
+pub(super) fn about_ended<'a>(
+    current: impl Iterator<Item = &'a MemoryFact> + 'a,
+    ending: &'a MemoryFact,
+) -> impl Iterator<Item = &'a MemoryFact> + 'a {
+    let thing = ended_thing(ending);
+    let at = ending.observed_at();
+    current.filter(move |f| {
+        let Some(thing) = thing else { return false };
+        f.is_current()
+            && f.polarity == Polarity::Positive
+            && f.id != ending.id
+            && f.subject
+                .as_deref()
+                .is_some_and(|s| names_subject(thing, s))
+            && f.observed_at() <= at
+            && f.next_statement_after(at).is_none()
+    })
+}
+
+/// `fact`, about a thing `ending` says ended, closed with it: valid until the ending
+/// took effect, superseded by the fact that says it. A statement about the thing folded
+/// in late, behind the ending, is closed the same way
+/// ([`ended_later`](super::plan::ended_later)), so either order leaves the same facts.
+pub(super) fn closed_with(fact: &MemoryFact, ending: &MemoryFact) -> MemoryFact {
+    let mut closed = fact.clone();
+    closed.valid_to = Some(ending.valid_from());
+    closed.superseded_by = Some(ending.id.clone());
+    closed
 }
 
 #[cfg(test)]

@@ -175,11 +175,20 @@ pub fn facts_at(all: &[MemoryFact], at: DateTime<Utc>) -> Vec<MemoryFact> {
     let links = Links::new(all);
     let mut out = Vec::new();
     for head in all.iter().filter(|f| f.is_current()) {
-        let versions = links.chain(&head.id);
-        if let Some((v, end)) = held_at(&versions, at) {
-            let mut v = v.clone();
-            v.valid_to = end;
-            out.push(v);
+        let mut versions = links.chain(&head.id);
+        // A fact about another subject folded in behind the statement that ended it
+        // ("Rolo is 3" behind "we had to put Rolo down") shares that statement's chain
+        // but is not a version of the same fact: each subject holds on its own.
+        while !versions.is_empty() {
+            let subject = versions[0].subject.clone();
+            let (same, rest): (Vec<_>, Vec<_>) =
+                versions.into_iter().partition(|v| v.subject == subject);
+            if let Some((v, end)) = held_at(&same, at) {
+                let mut v = v.clone();
+                v.valid_to = end;
+                out.push(v);
+            }
+            versions = rest;
         }
     }
     out.sort_by(|a, b| (a.valid_from(), &a.id).cmp(&(b.valid_from(), &b.id)));

@@ -29,6 +29,7 @@ pub async fn run_all(store: &dyn UserMemoryStore) {
     check_reapplying_a_message_changes_nothing(store).await;
     check_time_order_and_as_of(store).await;
     check_upsert_many_is_upsert_in_turn(store).await;
+    check_facts_about_an_ended_thing_end_with_it(store).await;
 }
 
 /// A fresh user id containing `label`.
@@ -871,4 +872,95 @@ pub async fn check_upsert_many_is_upsert_in_turn(store: &dyn UserMemoryStore) {
         .await
         .expect("nothing")
         .is_empty());
+}
+
+/// A change of state closes every fact its object holds: once "we had to rehome Pepper"
+/// closes the dog, "dog Pepper is 4 years old" is no longer current either (a fact of
+/// another subject, the dog's). The same whichever statement arrives first, and the
+/// ending applied again changes nothing.
+pub async fn check_facts_about_an_ended_thing_end_with_it(store: &dyn UserMemoryStore) {
+    use crate::facts::Transition;
+    use chrono::TimeZone;
+    let march = chrono::Utc.with_ymd_and_hms(2024, 3, 2, 9, 0, 0).unwrap();
+    let october = chrono::Utc.with_ymd_and_hms(2024, 10, 5, 9, 0, 0).unwrap();
+    let dog =
+        || FactCandidate::new("has a dog named Pepper", 0.7).with_attribute("pet", "dog Pepper");
+    let age = || {
+        let mut age =
+            FactCandidate::new("dog Pepper is 4 years old", 0.75).with_attribute("age", "4");
+        age.subject = Some("dog Pepper".into());
+        age
+    };
+    let own_age = || FactCandidate::new("is 34 years old", 0.8).with_attribute("age", "34");
+    let rehomed = || {
+        FactCandidate::new("had to rehome Pepper", 0.8)
+            .with_attribute("event", "had to rehome Pepper")
+            .with_transition(Transition::Ends {
+                object: "Pepper".into(),
+            })
+    };
+    let first = [
+        said(dog(), "01JTESTK1T00000000000000C1", march),
+        said(age(), "01JTESTK1T00000000000000C1", march),
+        said(own_age(), "01JTESTK1T00000000000000C1", march),
+    ];
+    let ending = said(rehomed(), "01JTESTK1T00000000000000C2", october);
+    let current_texts = |facts: Vec<MemoryFact>| {
+        let mut texts: Vec<String> = facts
+            .into_iter()
+            .filter(|f| {
+                f.polarity == crate::facts::Polarity::Positive
+                    && f.attribute.as_deref() != Some("event")
+            })
+            .map(|f| f.text)
+            .collect();
+        texts.sort();
+        texts
+    };
+    for order in ["in order", "reversed", "in one batch"] {
+        let u = user("ended-thing");
+        match order {
+            "in order" => {
+                for c in first.iter().cloned().chain([ending.clone()]) {
+                    store.upsert(&u, c).await.expect("upsert");
+                }
+            }
+            "reversed" => {
+                for c in std::iter::once(ending.clone()).chain(first.iter().cloned()) {
+                    store.upsert(&u, c).await.expect("upsert");
+                }
+            }
+            _ => {
+                let batch = first.iter().cloned().chain([ending.clone()]).collect();
+                store.upsert_many(&u, batch).await.expect("upsert_many");
+            }
+        }
+        let held = current_texts(store.list(&u).await.expect("list"));
+        assert_eq!(
+            held,
+            ["is 34 years old"],
+            "{order}: the dog's facts end with it"
+        );
+        let stored = store.versions(&u).await.expect("versions").len();
+        let again = store.upsert(&u, ending.clone()).await.expect("again");
+        assert_eq!(again.kind(), "ignored", "{order}: {again:?}");
+        assert_eq!(store.versions(&u).await.expect("versions").len(), stored);
+        assert_eq!(
+            current_texts(store.list(&u).await.expect("list")),
+            held,
+            "{order}: the ending applied again"
+        );
+        // Before the ending, the dog and its age held.
+        let summer = chrono::Utc.with_ymd_and_hms(2024, 7, 1, 0, 0, 0).unwrap();
+        let then = current_texts(store.facts_as_of(&u, summer).await.expect("as of"));
+        assert_eq!(
+            then,
+            [
+                "dog Pepper is 4 years old",
+                "has a dog named Pepper",
+                "is 34 years old"
+            ],
+            "{order}: as of July"
+        );
+    }
 }

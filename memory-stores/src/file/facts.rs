@@ -79,12 +79,16 @@ impl UserMemoryStore for FileStore {
         let limit = self.fact_log_limit;
         self.exclusive(paths.file.clone(), "upsert a fact", move || {
             let mut kept = inner.kept.take_or_load(&paths, &user)?;
-            let change = kept.ranked.plan(&user, candidate, Utc::now())?;
+            let now = Utc::now();
+            let change = kept.ranked.plan(&user, candidate, now)?;
+            // What the change ended takes the facts about it along, in the same append.
+            let dependents = kept.ranked.dependents(&change);
+            let made = || std::iter::once(&change).chain(&dependents);
             // A contest is recorded on the fact, so it is written too.
-            let written: Vec<&MemoryFact> = rows(&change).into_iter().map(|r| r.fact).collect();
+            let written: Vec<&MemoryFact> = made().flat_map(rows).map(|r| r.fact).collect();
             if !written.is_empty() {
                 kept.write(&paths, &user, &written, limit)?;
-                if !kept.ranked.apply(&change) {
+                if !made().all(|made| kept.ranked.apply(made)) {
                     return Ok(change);
                 }
             }

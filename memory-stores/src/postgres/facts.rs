@@ -159,12 +159,15 @@ impl UserMemoryStore for PostgresStore {
                 self.fact_cache.put(user_id, version, ranked);
                 return Ok(change);
             }
-            for row in rows(&change) {
+            // What the change ended takes the facts about it along, in this transaction.
+            let dependents = ranked.dependents(&change);
+            let made = || std::iter::once(&change).chain(&dependents);
+            for row in made().flat_map(rows) {
                 self.write_fact(&tx, row.fact).await?;
             }
             let written = self.fact_version(&tx, user_id).await?;
             tx.commit().await.map_err(on(op))?;
-            self.fact_cache.advance(user_id, ranked, &change, written);
+            self.fact_cache.advance(user_id, ranked, made(), written);
             Ok(change)
         })
         .await
@@ -200,10 +203,12 @@ impl UserMemoryStore for PostgresStore {
             for candidate in candidates {
                 let change = ranked.plan(user_id, candidate, now)?;
                 if !matches!(change, FactChange::Ignored { .. }) {
-                    for row in rows(&change) {
+                    let dependents = ranked.dependents(&change);
+                    let made = || std::iter::once(&change).chain(&dependents);
+                    for row in made().flat_map(rows) {
                         self.write_fact(&tx, row.fact).await?;
                     }
-                    if !ranked.apply(&change) {
+                    if !made().all(|made| ranked.apply(made)) {
                         // The index missed a fact: read again, this transaction's rows
                         // included, for the next candidate.
                         let at = self.fact_version(&tx, user_id).await?;

@@ -63,8 +63,12 @@ impl PostgresStore {
         let Some((version, mut ranked)) = self.fact_cache.take_any(user) else {
             return Ok(Err(candidate));
         };
-        let change = ranked.plan(user, candidate.clone(), Utc::now())?;
-        let written = rows(&change);
+        let now = Utc::now();
+        let change = ranked.plan(user, candidate.clone(), now)?;
+        // What the change ended takes the facts about it along, in the same statement.
+        let dependents = ranked.dependents(&change);
+        let made = || std::iter::once(&change).chain(&dependents);
+        let written: Vec<_> = made().flat_map(rows).collect();
         let client = self.client(op).await?;
         if written.is_empty() {
             // Nothing to write, so no statement checks the version: this read does.
@@ -118,7 +122,7 @@ impl PostgresStore {
             .transpose()
             .map_err(on(op))?
             .unwrap_or(0);
-        self.fact_cache.advance(user, ranked, &change, after);
+        self.fact_cache.advance(user, ranked, made(), after);
         Ok(Ok(change))
     }
 }

@@ -131,9 +131,27 @@ impl RedisStore {
     }
 }
 
-/// The writes a change needs.
-fn writes(change: &FactChange) -> Result<Vec<Write>> {
-    rows(change).into_iter().map(|row| set(row.fact)).collect()
+/// The writes a change and the facts it closed with it ([`RankedFacts::dependents`])
+/// need.
+fn writes(change: &FactChange, dependents: &[FactChange]) -> Result<Vec<Write>> {
+    std::iter::once(change)
+        .chain(dependents)
+        .flat_map(rows)
+        .map(|row| set(row.fact))
+        .collect()
+}
+
+/// `ranked` after a committed change and its dependents, when they fit it as a fresh
+/// read would ([`keeps_order`]); `None` when the next read must open the facts again.
+fn advanced(
+    mut ranked: RankedFacts,
+    change: &FactChange,
+    dependents: &[FactChange],
+) -> Option<RankedFacts> {
+    std::iter::once(change)
+        .chain(dependents)
+        .all(|made| keeps_order(&ranked, made) && ranked.apply(made))
+        .then_some(ranked)
 }
 
 /// Whether a fresh read of the user's facts (sorted by creation time, then id) would
@@ -163,8 +181,10 @@ impl RedisStore {
         let Some((version, mut ranked)) = self.fact_cache.take_any(user) else {
             return Ok(Err(candidate));
         };
-        let change = ranked.plan(user, candidate.clone(), Utc::now())?;
-        let writes = writes(&change)?;
+        let now = Utc::now();
+        let change = ranked.plan(user, candidate.clone(), now)?;
+        let dependents = ranked.dependents(&change);
+        let writes = writes(&change, &dependents)?;
         if writes.is_empty() {
             // Nothing to commit, so nothing checked the version: check it here.
             let (ver, _) = self.fact_keys(user);
@@ -182,8 +202,8 @@ impl RedisStore {
             return Ok(Err(candidate));
         }
         // The script raised the version by one, exactly: this write.
-        if keeps_order(&ranked, &change) {
-            self.fact_cache.advance(user, ranked, &change, version + 1);
+        if let Some(ranked) = advanced(ranked, &change, &dependents) {
+            self.fact_cache.put(user, version + 1, ranked);
         }
         Ok(Ok(change))
     }
@@ -213,16 +233,18 @@ impl UserMemoryStore for RedisStore {
                     tracing::warn!(store = STORE, error = %e, "fact snapshot not kept");
                 }
             }
-            let change = ranked.plan(user_id, candidate.clone(), Utc::now())?;
-            let writes = writes(&change)?;
+            let now = Utc::now();
+            let change = ranked.plan(user_id, candidate.clone(), now)?;
+            let dependents = ranked.dependents(&change);
+            let writes = writes(&change, &dependents)?;
             if writes.is_empty() {
                 self.fact_cache.put(user_id, v, ranked);
                 return Ok(change);
             }
             if self.commit(user_id, &v.to_string(), &writes, op).await? {
                 // The script raised the version by one, exactly: this write.
-                if keeps_order(&ranked, &change) {
-                    self.fact_cache.advance(user_id, ranked, &change, v + 1);
+                if let Some(ranked) = advanced(ranked, &change, &dependents) {
+                    self.fact_cache.put(user_id, v + 1, ranked);
                 }
                 return Ok(change);
             }

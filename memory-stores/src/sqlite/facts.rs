@@ -175,10 +175,15 @@ impl UserMemoryStore for SqliteStore {
                 cache.put(&user, version, ranked);
                 return Ok(change);
             }
-            write_change(&tx, label, &user, &change)?;
+            // What the change ended takes the facts about it along, in this transaction.
+            let dependents = ranked.dependents(&change);
+            let made = || std::iter::once(&change).chain(&dependents);
+            for made in made() {
+                write_change(&tx, label, &user, made)?;
+            }
             let written = fact_version(&tx, label, &user)?;
             tx.commit().map_err(on(label, op))?;
-            cache.advance(&user, ranked, &change, written);
+            cache.advance(&user, ranked, made(), written);
             Ok(change)
         })
         .await
@@ -215,8 +220,12 @@ impl UserMemoryStore for SqliteStore {
             for candidate in candidates {
                 let change = ranked.plan(&user, candidate, now)?;
                 if !matches!(change, FactChange::Ignored { .. }) {
-                    write_change(&tx, label, &user, &change)?;
-                    if !ranked.apply(&change) {
+                    let dependents = ranked.dependents(&change);
+                    let made = || std::iter::once(&change).chain(&dependents);
+                    for made in made() {
+                        write_change(&tx, label, &user, made)?;
+                    }
+                    if !made().all(|made| ranked.apply(made)) {
                         // The index missed a fact: read again, this transaction's rows
                         // included, for the next candidate.
                         let at = fact_version(&tx, label, &user)?;

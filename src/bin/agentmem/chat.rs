@@ -176,6 +176,7 @@ fn print_report(report: &TurnReport, told: &mut Vec<String>) -> Result<(), CliEr
             FactChange::Contested { fact, candidate } => {
                 format!("  ? pending: {} (keeps: {})", candidate.text, fact.text)
             }
+            FactChange::Closed { fact } => format!("  - no longer: {}", fact.text),
             FactChange::Deleted { fact } => format!("  x forgot: {}", fact.text),
             FactChange::Ignored { candidate, reason } => {
                 format!("  - ignored {}: {reason}", candidate.text)

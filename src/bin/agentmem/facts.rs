@@ -138,6 +138,13 @@ pub fn change_row(change: &FactChange) -> Vec<String> {
             candidate.text.clone(),
             format!("pending: \"{}\" stays current", fact.text),
         ],
+        FactChange::Closed { fact } => {
+            vec![
+                "closed".into(),
+                fact.text.clone(),
+                "no longer current".into(),
+            ]
+        }
         FactChange::Deleted { fact } => {
             vec!["deleted".into(), fact.text.clone(), fact.id.clone()]
         }

@@ -1351,7 +1351,9 @@ pub(crate) fn is_lowercase_name(word: &Word, next: Option<&Word>) -> bool {
         && !listed(super::lexicon::AUXILIARIES, lower)
         && !listed(AFTER_NAME, lower)
         && !is_kin_or_pet(lower)
-        && !lower.ends_with("ing")
+        // A gerund ("running") is no name; a noun that ends like one ("pudding",
+        // "dumpling", "sterling") can be.
+        && !(lower.ends_with("ing") && super::morph::is_known_base(&super::morph::lemma(lower)))
         && !super::morph::is_past(lower)
         && !super::morph::present_base(lower)
             .is_some_and(|b| b != lower && super::morph::is_known_base(&b))
