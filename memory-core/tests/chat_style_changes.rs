@@ -386,3 +386,47 @@ async fn facts_about_what_ended_end_with_it_in_either_order() {
         }
     }
 }
+
+/// After an ending, a clause of the same sentence that says what holds now ("it's X now",
+/// "X is my thing now", "doing X instead") is the new state, and takes the place of what
+/// ended in either import order. Written for this test (2026-12-07).
+#[tokio::test]
+async fn what_took_the_place_of_an_ending_is_the_new_state() {
+    for (said, new, old) in [
+        (
+            [
+                "i play badminton at the leisure centre twice a week",
+                "packed in badminton when my shoulder went, it's mostly bouldering now",
+            ],
+            "bouldering",
+            "badminton",
+        ),
+        (
+            [
+                "i do salsa classes on wednesdays, my feet hate me",
+                "stopped the salsa classes in the spring, crochet is my thing now",
+            ],
+            "crochet",
+            "salsa",
+        ),
+        (
+            [
+                "i'm doing a diploma in graphic design at the local college",
+                "dropped out of the design diploma, doing an apprenticeship at a print shop instead",
+            ],
+            "apprenticeship",
+            "graphic",
+        ),
+    ] {
+        // What the ending says itself ("packed in badminton") stays.
+        let ending = current_after(&said[1..]).await;
+        for order in [vec![0, 1], vec![1, 0]] {
+            let facts = current_after_in(&said, order.clone().into_iter()).await;
+            assert!(has(&facts, new), "{order:?}: `{new}` not current in {facts:?}");
+            assert!(
+                !facts.iter().any(|f| f.contains(old) && !ending.contains(f)),
+                "{order:?}: `{old}` still current in {facts:?}"
+            );
+        }
+    }
+}

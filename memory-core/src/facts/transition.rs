@@ -195,10 +195,11 @@ fn replaced<'a>(
     candidate: &FactCandidate,
     from: Option<&str>,
 ) -> Option<&'a MemoryFact> {
+    // What it names as replaced, when it names something: never another fact of the
+    // kind, so a statement folded in later finds the same ([`ended_later`]
+    // (super::plan::ended_later) reads `from` alike).
     if let Some(from) = from {
-        if let Some(f) = latest(endable(current, candidate).filter(|f| closes(from, f))) {
-            return Some(f);
-        }
+        return latest(endable(current, candidate).filter(|f| closes(from, f)));
     }
     let attribute = candidate.attribute.as_deref()?;
     let verb = |text: &str| text.split(' ').next().unwrap_or_default().to_lowercase();

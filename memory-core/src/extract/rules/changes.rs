@@ -175,8 +175,10 @@ pub(crate) fn state_change(p: &Predicate) -> Vec<Found> {
     }
     // "I quit smoking", "I gave up meat", "I stopped eating sugar".
     // "gave up" needs its "up": "I gave a presentation" gives nothing up.
-    let given_up =
-        match_prefix(w, "gave|give|given up").or_else(|| match_prefix(w, "quit|stopped"));
+    // "packed in badminton", "jacked in the job": the British "in" for "up".
+    let given_up = match_prefix(w, "gave|give|given up")
+        .or_else(|| match_prefix(w, "packed|jacked|chucked in"))
+        .or_else(|| match_prefix(w, "quit|stopped"));
     if let Some(n) = given_up {
         // "gave up on keto", "stopped going to pottery": what was given up follows.
         let n = n + match_prefix(&w[n..], "on").unwrap_or(0);

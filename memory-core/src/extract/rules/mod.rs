@@ -23,6 +23,7 @@ mod pattern;
 mod people;
 mod revise;
 mod status;
+mod successor;
 mod tables;
 mod value;
 mod when;
@@ -117,6 +118,9 @@ impl RuleExtractor {
                 stated.push(' ');
             }
             let mut after_opener = false;
+            // What an earlier clause of the sentence said ended: "gave up running, it's
+            // swimming now" reads the second clause as what took its place.
+            let mut ended: Option<String> = None;
             for words in &clauses {
                 // "correction: green": the opener stands alone, the next clause corrects.
                 if correction_len(words) == words.len() {
@@ -125,6 +129,17 @@ impl RuleExtractor {
                 }
                 let correcting = is_correction(words) || std::mem::take(&mut after_opener);
                 let mut here = analyse_clause(strip_fillers(words));
+                if here.is_empty() {
+                    if let Some(ended) = &ended {
+                        here = successor::successor(strip_fillers(words), ended);
+                    }
+                }
+                if let Some(object) = here.iter().find_map(|f| match &f.transition {
+                    Some(crate::facts::Transition::Ends { object }) => Some(object.clone()),
+                    _ => None,
+                }) {
+                    ended = Some(object);
+                }
                 if correcting {
                     if here.is_empty() {
                         here = changes::correction(strip_correction(words));
