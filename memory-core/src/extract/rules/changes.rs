@@ -273,3 +273,57 @@ pub(crate) fn correction(words: &[Word]) -> Vec<Found> {
         ..Found::default()
     }]
 }
+
+/// Statuses a couple takes together: "we got engaged", "we're married" say the user's.
+const COUPLE_STATUSES: &[&str] = &["married", "hitched", "engaged", "divorced", "separated"];
+
+/// "we got engaged", "we got married at the registry office", "we're engaged": the
+/// couple's status is the user's relationship.
+pub(crate) fn couple_status(p: &Predicate) -> Vec<Found> {
+    if p.negated {
+        return Vec::new();
+    }
+    let Some(n) = match_prefix(&p.words, "just|finally|officially? got|are|have|became") else {
+        return Vec::new();
+    };
+    let n = n + match_prefix(&p.words[n..], "just|finally|officially|now|been|gotten").unwrap_or(0);
+    let Some(status) = p
+        .words
+        .get(n)
+        .map(|x| x.lower())
+        .filter(|s| listed(COUPLE_STATUSES, s))
+    else {
+        return Vec::new();
+    };
+    let status = if status == "hitched" {
+        "married"
+    } else {
+        status
+    };
+    let rule = Rule::pos("", "relationship", 0.9, "is {}", Kind::Thing);
+    vec![rule.found(status.to_owned())]
+}
+
+/// "the divorce came through in march", "my divorce from Graham was finalised": the
+/// user is divorced, as "I got divorced" says.
+pub(crate) fn divorce_final(words: &[Word]) -> Vec<Found> {
+    let Some(at) = words.iter().position(|w| w.lower() == "divorce") else {
+        return Vec::new();
+    };
+    let opened = at > 0 && matches!(words[at - 1].lower(), "the" | "my" | "our");
+    let after = &words[at + 1..];
+    let done = after.iter().take(6).enumerate().any(|(i, w)| {
+        matches!(w.lower(), "finalised" | "finalized" | "final" | "official")
+            || (matches!(w.lower(), "came" | "went" | "got")
+                && after.get(i + 1).is_some_and(|t| t.lower == "through"))
+    });
+    if !(opened && done)
+        || words
+            .iter()
+            .any(|w| matches!(w.lower(), "not" | "never" | "if" | "when"))
+    {
+        return Vec::new();
+    }
+    let rule = Rule::pos("", "relationship", 0.85, "is {}", Kind::Thing);
+    vec![rule.found("divorced".to_owned())]
+}

@@ -216,7 +216,8 @@ pub(crate) fn allergy(p: &Predicate) -> Vec<Found> {
 /// "I'm intolerant to X" (negative).
 pub(crate) fn diet(p: &Predicate) -> Vec<Found> {
     let w = &p.words;
-    if let Some(n) = match_prefix(w, "am a|an?") {
+    // "I'm vegan", "I'm fully veggie now", "I'm a strict vegetarian".
+    if let Some(n) = match_prefix(w, "am a|an? fully|completely|totally|strictly|strict|now?") {
         if let Some(d) = w.get(n).filter(|x| listed(DIETS, x.lower())) {
             if p.negated {
                 return Vec::new();
@@ -707,7 +708,12 @@ pub(crate) fn age_birthday(p: &Predicate) -> Vec<Found> {
     let years = matches!(after, Some("years" | "year" | "yrs" | "yo" | "y/o"));
     // "I turned 30 yesterday": when it happened is not part of the age.
     let timed = super::when::span_at(w, n + 1).is_some_and(|k| n + 1 + k == w.len());
-    if !(1..=119).contains(&age) || !(after.is_none() || years || timed || after == Some("and")) {
+    // "I'm 21 as of yesterday", "I'm 40 now".
+    let as_of = after == Some("as") && w.get(n + 2).is_some_and(|x| x.lower == "of");
+    let now = matches!(after, Some("now" | "officially"));
+    if !(1..=119).contains(&age)
+        || !(after.is_none() || years || timed || as_of || now || after == Some("and"))
+    {
         return Vec::new();
     }
     let confidence = if explicit || years { 0.9 } else { 0.75 };
@@ -724,6 +730,26 @@ pub(crate) fn age_in_passing(words: &[Word]) -> Vec<Found> {
             .ok()
             .filter(|n| (1..=119).contains(n))
     };
+    // "it was my 35th birthday on wednesday", "for my 40th bday": the age turned.
+    let ordinal = words.windows(3).find_map(|w| match w {
+        [my, nth, birthday]
+            if my.lower == "my" && matches!(birthday.lower(), "birthday" | "bday" | "b-day") =>
+        {
+            let digits = nth
+                .lower
+                .trim_end_matches(|c: char| c.is_ascii_alphabetic());
+            let suffix = &nth.lower[digits.len()..];
+            let n = digits.parse::<u32>().ok()?;
+            matches!(suffix, "st" | "nd" | "rd" | "th")
+                .then_some(n)
+                .filter(|n| (13..=119).contains(n))
+        }
+        _ => None,
+    });
+    if let Some(age) = ordinal {
+        let rule = Rule::pos("", "age", 0.8, "is {} years old", Kind::Thing);
+        return vec![rule.found(age.to_string())];
+    }
     let age = match words {
         // "46 today!!", "46 today and the kids made a cake" (a clause of its own): a
         // birthday. Anything more ("20 today, 15 yesterday") is no age.

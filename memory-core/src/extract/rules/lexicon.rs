@@ -495,6 +495,7 @@ pub(crate) const DIETS: &[&str] = &[
     "paleo",
     "flexitarian",
     "teetotal",
+    "veggie",
 ];
 
 /// "I'm a/an X" is not a job when X starts with one of these.

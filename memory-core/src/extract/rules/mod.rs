@@ -281,10 +281,12 @@ fn analyse_clause(words: &[Word]) -> Vec<Found> {
                         // "we sold the Honda", "we bought a house": what the user did
                         // with others.
                         let ended = endings::endings(&p);
-                        if ended.is_empty() {
+                        let status = changes::couple_status(&p);
+                        if ended.is_empty() && status.is_empty() {
                             found.extend(events::event(&p, true));
                         }
                         found.extend(ended);
+                        found.extend(status);
                     }
                     found.extend(pets);
                 } else {
@@ -294,6 +296,9 @@ fn analyse_clause(words: &[Word]) -> Vec<Found> {
         }
         "my" | "our" if !endings::passed_away(words).is_empty() => {
             found.extend(endings::passed_away(words));
+        }
+        "my" | "the" if !changes::divorce_final(words).is_empty() => {
+            found.extend(changes::divorce_final(words));
         }
         "my" => {
             let own = possessive(rest);

@@ -355,3 +355,43 @@ async fn the_trait_sets_the_message_id() {
         Some(msg.id.to_string().as_str())
     );
 }
+
+#[test]
+fn life_events_said_in_passing_are_states() {
+    // Sentences written for this test (2026-12-07).
+    assert_eq!(
+        one("it's my 41st birthday on friday, send cake"),
+        pos("age", "41")
+    );
+    assert_eq!(one("im 19 as of this morning"), pos("age", "19"));
+    assert_eq!(
+        one("the divorce finally went through last week"),
+        pos("relationship", "divorced")
+    );
+    assert_eq!(
+        one("my divorce from Tariq is official"),
+        pos("relationship", "divorced")
+    );
+    assert_eq!(
+        one("we just got engaged in Lisbon!!"),
+        pos("relationship", "engaged")
+    );
+    assert_eq!(
+        one("we're married now, still feels weird to say"),
+        pos("relationship", "married")
+    );
+    assert_eq!(one("I'm strictly veggie these days"), pos("diet", "veggie"));
+    for nothing in [
+        "the divorce isn't final yet",
+        "my 2nd birthday photos are hilarious",
+        "if the divorce goes through I'll move",
+    ] {
+        assert!(
+            facts(nothing)
+                .iter()
+                .all(|f| f.0 != "relationship" && f.0 != "age"),
+            "{nothing}: {:?}",
+            facts(nothing)
+        );
+    }
+}
