@@ -11,7 +11,7 @@ use super::reconcile::{resolve, Keys, CORRECTION_ATTRIBUTE};
 use super::semantic::{decide_then_escalate, paraphrase_among, reconcile_by_meaning};
 use super::slot_ids::SlotIds;
 use super::strength::{Decay, Needed, Strength};
-use super::transition::{about_ended, closed_with};
+use super::transition::{about_ended, closed_with, ended_thing};
 use super::{
     fact_relevance_among, rank_score, FactCandidate, FactChange, FactPolicy, FactQuery, MemoryFact,
     Reconciliation, ScoredFact, RELEVANCE_FLOOR,
@@ -268,7 +268,8 @@ impl RankedFacts {
     /// assert_eq!(closed[0].kind(), "closed");
     /// ```
     pub fn dependents(&self, change: &FactChange) -> Vec<FactChange> {
-        let Some(ending) = change.current() else {
+        // Most changes end nothing: no scan of the facts for them.
+        let Some(ending) = change.current().filter(|f| ended_thing(f).is_some()) else {
             return Vec::new();
         };
         about_ended(self.facts(), ending)
