@@ -14,6 +14,7 @@
 //! - the health tables: allergies, intolerances, conditions, medications (see
 //!   [`health_facts`]).
 
+use super::lexicon::listed;
 use crate::facts::{FactCandidate, Polarity, Transition};
 
 /// Verbs (with their particles) that end what their object names.
@@ -286,6 +287,18 @@ const CONDITIONS: &[&str] = &[
     "vertigo",
     "tinnitus",
     "pregnant",
+    "prediabetic",
+    "pre-diabetic",
+    "prediabetes",
+    "high cholesterol",
+    "kidney transplant",
+    "liver transplant",
+    "heart transplant",
+    "lung transplant",
+    "atrial fibrillation",
+    "copd",
+    "multiple sclerosis",
+    "cystic fibrosis",
 ];
 
 /// Medications and devices: "I'm on X", "I take X".
@@ -308,6 +321,46 @@ const MEDICATIONS: &[&str] = &[
     "antihistamines",
     "prednisolone",
     "lithium",
+    "immunosuppressants",
+    "amlodipine",
+    "bisoprolol",
+    "methotrexate",
+    "ramipril",
+    "atorvastatin",
+    "omeprazole",
+    "citalopram",
+    "propranolol",
+];
+
+/// What a food or drug does to someone allergic to it: "X gives me hives".
+const ALLERGIC_REACTIONS: &[&str] = &[
+    "hives",
+    "a rash",
+    "rashes",
+    "a reaction",
+    "an allergic reaction",
+    "anaphylaxis",
+    "anaphylactic shock",
+    "swollen",
+    "itchy",
+];
+
+/// What a food does to someone intolerant of it: "X makes me ill".
+const INTOLERANT_REACTIONS: &[&str] = &["ill", "sick", "poorly", "bloated", "bad"];
+
+/// What makes one ill in other ways than eating it: "that film made me sick".
+const NOT_CAUSES: &[&str] = &[
+    "film", "movie", "show", "song", "book", "work", "job", "news", "people", "thought", "idea",
+    "commute", "traffic", "boss", "he", "she", "they", "you", "this", "ride", "boat", "flight",
+    "drive", "smell", "sight",
+];
+
+/// Words before "allergy" or "intolerance" that are not what one reacts to: "my big
+/// allergy", "some kind of intolerance".
+const NOT_ALLERGENS: &[&str] = &[
+    "an", "a", "no", "my", "the", "severe", "mild", "bad", "serious", "slight", "real", "big",
+    "biggest", "main", "worst", "only", "one", "of", "kind", "sort", "some", "food", "this",
+    "that", "an", "nasty", "new",
 ];
 
 /// Allergy and intolerance words.
@@ -384,21 +437,16 @@ pub(super) fn health_facts(text: &str) -> Vec<FactCandidate> {
                     continue;
                 }
                 let before: Vec<&str> = lower[..i].split_whitespace().collect();
-                if let Some(what) = before.last().filter(|w| {
-                    !matches!(
-                        **w,
-                        "an" | "a"
-                            | "no"
-                            | "my"
-                            | "the"
-                            | "severe"
-                            | "mild"
-                            | "bad"
-                            | "serious"
-                            | "slight"
-                            | "real"
-                    )
-                }) {
+                // "sesame is my big allergy": what comes before "is my".
+                let named_first = before
+                    .iter()
+                    .rposition(|w| *w == "is")
+                    .filter(|is| before.get(is + 1) == Some(&"my"))
+                    .and_then(|is| before[..is].last().copied());
+                let what = named_first
+                    .or_else(|| before.last().copied())
+                    .filter(|w| !listed(NOT_ALLERGENS, w));
+                if let Some(what) = what {
                     let (verb, attribute) = if suffix == " allergy" {
                         ("is allergic to", "allergy")
                     } else {
@@ -412,6 +460,19 @@ pub(super) fn health_facts(text: &str) -> Vec<FactCandidate> {
                     ));
                 }
             }
+        }
+        out.extend(reactions(lower));
+        if find_word(lower, "cholesterol").is_some()
+            && find_word(lower, "high").is_some()
+            && find_word(lower, "high cholesterol").is_none()
+        {
+            // "my cholesterol came back high".
+            out.push(health(
+                "has high cholesterol",
+                "condition",
+                "high cholesterol",
+                Polarity::Positive,
+            ));
         }
         for condition in CONDITIONS {
             if let Some(i) = find_word(lower, condition) {
@@ -446,6 +507,97 @@ pub(super) fn health_facts(text: &str) -> Vec<FactCandidate> {
         }
     }
     out.dedup_by(|a, b| a.text == b.text);
+    out
+}
+
+/// "strawberries give me hives", "amoxicillin gave me a rash", "mushrooms make me really
+/// ill": what causes the reaction (the words before the verb in its clause) is an
+/// allergy, or for being made ill, an intolerance.
+fn reactions(lower: &str) -> Vec<FactCandidate> {
+    let mut out = Vec::new();
+    for clause in lower.split([',', ';', '(', ')']) {
+        let words: Vec<&str> = clause
+            .split_whitespace()
+            .map(|w| w.trim_matches(|c: char| c.is_ascii_punctuation() && c != '\''))
+            .collect();
+        let Some(verb) = words
+            .iter()
+            .position(|w| matches!(*w, "give" | "gives" | "gave" | "make" | "makes" | "made"))
+        else {
+            continue;
+        };
+        if words.get(verb + 1) != Some(&"me") {
+            continue;
+        }
+        let after = words[verb + 2..]
+            .iter()
+            .skip_while(|w| matches!(**w, "really" | "so" | "very" | "quite" | "properly" | "all"))
+            .copied()
+            .collect::<Vec<_>>()
+            .join(" ");
+        let mut said = after.split(' ');
+        let (first, next) = (said.next(), said.next());
+        let attribute = if ALLERGIC_REACTIONS.iter().any(|r| after.starts_with(r)) {
+            "allergy"
+        } else if INTOLERANT_REACTIONS.iter().any(|r| first == Some(r))
+            // "sick of it", "sick with laughing": no reaction to what was eaten.
+            && !matches!(next, Some("of" | "with" | "about" | "that"))
+        {
+            "intolerance"
+        } else {
+            continue;
+        };
+        // The cause: the words before the verb, after a joining word ("so", "and",
+        // "but", "eating"): at most three.
+        let cause: Vec<&str> = words[..verb]
+            .iter()
+            .rev()
+            .take_while(|w| {
+                !matches!(
+                    **w,
+                    "so" | "and"
+                        | "but"
+                        | "because"
+                        | "cos"
+                        | "if"
+                        | "when"
+                        | "i"
+                        | "it"
+                        | "that"
+                        | "which"
+                        | "eating"
+                        | "drinking"
+                        | "taking"
+                        | "even"
+                )
+            })
+            .take(3)
+            .copied()
+            .collect::<Vec<_>>()
+            .into_iter()
+            .rev()
+            .skip_while(|w| matches!(*w, "the" | "a" | "an" | "any" | "all"))
+            .collect();
+        if cause.is_empty()
+            || cause
+                .iter()
+                .any(|w| listed(NOT_ALLERGENS, w) || listed(NOT_CAUSES, w))
+        {
+            continue;
+        }
+        let what = cause.join(" ");
+        let verb = if attribute == "allergy" {
+            "is allergic to"
+        } else {
+            "is intolerant to"
+        };
+        out.push(health(
+            &format!("{verb} {what}"),
+            attribute,
+            &what,
+            Polarity::Negative,
+        ));
+    }
     out
 }
 
@@ -486,9 +638,36 @@ fn first_person(lower: &str) -> bool {
         .split(|c: char| !(c.is_alphanumeric() || c == '\''))
         .filter(|w| !w.is_empty())
         .collect();
-    let mine = words
-        .iter()
-        .position(|w| matches!(*w, "i" | "i'm" | "i've" | "im" | "ive" | "me" | "i'd"));
+    let person = |w: &str| {
+        matches!(
+            w,
+            "son"
+                | "son's"
+                | "daughter"
+                | "daughter's"
+                | "wife"
+                | "husband"
+                | "mum"
+                | "mom"
+                | "dad"
+                | "friend"
+                | "partner"
+                | "brother"
+                | "sister"
+                | "boyfriend"
+                | "girlfriend"
+                | "kid"
+                | "kids"
+                | "baby"
+                | "dog"
+                | "cat"
+        )
+    };
+    // "my gout flared up" is the user's; "my son is allergic" is not.
+    let mine = words.iter().enumerate().position(|(i, w)| {
+        matches!(*w, "i" | "i'm" | "i've" | "im" | "ive" | "me" | "i'd")
+            || (*w == "my" && words.get(i + 1).is_some_and(|n| !person(n)))
+    });
     let other = words.iter().position(|w| {
         matches!(
             *w,
@@ -580,6 +759,54 @@ mod tests {
         assert_eq!(texts("I have type 2 diabetes"), ["has type 2 diabetes"]);
         assert!(texts("my son is allergic to eggs").is_empty());
         assert!(texts("is it safe if I'm allergic to latex?").is_empty());
+    }
+
+    #[test]
+    fn reactions_and_conditions_said_in_passing_are_health_facts() {
+        // Sentences written for this test (2026-12-07).
+        assert_eq!(
+            texts("prawns give me hives every single time"),
+            ["is allergic to prawns"]
+        );
+        assert_eq!(
+            texts("codeine made me really sick after the op so never again"),
+            Vec::<String>::new(),
+            "a negation in the sentence reads nothing"
+        );
+        assert_eq!(
+            texts("codeine made me really sick after the op"),
+            ["is intolerant to codeine"]
+        );
+        assert_eq!(
+            texts("peanuts are my worst allergy, I carry two pens"),
+            Vec::<String>::new(),
+            "'are my' is not 'is my'"
+        );
+        assert_eq!(
+            texts("walnut is my main allergy"),
+            ["is allergic to walnut"]
+        );
+        assert_eq!(
+            texts("i've got some kind of intolerance to gluten, the gp reckons"),
+            ["is intolerant to gluten"]
+        );
+        assert_eq!(
+            texts("lentils make me so bloated, some sort of intolerance i think"),
+            ["is intolerant to lentils"]
+        );
+        assert_eq!(
+            texts("my psoriasis flared up again this week"),
+            ["has psoriasis"]
+        );
+        assert_eq!(
+            texts("my cholesterol is a bit high apparently"),
+            ["has high cholesterol"]
+        );
+        assert_eq!(texts("the nurse says I'm prediabetic"), ["is prediabetic"]);
+        assert!(texts("my daughter's psoriasis flared up").is_empty());
+        assert!(texts("that film made me sick with laughing lol")
+            .iter()
+            .all(|t| !t.contains("film")));
     }
 
     #[test]
