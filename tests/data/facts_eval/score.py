@@ -15,6 +15,8 @@ Drives the `agentmem` CLI (Python 3, standard library only):
              details file and summary key are named changes_fresh2. Not in the default parts.
 - health:    the disclosure is ingested, then `agentmem recall --json` is asked the question
              (at its own date); the answer must be in the memory block. `facts list` is read too.
+- health_fresh: the same on health_fresh.jsonl (written 2026-12-07, see README.md); its store,
+             details file and summary key are named health_fresh. Not in the default parts.
 - histories: every session of a user is ingested (in order; reversed; in order then the first
              session again), then recall is asked each question of that user.
 
@@ -224,9 +226,10 @@ def summarize_changes(details):
     return out
 
 
-def score_health(am, work, k):
-    items = load("health.jsonl")
-    store = fresh_store(work, "health")
+def score_health(am, work, k, name="health"):
+    """Score the disclosures of NAME.jsonl; the store is NAME.db in work."""
+    items = load(name + ".jsonl")
+    store = fresh_store(work, name)
     details = []
     for item in items:
         am.ingest(store, item["id"], item["id"] + "-d", statement(item["disclosure"]))
@@ -383,11 +386,12 @@ def report(summary):
                         ("changes_fresh2", "CHANGES, SECOND FRESH SET (changes_fresh2.jsonl)")):
         if part in summary:
             lines.extend(report_changes(summary[part], title))
-    if "health" in summary:
-        h = summary["health"]
-        lines.append(f"HEALTH ({h['total']} disclosures)")
-        lines.append(f"  answer in recall block: {h['block_hits']}/{h['total']}   in recall facts: "
-                     f"{h['recall_fact_hits']}/{h['total']}   captured as a fact (facts list): {h['facts_captured']}/{h['total']}")
+    for part, title in (("health", "HEALTH"), ("health_fresh", "HEALTH, FRESH SET (health_fresh.jsonl)")):
+        if part in summary:
+            h = summary[part]
+            lines.append(f"{title} ({h['total']} disclosures)")
+            lines.append(f"  answer in recall block: {h['block_hits']}/{h['total']}   in recall facts: "
+                         f"{h['recall_fact_hits']}/{h['total']}   captured as a fact (facts list): {h['facts_captured']}/{h['total']}")
     if "health_shared" in summary:
         h = summary["health_shared"]
         lines.append(f"HEALTH, ONE USER ({h['total']} disclosures told by one user, each question competing with the rest)")
@@ -418,7 +422,7 @@ def main():
     am = Agentmem(args.bin, os.environ.get("AGENTMEM_INGEST_ARGS", "").split(),
                   os.environ.get("AGENTMEM_RECALL_ARGS", "").split())
     parts = [p.strip() for p in args.parts.split(",") if p.strip()]
-    known = ("changes", "changes_fresh", "changes_fresh2", "health", "health_shared", "histories")
+    known = ("changes", "changes_fresh", "changes_fresh2", "health", "health_fresh", "health_shared", "histories")
     unknown = [p for p in parts if p not in known]
     if unknown:
         ap.error(f"unknown part(s) {', '.join(unknown)}; known: {', '.join(known)}")
@@ -428,6 +432,7 @@ def main():
         ("changes_fresh", lambda: score_changes(am, work, "changes_fresh"), summarize_changes),
         ("changes_fresh2", lambda: score_changes(am, work, "changes_fresh2"), summarize_changes),
         ("health", lambda: score_health(am, work, args.k), summarize_health),
+        ("health_fresh", lambda: score_health(am, work, args.k, "health_fresh"), summarize_health),
         ("health_shared", lambda: score_health_shared(am, work, args.k), summarize_health_shared),
         ("histories", lambda: score_histories(am, work, args.k), summarize_histories),
     ):
