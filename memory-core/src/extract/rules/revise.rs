@@ -632,62 +632,42 @@ fn find_word(text: &str, word: &str) -> Option<usize> {
     })
 }
 
+/// Who a sentence may be about instead of the user: "my son is allergic to eggs".
+const PEOPLE: &[&str] = &[
+    "son", "daughter", "wife", "husband", "mum", "mom", "dad", "friend", "partner", "brother",
+    "sister",
+];
+
+/// Others "my" may name, who only make a health word theirs right after it: "my
+/// girlfriend's asthma", but "my girlfriend forgets I'm allergic to cashews" is the user's.
+const FAMILIARS: &[&str] = &[
+    "boyfriend",
+    "girlfriend",
+    "kid",
+    "kids",
+    "baby",
+    "dog",
+    "cat",
+];
+
 /// Whether a lowercased sentence speaks of the user (and not of someone else first).
 fn first_person(lower: &str) -> bool {
     let words: Vec<&str> = lower
         .split(|c: char| !(c.is_alphanumeric() || c == '\''))
         .filter(|w| !w.is_empty())
         .collect();
-    let person = |w: &str| {
-        matches!(
-            w,
-            "son"
-                | "son's"
-                | "daughter"
-                | "daughter's"
-                | "wife"
-                | "husband"
-                | "mum"
-                | "mom"
-                | "dad"
-                | "friend"
-                | "partner"
-                | "brother"
-                | "sister"
-                | "boyfriend"
-                | "girlfriend"
-                | "kid"
-                | "kids"
-                | "baby"
-                | "dog"
-                | "cat"
-        )
-    };
     // "my gout flared up" is the user's; "my son is allergic" is not.
     let mine = words.iter().enumerate().position(|(i, w)| {
         matches!(*w, "i" | "i'm" | "i've" | "im" | "ive" | "me" | "i'd")
-            || (*w == "my" && words.get(i + 1).is_some_and(|n| !person(n)))
+            || (*w == "my"
+                && words
+                    .get(i + 1)
+                    .map(|n| n.trim_end_matches("'s"))
+                    .is_some_and(|n| !listed(PEOPLE, n) && !listed(FAMILIARS, n)))
     });
-    let other = words.iter().position(|w| {
-        matches!(
-            *w,
-            "he" | "she"
-                | "they"
-                | "his"
-                | "her"
-                | "son"
-                | "daughter"
-                | "wife"
-                | "husband"
-                | "mum"
-                | "mom"
-                | "dad"
-                | "friend"
-                | "partner"
-                | "brother"
-                | "sister"
-        )
-    });
+    let other = words
+        .iter()
+        .position(|w| matches!(*w, "he" | "she" | "they" | "his" | "her") || listed(PEOPLE, w));
     match (mine, other) {
         (Some(m), Some(o)) => m < o,
         (Some(_), None) => true,
