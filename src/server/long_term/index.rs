@@ -451,46 +451,63 @@ impl LongTermMemory {
         Ok(())
     }
 
+    /// Puts the current facts of `owner` in the fact index; how many.
+    async fn index_facts_of(&self, owner: &str, info: &Owner) -> Result<usize, ApiError> {
+        self.register_place(owner, info).await?;
+        let docs: Vec<Document> = self
+            .facts
+            .list(owner)
+            .await?
+            .iter()
+            .map(|fact| fact_document(fact, owner, info))
+            .collect();
+        let count = docs.len();
+        if count > 0 {
+            let namespace = ids::facts_index_namespace(info.namespace.as_deref());
+            self.documents.upsert_batch(&namespace, docs).await?;
+        }
+        Ok(count)
+    }
+
     async fn migrate(&self) -> Result<(), ApiError> {
         // the listings, from the index of client ids
         let mut copied: HashMap<String, (String, Value)> = HashMap::new();
-        let mut by_owner: BTreeMap<String, Vec<MemoryEntry>> = BTreeMap::new();
+        let mut by_owner: BTreeMap<String, (Owner, Vec<MemoryEntry>)> = BTreeMap::new();
         for stored in self.kv.list(INDEX).await? {
             let Ok(entry) = serde_json::from_value::<IndexEntry>(stored.content.clone()) else {
                 continue;
             };
             let (owner, info) = place(&entry.record);
-            self.register_place(&owner, &info).await?;
             copied.insert(stored.key.clone(), (owner.clone(), stored.content.clone()));
-            by_owner.entry(owner).or_default().push(MemoryEntry::new(
-                MemoryScope::LongTerm,
-                &stored.key,
-                stored.content,
-            ));
+            let listed = MemoryEntry::new(MemoryScope::LongTerm, &stored.key, stored.content);
+            by_owner
+                .entry(owner)
+                .or_insert_with(|| (info, Vec::new()))
+                .1
+                .push(listed);
         }
         let listed = copied.len();
-        for (owner, entries) in by_owner {
-            self.list_entries(&owner, entries).await?;
+        let by_owner: Vec<_> = by_owner.into_iter().collect();
+        for some in by_owner.chunks(AT_ONCE) {
+            let lists = some.iter().map(|(owner, (info, entries))| async move {
+                self.register_place(owner, info).await?;
+                self.list_entries(owner, entries.clone()).await
+            });
+            try_join_all(lists).await?;
         }
         // the fact index, from the registry of fact owners
-        let mut facts = 0;
+        let mut owners = Vec::new();
         for stored in self.kv.list(OWNERS).await? {
-            let Ok(info) = serde_json::from_value::<Owner>(stored.content) else {
-                continue;
-            };
-            self.register_place(&stored.key, &info).await?;
-            let docs: Vec<Document> = self
-                .facts
-                .list(&stored.key)
-                .await?
-                .iter()
-                .map(|fact| fact_document(fact, &stored.key, &info))
-                .collect();
-            facts += docs.len();
-            if !docs.is_empty() {
-                let namespace = ids::facts_index_namespace(info.namespace.as_deref());
-                self.documents.upsert_batch(&namespace, docs).await?;
+            if let Ok(info) = serde_json::from_value::<Owner>(stored.content) {
+                owners.push((stored.key, info));
             }
+        }
+        let mut facts = 0;
+        for some in owners.chunks(AT_ONCE) {
+            let indexed = some
+                .iter()
+                .map(|(owner, info)| self.index_facts_of(owner, info));
+            facts += try_join_all(indexed).await?.into_iter().sum::<usize>();
         }
         // memories deleted or edited while they were copied: every write changes the
         // index entry before the listing, so what the index holds now is right
