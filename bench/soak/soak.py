@@ -1,7 +1,7 @@
 """Soak driver for two `agentmem serve` processes on one store (bench/soak/run starts them
 and injects the faults). Standard library only.
 
-Usage: python3 soak.py BASE_A BASE_B SECONDS USERS NAMESPACE RESULT_JSON
+Usage: python3 soak.py BASE_A BASE_B SECONDS USERS NAMESPACE RESULT_JSON [VERIFY_SECONDS]
 
 USERS simulated users, one thread each, for SECONDS, each sending to its own server
 first and to the other one when that fails:
@@ -21,8 +21,12 @@ Afterwards it checks, through the servers:
 - every acknowledged long-term memory is found exactly once among the user's memories, and
   no user's search ever returned another user's memory;
 - no memory prompt of a user ever held another user's text.
+The checks of all users must end within VERIFY_SECONDS (default 300): a user whose checks
+did not end by then (or failed, a server not answering) is counted as unverified, a failure,
+so a run never takes longer than SECONDS + VERIFY_SECONDS and a bit.
 It prints the figures and writes them to RESULT_JSON; exit status 1 when a write was lost or
-duplicated, a user saw another's data, or a request failed after its retries.
+duplicated, a user saw another's data, a request failed after its retries, or a user could
+not be checked.
 """
 
 import json
@@ -36,8 +40,9 @@ import urllib.request
 from datetime import datetime, timezone
 
 RETRY_SECONDS = 30
-# the checks afterwards: a listing of all of a user's memories is slower than a search
-VERIFY_TIMEOUT = 120
+# the checks afterwards: one request may take this long (a listing of all of a user's
+# memories is slower than a search), all of them VERIFY_SECONDS (an argument)
+VERIFY_TIMEOUT = 60
 VERIFIERS = 4
 SESSION_MESSAGES = 10
 SUBJECTS = ["jazz", "hiking", "sushi", "chess", "opera", "tennis", "baking", "sailing",
@@ -191,13 +196,22 @@ class User(threading.Thread):
             except Exception as e:  # a bug of the driver or a malformed answer
                 self.fail(op.__name__, f"{type(e).__name__}: {e}")
 
-    def verify(self):
-        """(lost, duplicated, extra) writes of this user, as lists of descriptions."""
+    def verify(self, deadline):
+        """(lost, duplicated, extra) writes of this user, as lists of descriptions; Failed
+        when the checks pass `deadline` (a time.monotonic())."""
         lost, duplicated, extra = [], [], []
+
+        def left():
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise Failed("not verified in time")
+            return min(remaining, VERIFY_TIMEOUT)
+
         for sid, state in self.sessions.items():
+            wait = left()
             status, answer, _, _ = request(
                 self.bases, 0, "GET", f"/v1/working-memory/{sid}?namespace={self.ns}&user_id={self.uid}", None,
-                timeout=VERIFY_TIMEOUT)
+                deadline_s=wait, timeout=wait)
             if status == 404 and not state["acked"]:
                 continue
             if status != 200:
@@ -218,8 +232,9 @@ class User(threading.Thread):
         while True:
             body = {"text": "", "user_id": {"eq": self.uid}, "namespace": {"eq": self.ns},
                     "limit": 1000, "offset": offset}
+            wait = left()
             status, answer, _, _ = request(self.bases, 0, "POST", "/v1/long-term-memory/search", body,
-                                           deadline_s=VERIFY_TIMEOUT, timeout=VERIFY_TIMEOUT)
+                                           deadline_s=wait, timeout=wait)
             if status != 200:
                 lost.append(f"long-term search answered {status}")
                 break
@@ -250,7 +265,7 @@ def percentile(values, p):
     return values[min(len(values) - 1, int(round(p / 100 * (len(values) - 1))))]
 
 
-def main(base_a, base_b, seconds, users, ns, result_path):
+def main(base_a, base_b, seconds, users, ns, result_path, verify_seconds=300.0):
     bases = [base_a, base_b]
     stats = {"lock": threading.Lock(), "latency": {}, "requests": 0, "failovers": 0, "failed": []}
     started = time.monotonic()
@@ -265,12 +280,15 @@ def main(base_a, base_b, seconds, users, ns, result_path):
     print(f"soak: load done after {elapsed:.0f}s; verifying", file=sys.stderr, flush=True)
     lost, duplicated, extra = [], [], []
     checked = {}
+    deadline = time.monotonic() + verify_seconds
+
+    reasons = {}
 
     def verify(t):
         try:
-            checked[t.uid] = t.verify()
+            checked[t.uid] = t.verify(deadline)
         except Failed as e:
-            checked[t.uid] = ([f"{t.uid}: verification failed: {e}"], [], [])
+            reasons[t.uid] = str(e)
 
     todo = list(threads)
     todo_lock = threading.Lock()
@@ -288,8 +306,12 @@ def main(base_a, base_b, seconds, users, ns, result_path):
         v.start()
     for v in verifiers:
         v.join()
+    unverified = [f"{t.uid}: {reasons.get(t.uid, 'not checked')}" for t in threads
+                  if t.uid not in checked]
     for t in threads:
-        lo, du, ex = checked.get(t.uid, ([f"{t.uid}: not verified"], [], []))
+        if t.uid not in checked:
+            continue
+        lo, du, ex = checked[t.uid]
         lost += lo
         duplicated += du
         extra += ex
@@ -308,18 +330,19 @@ def main(base_a, base_b, seconds, users, ns, result_path):
                          "long_term": sum(len(t.ltm_acked) for t in threads)},
         "verify_seconds": round(verified, 1),
         "failed_requests": len(stats["failed"]), "lost": len(lost), "duplicated": len(duplicated),
-        "unexpected": len(extra), "cross_user": len(leaks),
+        "unexpected": len(extra), "cross_user": len(leaks), "unverified_users": len(unverified),
     }
     with open(result_path, "w") as f:
         json.dump(result, f, indent=2)
     print(json.dumps(result, indent=2))
     for name, items in [("failed", stats["failed"]), ("lost", lost), ("duplicated", duplicated),
-                        ("unexpected", extra), ("cross-user", leaks)]:
+                        ("unexpected", extra), ("cross-user", leaks), ("unverified", unverified)]:
         for item in items[:10]:
             print(f"{name}: {item}", file=sys.stderr)
-    bad = stats["failed"] or lost or duplicated or extra or leaks
+    bad = stats["failed"] or lost or duplicated or extra or leaks or unverified
     sys.exit(1 if bad else 0)
 
 
 if __name__ == "__main__":
-    main(sys.argv[1], sys.argv[2], float(sys.argv[3]), int(sys.argv[4]), sys.argv[5], sys.argv[6])
+    main(sys.argv[1], sys.argv[2], float(sys.argv[3]), int(sys.argv[4]), sys.argv[5], sys.argv[6],
+         *(float(a) for a in sys.argv[7:8]))

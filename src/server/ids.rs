@@ -73,6 +73,26 @@ pub fn documents_namespace(namespace: Option<&str>) -> String {
     format!("agentmem.server.ltm{SEP}{}", namespace.unwrap_or(""))
 }
 
+/// The key/value namespace listing the long-term memories of one owner (a
+/// [`fact_owner`], for documents as for facts): what a search without text reads for a
+/// user instead of every memory of the server.
+pub fn listing_namespace(owner: &str) -> String {
+    format!("agentmem.server.ltm-list{SEP}{owner}")
+}
+
+/// The key/value registry of the owners ([`fact_owner`]s) that have long-term memories in
+/// `namespace`.
+pub fn owners_registry(namespace: Option<&str>) -> String {
+    format!("agentmem.server.ltm-users{SEP}{}", namespace.unwrap_or(""))
+}
+
+/// The vector-store namespace in which every current fact of `namespace` is mirrored
+/// (id = fact id, metadata = its owner), so that a search over many users finds the
+/// owners with a matching fact in one search.
+pub fn facts_index_namespace(namespace: Option<&str>) -> String {
+    format!("agentmem.server.ltm-facts{SEP}{}", namespace.unwrap_or(""))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -99,6 +99,57 @@ impl KvStore for RedisStore {
         Ok(())
     }
 
+    /// Every entry in one `MULTI` of the namespace's slot (all or none), after the
+    /// namespace is added to the set of namespaces as [`put`](KvStore::put) adds it: one
+    /// or two round trips however many entries there are.
+    async fn put_many(&self, namespace: &str, entries: Vec<MemoryEntry>) -> Result<()> {
+        if entries.is_empty() {
+            return Ok(());
+        }
+        let op = "put KV entries";
+        let mut sets = Vec::with_capacity(entries.len());
+        for entry in &entries {
+            entry.validate()?;
+            let mut set = redis::cmd("SET");
+            set.arg(self.kv_key(namespace, &entry.key))
+                .arg(encode(entry, "KV entry")?);
+            if let Some(at) = entry.expires_at {
+                set.arg("PXAT").arg(at.timestamp_millis().max(1));
+            }
+            sets.push(set);
+        }
+        let mut pipe = redis::pipe();
+        let mut conn = self.conn();
+        let mut listing = redis::cmd("SADD");
+        listing.arg(self.kv_namespaces()).arg(namespace);
+        if conn.is_cluster() {
+            self.run::<(), _>(op, listing.query_async(&mut conn))
+                .await?;
+        } else {
+            pipe.add_command(listing).ignore();
+        }
+        pipe.cmd("MULTI").ignore();
+        for set in sets {
+            pipe.add_command(set).ignore();
+        }
+        let mut index = redis::cmd("SADD");
+        index.arg(self.kv_index(namespace));
+        for entry in &entries {
+            index.arg(&entry.key);
+        }
+        pipe.add_command(index).ignore().cmd("EXEC");
+        let (exec,): (redis::Value,) = self.run(op, pipe.query_async(&mut conn)).await?;
+        if let redis::Value::Array(replies) = &exec {
+            if let Some(redis::Value::ServerError(e)) = replies
+                .iter()
+                .find(|r| matches!(r, redis::Value::ServerError(_)))
+            {
+                return Err(MemoryError::store(STORE, op, format!("{e:?}")));
+            }
+        }
+        Ok(())
+    }
+
     async fn get(&self, namespace: &str, key: &str) -> Result<Option<MemoryEntry>> {
         let mut conn = self.conn();
         let text: Option<String> = self

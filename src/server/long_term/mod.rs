@@ -7,7 +7,7 @@
 //! | `memory_type: semantic` | a fact in the [`UserMemoryStore`], owner [`ids::fact_owner`]`(namespace, user_id)`; reconciled: the same fact again reinforces, a contradicting one (same single-valued attribute, e.g. where the user lives) supersedes and the old one is kept as history |
 //! | `memory_type: episodic` / `message` | a document in the [`VectorStore`], namespace [`ids::documents_namespace`]`(namespace)`, id = the client's id, metadata = the record's other fields |
 //! | the client's memory id | an index entry in the [`KvStore`] (namespace `agentmem.server.ltm-index`) → where the memory lives; a fact also carries the id of the record that created it in `source.message_id` |
-//! | search over users and namespaces | registries in the [`KvStore`] of the fact owners and document namespaces ever written |
+//! | search over users and namespaces | a fact index (every current fact of a namespace mirrored in one [`VectorStore`] namespace) and per-owner listings in the [`KvStore`], with registries of the namespaces and of their owners (the `index` module) |
 //!
 //! The attribute of a semantic memory (what makes contradictions detectable) is read
 //! from its text by agentmem's [`RuleExtractor`]; third-person texts ("User lives in
@@ -17,6 +17,7 @@ use std::collections::HashSet;
 use std::sync::Arc;
 
 use parking_lot::Mutex;
+use tokio::sync::OnceCell;
 
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
@@ -26,10 +27,15 @@ use agentmemory_core::facts::{FactCandidate, FactSource, MemoryFact, UserMemoryS
 use agentmemory_core::kv::{KvStore, MemoryEntry, MemoryScope};
 use agentmemory_core::vector::{Document, SearchQuery, VectorStore};
 use agentmemory_core::RuleExtractor;
+use futures_util::future::try_join_all;
 
 use super::error::ApiError;
 use super::ids;
 use super::wire::{MemoryType, SearchRequest, SearchResults, WireMemory, WireMemoryResult};
+
+mod index;
+
+use index::place;
 
 const INDEX: &str = "agentmem.server.ltm-index";
 const OWNERS: &str = "agentmem.server.ltm-owners";
@@ -86,6 +92,8 @@ pub struct LongTermMemory {
     enabled: bool,
     /// Registry entries (fact owners, document namespaces) known to be stored.
     registered: Arc<Mutex<HashSet<(String, String)>>>,
+    /// Set once the store's memories are known to be in the listings and the fact index.
+    indexed: Arc<OnceCell<()>>,
 }
 
 impl LongTermMemory {
@@ -101,6 +109,7 @@ impl LongTermMemory {
             kv,
             enabled: true,
             registered: Arc::new(Mutex::new(HashSet::new())),
+            indexed: Arc::new(OnceCell::new()),
         }
     }
 
@@ -198,7 +207,9 @@ impl LongTermMemory {
         let mut created = Vec::new();
         for (owner, info, records, candidates) in groups {
             self.register(OWNERS, &owner, json!(info)).await?;
+            self.register_place(&owner, &info).await?;
             let changes = self.facts.upsert_many(&owner, candidates).await?;
+            self.index_fact_changes(&owner, &info, &changes).await?;
             let mut entries = Vec::with_capacity(records.len());
             for (record, change) in records.into_iter().zip(changes) {
                 let kind = change.kind();
@@ -215,7 +226,8 @@ impl LongTermMemory {
                 }
                 created.push(Created { id, change: kind });
             }
-            self.kv.put_many(INDEX, entries).await?;
+            self.kv.put_many(INDEX, entries.clone()).await?;
+            self.list_entries(&owner, entries).await?;
         }
         Ok(created)
     }
@@ -227,25 +239,19 @@ impl LongTermMemory {
     ) -> Result<Created, ApiError> {
         let now = Utc::now();
         // an id the client reuses overwrites what it named
-        if let Some(old) = self.entry(&record.id).await? {
-            self.remove_target(&old).await?;
+        let old = self.entry(&record.id).await?;
+        if let Some(old) = &old {
+            self.remove_target(old).await?;
             record.created_at = old.record.created_at;
         }
         record.persisted_at = Some(now);
         record.updated_at = now;
         let ns = record.namespace.clone();
+        let (owner, info) = place(&record);
+        self.register_place(&owner, &info).await?;
         let (entry, change) = match record.memory_type {
             MemoryType::Semantic => {
-                let owner = ids::fact_owner(ns.as_deref(), record.user_id.as_deref());
-                self.register(
-                    OWNERS,
-                    &owner,
-                    json!(Owner {
-                        namespace: ns.clone(),
-                        user_id: record.user_id.clone()
-                    }),
-                )
-                .await?;
+                self.register(OWNERS, &owner, json!(info)).await?;
                 let candidate = match extracted {
                     Some(mut c) => {
                         // worded as the record, as a stated memory is
@@ -259,6 +265,8 @@ impl LongTermMemory {
                     None => candidate(&record),
                 };
                 let change = self.facts.upsert(&owner, candidate).await?;
+                self.index_fact_changes(&owner, &info, std::slice::from_ref(&change))
+                    .await?;
                 let kind = change.kind();
                 let Some(fact) = change.current() else {
                     return Ok(Created {
@@ -268,7 +276,7 @@ impl LongTermMemory {
                 };
                 let entry = IndexEntry {
                     kind: Kind::Fact,
-                    owner,
+                    owner: owner.clone(),
                     target: fact.id.clone(),
                     record,
                 };
@@ -290,9 +298,17 @@ impl LongTermMemory {
         };
         let id = entry.record.id.clone();
         let content = serde_json::to_value(&entry).map_err(internal)?;
-        self.kv
-            .put(INDEX, MemoryEntry::new(MemoryScope::LongTerm, &id, content))
-            .await?;
+        let listed = MemoryEntry::new(MemoryScope::LongTerm, &id, content);
+        // the index entry first, then the listings (what the indexing of an older store
+        // relies on to put right a memory edited while it copies)
+        self.kv.put(INDEX, listed.clone()).await?;
+        if let Some(old) = &old {
+            let (was, _) = place(&old.record);
+            if was != owner {
+                self.unlist(&was, &id).await?;
+            }
+        }
+        self.list_entries(&owner, vec![listed]).await?;
         Ok(Created { id, change })
     }
 
@@ -341,6 +357,8 @@ impl LongTermMemory {
                 });
                 if created_it {
                     self.facts.delete(&entry.owner, &entry.target).await?;
+                    self.unindex_fact(entry.record.namespace.as_deref(), &entry.target)
+                        .await?;
                 }
             }
             Kind::Document => {
@@ -412,6 +430,7 @@ impl LongTermMemory {
             if let Some(entry) = self.entry(id).await? {
                 self.remove_target(&entry).await?;
                 self.kv.delete(INDEX, id).await?;
+                self.unlist(&place(&entry.record).0, id).await?;
                 deleted += 1;
             }
         }
@@ -461,12 +480,20 @@ impl LongTermMemory {
         hits: &mut Vec<WireMemoryResult>,
     ) -> Result<(), ApiError> {
         let k = wanted.saturating_mul(4).max(50);
-        for (owner, info) in self.owners(request).await? {
-            for scored in self.facts.search(&owner, &request.text, k).await? {
+        let owners = self.fact_owners(request, k).await?;
+        let mut found = Vec::with_capacity(owners.len());
+        for some in owners.chunks(index::AT_ONCE) {
+            let searches = some
+                .iter()
+                .map(|(owner, _)| self.facts.search(owner, &request.text, k));
+            found.extend(try_join_all(searches).await?);
+        }
+        for ((_, info), scored) in owners.iter().zip(found) {
+            for scored in scored {
                 if scored.relevance <= 0.0 {
                     continue;
                 }
-                let memory = fact_record(scored.fact, &info);
+                let memory = fact_record(scored.fact, info);
                 if matches(request, &memory) {
                     hits.push(WireMemoryResult {
                         memory,
@@ -476,33 +503,6 @@ impl LongTermMemory {
             }
         }
         Ok(())
-    }
-
-    async fn owners(&self, request: &SearchRequest) -> Result<Vec<(String, Owner)>, ApiError> {
-        let ns_filter = request.namespace.clone().unwrap_or_default();
-        let user_filter = request.user_id.clone().unwrap_or_default();
-        // the common case, one user in one namespace, needs no registry scan
-        if let (Some(user), Some(ns)) = (user_filter.single(), ns_filter.single()) {
-            if ns_filter.matches(Some(ns)) && user_filter.matches(Some(user)) {
-                let info = Owner {
-                    namespace: Some(ns.to_owned()),
-                    user_id: Some(user.to_owned()),
-                };
-                return Ok(vec![(ids::fact_owner(Some(ns), Some(user)), info)]);
-            }
-        }
-        let mut owners = Vec::new();
-        for entry in self.kv.list(OWNERS).await? {
-            let Ok(info) = serde_json::from_value::<Owner>(entry.content) else {
-                continue;
-            };
-            if ns_filter.matches(info.namespace.as_deref())
-                && user_filter.matches(info.user_id.as_deref())
-            {
-                owners.push((entry.key, info));
-            }
-        }
-        Ok(owners)
     }
 
     async fn search_documents(
@@ -538,48 +538,6 @@ impl LongTermMemory {
             }
         }
         Ok(())
-    }
-
-    /// Every live memory matching the filters, newest first (a search without text).
-    async fn list_matching(
-        &self,
-        request: &SearchRequest,
-    ) -> Result<Vec<WireMemoryResult>, ApiError> {
-        let mut found = Vec::new();
-        for stored in self.kv.list(INDEX).await? {
-            let Ok(entry) = serde_json::from_value::<IndexEntry>(stored.content) else {
-                continue;
-            };
-            if !matches(request, &entry.record) {
-                continue;
-            }
-            let live = match entry.kind {
-                Kind::Fact => self
-                    .facts
-                    .get(&entry.owner, &entry.target)
-                    .await?
-                    .filter(MemoryFact::is_current)
-                    .filter(|f| {
-                        f.source
-                            .message_id
-                            .as_deref()
-                            .is_none_or(|m| m == entry.record.id)
-                    })
-                    .map(|f| {
-                        let mut record = entry.record.clone();
-                        record.text = f.text;
-                        record
-                    }),
-                Kind::Document => Some(entry.record),
-            };
-            if let Some(memory) = live {
-                if matches(request, &memory) {
-                    found.push(WireMemoryResult { memory, dist: 0.0 });
-                }
-            }
-        }
-        found.sort_by_key(|hit| std::cmp::Reverse(hit.memory.created_at));
-        Ok(found)
     }
 }
 
