@@ -406,11 +406,11 @@ pub(super) fn health_facts(text: &str) -> Vec<FactCandidate> {
     for sentence in text.split_inclusive(['.', '!', '?', ';', '\n']) {
         let lower = sentence.to_lowercase();
         let lower = lower.trim();
-        if !first_person(lower) || lower.ends_with('?') || negated(lower) {
+        if !first_person(lower) || lower.ends_with('?') {
             continue;
         }
         for cue in ALLERGIC {
-            if let Some(i) = lower.find(cue) {
+            if let Some(i) = lower.find(cue).filter(|i| !denied(lower, *i)) {
                 let (verb, attribute) = if cue.contains("intoleran") {
                     ("is intolerant to", "intolerance")
                 } else {
@@ -431,7 +431,7 @@ pub(super) fn health_facts(text: &str) -> Vec<FactCandidate> {
             }
         }
         for suffix in [" allergy", " intolerance", " intolerant"] {
-            if let Some(i) = lower.find(suffix) {
+            if let Some(i) = lower.find(suffix).filter(|i| !denied(lower, *i)) {
                 // "an allergy to cats" names it after: the cues above read that.
                 if lower[i + suffix.len()..].trim_start().starts_with("to ") {
                     continue;
@@ -462,7 +462,7 @@ pub(super) fn health_facts(text: &str) -> Vec<FactCandidate> {
             }
         }
         out.extend(reactions(lower));
-        if find_word(lower, "cholesterol").is_some()
+        if find_word(lower, "cholesterol").is_some_and(|i| !denied(lower, i))
             && find_word(lower, "high").is_some()
             && find_word(lower, "high cholesterol").is_none()
         {
@@ -475,7 +475,7 @@ pub(super) fn health_facts(text: &str) -> Vec<FactCandidate> {
             ));
         }
         for condition in CONDITIONS {
-            if let Some(i) = find_word(lower, condition) {
+            if let Some(i) = find_word(lower, condition).filter(|i| !denied(lower, *i)) {
                 // "type 1 diabetes", "coeliac disease": the words that belong to it.
                 let start = lower[..i]
                     .rfind("type ")
@@ -496,7 +496,7 @@ pub(super) fn health_facts(text: &str) -> Vec<FactCandidate> {
             }
         }
         for medication in MEDICATIONS {
-            if find_word(lower, medication).is_some() {
+            if find_word(lower, medication).is_some_and(|i| !denied(lower, i)) {
                 out.push(health(
                     &format!("takes {medication}"),
                     "medication",
@@ -526,7 +526,7 @@ fn reactions(lower: &str) -> Vec<FactCandidate> {
         else {
             continue;
         };
-        if words.get(verb + 1) != Some(&"me") {
+        if words.get(verb + 1) != Some(&"me") || words[..verb].iter().any(|w| is_negation(w)) {
             continue;
         }
         let after = words[verb + 2..]
@@ -601,27 +601,49 @@ fn reactions(lower: &str) -> Vec<FactCandidate> {
     out
 }
 
-/// Whether a sentence says the user has none of it ("I'm not allergic to anything", "no
-/// allergies", "never had asthma").
-fn negated(lower: &str) -> bool {
-    lower
+/// Whether the clause of `lower` that holds the health word at `at` says the user has
+/// none of it: a negation before it in its clause ("I'm not allergic to anything", "no
+/// allergies", "never had asthma"), or "anything"/"nothing" right after it. A negation in
+/// another clause ("on warfarin, so no more contact sports") denies nothing.
+fn denied(lower: &str, at: usize) -> bool {
+    let start = lower[..at]
+        .rfind([',', ';', '(', ')'])
+        .map_or(0, |i| i + 1)
+        .max(lower[..at].rfind(" but ").map_or(0, |i| i + 5))
+        .max(lower[..at].rfind(" so ").map_or(0, |i| i + 4));
+    let after = lower[at..]
         .split(|c: char| !(c.is_alphanumeric() || c == '\''))
-        .any(|w| {
-            matches!(
-                w,
-                "not"
-                    | "no"
-                    | "never"
-                    | "isn't"
-                    | "aren't"
-                    | "don't"
-                    | "doesn't"
-                    | "haven't"
-                    | "hasn't"
-                    | "nothing"
-                    | "anything"
-            )
-        })
+        .filter(|w| !w.is_empty())
+        .take(5);
+    words_of(&lower[start..at]).any(is_negation)
+        || after
+            .into_iter()
+            .any(|w| matches!(w, "nothing" | "anything"))
+}
+
+fn words_of(text: &str) -> impl Iterator<Item = &str> {
+    text.split(|c: char| !(c.is_alphanumeric() || c == '\''))
+        .filter(|w| !w.is_empty())
+}
+
+/// A word that says no: "not", "never", "don't", …
+fn is_negation(word: &str) -> bool {
+    matches!(
+        word,
+        "not"
+            | "no"
+            | "never"
+            | "isn't"
+            | "aren't"
+            | "don't"
+            | "doesn't"
+            | "haven't"
+            | "hasn't"
+            | "wasn't"
+            | "nothing"
+            | "anything"
+            | "without"
+    )
 }
 
 fn find_word(text: &str, word: &str) -> Option<usize> {
@@ -748,11 +770,13 @@ mod tests {
             texts("prawns give me hives every single time"),
             ["is allergic to prawns"]
         );
+        assert!(texts("codeine never made me sick, weirdly").is_empty());
         assert_eq!(
-            texts("codeine made me really sick after the op so never again"),
-            Vec::<String>::new(),
-            "a negation in the sentence reads nothing"
+            texts("the gp put me on warfarin after the clot so no more contact sports"),
+            ["takes warfarin"],
+            "a negation in another clause denies nothing"
         );
+        assert!(texts("i'm not allergic to anything as far as i know").is_empty());
         assert_eq!(
             texts("codeine made me really sick after the op"),
             ["is intolerant to codeine"]
