@@ -223,6 +223,7 @@ impl LongTermMemory {
                 FactChange::Added { fact } if fact.is_current() => {
                     set(&fact.id, Some(fact_document(fact, owner, info)));
                 }
+                FactChange::Closed { fact } => set(&fact.id, None),
                 FactChange::Superseded { old, new } => {
                     set(&old.id, None);
                     if new.is_current() {
