@@ -11,6 +11,7 @@ mod llm;
 mod rules;
 
 pub use llm::{parse_facts, LlmExtractor, ATTRIBUTES};
+pub(crate) use rules::health_words;
 pub use rules::RuleExtractor;
 
 /// The language of a text, when it can be told reliably (see

@@ -49,13 +49,31 @@ pub async fn health_facts_for(
     let Some(concerns) = crate::concept_map::Concerns::of(text).filter(|_| k > 0) else {
         return Ok(Vec::new());
     };
-    let found = store.search(user, &concerns.query(), k * 3).await?;
+    let keep = |s: &ScoredFact| {
+        s.relevance > 0.0 && (is_health_fact(&s.fact) || concerns.held_by(&s.fact.text))
+    };
+    let mut found: Vec<ScoredFact> = store
+        .search(user, &concerns.query(), k * 3)
+        .await?
+        .into_iter()
+        .filter(|s| keep(s))
+        .take(k)
+        .collect();
+    if found.len() < k {
+        // Then any health fact, by the words every one is phrased with: "takes
+        // warfarin" matters to a kickboxing class though the map names no medicine.
+        let words: Vec<&str> = crate::extract::health_words().collect();
+        for s in store.search(user, &words.join(" "), k * 3).await? {
+            if found.len() == k {
+                break;
+            }
+            if is_health_fact(&s.fact) && !found.iter().any(|f| f.fact.id == s.fact.id) {
+                found.push(s);
+            }
+        }
+    }
     Ok(found
         .into_iter()
-        .filter(|s| {
-            s.relevance > 0.0 && (is_health_fact(&s.fact) || concerns.held_by(&s.fact.text))
-        })
-        .take(k)
         .map(|mut s| {
             s.relevance = s.relevance.max(HEALTH_RELEVANCE);
             s
@@ -69,6 +87,44 @@ mod tests {
     use crate::extract::{FactExtractor, RuleExtractor, Turn};
     use crate::facts::InMemoryUserMemoryStore;
     use crate::message::Message;
+
+    #[tokio::test]
+    async fn a_health_fact_no_concern_word_names_is_recalled_for_its_domain() {
+        // Written for this test (2026-12-07): the exercise domain names no medicine.
+        let store = InMemoryUserMemoryStore::new();
+        let said = Message::user("they've put me on methotrexate for my joints, weekly jabs");
+        for c in RuleExtractor::new()
+            .extract(Turn {
+                user: &said,
+                assistant: None,
+            })
+            .await
+            .unwrap()
+        {
+            store.upsert("u", c).await.unwrap();
+        }
+        store
+            .upsert(
+                "u",
+                crate::facts::FactCandidate::new("takes the train to work", 0.9),
+            )
+            .await
+            .unwrap();
+        let found = health_facts_for(
+            &store,
+            "u",
+            "thinking of signing up for a half marathon, good idea?",
+            3,
+        )
+        .await
+        .unwrap();
+        let texts: Vec<&str> = found.iter().map(|s| s.fact.text.as_str()).collect();
+        assert_eq!(texts, ["takes methotrexate"]);
+        let none = health_facts_for(&store, "u", "what's the capital of Peru?", 3)
+            .await
+            .unwrap();
+        assert!(none.is_empty());
+    }
 
     #[tokio::test]
     async fn a_food_question_recalls_a_health_fact_that_shares_no_word_with_it() {

@@ -66,6 +66,13 @@ use tables::FREQUENCY;
 #[derive(Debug, Clone, Copy, Default)]
 pub struct RuleExtractor;
 
+/// The words health facts are phrased with (conditions, medications, "allergic",
+/// "intolerant", "takes"): what [`health_facts_for`](crate::facts::health_facts_for)
+/// searches with besides a domain's concern words.
+pub(crate) fn health_words() -> impl Iterator<Item = &'static str> {
+    revise::health_words()
+}
+
 impl RuleExtractor {
     /// A rule extractor.
     pub fn new() -> Self {

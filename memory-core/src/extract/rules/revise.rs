@@ -301,6 +301,16 @@ const CONDITIONS: &[&str] = &[
     "cystic fibrosis",
 ];
 
+/// The words health facts are phrased with: the conditions and medications the tables
+/// know and the verbs of allergies, intolerances and medicines. A search for them finds
+/// the user's health facts whatever the message says.
+pub(crate) fn health_words() -> impl Iterator<Item = &'static str> {
+    ["allergic", "intolerant", "takes", "diagnosed"]
+        .into_iter()
+        .chain(CONDITIONS.iter().copied())
+        .chain(MEDICATIONS.iter().copied())
+}
+
 /// Medications and devices: "I'm on X", "I take X".
 const MEDICATIONS: &[&str] = &[
     "insulin",
