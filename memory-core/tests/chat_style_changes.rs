@@ -417,6 +417,14 @@ async fn what_took_the_place_of_an_ending_is_the_new_state() {
             "apprenticeship",
             "graphic",
         ),
+        (
+            [
+                "i'm on lisinopril for my blood pressure, one a day",
+                "the gp switched me over to losartan because of the cough",
+            ],
+            "losartan",
+            "lisinopril",
+        ),
     ] {
         // What the ending says itself ("packed in badminton") stays.
         let ending = current_after(&said[1..]).await;

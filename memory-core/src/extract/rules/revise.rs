@@ -299,6 +299,51 @@ const CONDITIONS: &[&str] = &[
     "copd",
     "multiple sclerosis",
     "cystic fibrosis",
+    // Common chronic conditions (2026-12-07): what people mention in passing.
+    "osteoporosis",
+    "fibromyalgia",
+    "chronic fatigue",
+    "raynaud's",
+    "raynauds",
+    "acid reflux",
+    "reflux",
+    "gerd",
+    "hiatus hernia",
+    "diverticulitis",
+    "gallstones",
+    "kidney stones",
+    "liver disease",
+    "cirrhosis",
+    "hepatitis",
+    "heart failure",
+    "angina",
+    "arrhythmia",
+    "low blood pressure",
+    "haemophilia",
+    "hemophilia",
+    "sickle cell",
+    "glaucoma",
+    "parkinson's",
+    "parkinsons",
+    "dementia",
+    "bipolar",
+    "schizophrenia",
+    "ocd",
+    "ptsd",
+    "insomnia",
+    "narcolepsy",
+    "hay fever",
+    "hayfever",
+    "sciatica",
+    "scoliosis",
+    "hypermobility",
+    "long covid",
+    "emphysema",
+    "hashimoto's",
+    "pancreatitis",
+    "gastroparesis",
+    "hypoglycaemia",
+    "hypoglycemia",
 ];
 
 /// The words health facts are phrased with: the conditions and medications the tables
@@ -340,6 +385,67 @@ const MEDICATIONS: &[&str] = &[
     "omeprazole",
     "citalopram",
     "propranolol",
+    // Common prescriptions and devices (2026-12-07).
+    "simvastatin",
+    "rosuvastatin",
+    "clopidogrel",
+    "apixaban",
+    "rivaroxaban",
+    "digoxin",
+    "furosemide",
+    "lisinopril",
+    "losartan",
+    "metoprolol",
+    "atenolol",
+    "gliclazide",
+    "ozempic",
+    "semaglutide",
+    "mounjaro",
+    "carbimazole",
+    "hydrocortisone",
+    "steroids",
+    "salbutamol",
+    "ventolin",
+    "montelukast",
+    "lansoprazole",
+    "gabapentin",
+    "pregabalin",
+    "tramadol",
+    "naproxen",
+    "amitriptyline",
+    "mirtazapine",
+    "venlafaxine",
+    "duloxetine",
+    "escitalopram",
+    "paroxetine",
+    "phenelzine",
+    "bupropion",
+    "quetiapine",
+    "olanzapine",
+    "aripiprazole",
+    "lamotrigine",
+    "sodium valproate",
+    "carbamazepine",
+    "levetiracetam",
+    "methylphenidate",
+    "ritalin",
+    "adderall",
+    "elvanse",
+    "hrt",
+    "roaccutane",
+    "isotretinoin",
+    "hydroxychloroquine",
+    "adalimumab",
+    "humira",
+    "azathioprine",
+    "mesalazine",
+    "tacrolimus",
+    "allopurinol",
+    "colchicine",
+    "tamoxifen",
+    "anticoagulants",
+    "cpap",
+    "dialysis",
 ];
 
 /// What a food or drug does to someone allergic to it: "X gives me hives".
@@ -506,13 +612,31 @@ pub(super) fn health_facts(text: &str) -> Vec<FactCandidate> {
             }
         }
         for medication in MEDICATIONS {
-            if find_word(lower, medication).is_some_and(|i| !denied(lower, i)) {
-                out.push(health(
+            if find_word(lower, medication).is_some_and(|i| came_off(lower, i)) {
+                // "came off the sertraline", "stopped taking amlodipine": an ending,
+                // kept as what happened so either import order closes "takes …".
+                let text = format!("no longer takes {medication}");
+                out.push(
+                    FactCandidate::new(text.clone(), 0.85)
+                        .with_attribute("event", text)
+                        .with_transition(Transition::Ends {
+                            object: (*medication).to_owned(),
+                        }),
+                );
+                continue;
+            }
+            if let Some(i) = find_word(lower, medication).filter(|i| !denied(lower, *i)) {
+                let mut c = health(
                     &format!("takes {medication}"),
                     "medication",
                     medication,
                     Polarity::Positive,
-                ));
+                );
+                if switched_to(lower, i) {
+                    // "they've moved me onto insulin": in place of the medicine before.
+                    c.transition = Some(Transition::Replaces { from: None });
+                }
+                out.push(c);
             }
         }
     }
@@ -636,6 +760,46 @@ fn words_of(text: &str) -> impl Iterator<Item = &str> {
         .filter(|w| !w.is_empty())
 }
 
+/// Whether the words right before `at` say a medicine was stopped: "came off (the)",
+/// "weaned off", "stopped taking", "quit (my)", "no longer on", "ditched the".
+fn came_off(lower: &str, at: usize) -> bool {
+    let before: Vec<&str> = words_of(&lower[..at]).collect();
+    let mut end = before.len();
+    while end > 0 && matches!(before[end - 1], "the" | "my" | "taking" | "on" | "all") {
+        end -= 1;
+    }
+    let last = |k: usize| end.checked_sub(k).map(|i| before[i]);
+    let off = last(1) == Some("off")
+        && matches!(
+            last(2),
+            Some("came" | "come" | "coming" | "weaned" | "got" | "getting" | "taken" | "took")
+        );
+    let stopped = matches!(
+        last(1),
+        Some("stopped" | "stop" | "quit" | "quitting" | "ditched" | "dropped")
+    );
+    let no_longer = last(1) == Some("longer") && last(2) == Some("no");
+    off || stopped || no_longer
+}
+
+/// Whether the words right before `at` say a medicine took another's place: "moved me
+/// onto", "switched me to", "changed me over to", "switched to".
+fn switched_to(lower: &str, at: usize) -> bool {
+    let before: Vec<&str> = words_of(&lower[..at]).collect();
+    let mut end = before.len();
+    while end > 0 && matches!(before[end - 1], "the" | "some" | "a") {
+        end -= 1;
+    }
+    let window = &before[end.saturating_sub(4)..end];
+    matches!(window.last(), Some(&("onto" | "to" | "on")))
+        && window.iter().any(|w| {
+            matches!(
+                *w,
+                "moved" | "switched" | "changed" | "swapped" | "upped" | "stepped"
+            )
+        })
+}
+
 /// A word that says no: "not", "never", "don't", …
 fn is_negation(word: &str) -> bool {
     matches!(
@@ -697,9 +861,11 @@ fn first_person(lower: &str) -> bool {
                     .map(|n| n.trim_end_matches("'s"))
                     .is_some_and(|n| !listed(PEOPLE, n) && !listed(FAMILIARS, n)))
     });
-    let other = words
-        .iter()
-        .position(|w| matches!(*w, "he" | "she" | "they" | "his" | "her") || listed(PEOPLE, w));
+    // "my mum's diabetes" is the mum's.
+    let other = words.iter().position(|w| {
+        matches!(*w, "he" | "she" | "they" | "his" | "her")
+            || listed(PEOPLE, w.trim_end_matches("'s"))
+    });
     match (mine, other) {
         (Some(m), Some(o)) => m < o,
         (Some(_), None) => true,
@@ -818,6 +984,27 @@ mod tests {
         );
         assert_eq!(texts("the nurse says I'm prediabetic"), ["is prediabetic"]);
         assert!(texts("my daughter's psoriasis flared up").is_empty());
+        assert!(texts("my mum's glaucoma is getting worse").is_empty());
+        assert_eq!(
+            texts("been on lamotrigine since my twenties, no issues"),
+            ["takes lamotrigine"]
+        );
+        assert_eq!(texts("my hay fever is brutal this year"), ["has hay fever"]);
+        let switched = health_facts("my gp switched me over to ramipril last week");
+        assert_eq!(switched.len(), 1);
+        assert_eq!(switched[0].text, "takes ramipril");
+        assert_eq!(
+            switched[0].transition,
+            Some(Transition::Replaces { from: None })
+        );
+        for stopped in [
+            "i came off the citalopram over christmas",
+            "i stopped taking citalopram in may",
+            "i finally weaned off citalopram, feel good",
+            "i'm no longer on citalopram",
+        ] {
+            assert_eq!(texts(stopped), ["no longer takes citalopram"], "{stopped}");
+        }
         assert!(texts("that film made me sick with laughing lol")
             .iter()
             .all(|t| !t.contains("film")));
