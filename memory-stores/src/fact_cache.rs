@@ -98,8 +98,9 @@ impl FactCache {
     }
 
     /// Files `ranked`, read at `version`, after the write that moved the user's version
-    /// to `new_version` made `change`: updated in place, or dropped when the change
-    /// does not fit it (then the next search reads the facts again).
+    /// to `new_version` made `changes` (an upsert's change and the facts it closed with
+    /// it): updated in place, or dropped when a change does not fit it (then the next
+    /// search reads the facts again).
     pub(crate) fn advance<'a>(
         &self,
         user_id: &str,

@@ -88,28 +88,30 @@ mod tests {
     use crate::facts::InMemoryUserMemoryStore;
     use crate::message::Message;
 
+    /// A store holding what the rules read in `said` and one unrelated fact, `other`.
+    async fn told(said: &str, other: &str) -> InMemoryUserMemoryStore {
+        let store = InMemoryUserMemoryStore::new();
+        let said = Message::user(said);
+        let turn = Turn {
+            user: &said,
+            assistant: None,
+        };
+        for c in RuleExtractor::new().extract(turn).await.unwrap() {
+            store.upsert("u", c).await.unwrap();
+        }
+        let other = crate::facts::FactCandidate::new(other, 0.9);
+        store.upsert("u", other).await.unwrap();
+        store
+    }
+
     #[tokio::test]
     async fn a_health_fact_no_concern_word_names_is_recalled_for_its_domain() {
         // Written for this test (2026-12-07): the exercise domain names no medicine.
-        let store = InMemoryUserMemoryStore::new();
-        let said = Message::user("they've put me on methotrexate for my joints, weekly jabs");
-        for c in RuleExtractor::new()
-            .extract(Turn {
-                user: &said,
-                assistant: None,
-            })
-            .await
-            .unwrap()
-        {
-            store.upsert("u", c).await.unwrap();
-        }
-        store
-            .upsert(
-                "u",
-                crate::facts::FactCandidate::new("takes the train to work", 0.9),
-            )
-            .await
-            .unwrap();
+        let store = told(
+            "they've put me on methotrexate for my joints, weekly jabs",
+            "takes the train to work",
+        )
+        .await;
         let found = health_facts_for(
             &store,
             "u",
@@ -128,24 +130,11 @@ mod tests {
 
     #[tokio::test]
     async fn a_food_question_recalls_a_health_fact_that_shares_no_word_with_it() {
-        let store = InMemoryUserMemoryStore::new();
-        let said = Message::user(
+        let store = told(
             "I was diagnosed with coeliac disease last spring, it's been a lot to adjust to",
-        );
-        for c in RuleExtractor::new()
-            .extract(Turn {
-                user: &said,
-                assistant: None,
-            })
-            .await
-            .unwrap()
-        {
-            store.upsert("u", c).await.unwrap();
-        }
-        store
-            .upsert("u", crate::facts::FactCandidate::new("likes jazz", 0.9))
-            .await
-            .unwrap();
+            "likes jazz",
+        )
+        .await;
         let found = health_facts_for(&store, "u", "Is a regular pizza base ok for me?", 3)
             .await
             .unwrap();

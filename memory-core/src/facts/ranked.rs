@@ -269,10 +269,11 @@ impl RankedFacts {
     /// ```
     pub fn dependents(&self, change: &FactChange) -> Vec<FactChange> {
         // Most changes end nothing: no scan of the facts for them.
-        let Some(ending) = change.current().filter(|f| ended_thing(f).is_some()) else {
+        let Some((ending, thing)) = change.current().and_then(|f| Some((f, ended_thing(f)?)))
+        else {
             return Vec::new();
         };
-        about_ended(self.facts(), ending)
+        about_ended(self.facts(), ending, thing)
             .map(|fact| FactChange::Closed {
                 fact: closed_with(fact, ending),
             })

@@ -286,18 +286,17 @@ pub(super) fn names_subject(thing: &str, subject: &str) -> bool {
         || (held.len() == 1 && super::concepts::share_a_concept(thing, subject))
 }
 
-/// The current facts about the thing `ending` says ended, stated before it and never
+/// The current facts about `thing`, which `ending` says ended ([`ended_thing`]), stated before it and never
 /// after: "dog Rolo is 3 years old" once "we had to put Rolo down" closed the dog. They
 /// end with it — a change of state closes every fact its object holds, not only the one
 /// it names. Facts of the user's own are never among them.
 pub(super) fn about_ended<'a>(
     current: impl Iterator<Item = &'a MemoryFact> + 'a,
     ending: &'a MemoryFact,
+    thing: &'a str,
 ) -> impl Iterator<Item = &'a MemoryFact> + 'a {
-    let thing = ended_thing(ending);
     let at = ending.observed_at();
     current.filter(move |f| {
-        let Some(thing) = thing else { return false };
         f.is_current()
             && f.polarity == Polarity::Positive
             && f.id != ending.id

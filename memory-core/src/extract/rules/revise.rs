@@ -763,12 +763,8 @@ fn words_of(text: &str) -> impl Iterator<Item = &str> {
 /// Whether the words right before `at` say a medicine was stopped: "came off (the)",
 /// "weaned off", "stopped taking", "quit (my)", "no longer on", "ditched the".
 fn came_off(lower: &str, at: usize) -> bool {
-    let before: Vec<&str> = words_of(&lower[..at]).collect();
-    let mut end = before.len();
-    while end > 0 && matches!(before[end - 1], "the" | "my" | "taking" | "on" | "all") {
-        end -= 1;
-    }
-    let last = |k: usize| end.checked_sub(k).map(|i| before[i]);
+    let before = words_before(lower, at, &["the", "my", "taking", "on", "all"]);
+    let last = |k: usize| before.len().checked_sub(k).map(|i| before[i]);
     let off = last(1) == Some("off")
         && matches!(
             last(2),
@@ -785,12 +781,8 @@ fn came_off(lower: &str, at: usize) -> bool {
 /// Whether the words right before `at` say a medicine took another's place: "moved me
 /// onto", "switched me to", "changed me over to", "switched to".
 fn switched_to(lower: &str, at: usize) -> bool {
-    let before: Vec<&str> = words_of(&lower[..at]).collect();
-    let mut end = before.len();
-    while end > 0 && matches!(before[end - 1], "the" | "some" | "a") {
-        end -= 1;
-    }
-    let window = &before[end.saturating_sub(4)..end];
+    let before = words_before(lower, at, &["the", "some", "a"]);
+    let window = &before[before.len().saturating_sub(4)..];
     matches!(window.last(), Some(&("onto" | "to" | "on")))
         && window.iter().any(|w| {
             matches!(
@@ -798,6 +790,16 @@ fn switched_to(lower: &str, at: usize) -> bool {
                 "moved" | "switched" | "changed" | "swapped" | "upped" | "stepped"
             )
         })
+}
+
+/// The words of `lower` before `at`, without the `skipped` words right before it ("came
+/// off *the* …", "switched me to *a* …").
+fn words_before<'a>(lower: &'a str, at: usize, skipped: &[&str]) -> Vec<&'a str> {
+    let mut before: Vec<&str> = words_of(&lower[..at]).collect();
+    while before.last().is_some_and(|w| skipped.contains(w)) {
+        before.pop();
+    }
+    before
 }
 
 /// A word that says no: "not", "never", "don't", …
