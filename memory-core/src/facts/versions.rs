@@ -118,12 +118,15 @@ pub fn doomed(all: &[MemoryFact], fact_id: &str) -> Vec<String> {
 /// [`valid_to`](MemoryFact::valid_to) or until the version that replaced it was said,
 /// whichever comes first; the current one holds on unless closed. A statement folded in
 /// behind a fact that was said again later holds in between: where several versions
-/// hold at `at`, the one that took effect last is the answer.
+/// hold at `at`, the one said last by then answers (its latest statement at or before
+/// `at`, or when it took effect if later), and of two said at once, the one that took
+/// effect last. So "Inverness" in January and again in March, with "Carlisle" from
+/// February folded in after both, answers Carlisle in February and Inverness in March.
 pub fn held_at(
     versions: &[MemoryFact],
     at: DateTime<Utc>,
 ) -> Option<(&MemoryFact, Option<DateTime<Utc>>)> {
-    let mut best: Option<(&MemoryFact, Option<DateTime<Utc>>)> = None;
+    let mut best: Option<(&MemoryFact, Option<DateTime<Utc>>, DateTime<Utc>)> = None;
     for v in versions {
         if v.valid_from() > at {
             continue;
@@ -145,10 +148,23 @@ pub fn held_at(
         if end.is_some_and(|end| end <= at) {
             continue;
         }
-        // In time order: a later one that holds wins.
-        best = Some((v, end));
+        // In time order, so of two said at once the later one wins.
+        let said = last_said(v, at);
+        if best.is_none_or(|(_, _, best)| said >= best) {
+            best = Some((v, end, said));
+        }
     }
-    best
+    best.map(|(v, end, _)| (v, end))
+}
+
+/// When `version` was last said at or before `at` (it took effect by then): its latest
+/// statement by then, or when it took effect if that is later (a move dated in the text).
+fn last_said(version: &MemoryFact, at: DateTime<Utc>) -> DateTime<Utc> {
+    let said = std::iter::once(version.observed_at())
+        .chain(version.restated_at.iter().copied())
+        .filter(|t| *t <= at)
+        .max();
+    said.map_or(version.valid_from(), |t| t.max(version.valid_from()))
 }
 
 /// The facts that held at `at` among `all` (every version of a user's facts), in the
@@ -229,6 +245,27 @@ mod tests {
             "lives in Ely"
         );
         assert_eq!(doomed(&all, &b.id), vec![a.id.clone(), b.id.clone()]);
+    }
+
+    #[test]
+    fn of_two_versions_that_hold_the_one_said_last_answers() {
+        // Inverness in January and again in March, Carlisle from April; Carlisle from
+        // February folded in last, behind the April statement.
+        let t0 = Utc.with_ymd_and_hms(2025, 1, 1, 0, 0, 0).unwrap();
+        let mut inverness = said("lives in Inverness", 0);
+        inverness.record_restatement(t0 + Duration::days(60));
+        let carlisle = said("lives in Carlisle", 90);
+        inverness.superseded_by = Some(carlisle.id.clone());
+        inverness.valid_to = Some(carlisle.valid_from());
+        let mut february = said("lives in Carlisle", 30);
+        february.superseded_by = Some(carlisle.id.clone());
+        february.valid_to = Some(carlisle.valid_from());
+        let all = vec![inverness, february, carlisle];
+        let at = |day| facts_at(&all, t0 + Duration::days(day))[0].text.clone();
+        assert_eq!(at(10), "lives in Inverness");
+        assert_eq!(at(40), "lives in Carlisle");
+        assert_eq!(at(70), "lives in Inverness");
+        assert_eq!(at(100), "lives in Carlisle");
     }
 
     #[test]
