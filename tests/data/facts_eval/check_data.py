@@ -57,6 +57,15 @@ CHANGE_SETS = {
     # Written 2026-12-07 (see README.md): 44 changes over 11 families, 5 additions, 6 other, 5 junk.
     # Also: no current keyword of a change or addition occurs in its first statement.
     "changes_fresh": {"total": 60, "change": 44, "additive": 5, "other": 6, "junk": 5, "new_only_in_second": True},
+    # Written 2026-12-07 (see README.md): 44 changes over 14 families, 6 additions, 7 other, 7 junk.
+    "changes_fresh3": {"total": 64, "change": 44, "additive": 6, "other": 7, "junk": 7, "new_only_in_second": True},
+}
+
+# Minimum counts per file of health disclosures: total and per category.
+HEALTH_SETS = {
+    "health": {"total": 30},
+    # Written 2026-12-07 (see README.md).
+    "health_fresh2": {"total": 40, "allergy": 10, "condition": 14, "medication": 7, "intolerance": 5, "diet": 4},
 }
 
 
@@ -103,12 +112,13 @@ def check_changes(name="changes"):
     return f"{name}: {len(pairs)} pairs {dict(kinds)}"
 
 
-def check_health():
-    items = load("health.jsonl")
+def check_health(name="health"):
+    items = load(name + ".jsonl")
+    need = HEALTH_SETS[name]
     ids = Counter(h["id"] for h in items)
     for i, n in ids.items():
         if n > 1:
-            fail(f"health: duplicate id {i}")
+            fail(f"{name}: duplicate id {i}")
     for h in items:
         hid = h["id"]
         if ts(h["question"]["at"]) <= ts(h["disclosure"]["at"]):
@@ -120,9 +130,13 @@ def check_health():
         shared = content_words(h["disclosure"]["text"]) & content_words(h["question"]["text"])
         if shared:
             fail(f"{hid}: question shares content words with the disclosure: {sorted(shared)}")
-    if len(items) < 30:
-        fail(f"health: only {len(items)} disclosures (need >= 30)")
-    return f"health: {len(items)} disclosures {dict(Counter(h['category'] for h in items))}"
+    cats = Counter(h["category"] for h in items)
+    if len(items) < need["total"]:
+        fail(f"{name}: only {len(items)} disclosures (need >= {need['total']})")
+    for cat, n in need.items():
+        if cat != "total" and cats[cat] < n:
+            fail(f"{name}: only {cats[cat]} {cat} disclosures (need >= {n})")
+    return f"{name}: {len(items)} disclosures {dict(cats)}"
 
 
 def check_histories():
@@ -196,7 +210,8 @@ def check_histories():
 
 
 def main():
-    summaries = [check_changes("changes"), check_changes("changes_fresh"), check_health(), check_histories()]
+    summaries = [check_changes("changes"), check_changes("changes_fresh"), check_changes("changes_fresh3"),
+                 check_health(), check_health("health_fresh2"), check_histories()]
     for s in summaries:
         print(s)
     for f in FAILURES:

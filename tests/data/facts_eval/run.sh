@@ -12,12 +12,16 @@
 # not in the default): `run.sh BIN DIR changes_fresh` scores only it, into
 # DIR/details_changes_fresh.jsonl and the summary key changes_fresh.
 #
+# Likewise changes_fresh3 (changes_fresh3.jsonl, scored like changes) and health_fresh2
+# (health_fresh2.jsonl, scored like health), both written 2026-12-07, not in the default:
+# `run.sh BIN DIR changes_fresh3,health_fresh2`, details DIR/details_<part>.jsonl, summary key <part>.
+#
 # Environment: RECALL_K (default 5), AGENTMEM_INGEST_ARGS and AGENTMEM_RECALL_ARGS
 # (extra flags, split on spaces, e.g. an embedder option).
 set -euo pipefail
 
 if [ $# -lt 2 ] || [ $# -gt 3 ]; then
-    sed -n '2,15p' "$0" >&2
+    sed -n '2,20p' "$0" >&2
     exit 2
 fi
 BIN=$1
