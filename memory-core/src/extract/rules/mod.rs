@@ -15,6 +15,7 @@ mod endings;
 mod events;
 mod families;
 mod habits;
+mod health;
 mod junk;
 mod lexicon;
 mod morph;
@@ -24,6 +25,7 @@ mod people;
 mod revise;
 mod status;
 mod successor;
+mod symptoms;
 mod tables;
 mod value;
 mod when;
@@ -70,7 +72,7 @@ pub struct RuleExtractor;
 /// "intolerant", "takes"): what [`health_facts_for`](crate::facts::health_facts_for)
 /// searches with besides a domain's concern words.
 pub(crate) fn health_words() -> impl Iterator<Item = &'static str> {
-    revise::health_words()
+    health::health_words()
 }
 
 impl RuleExtractor {
@@ -87,6 +89,9 @@ impl RuleExtractor {
         // disclosures and couple endings no rule read (never a joke, a question or an
         // instruction).
         let mut stated = String::new();
+        // Questions and sentences with a joke in them: read for health alone, held to
+        // what the health tables know.
+        let (mut asked, mut joked) = (String::new(), String::new());
         for sentence in clause::sentences(&text) {
             let lowered = junk::Lowered::new(sentence.text);
             if junk::retracts(&lowered) {
@@ -95,20 +100,24 @@ impl RuleExtractor {
                 stated.clear();
                 continue;
             }
-            if sentence.question
-                || junk::is_instruction(sentence.text, &lowered)
-                || junk::is_set_phrase(&lowered)
-            {
+            if junk::is_instruction(sentence.text, &lowered) || junk::is_set_phrase(&lowered) {
+                continue;
+            }
+            if sentence.question {
+                push_sentence(&mut asked, sentence.text);
                 continue;
             }
             let mut clauses = clause::clauses(sentence.text);
-            let joked = junk::joked_clauses(&clauses);
-            if joked.iter().all(|j| *j) {
+            let jokes = junk::joked_clauses(&clauses);
+            // A sentence with a joke in it is not read again for disclosures.
+            let any_joke = jokes.iter().any(|j| *j);
+            if any_joke {
+                push_sentence(&mut joked, sentence.text);
+            }
+            if jokes.iter().all(|j| *j) {
                 continue;
             }
-            // A sentence with a joke in it is not read again for disclosures.
-            let any_joke = joked.iter().any(|j| *j);
-            let mut joke = joked.into_iter();
+            let mut joke = jokes.into_iter();
             clauses.retain(|_| !joke.next().unwrap_or(false));
             let opener = clauses
                 .first()
@@ -118,11 +127,7 @@ impl RuleExtractor {
                 continue;
             }
             if !any_joke {
-                stated.push_str(sentence.text.trim());
-                if !stated.ends_with(['.', '!', ';']) {
-                    stated.push('.');
-                }
-                stated.push(' ');
+                push_sentence(&mut stated, sentence.text);
             }
             let mut after_opener = false;
             // What an earlier clause of the sentence said ended: "gave up running, it's
@@ -161,8 +166,24 @@ impl RuleExtractor {
             }
         }
         let found = dedupe(found).into_iter().map(candidate).collect();
-        revise::revise(&stated, found)
+        let mut found = revise::revise(&stated, found);
+        for h in health::loose_health_facts(&asked, &joked) {
+            if !found.iter().any(|c| c.text == h.text) {
+                found.push(h);
+            }
+        }
+        found
     }
+}
+
+/// Adds `sentence` to `text`, ended so that it stays a sentence of its own.
+fn push_sentence(text: &mut String, sentence: &str) {
+    let sentence = sentence.trim();
+    text.push_str(sentence);
+    if !sentence.ends_with(['.', '!', ';', '?']) {
+        text.push('.');
+    }
+    text.push(' ');
 }
 
 /// Openers that mark what follows as a correction of something said before.
