@@ -431,6 +431,72 @@ fn touched(text: &str) -> impl Iterator<Item = usize> {
     (0..DOMAINS.len()).filter(move |&i| map.cues[i].iter().any(|c| terms.contains(c)))
 }
 
+/// How a request for advice, a plan or permission is made: "should I", "any ideas",
+/// "suggest".
+const ADVICE: &[&str] = &[
+    "should i",
+    "should we",
+    "can i",
+    "could i",
+    "is it ok",
+    "is it okay",
+    "is it safe",
+    "is it worth",
+    "any ideas",
+    "any tips",
+    "any reason",
+    "any advice",
+    "ideas for",
+    "suggest",
+    "recommend",
+    "what would you",
+    "what should",
+    "how should i",
+    "how do i prepare",
+    "help me pick",
+    "help me choose",
+];
+
+/// Words that ask for advice only in a question: "which one?", "worth it?", "fancy a
+/// pint?".
+const ADVICE_IN_A_QUESTION: &[&str] = &[
+    "which",
+    "what to",
+    "worth it",
+    "planning",
+    "thinking of",
+    "fancy",
+    "good idea",
+    "bad idea",
+    "doable",
+    "too many",
+    "too much",
+];
+
+/// Whether `text` asks for advice, a plan or permission: a request whose good answer
+/// keeps the user's health in mind whatever its topic.
+///
+/// ```
+/// use agentmemory_core::concept_map::asks_advice;
+///
+/// assert!(asks_advice("My mates got tickets to a rave, should I go?"));
+/// assert!(asks_advice("Oktoberfest next week, how many steins is too many?"));
+/// assert!(!asks_advice("What's the capital of Peru?"));
+/// assert!(!asks_advice("We went to the cafe which was lovely."));
+/// ```
+pub fn asks_advice(text: &str) -> bool {
+    let lower = text.to_lowercase();
+    let said = |cue: &&str| {
+        lower.match_indices(*cue).any(|(i, _)| {
+            let before = lower[..i].chars().next_back();
+            let after = lower[i + cue.len()..].chars().next();
+            before.is_none_or(|c| !c.is_alphanumeric())
+                && after.is_none_or(|c| !c.is_alphanumeric())
+        })
+    };
+    ADVICE.iter().any(said) || (lower.contains('?') && ADVICE_IN_A_QUESTION.iter().any(said))
+}
+
 /// What a request must keep in mind: the concern words of every domain it touches,
 /// read once per request ([`of`](Self::of)) and asked of each fact or message found.
 ///

@@ -19,6 +19,7 @@
 use std::sync::Arc;
 
 use agentmemory_core::store_support::RankedFacts;
+#[cfg(any(feature = "sqlite", feature = "postgres"))]
 use agentmemory_core::FactChange;
 
 use crate::lru::{Lru, LruStats};
@@ -100,7 +101,9 @@ impl FactCache {
     /// Files `ranked`, read at `version`, after the write that moved the user's version
     /// to `new_version` made `changes` (an upsert's change and the facts it closed with
     /// it): updated in place, or dropped when a change does not fit it (then the next
-    /// search reads the facts again).
+    /// search reads the facts again). Redis advances its own cached facts in its commit
+    /// script's reply, so only SQLite and PostgreSQL call this.
+    #[cfg(any(feature = "sqlite", feature = "postgres"))]
     pub(crate) fn advance<'a>(
         &self,
         user_id: &str,

@@ -27,6 +27,10 @@ pub fn health_domains(text: &str) -> Vec<&'static str> {
     crate::concept_map::domains(text)
 }
 
+/// How many health facts a request for advice recalls when it touches no domain of the
+/// [concept map](crate::concept_map).
+const ADVICE_HEALTH_FACTS: usize = 2;
+
 /// Whether `fact` is about the user's health: tagged so by the rules, or an allergy,
 /// intolerance, condition, medication or diet.
 pub fn is_health_fact(fact: &MemoryFact) -> bool {
@@ -46,24 +50,39 @@ pub async fn health_facts_for(
     text: &str,
     k: usize,
 ) -> Result<Vec<ScoredFact>> {
-    let Some(concerns) = crate::concept_map::Concerns::of(text).filter(|_| k > 0) else {
+    if k == 0 {
         return Ok(Vec::new());
+    }
+    let mut found: Vec<ScoredFact> = Vec::new();
+    let k = match crate::concept_map::Concerns::of(text) {
+        Some(concerns) => {
+            let keep = |s: &ScoredFact| {
+                s.relevance > 0.0 && (is_health_fact(&s.fact) || concerns.held_by(&s.fact.text))
+            };
+            // By words: the message itself is searched by meaning already, and a turn
+            // embeds once.
+            let query = super::FactQuery::new(concerns.query(), k * 3).by_words_only();
+            found = store
+                .search_query(user, &query)
+                .await?
+                .into_iter()
+                .filter(|s| keep(s))
+                .take(k)
+                .collect();
+            k
+        }
+        // A request for advice or a plan the map has no domain for ("my mates got
+        // tickets to a rave, should I go?"): a few health facts, since a good answer
+        // keeps them in mind whatever the topic.
+        None if crate::concept_map::asks_advice(text) => k.min(ADVICE_HEALTH_FACTS),
+        None => return Ok(Vec::new()),
     };
-    let keep = |s: &ScoredFact| {
-        s.relevance > 0.0 && (is_health_fact(&s.fact) || concerns.held_by(&s.fact.text))
-    };
-    let mut found: Vec<ScoredFact> = store
-        .search(user, &concerns.query(), k * 3)
-        .await?
-        .into_iter()
-        .filter(|s| keep(s))
-        .take(k)
-        .collect();
     if found.len() < k {
         // Then any health fact, by the words every one is phrased with: "takes
         // warfarin" matters to a kickboxing class though the map names no medicine.
         let words: Vec<&str> = crate::extract::health_words().collect();
-        for s in store.search(user, &words.join(" "), k * 3).await? {
+        let query = super::FactQuery::new(words.join(" "), k * 3).by_words_only();
+        for s in store.search_query(user, &query).await? {
             if found.len() == k {
                 break;
             }
@@ -144,5 +163,29 @@ mod tests {
             .await
             .unwrap();
         assert!(none.is_empty());
+    }
+
+    #[tokio::test]
+    async fn a_request_for_advice_in_no_domain_recalls_a_few_health_facts() {
+        // Written for this test (2026-12-07): no domain of the map names a quiz night.
+        let store = told("i have epilepsy, well controlled these days", "likes jazz").await;
+        let asked = |text: &'static str| {
+            let store = &store;
+            async move {
+                health_facts_for(store, "u", text, 5)
+                    .await
+                    .unwrap()
+                    .into_iter()
+                    .map(|s| s.fact.text)
+                    .collect::<Vec<_>>()
+            }
+        };
+        assert_eq!(
+            asked("a quiz night with flashing disco lights, should I go?").await,
+            ["has epilepsy"]
+        );
+        assert!(asked("Tell me about the history of disco.")
+            .await
+            .is_empty());
     }
 }

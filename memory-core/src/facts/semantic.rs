@@ -39,6 +39,10 @@ pub struct FactQuery {
     pub embedding: Option<Vec<f32>>,
     /// At most this many facts.
     pub top_k: usize,
+    /// Search by words alone: a store that embeds queries ([`EmbeddingUserMemoryStore`])
+    /// leaves this one as it is. For a query made of listed words rather than said, such
+    /// as the health words recall asks for beside the message.
+    pub words_only: bool,
 }
 
 impl FactQuery {
@@ -48,7 +52,19 @@ impl FactQuery {
             text: text.into(),
             embedding: None,
             top_k,
+            words_only: false,
         }
+    }
+
+    /// The same query, searched by words alone ([`words_only`](Self::words_only)).
+    ///
+    /// ```
+    /// use agentmemory_core::FactQuery;
+    /// assert!(FactQuery::new("allergic intolerant", 3).by_words_only().words_only);
+    /// ```
+    pub fn by_words_only(mut self) -> Self {
+        self.words_only = true;
+        self
     }
 
     /// Adds the query's embedding, making the search hybrid.
@@ -298,6 +314,7 @@ impl UserMemoryStore for EmbeddingUserMemoryStore {
         }
         let mut query = query.clone();
         if query.embedding.is_none()
+            && !query.words_only
             && !query.text.trim().is_empty()
             && self.gate.allows_vectors().await
         {

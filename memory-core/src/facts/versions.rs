@@ -126,7 +126,8 @@ pub fn held_at(
     versions: &[MemoryFact],
     at: DateTime<Utc>,
 ) -> Option<(&MemoryFact, Option<DateTime<Utc>>)> {
-    let mut best: Option<(&MemoryFact, Option<DateTime<Utc>>, DateTime<Utc>)> = None;
+    let mut best: Option<(&MemoryFact, Option<DateTime<Utc>>)> = None;
+    let mut best_said: Option<DateTime<Utc>> = None;
     for v in versions {
         if v.valid_from() > at {
             continue;
@@ -150,11 +151,12 @@ pub fn held_at(
         }
         // In time order, so of two said at once the later one wins.
         let said = last_said(v, at);
-        if best.is_none_or(|(_, _, best)| said >= best) {
-            best = Some((v, end, said));
+        if best_said.is_none_or(|best| said >= best) {
+            best = Some((v, end));
+            best_said = Some(said);
         }
     }
-    best.map(|(v, end, _)| (v, end))
+    best
 }
 
 /// When `version` was last said at or before `at` (it took effect by then): its latest

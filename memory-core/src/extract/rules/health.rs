@@ -241,9 +241,38 @@ const NOT_CAUSES: &[&str] = &[
 /// Words before "allergy" or "intolerance" that are not what one reacts to: "my big
 /// allergy", "some kind of intolerance".
 const NOT_ALLERGENS: &[&str] = &[
-    "an", "a", "no", "my", "the", "severe", "mild", "bad", "serious", "slight", "real", "big",
-    "biggest", "main", "worst", "only", "one", "of", "kind", "sort", "some", "food", "this",
-    "that", "an", "nasty", "new",
+    "an",
+    "a",
+    "no",
+    "my",
+    "the",
+    "severe",
+    "mild",
+    "bad",
+    "serious",
+    "slight",
+    "real",
+    "big",
+    "biggest",
+    "main",
+    "worst",
+    "only",
+    "one",
+    "of",
+    "kind",
+    "sort",
+    "some",
+    "food",
+    "this",
+    "that",
+    "an",
+    "nasty",
+    "new",
+    "true",
+    "actual",
+    "proper",
+    "genuine",
+    "full-blown",
 ];
 
 /// Allergy and intolerance words.
@@ -316,7 +345,7 @@ pub(super) fn health_facts(text: &str) -> Vec<FactCandidate> {
                 }
             }
         }
-        for suffix in [" allergy", " intolerance", " intolerant"] {
+        for suffix in [" allergy", " intolerance", " intolerant", " sensitivity"] {
             if let Some(i) = lower
                 .find(suffix)
                 .filter(|i| !denied(lower, *i) && mine(*i))
@@ -355,6 +384,7 @@ pub(super) fn health_facts(text: &str) -> Vec<FactCandidate> {
             out.extend(reactions(lower));
         }
         out.extend(super::symptoms::reactions_by_symptom(lower));
+        out.extend(super::diagnoses::diagnoses(lower));
         out.extend(diets(lower));
         if find_word(lower, "cholesterol").is_some_and(|i| !denied(lower, i) && mine(i))
             && find_word(lower, "high").is_some()
@@ -390,7 +420,9 @@ pub(super) fn health_facts(text: &str) -> Vec<FactCandidate> {
                 out.push(health(&text, "condition", name, Polarity::Positive));
             }
         }
-        for medication in MEDICATIONS {
+        let shaped = super::diagnoses::medicine_shaped(lower);
+        let shaped = shaped.iter().filter(|w| !MEDICATIONS.contains(w));
+        for medication in MEDICATIONS.iter().chain(shaped) {
             if find_word(lower, medication).is_some_and(|i| came_off(lower, i) && mine(i)) {
                 // "came off the sertraline", "stopped taking amlodipine": an ending,
                 // kept as what happened so either import order closes "takes …".
@@ -422,6 +454,17 @@ pub(super) fn health_facts(text: &str) -> Vec<FactCandidate> {
     }
     let mut seen = std::collections::HashSet::new();
     out.retain(|c| seen.insert(c.text.clone()));
+    // "allergic to nuts" beside "allergic to pine nuts": the fuller name stands.
+    let values: Vec<(Option<String>, String)> = out
+        .iter()
+        .map(|c| (c.attribute.clone(), c.value.clone().unwrap_or_default()))
+        .collect();
+    out.retain(|c| {
+        let v = c.value.as_deref().unwrap_or_default();
+        !values
+            .iter()
+            .any(|(a, w)| *a == c.attribute && w.len() > v.len() && !v.is_empty() && has_word(w, v))
+    });
     out
 }
 
@@ -431,10 +474,25 @@ pub(super) fn health_facts(text: &str) -> Vec<FactCandidate> {
 /// medicine or known trigger ("the joys of being type 1 diabetic lol"). "I'm allergic
 /// to Mondays lol" names none, and stays a joke.
 pub(super) fn loose_health_facts(asked: &str, joked: &str) -> Vec<FactCandidate> {
-    let mut out: Vec<FactCandidate> = asked
-        .split_inclusive(['.', '!', '?', ';', '\n'])
-        .flat_map(|s| super::symptoms::reactions_by_symptom(s.to_lowercase().trim()))
-        .collect();
+    let mut out: Vec<FactCandidate> = Vec::new();
+    for sentence in asked.split_inclusive(['.', '!', '?', ';', '\n']) {
+        let lower = sentence.to_lowercase();
+        let lower = lower.trim();
+        out.extend(super::symptoms::reactions_by_symptom(lower));
+        // "is it normal that my asthma is worse in winter?": a condition of "my" own.
+        for condition in CONDITIONS {
+            if let Some(i) = find_word(lower, condition) {
+                if lower[..i].ends_with("my ") {
+                    out.push(health(
+                        &format!("has {condition}"),
+                        "condition",
+                        condition,
+                        Polarity::Positive,
+                    ));
+                }
+            }
+        }
+    }
     let known = |v: &str| {
         CONDITIONS.iter().chain(MEDICATIONS).any(|w| v.contains(w))
             || super::symptoms::is_trigger(v)
@@ -452,7 +510,23 @@ pub(super) fn loose_health_facts(asked: &str, joked: &str) -> Vec<FactCandidate>
 const DIET_CUES: &[&str] = &[
     "going", "gone", "went", "turned", "become", "became", "becoming", "been", "being", "keep",
     "keeps", "keeping", "kept", "into", "doing", "started", "strict", "strictly", "fully", "eat",
-    "eating", "i'm", "im", "am", "stay", "staying", "stayed", "now",
+    "eating", "i'm", "im", "am", "stay", "staying", "stayed", "now", "on",
+];
+
+/// Diets a clinician puts one on, besides those one *is* ([`DIETS`](super::lexicon::DIETS)).
+const PRESCRIBED_DIETS: &[&str] = &[
+    "low-fodmap",
+    "fodmap",
+    "low-salt",
+    "low-sodium",
+    "low-carb",
+    "low-fat",
+    "low-sugar",
+    "low-protein",
+    "low-potassium",
+    "gluten-free",
+    "dairy-free",
+    "sugar-free",
 ];
 
 /// Words that make a diet a plan or a wish, not what the user keeps: "thinking of going
@@ -478,7 +552,7 @@ const DIET_WISHES: &[&str] = &[
 /// The diets the user keeps, said in passing: a diet word after one of [`DIET_CUES`].
 fn diets(lower: &str) -> Vec<FactCandidate> {
     let mut out = Vec::new();
-    for diet in super::lexicon::DIETS {
+    for diet in super::lexicon::DIETS.iter().chain(PRESCRIBED_DIETS) {
         let Some(i) = find_word(lower, diet) else {
             continue;
         };
@@ -649,6 +723,16 @@ fn came_off(lower: &str, at: usize) -> bool {
 /// Whether the words right before `at` say a medicine took another's place: "moved me
 /// onto", "switched me to", "changed me over to", "switched to".
 fn switched_to(lower: &str, at: usize) -> bool {
+    // "now that ramipril has replaced the old tablets", "amlodipine instead".
+    let after: Vec<&str> = words_of(&lower[at..]).skip(1).take(3).collect();
+    if after.first() == Some(&"instead")
+        || after
+            .iter()
+            .take_while(|w| matches!(**w, "has" | "have" | "had" | "now" | "just" | "replaced"))
+            .any(|w| *w == "replaced")
+    {
+        return true;
+    }
     let before = words_before(lower, at, &["the", "some", "a"]);
     let window = &before[before.len().saturating_sub(4)..];
     matches!(window.last(), Some(&("onto" | "to" | "on")))
@@ -700,8 +784,42 @@ pub(super) fn find_word(text: &str, word: &str) -> Option<usize> {
 
 /// Who a sentence may be about instead of the user: "my son is allergic to eggs".
 const PEOPLE: &[&str] = &[
-    "son", "daughter", "wife", "husband", "mum", "mom", "dad", "friend", "partner", "brother",
+    "son",
+    "daughter",
+    "wife",
+    "husband",
+    "mum",
+    "mom",
+    "dad",
+    "friend",
+    "partner",
+    "brother",
     "sister",
+    "family",
+    "parents",
+    "nan",
+    "nana",
+    "gran",
+    "grandma",
+    "grandad",
+    "granddad",
+    "grandpa",
+    "aunt",
+    "auntie",
+    "uncle",
+    "cousin",
+    "niece",
+    "nephew",
+    "mate",
+    "mates",
+    "colleague",
+    "boss",
+    "neighbour",
+    "neighbor",
+    "in-laws",
+    "stepdad",
+    "stepmum",
+    "flatmate",
 ];
 
 /// Others "my" may name, who only make a health word theirs right after it: "my
@@ -726,6 +844,12 @@ pub(super) fn first_person(lower: &str) -> bool {
 /// one and the sentence does. "they did a free check, so apparently I have high blood
 /// pressure" is the user's; "I'm fine, my son has asthma" is not.
 pub(super) fn users_at(lower: &str, at: usize) -> bool {
+    owner_at(lower, at).unwrap_or_else(|| first_person(lower))
+}
+
+/// Whose the word at `at` in `lower` is, by its clause alone: the nearest person named
+/// before it there, else the first after it; `None` when the clause names no one.
+pub(super) fn owner_at(lower: &str, at: usize) -> Option<bool> {
     const MARKS: &[&str] = &[
         ",",
         ";",
@@ -748,36 +872,43 @@ pub(super) fn users_at(lower: &str, at: usize) -> bool {
         .filter_map(|m| lower[at..].find(m).map(|i| at + i))
         .min()
         .unwrap_or(lower.len());
-    person_order(&lower[start..end]).unwrap_or_else(|| first_person(lower))
+    // The nearest person named before it in its clause ("my sister says I'm allergic
+    // to lychee" is the user's), else the first after it, else the sentence's.
+    person_words(&lower[start..at])
+        .last()
+        .copied()
+        .or_else(|| person_order(&lower[at..end]))
 }
 
 /// Who `lower` speaks of first: `Some(true)` the user ("I", "me", "my knee"),
 /// `Some(false)` someone else ("she", "my son"), `None` no one.
 pub(super) fn person_order(lower: &str) -> Option<bool> {
+    person_words(lower).first().copied()
+}
+
+/// The persons `lower` speaks of, in order: `true` for the user, `false` for someone else.
+fn person_words(lower: &str) -> Vec<bool> {
     let words: Vec<&str> = lower
         .split(|c: char| !(c.is_alphanumeric() || c == '\''))
         .filter(|w| !w.is_empty())
         .collect();
-    // "my gout flared up" is the user's; "my son is allergic" is not.
-    let mine = words.iter().enumerate().position(|(i, w)| {
-        matches!(*w, "i" | "i'm" | "i've" | "im" | "ive" | "me" | "i'd")
-            || (*w == "my"
-                && words
-                    .get(i + 1)
-                    .map(|n| n.trim_end_matches("'s"))
-                    .is_some_and(|n| !listed(PEOPLE, n) && !listed(FAMILIARS, n)))
-    });
-    // "my mum's diabetes" is the mum's.
-    let other = words.iter().position(|w| {
-        matches!(*w, "he" | "she" | "they" | "his" | "her")
-            || listed(PEOPLE, w.trim_end_matches("'s"))
-    });
-    match (mine, other) {
-        (Some(m), Some(o)) => Some(m < o),
-        (Some(_), None) => Some(true),
-        (None, Some(_)) => Some(false),
-        (None, None) => None,
-    }
+    // "my gout flared up" is the user's; "my son is allergic" is not; "my mum's
+    // diabetes" is the mum's.
+    words
+        .iter()
+        .enumerate()
+        .filter_map(|(i, w)| {
+            let mine = matches!(*w, "i" | "i'm" | "i've" | "im" | "ive" | "me" | "i'd")
+                || (*w == "my"
+                    && words
+                        .get(i + 1)
+                        .map(|n| n.trim_end_matches("'s"))
+                        .is_some_and(|n| !listed(PEOPLE, n) && !listed(FAMILIARS, n)));
+            let other = matches!(*w, "he" | "she" | "they" | "his" | "her")
+                || listed(PEOPLE, w.trim_end_matches("'s"));
+            (mine || other).then_some(mine)
+        })
+        .collect()
 }
 
 /// The thing named after a cue: up to the end of the clause, at most four words, without
@@ -796,6 +927,19 @@ fn phrase(rest: &str) -> String {
         .split(" which ")
         .next()
         .unwrap_or_default();
+    // "allergic to horses is rubbish when …": a verb or joining word ends what is named.
+    let clause = [
+        " is ",
+        " are ",
+        " was ",
+        " when ",
+        " if ",
+        " because ",
+        " but ",
+        " since ",
+    ]
+    .iter()
+    .fold(clause, |c, stop| c.split(stop).next().unwrap_or_default());
     clause
         .split_whitespace()
         .skip_while(|w| matches!(*w, "a" | "an" | "the" | "some"))
@@ -902,6 +1046,12 @@ mod tests {
             ["takes lamotrigine"]
         );
         assert_eq!(texts("my hay fever is brutal this year"), ["has hay fever"]);
+        let replaced = health_facts("the swelling went once losartan had replaced my old pills");
+        assert_eq!(replaced.len(), 1);
+        assert_eq!(
+            replaced[0].transition,
+            Some(Transition::Replaces { from: None })
+        );
         let switched = health_facts("my gp switched me over to ramipril last week");
         assert_eq!(switched.len(), 1);
         assert_eq!(switched[0].text, "takes ramipril");

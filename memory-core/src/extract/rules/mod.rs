@@ -10,6 +10,7 @@
 mod activities;
 mod changes;
 mod clause;
+mod diagnoses;
 mod disclosures;
 mod endings;
 mod events;

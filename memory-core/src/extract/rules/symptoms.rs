@@ -28,6 +28,7 @@ pub(crate) const TRIGGERS: &[&str] = &[
     "pecan",
     "pistachio",
     "brazil nut",
+    "pine nut",
     "macadamia",
     "sesame",
     "egg",
@@ -55,6 +56,8 @@ pub(crate) const TRIGGERS: &[&str] = &[
     "sulfite",
     // Other foods and drinks that commonly upset.
     "kiwi",
+    "lychee",
+    "buckwheat",
     "strawberry",
     "strawberries",
     "banana",
@@ -171,6 +174,18 @@ pub(crate) const ALLERGIC_SIGNS: &[(&str, &[&str])] = &[
     ("anaphylactic", &[]),
     ("epipen", &[]),
     ("epi-pen", &[]),
+    // Where a bad reaction ends up.
+    (
+        "a&e",
+        &[
+            "ended", "sent", "rushed", "been", "went", "trip", "landed", "twice",
+        ],
+    ),
+    (
+        "hospital",
+        &["ended", "sent", "rushed", "landed", "straight"],
+    ),
+    ("ambulance", &["called", "needed", "ride", "in"]),
 ];
 
 /// Signs of a food that upsets the gut.
@@ -205,6 +220,11 @@ pub(crate) const GUT_SIGNS: &[(&str, &[&str])] = &[
     ("heartburn", &[]),
     ("indigestion", &[]),
     ("migraine", &[]),
+    ("migraines", &[]),
+    ("headache", &[]),
+    ("headaches", &[]),
+    ("head", &["pounding", "splitting", "thumping"]),
+    ("palpitations", &[]),
     ("sick", &[]),
     ("ill", &[]),
 ];
@@ -239,6 +259,12 @@ pub(super) fn reactions_by_symptom(lower: &str) -> Vec<FactCandidate> {
     // The signs of the user's, by word index: (index, allergic?).
     let mut signs: Vec<(usize, bool)> = Vec::new();
     for (i, (at, w)) in words.iter().enumerate() {
+        // "a rash-fest" is a rash.
+        let w = &if w.contains('&') {
+            w
+        } else {
+            w.split('-').next().unwrap_or(w)
+        };
         let allergic = ALLERGIC_SIGNS.iter().find(|(s, _)| s == w);
         let gut = GUT_SIGNS.iter().find(|(s, _)| s == w);
         let Some(((_, wanted), is_allergic)) = allergic
@@ -341,7 +367,7 @@ fn words_at(lower: &str) -> Vec<(usize, &str)> {
     let mut out = Vec::new();
     let mut start = None;
     for (i, c) in lower.char_indices() {
-        let part = c.is_alphanumeric() || c == '\'' || c == '-';
+        let part = c.is_alphanumeric() || c == '\'' || c == '-' || c == '&';
         match (part, start) {
             (true, None) => start = Some(i),
             (false, Some(s)) => {
