@@ -59,7 +59,7 @@ impl FactQuery {
     /// The same query, searched by words alone ([`words_only`](Self::words_only)).
     ///
     /// ```
-    /// use agentmemory_core::FactQuery;
+    /// use agentmemory_core::facts::FactQuery;
     /// assert!(FactQuery::new("allergic intolerant", 3).by_words_only().words_only);
     /// ```
     pub fn by_words_only(mut self) -> Self {

@@ -30,6 +30,41 @@ const JOB_WORDS: &[&str] = &["job", "work", "position", "role", "career", "post"
 /// Words for a course of study (as terms): "I graduated" ends "their studies".
 const STUDY_WORDS: &[&str] = &["studi", "study", "cours", "degre"];
 
+/// Words for the kind of thing an ending names beside its name: "the scrabble app", "my
+/// gym membership", "the bassoon lessons".
+const KIND_WORDS: &[&str] = &[
+    "app",
+    "apps",
+    "account",
+    "membership",
+    "subscription",
+    "lessons",
+    "lesson",
+    "classes",
+    "class",
+    "course",
+    "sessions",
+    "club",
+    "group",
+    "league",
+    "games",
+    "thing",
+    "whole",
+    "old",
+];
+
+/// [`KIND_WORDS`] as terms.
+fn kind_terms() -> &'static std::collections::HashSet<String> {
+    static TERMS: std::sync::OnceLock<std::collections::HashSet<String>> =
+        std::sync::OnceLock::new();
+    TERMS.get_or_init(|| {
+        KIND_WORDS
+            .iter()
+            .flat_map(|w| crate::text::terms(w))
+            .collect()
+    })
+}
+
 /// Terms too light to name a thing: the verbs facts are phrased with.
 const LIGHT: &[&str] = &["has", "have", "use", "get", "got", "own", "name", "call"];
 
@@ -62,6 +97,19 @@ pub fn closes(object: &str, fact: &MemoryFact) -> bool {
         return false;
     }
     let attribute = fact.attribute.as_deref().unwrap_or_default();
+    // "kicked the habit" ends the user's habit, whatever it was.
+    if said.iter().all(|t| t == "habit") {
+        return attribute == "habit";
+    }
+    // "deleted the scrabble app" names scrabble: the kind of thing is left out when
+    // something else is named.
+    let kinds = kind_terms();
+    let named: Vec<String> = said
+        .iter()
+        .filter(|t| !kinds.contains(t.as_str()))
+        .cloned()
+        .collect();
+    let said = if named.is_empty() { said } else { named };
     if said.iter().all(|t| JOB_WORDS.contains(&t.as_str())) {
         return matches!(attribute, "employer" | "job");
     }

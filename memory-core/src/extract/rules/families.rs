@@ -701,7 +701,12 @@ pub(crate) fn age_birthday(p: &Predicate) -> Vec<Found> {
     } else {
         return Vec::new();
     };
-    let Some(age) = w.get(n).and_then(|x| x.lower.parse::<u32>().ok()) else {
+    let Some(age) = w.get(n).and_then(|x| {
+        x.lower
+            .parse::<u32>()
+            .ok()
+            .or_else(|| number_word(&x.lower))
+    }) else {
         return Vec::new();
     };
     let after = w.get(n + 1).map(|x| x.lower());
@@ -719,6 +724,54 @@ pub(crate) fn age_birthday(p: &Predicate) -> Vec<Found> {
     let confidence = if explicit || years { 0.9 } else { 0.75 };
     let rule = Rule::pos("", "age", confidence, "is {} years old", Kind::Thing);
     vec![rule.found(age.to_string())]
+}
+
+/// An ordinal that can be an age turned: "79th" is 79 (from 13 on).
+fn ordinal_age(nth: &str) -> Option<u32> {
+    let digits = nth.trim_end_matches(|c: char| c.is_ascii_alphabetic());
+    let n = digits.parse::<u32>().ok()?;
+    matches!(&nth[digits.len()..], "st" | "nd" | "rd" | "th")
+        .then_some(n)
+        .filter(|n| (13..=119).contains(n))
+}
+
+/// A number written as a word, up to ninety-nine: "twelve", "forty", "sixty-nine".
+pub(crate) fn number_word(word: &str) -> Option<u32> {
+    const UNITS: &[&str] = &[
+        "zero",
+        "one",
+        "two",
+        "three",
+        "four",
+        "five",
+        "six",
+        "seven",
+        "eight",
+        "nine",
+        "ten",
+        "eleven",
+        "twelve",
+        "thirteen",
+        "fourteen",
+        "fifteen",
+        "sixteen",
+        "seventeen",
+        "eighteen",
+        "nineteen",
+    ];
+    const TENS: &[&str] = &[
+        "twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety",
+    ];
+    let unit = |w: &str| UNITS.iter().position(|u| *u == w).map(|i| i as u32);
+    let tens = |w: &str| {
+        TENS.iter()
+            .position(|t| *t == w)
+            .map(|i| 20 + 10 * i as u32)
+    };
+    match word.split_once('-') {
+        Some((t, u)) => Some(tens(t)? + unit(u).filter(|u| (1..=9).contains(u))?),
+        None => unit(word).or_else(|| tens(word)),
+    }
 }
 
 /// An age said in passing, as chat does: "46 today!", "as a 45 year old, I ...", "as a
@@ -745,6 +798,18 @@ pub(crate) fn age_in_passing(words: &[Word]) -> Vec<Found> {
                 .filter(|n| (13..=119).contains(n))
         }
         _ => None,
+    });
+    // "had my 79th last week", "celebrated my 50th": the birthday is understood.
+    let ordinal = ordinal.or_else(|| {
+        words.windows(3).find_map(|w| match w {
+            [verb, my, nth]
+                if my.lower == "my"
+                    && matches!(verb.lower(), "had" | "celebrated" | "hit" | "turned") =>
+            {
+                ordinal_age(&nth.lower)
+            }
+            _ => None,
+        })
     });
     if let Some(age) = ordinal {
         let rule = Rule::pos("", "age", 0.8, "is {} years old", Kind::Thing);

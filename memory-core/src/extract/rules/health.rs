@@ -121,6 +121,7 @@ pub(crate) fn health_words() -> impl Iterator<Item = &'static str> {
         .into_iter()
         .chain(CONDITIONS.iter().copied())
         .chain(MEDICATIONS.iter().copied())
+        .chain(super::health_notes::MEDICAL_CUES.iter().copied())
 }
 
 /// Medications and devices: "I'm on X", "I take X".
@@ -321,6 +322,7 @@ pub(super) fn health_facts(text: &str) -> Vec<FactCandidate> {
         if lower.ends_with('?') {
             continue;
         }
+        let read_before = out.len();
         // Whose the health word at a position is: its clause's, else the sentence's.
         let mine = |at: usize| users_at(lower, at);
         let about_someone_else = person_order(lower) == Some(false);
@@ -358,7 +360,7 @@ pub(super) fn health_facts(text: &str) -> Vec<FactCandidate> {
                 // "sesame is my big allergy": what comes before "is my".
                 let named_first = before
                     .iter()
-                    .rposition(|w| *w == "is")
+                    .rposition(|w| *w == "is" || *w == "are")
                     .filter(|is| before.get(is + 1) == Some(&"my"))
                     .and_then(|is| before[..is].last().copied());
                 let what = named_first
@@ -450,6 +452,9 @@ pub(super) fn health_facts(text: &str) -> Vec<FactCandidate> {
                 }
                 out.push(c);
             }
+        }
+        if out.len() == read_before {
+            out.extend(super::health_notes::health_note(sentence.trim(), lower));
         }
     }
     let mut seen = std::collections::HashSet::new();
@@ -707,11 +712,15 @@ fn words_of(text: &str) -> impl Iterator<Item = &str> {
 fn came_off(lower: &str, at: usize) -> bool {
     let before = words_before(lower, at, &["the", "my", "taking", "on", "all"]);
     let last = |k: usize| before.len().checked_sub(k).map(|i| before[i]);
-    let off = last(1) == Some("off")
-        && matches!(
-            last(2),
+    let off_verb = |w: Option<&str>| {
+        matches!(
+            w,
             Some("came" | "come" | "coming" | "weaned" | "got" | "getting" | "taken" | "took")
-        );
+        )
+    };
+    // "came off the sertraline", "the gp took me off the omeprazole".
+    let off = last(1) == Some("off")
+        && (off_verb(last(2)) || (last(2) == Some("me") && off_verb(last(3))));
     let stopped = matches!(
         last(1),
         Some("stopped" | "stop" | "quit" | "quitting" | "ditched" | "dropped")
@@ -1015,8 +1024,7 @@ mod tests {
         );
         assert_eq!(
             texts("peanuts are my worst allergy, I carry two pens"),
-            Vec::<String>::new(),
-            "'are my' is not 'is my'"
+            ["is allergic to peanuts"]
         );
         assert_eq!(
             texts("walnut is my main allergy"),

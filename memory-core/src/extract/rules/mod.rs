@@ -17,6 +17,7 @@ mod events;
 mod families;
 mod habits;
 mod health;
+mod health_notes;
 mod junk;
 mod lexicon;
 mod morph;

@@ -49,6 +49,17 @@ const ENDING_VERBS: &[&str] = &[
     "lost",
     "put down",
     "had to put down",
+    "deleted",
+    "binned",
+    "ditched",
+    "scrapped",
+    "kicked",
+    "resigned from",
+    "handed in my notice at",
+    "handed in notice at",
+    "walked out of",
+    "put an end to",
+    "called time on",
 ];
 
 /// Relationship statuses that end the user's partner.
