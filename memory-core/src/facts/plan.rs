@@ -159,9 +159,14 @@ pub(super) fn ended_later<'a>(
                         .map(super::reconcile::family)
                         .map(str::to_owned)
                 };
+                // As `transition::replaced` decides in the other order: a note is
+                // replaced only by a note with its verb.
+                let verb = |text: &str| text.split(' ').next().unwrap_or_default().to_lowercase();
                 fact.value != candidate.value
                     && candidate.attribute.is_some()
                     && family(&fact.attribute) == family(&candidate.attribute)
+                    && (fact.attribute.as_deref() != Some("note")
+                        || verb(&fact.text) == verb(&candidate.text))
             }
             None => false,
         };

@@ -99,7 +99,7 @@ pub fn closes(object: &str, fact: &MemoryFact) -> bool {
     let attribute = fact.attribute.as_deref().unwrap_or_default();
     // "kicked the habit" ends the user's habit, whatever it was.
     if said.iter().all(|t| t == "habit") {
-        return attribute == "habit";
+        return matches!(attribute, "habit" | "smoking" | "drinking" | "caffeine");
     }
     // "deleted the scrabble app" names scrabble: the kind of thing is left out when
     // something else is named.

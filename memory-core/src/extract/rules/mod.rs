@@ -9,6 +9,7 @@
 
 mod activities;
 mod changes;
+mod chat_shapes;
 mod clause;
 mod diagnoses;
 mod disclosures;
@@ -86,6 +87,7 @@ impl RuleExtractor {
     /// The facts stated in `text`, in the order they appear, without a source.
     pub fn extract_text(&self, text: &str) -> Vec<FactCandidate> {
         let text = junk::without_quotes(text);
+        let text = chat_shapes::with_plain_sentences(&text);
         let mut found: Vec<Found> = Vec::new();
         // The sentences that state something: what `revise` reads for the health
         // disclosures and couple endings no rule read (never a joke, a question or an

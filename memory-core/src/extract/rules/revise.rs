@@ -212,7 +212,31 @@ fn partner_status(c: &mut FactCandidate) {
             object: "partner".into(),
         });
     }
+    // "has a partner named Tobiah" takes the place of "is single".
+    let is_partner = c.attribute.as_deref() == Some("family")
+        && c.value.as_deref().is_some_and(|v| {
+            let relation = v.split(' ').next().unwrap_or_default().to_lowercase();
+            PARTNERS.contains(&relation.as_str())
+        });
+    if is_partner && c.transition.is_none() && c.subject.is_none() {
+        c.transition = Some(Transition::Replaces {
+            from: Some("single".into()),
+        });
+    }
 }
+
+/// Relations that are a partner: a new one ends being single.
+const PARTNERS: &[&str] = &[
+    "partner",
+    "boyfriend",
+    "girlfriend",
+    "husband",
+    "wife",
+    "fiance",
+    "fiancee",
+    "fiancé",
+    "fiancée",
+];
 
 /// How a couple says it ended ("we're divorced", "we split up last month"): the status
 /// each says.

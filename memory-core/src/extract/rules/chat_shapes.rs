@@ -1,0 +1,562 @@
+//! States and changes said the way people chat, without "I" and a verb the clause rules
+//! read: "living in Bergen means four raincoats", "married to Priya eleven years", "our
+//! cockatiel, Sir Biscuit, whistles", "lifelong Hibs supporter", "two years into cello
+//! lessons", "my Vauxhall Corsa has 150k miles on it", "the new gig at the garden centre",
+//! "me and Ollie have been seeing each other", "the Corsa got scrapped".
+//!
+//! Each shape is said again as the plain sentence the rules know ("I live in Bergen.",
+//! "I drive a Vauxhall Corsa.") and added after the text ([`with_plain_sentences`]): the
+//! facts, their families and the changes they make come from the one set of rules.
+//! The shapes are data (English, small and general); a clause with a joke marker, a
+//! question and someone else's clause are left alone.
+
+use super::lexicon::{listed, PETS};
+use super::tables::JOKE_MARKERS;
+
+/// Car makes: "my Vauxhall Corsa" is a car the user drives.
+const CAR_MAKES: &[&str] = &[
+    "ford",
+    "vauxhall",
+    "opel",
+    "vw",
+    "volkswagen",
+    "toyota",
+    "honda",
+    "nissan",
+    "kia",
+    "hyundai",
+    "bmw",
+    "audi",
+    "mercedes",
+    "skoda",
+    "seat",
+    "fiat",
+    "renault",
+    "peugeot",
+    "citroen",
+    "mini",
+    "volvo",
+    "tesla",
+    "mazda",
+    "suzuki",
+    "dacia",
+    "jeep",
+    "polestar",
+    "subaru",
+    "lexus",
+    "mg",
+    "jaguar",
+    "porsche",
+    "chevrolet",
+    "chevy",
+    "dodge",
+    "cupra",
+    "byd",
+];
+
+/// Words that end a name or place taken from a shape: "Bergen *means*", "Priya *eleven*
+/// years".
+const STOPS: &[&str] = &[
+    "means", "and", "so", "since", "for", "with", "but", "which", "is", "are", "was", "has",
+    "have", "had", "now", "these", "this", "that", "the", "on", "at", "in", "from", "to", "after",
+    "before", "when", "where", "who", "until", "till", "because", "bc", "cos", "as", "just",
+    "still", "every", "last", "next", "nine", "ten", "eleven", "twelve", "years", "months",
+    "weeks", "days", "year", "month", "week", "one", "two", "three", "four", "five", "six",
+    "seven", "eight", "twenty", "thirty", "forty", "fifty", "its", "it's", "lol", "haha",
+    "honestly", "though", "then", "we", "i", "i'm", "im", "my", "our", "he", "she", "they",
+    "makes", "keeps", "gets", "whistles", "screams",
+];
+
+/// Words that open a clause without changing what it says: "so", "honestly", "ugh".
+const OPENERS: &[&str] = &[
+    "so", "honestly", "well", "ugh", "anyway", "btw", "also", "and", "but", "oh", "yeah", "ok",
+    "okay", "still", "finally", "quick", "update", "fyi",
+];
+
+/// Who gets a thing given away: "the cello went to *a lad* from the orchestra".
+const TAKERS: &[&str] = &[
+    "lad",
+    "girl",
+    "boy",
+    "friend",
+    "neighbour",
+    "neighbor",
+    "charity",
+    "kid",
+    "student",
+    "family",
+    "owner",
+    "home",
+    "colleague",
+    "cousin",
+    "mate",
+    "woman",
+    "man",
+    "teenager",
+];
+
+/// Where an animal goes when it is rehomed.
+const REHOMED_TO: &[&str] = &["rescue", "sanctuary", "shelter", "rehoming", "farm"];
+
+/// `text` with a plain sentence added after each sentence for every chat shape it holds
+/// (right after it, so that a retraction that follows takes it back too).
+pub(super) fn with_plain_sentences(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for sentence in text.split_inclusive(['.', '!', '?', '\n']) {
+        out.push_str(sentence);
+        if sentence.trim_end().ends_with('?') {
+            continue;
+        }
+        let mut plain = Vec::new();
+        for clause in sentence.split([',', ';', '(', ')', ':']) {
+            let words: Vec<&str> = clause
+                .split_whitespace()
+                .map(|w| {
+                    w.trim_matches(|c: char| c.is_ascii_punctuation() && c != '\'' && c != '-')
+                })
+                .filter(|w| !w.is_empty())
+                .collect();
+            if words
+                .iter()
+                .any(|w| listed(JOKE_MARKERS, &w.to_lowercase()))
+            {
+                continue;
+            }
+            plain.extend(plain_sentences(&words, sentence));
+        }
+        if plain.is_empty() {
+            continue;
+        }
+        if !out.trim_end().ends_with(['.', '!']) {
+            let end = out.trim_end().len();
+            out.truncate(end);
+            out.push('.');
+        }
+        for p in plain {
+            out.push(' ');
+            out.push_str(&p);
+        }
+        out.push(' ');
+    }
+    out
+}
+
+/// The plain sentences one clause's `words` say (`sentence` is the whole sentence, for
+/// the shapes that look beyond the clause).
+fn plain_sentences(words: &[&str], sentence: &str) -> Vec<String> {
+    let lower: Vec<String> = words.iter().map(|w| w.to_lowercase()).collect();
+    let lower: Vec<&str> = lower.iter().map(String::as_str).collect();
+    let start = lower.iter().take_while(|w| listed(OPENERS, w)).count();
+    let (w, l) = (&words[start..], &lower[start..]);
+    let mut out = Vec::new();
+    let at = |i: usize, s: &str| l.get(i) == Some(&s);
+    let name = |from: usize, most: usize| -> Option<String> {
+        let taken: Vec<&str> = w
+            .iter()
+            .zip(l)
+            .skip(from)
+            .take_while(|(_, l)| !listed(STOPS, l))
+            .take(most)
+            .map(|(w, _)| *w)
+            .collect();
+        (!taken.is_empty()).then(|| taken.join(" "))
+    };
+    let find = |s: &[&str]| (0..l.len()).find(|&i| l[i..].starts_with(s));
+
+    // "living in Bergen", "living near Girona".
+    if at(0, "living") && (at(1, "in") || at(1, "near")) {
+        if let Some(place) = name(2, 3) {
+            out.push(format!("I live in {place}."));
+        }
+    }
+    // "renting a little place near Porto", "we've been renting a flat in Hove".
+    if let Some(r) = l.iter().position(|x| *x == "renting") {
+        if let Some(p) = (r + 1..l.len().min(r + 6)).find(|&i| l[i] == "in" || l[i] == "near") {
+            if let Some(place) = name(p + 1, 3) {
+                out.push(format!("I live in {place}."));
+            }
+        }
+    }
+    // "the last boxes at our new place in Newport", "moved into the new flat in Hove".
+    for home in ["place", "flat", "house", "home", "cottage", "bungalow"] {
+        if let Some(i) = find(&["new", home, "in"]) {
+            if i > 0 && matches!(l[i - 1], "our" | "my" | "the") {
+                if let Some(place) = name(i + 3, 3) {
+                    out.push(format!("I live in {place}."));
+                }
+            }
+        }
+    }
+    // "we moved from Cork to Galway", "just moved into a flat in Hove": the user's move
+    // (no one else's before the verb).
+    if let Some(m) = l.iter().position(|x| *x == "moved") {
+        let ours = l[..m].iter().all(|x| {
+            matches!(
+                *x,
+                "i" | "we"
+                    | "i've"
+                    | "we've"
+                    | "ive"
+                    | "weve"
+                    | "just"
+                    | "finally"
+                    | "have"
+                    | "recently"
+                    | "actually"
+                    | "officially"
+            )
+        });
+        let to = if at(m + 1, "from") {
+            (m + 2..l.len()).find(|&i| l[i] == "to")
+        } else if at(m + 1, "into") {
+            (m + 2..l.len().min(m + 7)).find(|&i| l[i] == "in")
+        } else {
+            None
+        };
+        if let Some(place) = to.filter(|_| ours).and_then(|t| name(t + 1, 3)) {
+            out.push(format!("I moved to {}.", capitalised(&place)));
+        }
+    }
+    // "let the national trust membership lapse": an ending.
+    if at(0, "let") && matches!(l.get(1).copied(), Some("the" | "my" | "our")) {
+        if let Some(e) = l
+            .iter()
+            .position(|x| matches!(*x, "lapse" | "expire" | "lapsed" | "expired"))
+            .filter(|e| (3..=6).contains(e))
+        {
+            out.push(format!("I cancelled the {}.", w[2..e].join(" ")));
+        }
+    }
+    // "had my 79th last week", "celebrated my 50th".
+    if let Some(m) =
+        find(&["my"]).filter(|&m| m >= 1 && matches!(l[m - 1], "had" | "celebrated" | "hit"))
+    {
+        if let Some(n) = l.get(m + 1).and_then(|n| ordinal(n)) {
+            out.push(format!("I turned {n}."));
+        }
+    }
+    // "the retirement do was lovely", "my retirement party".
+    if let Some(r) = l.iter().position(|x| *x == "retirement") {
+        if r >= 1
+            && matches!(l[r - 1], "the" | "my")
+            && matches!(
+                l.get(r + 1).copied(),
+                Some("do" | "party" | "drinks" | "lunch" | "dinner")
+            )
+        {
+            out.push("I retired.".to_owned());
+        }
+    }
+    // "traded the Panda in for a Zoe", "swapped my old bike for a road bike": what was
+    // traded is gone.
+    if let Some(t) = l
+        .iter()
+        .position(|x| matches!(*x, "traded" | "swapped" | "part-exchanged" | "exchanged"))
+    {
+        let ours = l[..t].iter().all(|x| {
+            matches!(
+                *x,
+                "i" | "we" | "finally" | "just" | "have" | "i've" | "we've"
+            )
+        });
+        if ours && matches!(l.get(t + 1).copied(), Some("the" | "my" | "our")) {
+            let end = (t + 2..l.len()).find(|&i| matches!(l[i], "in" | "for"));
+            if let Some(end) = end.filter(|e| (t + 3..=t + 5).contains(e)) {
+                out.push(format!("I sold the {}.", w[t + 2..end].join(" ")));
+            }
+        }
+    }
+    // "married to Priya eleven years".
+    if at(0, "married") && at(1, "to") {
+        if let Some(who) = name(2, 2) {
+            out.push(format!("I'm married to {who}."));
+        }
+    }
+    // "being single at 34".
+    if at(0, "being") && at(1, "single") {
+        out.push("I'm single.".to_owned());
+    }
+    // "our cockatiel, Sir Biscuit, whistles": the pet and its name in apposition.
+    if (at(0, "my") || at(0, "our") || at(0, "the")) && l.len() == 2 && listed(PETS, l[1]) {
+        if let Some(name) = apposition(sentence, words) {
+            out.push(format!("I have a {} named {name}.", l[1]));
+        }
+    }
+    // "lifelong Hibs supporter", "Hibs supporter here".
+    if let Some(s) = l.iter().position(|x| *x == "supporter") {
+        let from = usize::from(matches!(
+            l.first().copied(),
+            Some("lifelong" | "life-long" | "die-hard" | "diehard" | "long-suffering" | "a")
+        ));
+        if s > from && s - from <= 3 {
+            out.push(format!("I support {}.", w[from..s].join(" ")));
+        }
+    }
+    // "two years into cello lessons", "three months into my law degree".
+    if let Some(i) = find(&["into"])
+        .filter(|&i| i >= 2 && matches!(l[i - 1], "years" | "year" | "months" | "month" | "weeks"))
+    {
+        let rest: Vec<&str> = l[i + 1..]
+            .iter()
+            .copied()
+            .skip_while(|x| matches!(*x, "my" | "the" | "a"))
+            .collect();
+        if let Some(k) = rest.iter().position(|x| {
+            matches!(
+                *x,
+                "lessons" | "classes" | "course" | "degree" | "training" | "apprenticeship"
+            )
+        }) {
+            let subject = rest[..k].join(" ");
+            if !subject.is_empty() && k <= 3 {
+                if matches!(rest[k], "lessons" | "classes") {
+                    out.push(format!("I'm learning the {subject}."));
+                } else {
+                    out.push(format!("I'm studying {subject}."));
+                }
+            }
+        }
+    }
+    // "my Vauxhall Corsa has 150k miles on it".
+    if (at(0, "my") || at(0, "our")) && l.get(1).is_some_and(|m| listed(CAR_MAKES, m)) {
+        if let Some(car) = name(1, 3) {
+            out.push(format!("I drive a {car}."));
+        }
+    }
+    // "my English Heritage membership".
+    if at(0, "my") {
+        if let Some(m) = l
+            .iter()
+            .position(|x| *x == "membership")
+            .filter(|m| (2..=4).contains(m))
+        {
+            out.push(format!("I have a {} membership.", w[1..m].join(" ")));
+        }
+    }
+    // "the new gig at the garden centre", "my new job at Halvorsen".
+    for job in ["job", "gig", "role", "position"] {
+        if let Some(i) = find(&["new", job]) {
+            if matches!(l.get(i + 2).copied(), Some("at" | "with" | "in")) {
+                let from = i + 3 + usize::from(at(i + 3, "the"));
+                if let Some(place) = name(from, 4) {
+                    let the = if at(i + 3, "the") { "the " } else { "" };
+                    out.push(format!("I work at {the}{place}."));
+                }
+            }
+        }
+    }
+    // "im on the night shift at the riverside care home".
+    if matches!(l.first().copied(), Some("i'm" | "im")) && at(1, "on") {
+        if let Some(i) = find(&["shift", "at"]) {
+            let from = i + 2 + usize::from(at(i + 2, "the"));
+            if let Some(place) = name(from, 4) {
+                let the = if at(i + 2, "the") { "the " } else { "" };
+                out.push(format!("I work at {the}{place}."));
+            }
+        }
+    }
+    // "twenty years teaching geography at Oakfield".
+    if let Some(t) = l
+        .iter()
+        .position(|x| *x == "teaching")
+        .filter(|t| *t >= 1 && matches!(l[t - 1], "years" | "year" | "months"))
+    {
+        if let Some(subject) = name(t + 1, 2) {
+            out.push(format!("I teach {subject}."));
+        }
+    }
+    // "signed the divorce papers".
+    if find(&["divorce", "papers"]).is_some() && find(&["signed"]).is_some() {
+        out.push("I got divorced.".to_owned());
+    }
+    // "me and Ollie have been seeing each other", "Ollie and I are dating".
+    let together = find(&["seeing", "each", "other"])
+        .or_else(|| find(&["dating"]))
+        .or_else(|| find(&["going", "out"]));
+    if let Some(t) = together {
+        let who = if at(0, "me") && at(1, "and") {
+            name(2, 2)
+        } else if t >= 3 && l[..t].windows(2).any(|p| p == ["and", "i"]) {
+            let and = l.iter().position(|x| *x == "and").unwrap_or(0);
+            (and > 0 && and <= 2).then(|| w[..and].join(" "))
+        } else {
+            None
+        };
+        if let Some(who) = who.filter(|n| n.chars().next().is_some_and(char::is_alphabetic)) {
+            out.push(format!("I have a partner named {}.", capitalised(&who)));
+        }
+    }
+    // "Sir Biscuit went to a bird rescue in May".
+    if let Some(g) = find(&["went", "to"]) {
+        let to = &l[g + 2..l.len().min(g + 6)];
+        if g >= 1 && to.iter().any(|x| listed(REHOMED_TO, x)) {
+            let pet = w[..g].join(" ");
+            if !matches!(l[0], "i" | "we" | "he" | "she" | "they" | "my" | "our") {
+                out.push(format!("I rehomed {pet}."));
+            }
+        } else if g >= 2
+            && matches!(l[0], "the" | "my" | "our")
+            && to.iter().any(|x| listed(TAKERS, x))
+        {
+            out.push(format!("I gave away the {}.", w[1..g].join(" ")));
+        }
+    }
+    // "i dropped out after christmas": dropped out of what the user studies.
+    if matches!(l.first().copied(), Some("i")) && at(1, "dropped") && at(2, "out") && !at(3, "of") {
+        out.push("I dropped out of my course.".to_owned());
+    }
+    // "the Corsa got scrapped", "the old van was written off".
+    if at(0, "the") || at(0, "my") {
+        let scrapped = find(&["got", "scrapped"])
+            .or_else(|| find(&["was", "scrapped"]))
+            .or_else(|| find(&["was", "written", "off"]))
+            .or_else(|| find(&["got", "written", "off"]));
+        if let Some(s) = scrapped.filter(|s| (2..=4).contains(s)) {
+            out.push(format!("I scrapped the {}.", w[1..s].join(" ")));
+        }
+    }
+    out
+}
+
+/// The name set off by commas right after `words` in `sentence`: "our cockatiel, Sir
+/// Biscuit, whistles" gives "Sir Biscuit" (one to three words).
+fn apposition(sentence: &str, words: &[&str]) -> Option<String> {
+    let head = words.last()?;
+    // "our cockatiel, Sir Biscuit, whistles", "the kitten (Pippin, she's a menace)".
+    let at = sentence
+        .find(&format!("{head},"))
+        .or_else(|| sentence.find(&format!("{head} (")).map(|i| i + 1))?
+        + head.len()
+        + 1;
+    let rest = sentence[at..].trim_start_matches([' ', '(']);
+    let end = rest.find([',', ')'])?;
+    let name = rest[..end].trim();
+    let n = name.split_whitespace().count();
+    ((1..=3).contains(&n)
+        && name
+            .chars()
+            .all(|c| c.is_alphabetic() || c == ' ' || c == '\''))
+    .then(|| capitalised(name))
+}
+
+/// The age an ordinal names: "79th" is 79 (13 to 119).
+fn ordinal(nth: &str) -> Option<u32> {
+    let digits = nth.trim_end_matches(|c: char| c.is_ascii_alphabetic());
+    let n = digits.parse::<u32>().ok()?;
+    matches!(&nth[digits.len()..], "st" | "nd" | "rd" | "th")
+        .then_some(n)
+        .filter(|n| (13..=119).contains(n))
+}
+
+/// Each word with a capital first letter: "sir biscuit" is "Sir Biscuit".
+fn capitalised(name: &str) -> String {
+    name.split_whitespace()
+        .map(|w| {
+            let mut c = w.chars();
+            c.next()
+                .map(|f| f.to_uppercase().chain(c).collect::<String>())
+                .unwrap_or_default()
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn plain(text: &str) -> Vec<String> {
+        let out = with_plain_sentences(text);
+        let plain = out.strip_prefix(text).unwrap_or(&out[text.len()..]);
+        plain
+            .trim_start_matches('.')
+            .split_inclusive('.')
+            .map(|s| s.trim().to_owned())
+            .filter(|s| !s.is_empty() && s != ".")
+            .collect()
+    }
+
+    #[test]
+    fn chat_shapes_are_said_again_plainly() {
+        // Written for this test (2026-12-07).
+        assert_eq!(
+            plain("Living in Tromso means snow boots in May"),
+            ["I live in Tromso."]
+        );
+        assert_eq!(
+            plain("married to Femi nine years this spring and still laughing"),
+            ["I'm married to Femi."]
+        );
+        assert_eq!(plain("being single at 52 is underrated"), ["I'm single."]);
+        assert_eq!(
+            plain("we moved from derby to lincoln in may"),
+            ["I moved to Lincoln."]
+        );
+        assert_eq!(
+            plain("just moved into a tiny flat in Leith"),
+            ["I moved to Leith."]
+        );
+        assert!(plain("my sister moved from derby to lincoln").is_empty());
+        assert_eq!(
+            plain("our tortoise, mr slow, escaped again"),
+            ["I have a tortoise named Mr Slow."]
+        );
+        assert_eq!(
+            plain("lifelong Hearts supporter here"),
+            ["I support Hearts."]
+        );
+        assert_eq!(
+            plain("three years into harp lessons and my fingers hurt"),
+            ["I'm learning the harp."]
+        );
+        assert_eq!(
+            plain("my skoda octavia makes a rattling noise"),
+            ["I drive a skoda octavia."]
+        );
+        assert_eq!(
+            plain("the new job at Bramley Foods is great"),
+            ["I work at Bramley Foods."]
+        );
+        assert_eq!(
+            plain("me and ravi have been seeing each other since june"),
+            ["I have a partner named Ravi."]
+        );
+        assert_eq!(
+            plain("Nibbles went to a rabbit rescue in the spring"),
+            ["I rehomed Nibbles."]
+        );
+        assert_eq!(
+            plain("the trombone went to a lad from the brass band"),
+            ["I gave away the trombone."]
+        );
+        assert_eq!(
+            plain("the clio got scrapped after the mot"),
+            ["I scrapped the clio."]
+        );
+        assert_eq!(
+            plain("let my gym membership lapse in march"),
+            ["I cancelled the gym membership."]
+        );
+        assert_eq!(
+            plain("celebrated my 61st with a boat trip"),
+            ["I turned 61."]
+        );
+        assert_eq!(plain("the retirement party was a blur"), ["I retired."]);
+        assert_eq!(
+            plain("traded the old astra in for an electric mini"),
+            ["I sold the old astra."]
+        );
+        assert_eq!(
+            plain("the puppy (Miso, he's a terror) chewed my shoes"),
+            ["I have a puppy named Miso."]
+        );
+    }
+
+    #[test]
+    fn questions_jokes_and_other_peoples_shapes_are_left_alone() {
+        assert!(plain("living in Oslo, is that expensive?").is_empty());
+        assert!(plain("being single at 52 lol").is_empty());
+        assert!(plain("my brother is living in Leeds").is_empty());
+        assert!(plain("she went to a dog rescue to volunteer").is_empty());
+    }
+}
