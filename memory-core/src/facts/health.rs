@@ -159,7 +159,9 @@ mod tests {
             .unwrap();
         assert_eq!(found.len(), 1, "{found:#?}");
         assert!(found[0].fact.text.contains("coeliac"));
-        let none = health_facts_for(&store, "u", "What's a good jazz album?", 3)
+        // A question of fact asks no advice: nothing. (A request for a recommendation,
+        // "what's a good jazz album?", recalls up to two: see `asks_advice`.)
+        let none = health_facts_for(&store, "u", "Who recorded Kind of Blue?", 3)
             .await
             .unwrap();
         assert!(none.is_empty());

@@ -53,6 +53,7 @@ const CLINICIANS: &[&str] = &[
     "gynaecologist",
     "pharmacist",
     "tests",
+    "test",
     "bloods",
     "scan",
     "biopsy",
@@ -83,6 +84,9 @@ const NAMING: &[&str] = &[
     "thinks i've got",
     "diagnosed me with",
     "diagnosed it as",
+    "blames",
+    "blamed",
+    "they call it",
     "showed",
     "confirmed",
 ];
@@ -128,7 +132,9 @@ const LEADERS: &[&str] = &[
 
 /// Endings of a word that names a condition ("tendonitis", "endometriosis", "anaemia",
 /// "neuropathy", "fibromyalgia", "psoriasis").
-const CONDITION_ENDINGS: &[&str] = &["itis", "osis", "iasis", "aemia", "emia", "pathy", "algia"];
+const CONDITION_ENDINGS: &[&str] = &[
+    "itis", "osis", "iasis", "ectasis", "aemia", "emia", "pathy", "algia", "oedema", "edema",
+];
 
 /// Words with those endings that are no condition.
 const NOT_CONDITIONS: &[&str] = &[
@@ -246,6 +252,7 @@ const MEDICINE_ENDINGS: &[&str] = &[
     "tadine",
     "setron",
     "thyroxine",
+    "apine",
 ];
 
 /// The words of a lowercased sentence shaped like a medicine's name: "doxycycline",
@@ -347,6 +354,7 @@ fn named_by_a_clinician(lower: &str, out: &mut Vec<FactCandidate>) {
             .unwrap_or_default();
         let clause = [
             " so ",
+            " of ",
             " and ",
             " but ",
             " which ",
@@ -374,7 +382,9 @@ fn named_by_a_clinician(lower: &str, out: &mut Vec<FactCandidate>) {
         if name.is_empty() || words.iter().any(|w| listed(NOT_NAMES, w)) {
             continue;
         }
-        if is_trigger(&name) {
+        // Said beside a sign ("my lips puffed up ... the prick test says it's poppy seeds"),
+        // what was named is what the user reacts to.
+        if is_trigger(&name) || super::symptoms::has_allergic_sign(lower) {
             out.push(health(
                 &format!("is allergic to {name}"),
                 "allergy",
@@ -384,6 +394,7 @@ fn named_by_a_clinician(lower: &str, out: &mut Vec<FactCandidate>) {
         } else if let Some(what) = name
             .strip_suffix(" sensitivity")
             .or_else(|| name.strip_suffix(" intolerance"))
+            .or_else(|| super::symptoms::has_sign(lower).then_some(name.as_str()))
         {
             out.push(health(
                 &format!("is intolerant to {what}"),

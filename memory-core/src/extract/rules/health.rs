@@ -111,6 +111,16 @@ const CONDITIONS: &[&str] = &[
     "gastroparesis",
     "hypoglycaemia",
     "hypoglycemia",
+    // Lay names and conditions said in passing (2026-12-07, session 16).
+    "fibro",
+    "sarcoid",
+    "vitiligo",
+    "rosacea",
+    "alopecia",
+    "pacemaker",
+    "stoma",
+    "colostomy",
+    "ileostomy",
 ];
 
 /// The words health facts are phrased with: the conditions and medications the tables
@@ -214,6 +224,12 @@ const MEDICATIONS: &[&str] = &[
     "anticoagulants",
     "cpap",
     "dialysis",
+    "antabuse",
+    "disulfiram",
+    "naltrexone",
+    "methadone",
+    "buprenorphine",
+    "acamprosate",
 ];
 
 /// What a food or drug does to someone allergic to it: "X gives me hives".
@@ -453,6 +469,7 @@ pub(super) fn health_facts(text: &str) -> Vec<FactCandidate> {
                 out.push(c);
             }
         }
+        out.extend(removed_organ(lower));
         if out.len() == read_before {
             out.extend(super::health_notes::health_note(sentence.trim(), lower));
         }
@@ -831,6 +848,78 @@ const PEOPLE: &[&str] = &[
     "flatmate",
 ];
 
+/// Organs people live without once removed: "had my spleen out".
+const ORGANS: &[&str] = &[
+    "spleen",
+    "gallbladder",
+    "appendix",
+    "thyroid",
+    "tonsils",
+    "kidney",
+    "womb",
+    "uterus",
+    "ovaries",
+    "ovary",
+    "prostate",
+    "colon",
+    "bowel",
+    "lung",
+    "breast",
+    "pancreas",
+];
+
+/// "had my spleen out after a bike crash", "since they whipped my gallbladder out": an
+/// organ removed, a condition a good answer keeps in mind.
+fn removed_organ(lower: &str) -> Vec<FactCandidate> {
+    let mut out = Vec::new();
+    for organ in ORGANS {
+        let Some(at) = find_word(lower, &format!("my {organ}")) else {
+            continue;
+        };
+        let after: Vec<&str> = words_of(&lower[at..]).skip(2).take(2).collect();
+        let before: Vec<&str> = words_of(&lower[..at]).collect();
+        let out_after =
+            matches!(after.first().copied(), Some("out" | "removed")) || after == ["taken", "out"];
+        let by_verb = before.last().is_some_and(|v| {
+            matches!(*v, "had" | "got" | "whipped" | "took" | "removed" | "taken")
+        });
+        if out_after && by_verb && !denied(lower, at) {
+            out.push(health(
+                &format!("had their {organ} removed"),
+                "condition",
+                &format!("{organ} removed"),
+                Polarity::Positive,
+            ));
+        }
+    }
+    out
+}
+
+/// Verbs after "they" that make it the clinicians: "gallstones, they say".
+const IMPERSONAL_VERBS: &[&str] = &[
+    "say",
+    "said",
+    "says",
+    "call",
+    "called",
+    "reckon",
+    "reckoned",
+    "think",
+    "thought",
+    "found",
+    "told",
+    "put",
+    "gave",
+    "started",
+    "switched",
+    "diagnosed",
+    "whipped",
+    "took",
+    "removed",
+    "fitted",
+    "did",
+];
+
 /// Others "my" may name, who only make a health word theirs right after it: "my
 /// girlfriend's asthma", but "my girlfriend forgets I'm allergic to cashews" is the user's.
 const FAMILIARS: &[&str] = &[
@@ -853,7 +942,33 @@ pub(super) fn first_person(lower: &str) -> bool {
 /// one and the sentence does. "they did a free check, so apparently I have high blood
 /// pressure" is the user's; "I'm fine, my son has asthma" is not.
 pub(super) fn users_at(lower: &str, at: usize) -> bool {
-    owner_at(lower, at).unwrap_or_else(|| first_person(lower))
+    owner_at(lower, at).unwrap_or_else(|| first_person(lower) || said_without_i(lower, at))
+}
+
+/// Whether `lower` names no one and drops its "I", as chat does: "on apixaban since the
+/// clot", "got a pacemaker fitted in march", or opens with the health word itself
+/// ("tamoxifen for five years after the lumpectomy").
+fn said_without_i(lower: &str, at: usize) -> bool {
+    const OPENERS: &[&str] = &[
+        "got",
+        "had",
+        "have",
+        "been",
+        "on",
+        "taking",
+        "started",
+        "diagnosed",
+        "still",
+        "just",
+        "finally",
+        "living",
+        "managing",
+        "dealing",
+        "stuck",
+    ];
+    person_order(lower).is_none()
+        && (words_of(lower).next().is_some_and(|w| listed(OPENERS, w))
+            || lower[..at].trim().is_empty())
 }
 
 /// Whose the word at `at` in `lower` is, by its clause alone: the nearest person named
@@ -913,7 +1028,12 @@ fn person_words(lower: &str) -> Vec<bool> {
                         .get(i + 1)
                         .map(|n| n.trim_end_matches("'s"))
                         .is_some_and(|n| !listed(PEOPLE, n) && !listed(FAMILIARS, n)));
-            let other = matches!(*w, "he" | "she" | "they" | "his" | "her")
+            // "they say", "they call it": the clinicians, not someone the health is of.
+            let impersonal = *w == "they"
+                && words
+                    .get(i + 1)
+                    .is_some_and(|n| listed(IMPERSONAL_VERBS, n));
+            let other = (matches!(*w, "he" | "she" | "they" | "his" | "her") && !impersonal)
                 || listed(PEOPLE, w.trim_end_matches("'s"));
             (mine || other).then_some(mine)
         })

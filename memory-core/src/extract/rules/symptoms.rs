@@ -88,6 +88,15 @@ pub(crate) const TRIGGERS: &[&str] = &[
     "alcohol",
     "red wine",
     "histamine",
+    "tyramine",
+    "salicylate",
+    "aspartame",
+    "nitrates",
+    "nightshade",
+    "cinnamon",
+    "poppy seed",
+    "lanolin",
+    "macadamia",
     "cheese",
     "cream",
     "ice cream",
@@ -146,6 +155,16 @@ pub(crate) const ALLERGIC_SIGNS: &[(&str, &[&str])] = &[
     ("puffed", &[]),
     ("puffy", &[]),
     ("blew", &["lips", "face", "eyes", "tongue", "throat"]),
+    ("blow", &["up"]),
+    ("ballooned", &[]),
+    ("tingled", &[]),
+    ("blister", &[]),
+    ("blisters", &[]),
+    ("blistered", &[]),
+    ("weep", &["skin"]),
+    ("weeping", &["skin"]),
+    ("close", &["throat"]),
+    ("closes", &["throat"]),
     ("itchy", &[]),
     ("itching", &[]),
     ("tingly", &[]),
@@ -225,6 +244,8 @@ pub(crate) const GUT_SIGNS: &[(&str, &[&str])] = &[
     ("headaches", &[]),
     ("head", &["pounding", "splitting", "thumping"]),
     ("palpitations", &[]),
+    ("ache", &["joints", "joint", "stomach", "head"]),
+    ("aches", &["joints", "joint", "stomach", "head"]),
     ("sick", &[]),
     ("ill", &[]),
 ];
@@ -233,6 +254,36 @@ pub(crate) const GUT_SIGNS: &[(&str, &[&str])] = &[
 const NOT_AFTER_SICK: &[&str] = &[
     "of", "with", "about", "day", "days", "note", "leave", "pay", "to", "at",
 ];
+
+/// The parts of a trigger named with it: "egg *yolks*", "sesame *seeds*".
+const PARTS: &[&str] = &[
+    "yolk", "yolks", "white", "whites", "seed", "seeds", "oil", "flour", "milk", "butter",
+    "powder", "extract", "sauce",
+];
+
+/// Whether a lowercased sentence tells a sign of an allergic reaction anywhere.
+pub(super) fn has_allergic_sign(lower: &str) -> bool {
+    let words = words_at(lower);
+    words.iter().enumerate().any(|(i, (_, w))| {
+        ALLERGIC_SIGNS.iter().any(|(s, wanted)| {
+            s == w
+                && (wanted.is_empty()
+                    || words[i.saturating_sub(4)..(i + 5).min(words.len())]
+                        .iter()
+                        .any(|(_, n)| wanted.contains(n)))
+        })
+    })
+}
+
+/// Whether a lowercased sentence tells any sign of a reaction (allergic or the gut's).
+pub(super) fn has_sign(lower: &str) -> bool {
+    has_allergic_sign(lower)
+        || words_at(lower).iter().any(|(_, w)| {
+            GUT_SIGNS
+                .iter()
+                .any(|(s, wanted)| s == w && wanted.is_empty())
+        })
+}
 
 /// How far apart (in words) a trigger and a sign may be in a sentence.
 const NEAR: usize = 20;
@@ -302,9 +353,16 @@ pub(super) fn reactions_by_symptom(lower: &str) -> Vec<FactCandidate> {
         let said = &said[..said
             .find(|c: char| !(c.is_alphanumeric() || c == ' ' || c == '-'))
             .unwrap_or(said.len())];
+        // "egg yolks", "sesame seeds", "peanut oil": the part named goes with it.
+        let parts = trigger.split(' ').count();
+        let part = said
+            .split(' ')
+            .nth(parts)
+            .filter(|p| listed(PARTS, p))
+            .map_or(0, |_| 1);
         let named = said
             .split(' ')
-            .take(trigger.split(' ').count())
+            .take(parts + part)
             .collect::<Vec<_>>()
             .join(" ");
         let i = words.iter().take_while(|(w_at, _)| *w_at < at).count();
