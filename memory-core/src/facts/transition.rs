@@ -33,6 +33,7 @@ const STUDY_WORDS: &[&str] = &["studi", "study", "cours", "degre"];
 /// Words for the kind of thing an ending names beside its name: "the scrabble app", "my
 /// gym membership", "the bassoon lessons".
 const KIND_WORDS: &[&str] = &[
+    "habit",
     "app",
     "apps",
     "account",

@@ -307,10 +307,18 @@ pub(crate) fn couple_status(p: &Predicate) -> Vec<Found> {
 /// "the divorce came through in march", "my divorce from Graham was finalised": the
 /// user is divorced, as "I got divorced" says.
 pub(crate) fn divorce_final(words: &[Word]) -> Vec<Found> {
-    let Some(at) = words.iter().position(|w| w.lower() == "divorce") else {
+    // "the decree absolute came through": the last step of a divorce.
+    let decree = |i: usize| {
+        words[i].lower() == "decree"
+            && words
+                .get(i + 1)
+                .is_some_and(|w| matches!(w.lower(), "absolute" | "nisi"))
+    };
+    let Some(at) = (0..words.len()).find(|&i| words[i].lower() == "divorce" || decree(i)) else {
         return Vec::new();
     };
-    let opened = at > 0 && matches!(words[at - 1].lower(), "the" | "my" | "our");
+    let at = if decree(at) { at + 1 } else { at };
+    let opened = at > 0 && matches!(words[at - 1].lower(), "the" | "my" | "our" | "decree");
     let after = &words[at + 1..];
     let done = after.iter().take(6).enumerate().any(|(i, w)| {
         matches!(w.lower(), "finalised" | "finalized" | "final" | "official")

@@ -57,14 +57,107 @@ const CAR_MAKES: &[&str] = &[
 /// Words that end a name or place taken from a shape: "Bergen *means*", "Priya *eleven*
 /// years".
 const STOPS: &[&str] = &[
-    "means", "and", "so", "since", "for", "with", "but", "which", "is", "are", "was", "has",
-    "have", "had", "now", "these", "this", "that", "the", "on", "at", "in", "from", "to", "after",
-    "before", "when", "where", "who", "until", "till", "because", "bc", "cos", "as", "just",
-    "still", "every", "last", "next", "nine", "ten", "eleven", "twelve", "years", "months",
-    "weeks", "days", "year", "month", "week", "one", "two", "three", "four", "five", "six",
-    "seven", "eight", "twenty", "thirty", "forty", "fifty", "its", "it's", "lol", "haha",
-    "honestly", "though", "then", "we", "i", "i'm", "im", "my", "our", "he", "she", "they",
-    "makes", "keeps", "gets", "whistles", "screams",
+    "means",
+    "and",
+    "so",
+    "since",
+    "for",
+    "with",
+    "but",
+    "which",
+    "is",
+    "are",
+    "was",
+    "has",
+    "have",
+    "had",
+    "now",
+    "these",
+    "this",
+    "that",
+    "the",
+    "on",
+    "at",
+    "in",
+    "from",
+    "to",
+    "after",
+    "before",
+    "when",
+    "where",
+    "who",
+    "until",
+    "till",
+    "because",
+    "bc",
+    "cos",
+    "as",
+    "just",
+    "still",
+    "every",
+    "last",
+    "next",
+    "nine",
+    "ten",
+    "eleven",
+    "twelve",
+    "years",
+    "months",
+    "weeks",
+    "days",
+    "year",
+    "month",
+    "week",
+    "one",
+    "two",
+    "three",
+    "four",
+    "five",
+    "six",
+    "seven",
+    "eight",
+    "twenty",
+    "thirty",
+    "forty",
+    "fifty",
+    "its",
+    "it's",
+    "lol",
+    "haha",
+    "honestly",
+    "though",
+    "then",
+    "we",
+    "i",
+    "i'm",
+    "im",
+    "my",
+    "our",
+    "he",
+    "she",
+    "they",
+    "makes",
+    "keeps",
+    "gets",
+    "whistles",
+    "screams",
+    "today",
+    "yesterday",
+    "tomorrow",
+    "tonight",
+    "monday",
+    "tuesday",
+    "wednesday",
+    "thursday",
+    "friday",
+    "saturday",
+    "sunday",
+    "recently",
+    "ago",
+    "by",
+    "of",
+    "after",
+    "during",
 ];
 
 /// Words that open a clause without changing what it says: "so", "honestly", "ugh".
@@ -272,9 +365,143 @@ fn plain_sentences(words: &[&str], sentence: &str) -> Vec<String> {
             out.push(format!("I'm married to {who}."));
         }
     }
-    // "being single at 34".
-    if at(0, "being") && at(1, "single") {
+    // "being single at 34", "single for a good two years".
+    if (at(0, "being") && at(1, "single"))
+        || (at(0, "single") && matches!(l.get(1).copied(), Some("for" | "since" | "again")))
+    {
         out.push("I'm single.".to_owned());
+    }
+    // "started my first shift as a crane operator", "first day as a paramedic".
+    if let Some(a) = find(&["as"]).filter(|&a| {
+        a >= 1
+            && matches!(l[a - 1], "shift" | "day" | "week")
+            && (at(a + 1, "a") || at(a + 1, "an"))
+    }) {
+        if l[..a]
+            .iter()
+            .any(|x| matches!(*x, "started" | "start" | "first"))
+        {
+            if let Some(job) = name(a + 2, 3) {
+                let article = if at(a + 1, "an") { "an" } else { "a" };
+                out.push(format!("I work as {article} {job}."));
+            }
+        }
+    }
+    // "got the job at the piano workshop".
+    if let Some(g) = find(&["got", "the", "job", "at"]).or_else(|| find(&["got", "a", "job", "at"]))
+    {
+        let from = g + 4 + usize::from(at(g + 4, "the"));
+        if let Some(place) = name(from, 4) {
+            let the = if at(g + 4, "the") { "the " } else { "" };
+            out.push(format!("I work at {the}{place}."));
+        }
+    }
+    // "Casimir and I pulled the plug", "me and Dev split up", "we went our separate ways".
+    let ended = find(&["pulled", "the", "plug"])
+        .or_else(|| find(&["split", "up"]))
+        .or_else(|| find(&["broke", "up"]))
+        .or_else(|| find(&["called", "it", "quits"]))
+        .or_else(|| find(&["went", "our", "separate", "ways"]));
+    if let Some(e) = ended {
+        if at(0, "me") && at(1, "and") && e >= 3 {
+            out.push(format!(
+                "I broke up with {}.",
+                capitalised(&w[2..e].join(" "))
+            ));
+        } else if e >= 3 && at(e - 2, "and") && matches!(l[e - 1], "i" | "me") && e <= 4 {
+            out.push(format!(
+                "I broke up with {}.",
+                capitalised(&w[..e - 2].join(" "))
+            ));
+        } else if e == 1 && at(0, "we") {
+            out.push("We split up.".to_owned());
+        }
+    }
+    // "Olu popped the question": engaged.
+    if find(&["popped", "the", "question"]).is_some() {
+        out.push("We got engaged.".to_owned());
+    }
+    // "half a year since my last roll-up": a habit given up.
+    if let Some(s) = find(&["since", "my", "last"]) {
+        let timed = l[..s].iter().any(|x| {
+            matches!(
+                *x,
+                "year" | "years" | "months" | "month" | "weeks" | "week" | "days"
+            )
+        });
+        let habit = l.get(s + 3).copied().filter(|x| {
+            matches!(
+                *x,
+                "cigarette"
+                    | "cigarettes"
+                    | "fag"
+                    | "fags"
+                    | "roll-up"
+                    | "rollie"
+                    | "cig"
+                    | "smoke"
+                    | "drink"
+                    | "pint"
+                    | "vape"
+                    | "joint"
+                    | "coffee"
+                    | "bet"
+            )
+        });
+        if let Some(habit) = habit.filter(|_| timed) {
+            out.push(format!("I gave up {habit}s."));
+        }
+    }
+    // "been on the wagon since new year": not drinking.
+    if find(&["on", "the", "wagon"]).is_some() && !l.iter().any(|x| *x == "off") {
+        out.push("I'm teetotal now.".to_owned());
+    }
+    // "gave the bonsai trees to a retired neighbour".
+    if let Some(g) = l.iter().position(|x| *x == "gave") {
+        if matches!(l.get(g + 1).copied(), Some("the" | "my" | "our")) {
+            if let Some(t) = (g + 3..l.len().min(g + 6)).find(|&i| l[i] == "to") {
+                out.push(format!("I gave away the {}.", w[g + 2..t].join(" ")));
+            }
+        }
+    }
+    // "since the motorhome's been sold", "the van was sold".
+    if at(0, "the") || at(0, "since") {
+        let from = usize::from(at(0, "since")) + usize::from(at(1, "the"));
+        if let Some(sold) = l.iter().position(|x| *x == "sold").filter(|s| *s > from) {
+            let thing: Vec<&str> = w[from..sold]
+                .iter()
+                .map(|x| x.trim_end_matches("'s"))
+                .filter(|x| {
+                    !matches!(
+                        x.to_lowercase().as_str(),
+                        "has" | "had" | "was" | "been" | "got"
+                    )
+                })
+                .collect();
+            if (1..=3).contains(&thing.len())
+                && l[from..sold]
+                    .iter()
+                    .any(|x| x.ends_with("'s") || matches!(*x, "was" | "been" | "got"))
+            {
+                out.push(format!("I sold the {}.", thing.join(" ")));
+            }
+        }
+    }
+    // "the big five-oh was last weekend".
+    if let Some(b) = find(&["big"]) {
+        let tens = l
+            .get(b + 1)
+            .and_then(|x| x.strip_suffix("-oh"))
+            .and_then(|t| {
+                [
+                    "two", "three", "four", "five", "six", "seven", "eight", "nine",
+                ]
+                .iter()
+                .position(|n| *n == t)
+            });
+        if let Some(t) = tens {
+            out.push(format!("I turned {}.", (t + 2) * 10));
+        }
     }
     // "our cockatiel, Sir Biscuit, whistles": the pet and its name in apposition.
     if (at(0, "my") || at(0, "our") || at(0, "the")) && l.len() == 2 && listed(PETS, l[1]) {
@@ -384,6 +611,33 @@ fn plain_sentences(words: &[&str], sentence: &str) -> Vec<String> {
         };
         if let Some(who) = who.filter(|n| n.chars().next().is_some_and(char::is_alphabetic)) {
             out.push(format!("I have a partner named {}.", capitalised(&who)));
+        }
+    }
+    // "Pom got adopted by a family", "Gordon went belly up": a pet gone.
+    let gone = find(&["got", "adopted"])
+        .or_else(|| find(&["was", "adopted"]))
+        .or_else(|| find(&["went", "belly", "up"]))
+        .or_else(|| find(&["crossed", "the", "rainbow"]));
+    if let Some(g) = gone {
+        let pet: Vec<&str> = w[..g]
+            .iter()
+            .zip(&l[..g])
+            .filter(|(_, l)| {
+                !matches!(**l, "finally" | "sadly" | "just" | "the" | "little" | "old")
+            })
+            .map(|(w, _)| *w)
+            .collect();
+        let someone = matches!(
+            l.first().copied(),
+            Some("i" | "we" | "he" | "she" | "they" | "my" | "our")
+        );
+        if (1..=2).contains(&pet.len()) && !someone {
+            let verb = if l[g] == "went" || l[g] == "crossed" {
+                "lost"
+            } else {
+                "rehomed"
+            };
+            out.push(format!("I {verb} {}.", capitalised(&pet.join(" "))));
         }
     }
     // "Sir Biscuit went to a bird rescue in May".
@@ -542,6 +796,44 @@ mod tests {
             ["I turned 61."]
         );
         assert_eq!(plain("the retirement party was a blur"), ["I retired."]);
+        assert_eq!(
+            plain("started my first shift as a bus driver today"),
+            ["I work as a bus driver."]
+        );
+        assert_eq!(
+            plain("got the job at the bike co-op"),
+            ["I work at the bike co-op."]
+        );
+        assert_eq!(
+            plain("tomasz and i pulled the plug last month"),
+            ["I broke up with Tomasz."]
+        );
+        assert_eq!(
+            plain("she popped the question in rome"),
+            ["We got engaged."]
+        );
+        assert_eq!(
+            plain("nine months since my last cigarette"),
+            ["I gave up cigarettes."]
+        );
+        assert_eq!(plain("on the wagon since january"), ["I'm teetotal now."]);
+        assert_eq!(
+            plain("gave the sewing machine to my niece"),
+            ["I gave away the sewing machine."]
+        );
+        assert_eq!(
+            plain("since the caravan's been sold we holiday in hotels"),
+            ["I sold the caravan."]
+        );
+        assert_eq!(plain("the big four-oh is on friday"), ["I turned 40."]);
+        assert_eq!(
+            plain("Biscuit got adopted by a farm family"),
+            ["I rehomed Biscuit."]
+        );
+        assert_eq!(
+            plain("single for three years and loving it"),
+            ["I'm single."]
+        );
         assert_eq!(
             plain("traded the old astra in for an electric mini"),
             ["I sold the old astra."]

@@ -537,6 +537,12 @@ const DIET_CUES: &[&str] = &[
 
 /// Diets a clinician puts one on, besides those one *is* ([`DIETS`](super::lexicon::DIETS)).
 const PRESCRIBED_DIETS: &[&str] = &[
+    "atkins",
+    "whole30",
+    "slimming world",
+    "weight watchers",
+    "mediterranean diet",
+    "intermittent fasting",
     "low-fodmap",
     "fodmap",
     "low-salt",
@@ -732,7 +738,18 @@ fn came_off(lower: &str, at: usize) -> bool {
     let off_verb = |w: Option<&str>| {
         matches!(
             w,
-            Some("came" | "come" | "coming" | "weaned" | "got" | "getting" | "taken" | "took")
+            Some(
+                "came"
+                    | "come"
+                    | "coming"
+                    | "weaned"
+                    | "got"
+                    | "getting"
+                    | "taken"
+                    | "took"
+                    | "tapered"
+                    | "tapering"
+            )
         )
     };
     // "came off the sertraline", "the gp took me off the omeprazole".
