@@ -453,7 +453,7 @@ fn plain_sentences(words: &[&str], sentence: &str) -> Vec<String> {
         }
     }
     // "been on the wagon since new year": not drinking.
-    if find(&["on", "the", "wagon"]).is_some() && !l.iter().any(|x| *x == "off") {
+    if find(&["on", "the", "wagon"]).is_some() && !l.contains(&"off") {
         out.push("I'm teetotal now.".to_owned());
     }
     // "gave the bonsai trees to a retired neighbour".
