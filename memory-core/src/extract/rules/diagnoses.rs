@@ -89,10 +89,31 @@ const NAMING: &[&str] = &[
     "they call it",
     "showed",
     "confirmed",
+    "said",
+    "says",
 ];
 
 /// Names that say nothing is wrong, or are no name at all.
 const NOT_NAMES: &[&str] = &[
+    "it's",
+    "its",
+    "i'm",
+    "im",
+    "i've",
+    "i'd",
+    "if",
+    "they",
+    "we're",
+    "he's",
+    "she's",
+    "to",
+    "you",
+    "i",
+    "we",
+    "he",
+    "she",
+    "there",
+    "no",
     "nothing",
     "fine",
     "normal",
@@ -252,6 +273,8 @@ const MEDICINE_ENDINGS: &[&str] = &[
     "tadine",
     "setron",
     "thyroxine",
+    "sporin",
+    "olimus",
     "apine",
 ];
 
@@ -262,6 +285,13 @@ pub(super) fn medicine_shaped(lower: &str) -> Vec<&str> {
         .map(|(_, w)| w)
         .filter(|w| w.len() >= 7 && MEDICINE_ENDINGS.iter().any(|e| w.ends_with(e)))
         .collect()
+}
+
+/// Whether `word` is shaped like a condition's name ("haemochromatosis").
+pub(super) fn condition_shaped(word: &str) -> bool {
+    word.len() >= 7
+        && CONDITION_ENDINGS.iter().any(|e| word.ends_with(e))
+        && !listed(NOT_CONDITIONS, word)
 }
 
 /// The health facts of a user's lowercased sentence that only a clinician's naming or

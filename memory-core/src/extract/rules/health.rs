@@ -111,6 +111,13 @@ const CONDITIONS: &[&str] = &[
     "gastroparesis",
     "hypoglycaemia",
     "hypoglycemia",
+    "pku",
+    "phenylketonuria",
+    "cochlear implant",
+    "hearing aid",
+    "hearing aids",
+    "insulin pump",
+    "prosthetic",
     // Lay names and conditions said in passing (2026-12-07, session 16).
     "fibro",
     "sarcoid",
@@ -243,6 +250,9 @@ const ALLERGIC_REACTIONS: &[&str] = &[
     "anaphylactic shock",
     "swollen",
     "itchy",
+    "puffy",
+    "blotchy",
+    "welts",
 ];
 
 /// What a food does to someone intolerant of it: "X makes me ill".
@@ -402,6 +412,7 @@ pub(super) fn health_facts(text: &str) -> Vec<FactCandidate> {
             out.extend(reactions(lower));
         }
         out.extend(super::symptoms::reactions_by_symptom(lower));
+        out.extend(tolerated(lower));
         out.extend(super::diagnoses::diagnoses(lower));
         out.extend(diets(lower));
         if find_word(lower, "cholesterol").is_some_and(|i| !denied(lower, i) && mine(i))
@@ -518,6 +529,8 @@ pub(super) fn loose_health_facts(asked: &str, joked: &str) -> Vec<FactCandidate>
     let known = |v: &str| {
         CONDITIONS.iter().chain(MEDICATIONS).any(|w| v.contains(w))
             || super::symptoms::is_trigger(v)
+            || v.split_whitespace().any(super::diagnoses::condition_shaped)
+            || !super::diagnoses::medicine_shaped(v).is_empty()
     };
     out.extend(
         health_facts(joked)
@@ -552,6 +565,16 @@ const PRESCRIBED_DIETS: &[&str] = &[
     "low-sugar",
     "low-protein",
     "low-potassium",
+    "low potassium",
+    "low salt",
+    "low sodium",
+    "low carb",
+    "low fat",
+    "low sugar",
+    "low protein",
+    "low residue",
+    "low fibre",
+    "low fiber",
     "gluten-free",
     "dairy-free",
     "sugar-free",
@@ -600,6 +623,41 @@ fn diets(lower: &str) -> Vec<FactCandidate> {
                 &format!("is {diet}"),
                 "diet",
                 diet,
+                Polarity::Positive,
+            ));
+        }
+    }
+    // "I'm on the carnivore diet", "doing a strict low residue diet": a diet by its name.
+    if let Some(d) = find_word(lower, "diet").filter(|d| !denied(lower, *d) && users_at(lower, *d))
+    {
+        let before = words_before(lower, d, &[]);
+        let named: Vec<&str> = before
+            .iter()
+            .rev()
+            .take_while(|w| {
+                !listed(DIET_CUES, w) && !matches!(**w, "a" | "the" | "strict" | "new" | "my")
+            })
+            .take(2)
+            .copied()
+            .collect();
+        let cue_at = before.len() - named.len();
+        let cued = before[..cue_at]
+            .iter()
+            .rev()
+            .find(|w| !matches!(**w, "a" | "the" | "strict" | "new" | "my"))
+            .is_some_and(|w| listed(DIET_CUES, w) || matches!(*w, "following" | "follow"));
+        let name: Vec<&str> = named.into_iter().rev().collect();
+        let name = name.join(" ");
+        if cued
+            && !name.is_empty()
+            && !out
+                .iter()
+                .any(|c: &FactCandidate| c.value.as_deref() == Some(name.as_str()))
+        {
+            out.push(health(
+                &format!("is on a {name} diet"),
+                "diet",
+                &name,
                 Polarity::Positive,
             ));
         }
@@ -864,6 +922,31 @@ const PEOPLE: &[&str] = &[
     "stepmum",
     "flatmate",
 ];
+
+/// "I can't tolerate inulin", "don't tolerate lactose well": an intolerance.
+fn tolerated(lower: &str) -> Vec<FactCandidate> {
+    let mut out = Vec::new();
+    for cue in [
+        "can't tolerate ",
+        "cannot tolerate ",
+        "cant tolerate ",
+        "don't tolerate ",
+    ] {
+        if let Some(i) = lower.find(cue).filter(|i| users_at(lower, *i)) {
+            let what = phrase(&lower[i + cue.len()..]);
+            let what = what.trim_end_matches(" well").trim();
+            if !what.is_empty() && what.split(' ').count() <= 3 {
+                out.push(health(
+                    &format!("is intolerant to {what}"),
+                    "intolerance",
+                    what,
+                    Polarity::Negative,
+                ));
+            }
+        }
+    }
+    out
+}
 
 /// Organs people live without once removed: "had my spleen out".
 const ORGANS: &[&str] = &[
@@ -1196,6 +1279,14 @@ mod tests {
         assert_eq!(
             replaced[0].transition,
             Some(Transition::Replaces { from: None })
+        );
+        assert_eq!(
+            texts("i'm on the raw food diet these days"),
+            ["is on a raw food diet"]
+        );
+        assert_eq!(
+            texts("i can't tolerate sorbitol"),
+            ["is intolerant to sorbitol"]
         );
         let switched = health_facts("my gp switched me over to ramipril last week");
         assert_eq!(switched.len(), 1);
