@@ -24,12 +24,16 @@
 # (health_fresh4.jsonl, scored like health), both written 2026-12-07, not in the default:
 # `run.sh BIN DIR changes_fresh5,health_fresh4`, details DIR/details_<part>.jsonl, summary key <part>.
 #
+# Likewise changes_fresh6 (changes_fresh6.jsonl, scored like changes) and health_fresh5
+# (health_fresh5.jsonl, scored like health), both written 2026-12-07, not in the default:
+# `run.sh BIN DIR changes_fresh6,health_fresh5`, details DIR/details_<part>.jsonl, summary key <part>.
+#
 # Environment: RECALL_K (default 5), AGENTMEM_INGEST_ARGS and AGENTMEM_RECALL_ARGS
 # (extra flags, split on spaces, e.g. an embedder option).
 set -euo pipefail
 
 if [ $# -lt 2 ] || [ $# -gt 3 ]; then
-    sed -n '2,28p' "$0" >&2
+    sed -n '2,32p' "$0" >&2
     exit 2
 fi
 BIN=$1

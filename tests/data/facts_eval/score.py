@@ -19,6 +19,8 @@ Drives the `agentmem` CLI (Python 3, standard library only):
              details file and summary key are named changes_fresh4. Not in the default parts.
 - changes_fresh5: the same on changes_fresh5.jsonl (written 2026-12-07, see README.md); its stores,
              details file and summary key are named changes_fresh5. Not in the default parts.
+- changes_fresh6: the same on changes_fresh6.jsonl (written 2026-12-07, see README.md); its stores,
+             details file and summary key are named changes_fresh6. Not in the default parts.
 - health:    the disclosure is ingested, then `agentmem recall --json` is asked the question
              (at its own date); the answer must be in the memory block. `facts list` is read too.
 - health_fresh: the same on health_fresh.jsonl (written 2026-12-07, see README.md); its store,
@@ -29,6 +31,8 @@ Drives the `agentmem` CLI (Python 3, standard library only):
              details file and summary key are named health_fresh3. Not in the default parts.
 - health_fresh4: the same on health_fresh4.jsonl (written 2026-12-07, see README.md); its store,
              details file and summary key are named health_fresh4. Not in the default parts.
+- health_fresh5: the same on health_fresh5.jsonl (written 2026-12-07, see README.md); its store,
+             details file and summary key are named health_fresh5. Not in the default parts.
 - histories: every session of a user is ingested (in order; reversed; in order then the first
              session again), then recall is asked each question of that user.
 
@@ -374,7 +378,7 @@ def summarize_histories(details):
 
 def report_changes(c, title):
     """The table of one file of change pairs (changes, changes_fresh, changes_fresh2, changes_fresh3, changes_fresh4,
-    changes_fresh5)."""
+    changes_fresh5, changes_fresh6)."""
     lines = [f"{title} ({c['total']} pairs; first statement captured alone: {c['first_captured']}/{c['total']})"]
     lines.append(f"  {'variant':<10} {'hits':>9} {'new present':>12} {'kept':>6} {'stale current':>14} {'same as in-order':>17}")
     for v in CHANGE_VARIANTS:
@@ -399,13 +403,15 @@ def report(summary):
                         ("changes_fresh2", "CHANGES, SECOND FRESH SET (changes_fresh2.jsonl)"),
                         ("changes_fresh3", "CHANGES, THIRD FRESH SET (changes_fresh3.jsonl)"),
                         ("changes_fresh4", "CHANGES, FOURTH FRESH SET (changes_fresh4.jsonl)"),
-                        ("changes_fresh5", "CHANGES, FIFTH FRESH SET (changes_fresh5.jsonl)")):
+                        ("changes_fresh5", "CHANGES, FIFTH FRESH SET (changes_fresh5.jsonl)"),
+                        ("changes_fresh6", "CHANGES, SIXTH FRESH SET (changes_fresh6.jsonl)")):
         if part in summary:
             lines.extend(report_changes(summary[part], title))
     for part, title in (("health", "HEALTH"), ("health_fresh", "HEALTH, FRESH SET (health_fresh.jsonl)"),
                         ("health_fresh2", "HEALTH, SECOND FRESH SET (health_fresh2.jsonl)"),
                         ("health_fresh3", "HEALTH, THIRD FRESH SET (health_fresh3.jsonl)"),
-                        ("health_fresh4", "HEALTH, FOURTH FRESH SET (health_fresh4.jsonl)")):
+                        ("health_fresh4", "HEALTH, FOURTH FRESH SET (health_fresh4.jsonl)"),
+                        ("health_fresh5", "HEALTH, FIFTH FRESH SET (health_fresh5.jsonl)")):
         if part in summary:
             h = summary[part]
             lines.append(f"{title} ({h['total']} disclosures)")
@@ -442,8 +448,8 @@ def main():
                   os.environ.get("AGENTMEM_RECALL_ARGS", "").split())
     parts = [p.strip() for p in args.parts.split(",") if p.strip()]
     known = ("changes", "changes_fresh", "changes_fresh2", "changes_fresh3", "changes_fresh4", "changes_fresh5",
-             "health", "health_fresh", "health_fresh2", "health_fresh3", "health_fresh4", "health_shared",
-             "histories")
+             "changes_fresh6", "health", "health_fresh", "health_fresh2", "health_fresh3", "health_fresh4",
+             "health_fresh5", "health_shared", "histories")
     unknown = [p for p in parts if p not in known]
     if unknown:
         ap.error(f"unknown part(s) {', '.join(unknown)}; known: {', '.join(known)}")
@@ -455,11 +461,13 @@ def main():
         ("changes_fresh3", lambda: score_changes(am, work, "changes_fresh3"), summarize_changes),
         ("changes_fresh4", lambda: score_changes(am, work, "changes_fresh4"), summarize_changes),
         ("changes_fresh5", lambda: score_changes(am, work, "changes_fresh5"), summarize_changes),
+        ("changes_fresh6", lambda: score_changes(am, work, "changes_fresh6"), summarize_changes),
         ("health", lambda: score_health(am, work, args.k), summarize_health),
         ("health_fresh", lambda: score_health(am, work, args.k, "health_fresh"), summarize_health),
         ("health_fresh2", lambda: score_health(am, work, args.k, "health_fresh2"), summarize_health),
         ("health_fresh3", lambda: score_health(am, work, args.k, "health_fresh3"), summarize_health),
         ("health_fresh4", lambda: score_health(am, work, args.k, "health_fresh4"), summarize_health),
+        ("health_fresh5", lambda: score_health(am, work, args.k, "health_fresh5"), summarize_health),
         ("health_shared", lambda: score_health_shared(am, work, args.k), summarize_health_shared),
         ("histories", lambda: score_histories(am, work, args.k), summarize_histories),
     ):
