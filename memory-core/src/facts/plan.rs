@@ -165,7 +165,7 @@ pub(super) fn ended_later<'a>(
                 fact.value != candidate.value
                     && candidate.attribute.is_some()
                     && family(&fact.attribute) == family(&candidate.attribute)
-                    && (fact.attribute.as_deref() != Some("note")
+                    && (!matches!(fact.attribute.as_deref(), Some("note" | "possession"))
                         || verb(&fact.text) == verb(&candidate.text))
             }
             None => false,

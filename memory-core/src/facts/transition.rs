@@ -257,7 +257,8 @@ fn replaced<'a>(
             .as_deref()
             .is_some_and(|a| family(a) == family(attribute))
             && f.value != candidate.value
-            && (attribute != "note" || verb(&f.text) == verb(&candidate.text))
+            && (!matches!(attribute, "note" | "possession")
+                || verb(&f.text) == verb(&candidate.text))
     };
     if let Some(f) = nearest(endable(current, candidate).filter(same_kind), candidate) {
         return Some(f);

@@ -168,6 +168,11 @@ const OPENERS: &[&str] = &[
 
 /// Who gets a thing given away: "the cello went to *a lad* from the orchestra".
 const TAKERS: &[&str] = &[
+    "collector",
+    "buyer",
+    "dealer",
+    "scrapyard",
+    "scrap",
     "lad",
     "girl",
     "boy",
@@ -318,6 +323,12 @@ fn plain_sentences(words: &[&str], sentence: &str) -> Vec<String> {
             .filter(|e| (3..=6).contains(e))
         {
             out.push(format!("I cancelled the {}.", w[2..e].join(" ")));
+        }
+    }
+    // "my 58th was spent in minor injuries".
+    if at(0, "my") && matches!(l.get(2).copied(), Some("was" | "is")) {
+        if let Some(n) = l.get(1).and_then(|n| ordinal(n)) {
+            out.push(format!("I turned {n}."));
         }
     }
     // "had my 79th last week", "celebrated my 50th".
@@ -613,6 +624,99 @@ fn plain_sentences(words: &[&str], sentence: &str) -> Vec<String> {
             out.push(format!("I have a partner named {}.", capitalised(&who)));
         }
     }
+    // "the trigger finger has cleared up", "my eczema's healed": a condition gone.
+    if at(0, "the") || at(0, "my") {
+        let cleared = l.iter().position(|x| {
+            matches!(
+                *x,
+                "cleared" | "healed" | "resolved" | "disappeared" | "vanished"
+            )
+        });
+        if let Some(c) = cleared.filter(|c| (2..=5).contains(c)) {
+            let thing: Vec<&str> = w[1..c]
+                .iter()
+                .map(|x| x.trim_end_matches("'s"))
+                .filter(|x| {
+                    !matches!(
+                        x.to_lowercase().as_str(),
+                        "has" | "have" | "had" | "is" | "finally" | "completely" | "totally"
+                    )
+                })
+                .collect();
+            if (1..=3).contains(&thing.len()) {
+                out.push(format!("I no longer have {}.", thing.join(" ")));
+            }
+        }
+    }
+    // "today was my last day there", "my last day at Fujitsu was friday": a job left.
+    if find(&["my", "last", "day"]).is_some() && !l.contains(&"holiday") {
+        out.push("I left my job.".to_owned());
+    }
+    // "i'm done with the plant based thing".
+    if let Some(d) = find(&["done", "with"]) {
+        if d >= 1 && matches!(l[d - 1], "i'm" | "im" | "am") {
+            let from = d + 2 + usize::from(matches!(l.get(d + 2).copied(), Some("the" | "my")));
+            if let Some(thing) = name(from, 3) {
+                out.push(format!("I gave up {thing}."));
+            }
+        }
+    }
+    // "eight years vegan", "ten years sober": a diet kept.
+    if let Some(y) = l
+        .iter()
+        .position(|x| matches!(*x, "years" | "year" | "months"))
+    {
+        if y >= 1
+            && l.get(y + 1)
+                .is_some_and(|d| listed(super::lexicon::DIETS, d))
+        {
+            out.push(format!("I'm {}.", l[y + 1]));
+        }
+    }
+    // "the rescue rehomed Bramwell", "we rehomed Pip".
+    if let Some(r) = l.iter().position(|x| *x == "rehomed").filter(|r| *r >= 1) {
+        let ours = l[..r]
+            .iter()
+            .any(|x| matches!(*x, "rescue" | "shelter" | "we" | "i" | "charity"));
+        if let Some(pet) = name(r + 1, 2).filter(|_| ours) {
+            out.push(format!("I rehomed {}.", capitalised(&pet)));
+        }
+    }
+    // "since Sprocket passed": a pet (or person) lost. ("Pip died", "Pip passed away"
+    // the clause rules read.)
+    if let Some(p) = l
+        .iter()
+        .position(|x| *x == "passed")
+        .filter(|_| at(0, "since"))
+    {
+        let from = 1;
+        let who = &l[from..p];
+        let named = (1..=2).contains(&who.len())
+            && !who.iter().any(|x| {
+                matches!(
+                    *x,
+                    "i" | "we"
+                        | "he"
+                        | "she"
+                        | "they"
+                        | "it"
+                        | "my"
+                        | "our"
+                        | "the"
+                        | "time"
+                        | "exam"
+                        | "test"
+                )
+            })
+            && (p + 1 == l.len()
+                || matches!(
+                    l[p + 1],
+                    "away" | "in" | "on" | "last" | "we" | "we've" | "and"
+                ));
+        if named {
+            out.push(format!("I lost {}.", capitalised(&w[from..p].join(" "))));
+        }
+    }
     // "Pom got adopted by a family", "Gordon went belly up": a pet gone.
     let gone = find(&["got", "adopted"])
         .or_else(|| find(&["was", "adopted"]))
@@ -834,6 +938,28 @@ mod tests {
             plain("single for three years and loving it"),
             ["I'm single."]
         );
+        assert_eq!(
+            plain("the tennis elbow has cleared up at last"),
+            ["I no longer have tennis elbow."]
+        );
+        assert_eq!(
+            plain("friday was my last day at the bank"),
+            ["I left my job."]
+        );
+        assert_eq!(
+            plain("i'm done with the keto thing"),
+            ["I gave up keto thing."]
+        );
+        assert_eq!(
+            plain("the shelter rehomed biscuit last week"),
+            ["I rehomed Biscuit."]
+        );
+        assert_eq!(
+            plain("since noodle passed we've been sad"),
+            ["I lost Noodle."]
+        );
+        assert_eq!(plain("my 44th was spent in a tent"), ["I turned 44."]);
+        assert!(plain("the exam passed without drama").is_empty());
         assert_eq!(
             plain("traded the old astra in for an electric mini"),
             ["I sold the old astra."]

@@ -60,7 +60,18 @@ const ENDING_VERBS: &[&str] = &[
     "walked out of",
     "put an end to",
     "called time on",
+    "came off",
+    "come off",
+    "weaned off",
+    "tapered off",
+    "got off",
+    "bowed out of",
+    "resigned",
 ];
+
+/// Verbs of a state one holds one of at a time when "now" says it changed: "I drive a
+/// Hyundai now" after "I drive an old Dacia".
+const NOW_REPLACES: &[&str] = &["drives", "rides", "uses", "commutes", "goes"];
 
 /// Relationship statuses that end the user's partner.
 const PARTNER_ENDING_STATUSES: &[&str] = &["single", "divorced", "separated", "widowed"];
@@ -91,7 +102,16 @@ const EXCLUSIVE_VERBS: &[(&str, &str)] = &[("supports", "team supported")];
 /// Revises the candidates found in `text` (see the module docs) and adds the health
 /// disclosures no rule read.
 pub(super) fn revise(text: &str, mut found: Vec<FactCandidate>) -> Vec<FactCandidate> {
+    let now = super::health::find_word(&text.to_lowercase(), "now").is_some();
     for c in &mut found {
+        if now
+            && c.transition.is_none()
+            && c.subject.is_none()
+            && matches!(c.attribute.as_deref(), Some("note" | "possession"))
+            && NOW_REPLACES.contains(&c.text.split(' ').next().unwrap_or_default())
+        {
+            c.transition = Some(Transition::Replaces { from: None });
+        }
         fix_grammar(c);
         habit(c);
         exclusive_note(c);
