@@ -60,6 +60,8 @@ mod span;
 mod tense;
 mod vocab;
 
+pub(crate) use vocab::number_word;
+
 #[cfg(test)]
 mod tests;
 

@@ -138,7 +138,7 @@ pub(super) fn unit(word: &str) -> Option<(Unit, bool)> {
 }
 
 /// A count written as a word ("two", "twelve", "twenty").
-pub(super) fn number_word(word: &str) -> Option<u32> {
+pub(crate) fn number_word(word: &str) -> Option<u32> {
     const WORDS: [&str; 21] = [
         "zero",
         "one",

@@ -57,108 +57,23 @@ const CAR_MAKES: &[&str] = &[
 /// Words that end a name or place taken from a shape: "Bergen *means*", "Priya *eleven*
 /// years".
 const STOPS: &[&str] = &[
-    "means",
-    "and",
-    "so",
-    "since",
-    "for",
-    "with",
-    "but",
-    "which",
-    "is",
-    "are",
-    "was",
-    "has",
-    "have",
-    "had",
-    "now",
-    "these",
-    "this",
-    "that",
-    "the",
-    "on",
-    "at",
-    "in",
-    "from",
-    "to",
-    "after",
-    "before",
-    "when",
-    "where",
-    "who",
-    "until",
-    "till",
-    "because",
-    "bc",
-    "cos",
-    "as",
-    "just",
-    "still",
-    "every",
-    "last",
-    "next",
-    "nine",
-    "ten",
-    "eleven",
-    "twelve",
-    "years",
-    "months",
-    "weeks",
-    "days",
-    "year",
-    "month",
-    "week",
-    "one",
-    "two",
-    "three",
-    "four",
-    "five",
-    "six",
-    "seven",
-    "eight",
-    "twenty",
-    "thirty",
-    "forty",
-    "fifty",
-    "its",
-    "it's",
-    "lol",
-    "haha",
-    "honestly",
-    "though",
-    "then",
-    "we",
-    "i",
-    "i'm",
-    "im",
-    "my",
-    "our",
-    "he",
-    "she",
-    "they",
-    "makes",
-    "keeps",
-    "gets",
-    "whistles",
-    "screams",
-    "today",
-    "yesterday",
-    "tomorrow",
-    "tonight",
-    "monday",
-    "tuesday",
-    "wednesday",
-    "thursday",
-    "friday",
-    "saturday",
-    "sunday",
-    "recently",
-    "ago",
-    "by",
-    "of",
-    "after",
-    "during",
+    "means", "and", "so", "since", "for", "with", "but", "which", "is", "are", "was", "has",
+    "have", "had", "now", "these", "this", "that", "the", "on", "at", "in", "from", "to", "after",
+    "before", "when", "where", "who", "until", "till", "because", "bc", "cos", "as", "just",
+    "still", "every", "last", "next", "years", "months", "weeks", "days", "year", "month", "week",
+    "its", "it's", "lol", "haha", "honestly", "though", "then", "we", "i", "i'm", "im", "my",
+    "our", "he", "she", "they", "makes", "keeps", "gets", "whistles", "screams", "today",
+    "recently", "ago", "by", "of", "after", "during",
 ];
+
+/// Whether `word` ends a name taken from a shape: a word of [`STOPS`], a day or month
+/// ("Priya *monday*"), or a count ("Priya *eleven* years").
+fn stops_a_name(word: &str) -> bool {
+    listed(STOPS, word)
+        || listed(super::when::CALENDAR, word)
+        || matches!(word, "yesterday" | "tomorrow" | "tonight")
+        || super::families::number_word(word).is_some()
+}
 
 /// Words that open a clause without changing what it says: "so", "honestly", "ugh".
 const OPENERS: &[&str] = &[
@@ -253,7 +168,7 @@ fn plain_sentences(words: &[&str], sentence: &str) -> Vec<String> {
             .iter()
             .zip(l)
             .skip(from)
-            .take_while(|(_, l)| !listed(STOPS, l))
+            .take_while(|(_, l)| !stops_a_name(l))
             .take(most)
             .map(|(w, _)| *w)
             .collect();

@@ -735,39 +735,18 @@ fn ordinal_age(nth: &str) -> Option<u32> {
         .filter(|n| (13..=119).contains(n))
 }
 
-/// A number written as a word, up to ninety-nine: "twelve", "forty", "sixty-nine".
+/// A number written as a word, up to ninety-nine: "twelve", "forty", "sixty-nine" (the
+/// units and teens are the time resolver's counts).
 pub(crate) fn number_word(word: &str) -> Option<u32> {
-    const UNITS: &[&str] = &[
-        "zero",
-        "one",
-        "two",
-        "three",
-        "four",
-        "five",
-        "six",
-        "seven",
-        "eight",
-        "nine",
-        "ten",
-        "eleven",
-        "twelve",
-        "thirteen",
-        "fourteen",
-        "fifteen",
-        "sixteen",
-        "seventeen",
-        "eighteen",
-        "nineteen",
-    ];
     const TENS: &[&str] = &[
         "twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety",
     ];
-    let unit = |w: &str| UNITS.iter().position(|u| *u == w).map(|i| i as u32);
     let tens = |w: &str| {
         TENS.iter()
             .position(|t| *t == w)
             .map(|i| 20 + 10 * i as u32)
     };
+    let unit = |w: &str| crate::time::number_word(w).filter(|n| *n < 20);
     match word.split_once('-') {
         Some((t, u)) => Some(tens(t)? + unit(u).filter(|u| (1..=9).contains(u))?),
         None => unit(word).or_else(|| tens(word)),

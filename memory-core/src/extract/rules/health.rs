@@ -1086,22 +1086,29 @@ pub(super) fn owner_at(lower: &str, at: usize) -> Option<bool> {
         " bc ",
         " cos ",
     ];
-    let start = MARKS
-        .iter()
-        .filter_map(|m| lower[..at].rfind(m).map(|i| i + m.len()))
-        .max()
-        .unwrap_or(0);
-    let end = MARKS
-        .iter()
-        .filter_map(|m| lower[at..].find(m).map(|i| at + i))
-        .min()
-        .unwrap_or(lower.len());
+    let (start, end) = clause_around(lower, at, MARKS);
     // The nearest person named before it in its clause ("my sister says I'm allergic
     // to lychee" is the user's), else the first after it, else the sentence's.
     person_words(&lower[start..at])
         .last()
         .copied()
         .or_else(|| person_order(&lower[at..end]))
+}
+
+/// The bounds of the clause of `lower` around `at`: from just after the last of `marks`
+/// before it to the first after it.
+pub(super) fn clause_around(lower: &str, at: usize, marks: &[&str]) -> (usize, usize) {
+    let start = marks
+        .iter()
+        .filter_map(|m| lower[..at].rfind(m).map(|i| i + m.len()))
+        .max()
+        .unwrap_or(0);
+    let end = marks
+        .iter()
+        .filter_map(|m| lower[at..].find(m).map(|i| at + i))
+        .min()
+        .unwrap_or(lower.len());
+    (start, end)
 }
 
 /// Who `lower` speaks of first: `Some(true)` the user ("I", "me", "my knee"),

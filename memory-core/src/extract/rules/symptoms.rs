@@ -478,16 +478,7 @@ fn signs_users(lower: &str, at: usize) -> bool {
         " bc ",
         " cos ",
     ];
-    let start = MARKS
-        .iter()
-        .filter_map(|m| lower[..at].rfind(m).map(|i| i + m.len()))
-        .max()
-        .unwrap_or(0);
-    let end = MARKS
-        .iter()
-        .filter_map(|m| lower[at..].find(m).map(|i| at + i))
-        .min()
-        .unwrap_or(lower.len());
+    let (start, end) = super::health::clause_around(lower, at, MARKS);
     person_order(&lower[start..end]).unwrap_or_else(|| person_order(lower) != Some(false))
 }
 

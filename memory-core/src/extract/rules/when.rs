@@ -22,7 +22,7 @@ const ALONE: &[&str] = &[
 ];
 
 /// Weekdays and months, after "on"/"in"/"last"/"this"/"next".
-const CALENDAR: &[&str] = &[
+pub(super) const CALENDAR: &[&str] = &[
     "monday",
     "tuesday",
     "wednesday",
