@@ -1074,19 +1074,7 @@ fn said_without_i(lower: &str, at: usize) -> bool {
 /// Whose the word at `at` in `lower` is, by its clause alone: the nearest person named
 /// before it there, else the first after it; `None` when the clause names no one.
 pub(super) fn owner_at(lower: &str, at: usize) -> Option<bool> {
-    const MARKS: &[&str] = &[
-        ",",
-        ";",
-        "(",
-        ")",
-        ":",
-        " so ",
-        " but ",
-        " because ",
-        " bc ",
-        " cos ",
-    ];
-    let (start, end) = clause_around(lower, at, MARKS);
+    let (start, end) = clause_around(lower, at, false);
     // The nearest person named before it in its clause ("my sister says I'm allergic
     // to lychee" is the user's), else the first after it, else the sentence's.
     person_words(&lower[start..at])
@@ -1095,16 +1083,30 @@ pub(super) fn owner_at(lower: &str, at: usize) -> Option<bool> {
         .or_else(|| person_order(&lower[at..end]))
 }
 
-/// The bounds of the clause of `lower` around `at`: from just after the last of `marks`
-/// before it to the first after it.
-pub(super) fn clause_around(lower: &str, at: usize, marks: &[&str]) -> (usize, usize) {
+/// Where a clause ends: punctuation and the joining words "so", "but", "because".
+const CLAUSE_MARKS: &[&str] = &[
+    ",",
+    ";",
+    "(",
+    ")",
+    ":",
+    " so ",
+    " but ",
+    " because ",
+    " bc ",
+    " cos ",
+];
+
+/// The bounds of the clause of `lower` around `at`: from just after the last clause mark
+/// ([`CLAUSE_MARKS`], and " and " when `at_and`) before it to the first after it.
+pub(super) fn clause_around(lower: &str, at: usize, at_and: bool) -> (usize, usize) {
+    let marks = CLAUSE_MARKS.iter().chain(at_and.then_some(&" and "));
     let start = marks
-        .iter()
+        .clone()
         .filter_map(|m| lower[..at].rfind(m).map(|i| i + m.len()))
         .max()
         .unwrap_or(0);
     let end = marks
-        .iter()
         .filter_map(|m| lower[at..].find(m).map(|i| at + i))
         .min()
         .unwrap_or(lower.len());

@@ -465,20 +465,7 @@ fn words_at(lower: &str) -> Vec<(usize, &str)> {
 /// "but", "so", "because") speaks of the user first, or of no one in a sentence that
 /// does not speak of someone else first.
 fn signs_users(lower: &str, at: usize) -> bool {
-    const MARKS: &[&str] = &[
-        ",",
-        ";",
-        "(",
-        ")",
-        ":",
-        " and ",
-        " so ",
-        " but ",
-        " because ",
-        " bc ",
-        " cos ",
-    ];
-    let (start, end) = super::health::clause_around(lower, at, MARKS);
+    let (start, end) = super::health::clause_around(lower, at, true);
     person_order(&lower[start..end]).unwrap_or_else(|| person_order(lower) != Some(false))
 }
 
