@@ -51,62 +51,17 @@ impl RedisStore {
         let exists: Vec<bool> = self.run(op, pipe.query_async(&mut conn)).await?;
         Ok(keys.into_iter().zip(exists).collect())
     }
-}
 
-#[async_trait]
-impl KvStore for RedisStore {
-    async fn put(&self, namespace: &str, entry: MemoryEntry) -> Result<()> {
-        entry.validate()?;
-        let body = encode(&entry, "KV entry")?;
-        let mut set = redis::cmd("SET");
-        set.arg(self.kv_key(namespace, &entry.key)).arg(body);
-        if let Some(at) = entry.expires_at {
-            // An expiry in the past makes Redis drop the key at once.
-            set.arg("PXAT").arg(at.timestamp_millis().max(1));
-        }
-        let op = "put a KV entry";
-        let mut conn = self.conn();
-        let mut listing = redis::cmd("SADD");
-        listing.arg(self.kv_namespaces()).arg(namespace);
-        // Run in order: the namespace set, then the namespace's MULTI. One round trip on
-        // a single server; on a cluster (other slots, maybe another node) two.
-        let mut pipe = redis::pipe();
-        if conn.is_cluster() {
-            self.run::<(), _>(op, listing.query_async(&mut conn))
-                .await?;
-        } else {
-            pipe.add_command(listing).ignore();
-        }
-        pipe.cmd("MULTI")
-            .ignore()
-            .add_command(set)
-            .ignore()
-            .cmd("SADD")
-            .arg(self.kv_index(namespace))
-            .arg(&entry.key)
-            .ignore()
-            .cmd("EXEC");
-        let (exec,): (redis::Value,) = self.run(op, pipe.query_async(&mut conn)).await?;
-        // A command that failed inside EXEC is an element of its reply, not an error.
-        if let redis::Value::Array(replies) = &exec {
-            if let Some(redis::Value::ServerError(e)) = replies
-                .iter()
-                .find(|r| matches!(r, redis::Value::ServerError(_)))
-            {
-                return Err(MemoryError::store(STORE, op, format!("{e:?}")));
-            }
-        }
-        Ok(())
-    }
-
-    /// Every entry in one `MULTI` of the namespace's slot (all or none), after the
-    /// namespace is added to the set of namespaces as [`put`](KvStore::put) adds it: one
-    /// or two round trips however many entries there are.
-    async fn put_many(&self, namespace: &str, entries: Vec<MemoryEntry>) -> Result<()> {
-        if entries.is_empty() {
-            return Ok(());
-        }
-        let op = "put KV entries";
+    /// `entries` (at least one) in one `MULTI` of the namespace's slot, all or none,
+    /// after the namespace is added to the set of namespaces: one round trip on a single
+    /// server, two on a cluster (the set lives in another slot). An expiry in the past
+    /// makes Redis drop the key at once.
+    async fn put_entries(
+        &self,
+        namespace: &str,
+        entries: Vec<MemoryEntry>,
+        op: &'static str,
+    ) -> Result<()> {
         let mut sets = Vec::with_capacity(entries.len());
         for entry in &entries {
             entry.validate()?;
@@ -148,6 +103,24 @@ impl KvStore for RedisStore {
             }
         }
         Ok(())
+    }
+}
+
+#[async_trait]
+impl KvStore for RedisStore {
+    async fn put(&self, namespace: &str, entry: MemoryEntry) -> Result<()> {
+        self.put_entries(namespace, vec![entry], "put a KV entry")
+            .await
+    }
+
+    /// Every entry in one `MULTI` of the namespace's slot (all or none), after the
+    /// namespace is added to the set of namespaces as [`put`](KvStore::put) adds it: one
+    /// or two round trips however many entries there are.
+    async fn put_many(&self, namespace: &str, entries: Vec<MemoryEntry>) -> Result<()> {
+        if entries.is_empty() {
+            return Ok(());
+        }
+        self.put_entries(namespace, entries, "put KV entries").await
     }
 
     async fn get(&self, namespace: &str, key: &str) -> Result<Option<MemoryEntry>> {
