@@ -28,12 +28,14 @@
 # (health_fresh5.jsonl, scored like health), both written 2026-12-07, not in the default:
 # `run.sh BIN DIR changes_fresh6,health_fresh5`, details DIR/details_<part>.jsonl, summary key <part>.
 #
+# Likewise changes_fresh7 and health_fresh6 (written 2026-12-07): `run.sh BIN DIR changes_fresh7,health_fresh6`.
+#
 # Environment: RECALL_K (default 5), AGENTMEM_INGEST_ARGS and AGENTMEM_RECALL_ARGS
 # (extra flags, split on spaces, e.g. an embedder option).
 set -euo pipefail
 
 if [ $# -lt 2 ] || [ $# -gt 3 ]; then
-    sed -n '2,32p' "$0" >&2
+    sed -n '2,34p' "$0" >&2
     exit 2
 fi
 BIN=$1

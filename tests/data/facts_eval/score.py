@@ -33,6 +33,8 @@ Drives the `agentmem` CLI (Python 3, standard library only):
              details file and summary key are named health_fresh4. Not in the default parts.
 - health_fresh5: the same on health_fresh5.jsonl (written 2026-12-07, see README.md); its store,
              details file and summary key are named health_fresh5. Not in the default parts.
+- changes_fresh7, health_fresh6: the same on changes_fresh7.jsonl and health_fresh6.jsonl (written
+             2026-12-07, see README.md), named so. Not in the default parts.
 - histories: every session of a user is ingested (in order; reversed; in order then the first
              session again), then recall is asked each question of that user.
 
@@ -378,7 +380,7 @@ def summarize_histories(details):
 
 def report_changes(c, title):
     """The table of one file of change pairs (changes, changes_fresh, changes_fresh2, changes_fresh3, changes_fresh4,
-    changes_fresh5, changes_fresh6)."""
+    changes_fresh5, changes_fresh6, changes_fresh7)."""
     lines = [f"{title} ({c['total']} pairs; first statement captured alone: {c['first_captured']}/{c['total']})"]
     lines.append(f"  {'variant':<10} {'hits':>9} {'new present':>12} {'kept':>6} {'stale current':>14} {'same as in-order':>17}")
     for v in CHANGE_VARIANTS:
@@ -404,14 +406,16 @@ def report(summary):
                         ("changes_fresh3", "CHANGES, THIRD FRESH SET (changes_fresh3.jsonl)"),
                         ("changes_fresh4", "CHANGES, FOURTH FRESH SET (changes_fresh4.jsonl)"),
                         ("changes_fresh5", "CHANGES, FIFTH FRESH SET (changes_fresh5.jsonl)"),
-                        ("changes_fresh6", "CHANGES, SIXTH FRESH SET (changes_fresh6.jsonl)")):
+                        ("changes_fresh6", "CHANGES, SIXTH FRESH SET (changes_fresh6.jsonl)"),
+                        ("changes_fresh7", "CHANGES, SEVENTH FRESH SET (changes_fresh7.jsonl)")):
         if part in summary:
             lines.extend(report_changes(summary[part], title))
     for part, title in (("health", "HEALTH"), ("health_fresh", "HEALTH, FRESH SET (health_fresh.jsonl)"),
                         ("health_fresh2", "HEALTH, SECOND FRESH SET (health_fresh2.jsonl)"),
                         ("health_fresh3", "HEALTH, THIRD FRESH SET (health_fresh3.jsonl)"),
                         ("health_fresh4", "HEALTH, FOURTH FRESH SET (health_fresh4.jsonl)"),
-                        ("health_fresh5", "HEALTH, FIFTH FRESH SET (health_fresh5.jsonl)")):
+                        ("health_fresh5", "HEALTH, FIFTH FRESH SET (health_fresh5.jsonl)"),
+                        ("health_fresh6", "HEALTH, SIXTH FRESH SET (health_fresh6.jsonl)")):
         if part in summary:
             h = summary[part]
             lines.append(f"{title} ({h['total']} disclosures)")
@@ -448,8 +452,8 @@ def main():
                   os.environ.get("AGENTMEM_RECALL_ARGS", "").split())
     parts = [p.strip() for p in args.parts.split(",") if p.strip()]
     known = ("changes", "changes_fresh", "changes_fresh2", "changes_fresh3", "changes_fresh4", "changes_fresh5",
-             "changes_fresh6", "health", "health_fresh", "health_fresh2", "health_fresh3", "health_fresh4",
-             "health_fresh5", "health_shared", "histories")
+             "changes_fresh6", "changes_fresh7", "health", "health_fresh", "health_fresh2", "health_fresh3", "health_fresh4",
+             "health_fresh5", "health_fresh6", "health_shared", "histories")
     unknown = [p for p in parts if p not in known]
     if unknown:
         ap.error(f"unknown part(s) {', '.join(unknown)}; known: {', '.join(known)}")
@@ -462,12 +466,14 @@ def main():
         ("changes_fresh4", lambda: score_changes(am, work, "changes_fresh4"), summarize_changes),
         ("changes_fresh5", lambda: score_changes(am, work, "changes_fresh5"), summarize_changes),
         ("changes_fresh6", lambda: score_changes(am, work, "changes_fresh6"), summarize_changes),
+        ("changes_fresh7", lambda: score_changes(am, work, "changes_fresh7"), summarize_changes),
         ("health", lambda: score_health(am, work, args.k), summarize_health),
         ("health_fresh", lambda: score_health(am, work, args.k, "health_fresh"), summarize_health),
         ("health_fresh2", lambda: score_health(am, work, args.k, "health_fresh2"), summarize_health),
         ("health_fresh3", lambda: score_health(am, work, args.k, "health_fresh3"), summarize_health),
         ("health_fresh4", lambda: score_health(am, work, args.k, "health_fresh4"), summarize_health),
         ("health_fresh5", lambda: score_health(am, work, args.k, "health_fresh5"), summarize_health),
+        ("health_fresh6", lambda: score_health(am, work, args.k, "health_fresh6"), summarize_health),
         ("health_shared", lambda: score_health_shared(am, work, args.k), summarize_health_shared),
         ("histories", lambda: score_histories(am, work, args.k), summarize_histories),
     ):
