@@ -438,3 +438,60 @@ async fn what_took_the_place_of_an_ending_is_the_new_state() {
         }
     }
 }
+
+#[tokio::test]
+async fn a_thing_whose_own_ending_follows_it_is_no_longer_held() {
+    // Each first statement is read as a fact; the second says the thing itself ended.
+    for (first, second, old) in [
+        (
+            "i play the clarinet in a wind band on mondays",
+            "the clarinet era is over, sold it to a teacher",
+            "clarinet",
+        ),
+        (
+            "i have tennis elbow from all the painting",
+            "the tennis elbow has finally cleared up",
+            "elbow",
+        ),
+        (
+            "i play in a brass band",
+            "the brass band lot played their last gig in june",
+            "brass",
+        ),
+    ] {
+        let facts = current_after(&[first, second]).await;
+        assert!(
+            !has(&facts, old),
+            "`{old}` still current after {second:?}: {facts:?}"
+        );
+    }
+    // A thing of nobody's, or a person, ends nothing the user holds.
+    for (first, second, kept) in [
+        (
+            "i play the clarinet in a wind band on mondays",
+            "the meeting is over so i'm heading home",
+            "clarinet",
+        ),
+        (
+            "i have a brother named callum",
+            "my brother went away for the weekend",
+            "callum",
+        ),
+    ] {
+        let facts = current_after(&[first, second]).await;
+        assert!(
+            has(&facts, kept),
+            "`{kept}` closed by {second:?}: {facts:?}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn a_lowercase_name_before_a_past_tense_is_a_name() {
+    let facts = current_after(&[
+        "single for ages and loving it",
+        "my boyfriend teodor dragged me to a pottery class on sunday",
+    ])
+    .await;
+    assert_change(&facts, "teodor", "single");
+}

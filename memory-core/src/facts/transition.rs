@@ -52,6 +52,12 @@ const KIND_WORDS: &[&str] = &[
     "thing",
     "whole",
     "old",
+    // "the samba lot", "the oboe era", "my keto phase": a group or a time of the thing.
+    "lot",
+    "crew",
+    "era",
+    "phase",
+    "days",
 ];
 
 /// [`KIND_WORDS`] as terms.

@@ -111,6 +111,45 @@ const TAKERS: &[&str] = &[
 /// Where an animal goes when it is rehomed.
 const REHOMED_TO: &[&str] = &["rescue", "sanctuary", "shelter", "rehoming", "farm"];
 
+/// Words for a partner: "i'm someone's *girlfriend* now".
+const PARTNER_WORDS: &[&str] = &[
+    "girlfriend",
+    "boyfriend",
+    "partner",
+    "wife",
+    "husband",
+    "fiancee",
+    "fiance",
+];
+
+/// Words for the kind of thing given up, after what it was: "the plant based *thing*",
+/// "the keto *phase*".
+const GIVEN_UP_KINDS: &[&str] = &[
+    "thing",
+    "stuff",
+    "phase",
+    "lifestyle",
+    "diet",
+    "kick",
+    "lark",
+];
+
+/// "i'm done with the plant based thing": a diet given up is no longer held ("I'm no longer
+/// plant-based."); anything else is given up ("I gave up the quiz nights.").
+fn done_with(thing: &str) -> String {
+    let words: Vec<&str> = thing.split(' ').collect();
+    let kept = words
+        .iter()
+        .rposition(|w| !listed(GIVEN_UP_KINDS, &w.to_lowercase()))
+        .map_or(&words[..], |last| &words[..=last]);
+    let diet = kept.join("-").to_lowercase();
+    if listed(super::lexicon::DIETS, &diet) {
+        format!("I'm no longer {diet}.")
+    } else {
+        format!("I gave up {thing}.")
+    }
+}
+
 /// `text` with a plain sentence added after each sentence for every chat shape it holds
 /// (right after it, so that a retraction that follows takes it back too).
 pub(super) fn with_plain_sentences(text: &str) -> String {
@@ -572,8 +611,26 @@ fn plain_sentences(words: &[&str], sentence: &str) -> Vec<String> {
         if d >= 1 && matches!(l[d - 1], "i'm" | "im" | "am") {
             let from = d + 2 + usize::from(matches!(l.get(d + 2).copied(), Some("the" | "my")));
             if let Some(thing) = name(from, 3) {
-                out.push(format!("I gave up {thing}."));
+                out.push(done_with(&thing));
             }
+        }
+    }
+    // "i'm officially someone's girlfriend", "i guess i'm somebody's boyfriend now".
+    if let Some(s) = l
+        .iter()
+        .position(|x| matches!(*x, "someone's" | "somebody's"))
+    {
+        let me = l[s.saturating_sub(3)..s]
+            .iter()
+            .any(|x| matches!(*x, "i'm" | "im" | "am"));
+        let partner = l.get(s + 1).is_some_and(|x| {
+            listed(
+                PARTNER_WORDS,
+                x.trim_end_matches(|c: char| !c.is_alphabetic()),
+            )
+        });
+        if me && partner {
+            out.push("I'm in a relationship.".to_owned());
         }
     }
     // "eight years vegan", "ten years sober": a diet kept.
@@ -861,10 +918,24 @@ mod tests {
             plain("friday was my last day at the bank"),
             ["I left my job."]
         );
+        // A diet given up is no longer held; anything else is given up.
         assert_eq!(
             plain("i'm done with the keto thing"),
-            ["I gave up keto thing."]
+            ["I'm no longer keto."]
         );
+        assert_eq!(
+            plain("honestly im done with the plant based lifestyle"),
+            ["I'm no longer plant-based."]
+        );
+        assert_eq!(
+            plain("i'm done with the pub quiz thing"),
+            ["I gave up pub quiz thing."]
+        );
+        assert_eq!(
+            plain("so i suppose i'm somebody's boyfriend now"),
+            ["I'm in a relationship."]
+        );
+        assert!(plain("someone's boyfriend keeps parking across my drive").is_empty());
         assert_eq!(
             plain("the shelter rehomed biscuit last week"),
             ["I rehomed Biscuit."]

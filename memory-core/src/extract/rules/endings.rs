@@ -262,6 +262,106 @@ pub(crate) fn passed_away(words: &[Word]) -> Vec<Found> {
     }]
 }
 
+/// What a thing's own ending is said with, after the thing: "the oboe era is over", "my
+/// membership lapsed", "the rash has cleared up", "the old van got written off", "the
+/// band played their farewell gig". Data, read in order; each a [`match_prefix`] pattern.
+/// (A thing given to someone, "the cello went to a lad from the orchestra", is a
+/// [chat shape](super::chat_shapes).)
+const THING_ENDINGS: &[&str] = &[
+    "is|was|has|had been? over|finished|done|history|gone",
+    "is|was behind me|us",
+    "is|was no more",
+    "is|was a thing of the past",
+    "has|had cleared|healed up?",
+    "cleared|healed up?",
+    "has|had? gone|went away",
+    "has|had? lapsed|expired",
+    "got|was|has|had been? stolen|nicked|pinched|towed|scrapped|repossessed|sold",
+    "got|was|has|had been? written off",
+    "went belly up",
+    "has|had fallen by the wayside",
+    "fell by the wayside",
+    "is|was gathering|collecting dust",
+    "played their|our|its|the farewell|final|last gig|show|game|match|concert",
+    "split|broke up",
+    "disbanded|folded",
+    "called it a day|quits",
+];
+
+/// After a thing's name with "'s" ("the oboe era's over"), what the "'s" begins.
+const AFTER_IS: &[&str] = &["been? over|finished|done|history|gone", "no more"];
+
+/// Words between a thing and its ending that change nothing: "the rash has finally
+/// cleared up", "the samba lot officially called it a day".
+const BETWEEN: &[&str] = &[
+    "finally",
+    "officially",
+    "just",
+    "completely",
+    "fully",
+    "totally",
+    "now",
+    "sadly",
+    "basically",
+    "well",
+    "truly",
+    "properly",
+    "actually",
+    "already",
+    "recently",
+    "eventually",
+];
+
+/// "the oboe era is over", "my national trust membership lapsed", "the trigger finger has
+/// cleared up", "our old van got written off": a thing of the user's (said with "my", "our" or "the", at most four words)
+/// whose own ending follows it. It ends whatever current fact of the user's it names, as
+/// "I sold my car" does; people are left to [`passed_away`] (a relation "went away" or
+/// "split up" is no fact of the user's that ended). `words` is the whole clause.
+pub(crate) fn thing_ended(words: &[Word]) -> Vec<Found> {
+    if !matches!(words.first().map(|w| w.lower()), Some("my" | "our" | "the")) {
+        return Vec::new();
+    }
+    for end in 2..=5.min(words.len().saturating_sub(1)) {
+        let thing = &words[1..end];
+        let last = thing[thing.len() - 1].lower();
+        if thing
+            .iter()
+            .any(|w| listed(RELATIONS, w.lower()) || !w.lower().chars().any(char::is_alphabetic))
+        {
+            return Vec::new();
+        }
+        let mut rest = &words[end..];
+        while rest.first().is_some_and(|w| listed(BETWEEN, w.lower())) {
+            rest = &rest[1..];
+        }
+        // "the oboe era's over": the "'s" is "is".
+        if let Some(stem) = last
+            .strip_suffix("'s")
+            .or_else(|| last.strip_suffix("\u{2019}s"))
+        {
+            if let Some(n) = AFTER_IS.iter().find_map(|p| match_prefix(rest, p)) {
+                let stem = stem.to_owned();
+                let mut object = thing[..thing.len() - 1].to_vec();
+                object.push(Word::new(&stem));
+                return thing_ending(&words[..end], &rest[..n], &object);
+            }
+            continue;
+        }
+        if let Some(n) = THING_ENDINGS.iter().find_map(|p| match_prefix(rest, p)) {
+            return thing_ending(&words[..end], &rest[..n], thing);
+        }
+    }
+    Vec::new()
+}
+
+/// The ending of `thing` (as said: `subject`, then its ending `how`), as an event that
+/// ends it.
+fn thing_ending(subject: &[Word], how: &[Word], thing: &[Word]) -> Vec<Found> {
+    let mut said = subject.to_vec();
+    said.extend(how.iter().cloned());
+    ended(&said, thing, 0.75).into_iter().collect()
+}
+
 /// A lowercase word that can be who died: no pronoun, article or function word.
 fn is_plain_subject(word: &str) -> bool {
     word.len() > 1

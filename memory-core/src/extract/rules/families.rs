@@ -1407,6 +1407,8 @@ pub(crate) fn is_lowercase_name(word: &Word, next: Option<&Word>) -> bool {
     let verb_after = next.is_some_and(|n| {
         let n = n.lower();
         listed(AFTER_NAME, n)
+            // "my girlfriend ximena made me watch an opera": any past tense.
+            || super::morph::is_past(n)
             || (n.len() > 3
                 && n.ends_with('s')
                 && !n.ends_with("ss")

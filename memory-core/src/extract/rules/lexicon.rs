@@ -494,6 +494,7 @@ pub(crate) const DIETS: &[&str] = &[
     "halal",
     "paleo",
     "flexitarian",
+    "pollotarian",
     "teetotal",
     "veggie",
 ];

@@ -332,6 +332,9 @@ fn analyse_clause(words: &[Word]) -> Vec<Found> {
         "my" | "the" if !changes::divorce_final(words).is_empty() => {
             found.extend(changes::divorce_final(words));
         }
+        "my" | "our" | "the" if !endings::thing_ended(words).is_empty() => {
+            found.extend(endings::thing_ended(words));
+        }
         "my" => {
             let own = possessive(rest);
             if own.is_empty() {
