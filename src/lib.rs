@@ -65,7 +65,6 @@ pub use agentmemory_core::facts::{
     Polarity, ScoredFact, UserMemoryStore,
 };
 pub use agentmemory_core::kv::{InMemoryKvStore, KvStore, MemoryEntry, MemoryScope};
-pub use agentmemory_core::manager::{MemoryConfig, MemoryManager};
 pub use agentmemory_core::message::{
     Content, ContentBlock, Message, Metadata, Role, ToolCall, DEFAULT_MAX_MESSAGE_BYTES,
 };
@@ -88,9 +87,7 @@ pub use agentmemory_core::vector::{
 };
 pub use agentmemory_core::working::WorkingMemory;
 pub use agentmemory_macros::remember;
-/// `MemoryManager::from_env()` and `MemoryManager::open_url(...)`: a manager over the
-/// stores of a URL.
-pub use agentmemory_stores::MemoryManagerExt;
+pub use manager::{MemoryConfig, MemoryManager};
 
 /// The short-term memory: a token-budget window with a running summary, and a window
 /// of the last N messages.
@@ -280,15 +277,7 @@ pub mod working {
     pub use agentmemory_core::working::{SetOptions, WorkingMemory, DEFAULT_IMPORTANCE};
 }
 
-/// A backend for Claude's memory tool (`memory_20250818`): the six file commands over
-/// agentmem's stores, each file a searchable document whose edits keep every version.
-pub mod memory_tool {
-    pub use agentmemory_core::memory_tool::{
-        format_size, FileChange, FileHit, FileVersion, MemoryCommand, MemoryFiles, MemoryPath,
-        MemoryTool, MemoryToolError, PathError, ToolOutput, COMMANDS, DEFAULT_MAX_FILE_BYTES,
-        LINE_NUMBER_WIDTH, MAX_DEPTH, MAX_LINES, MAX_NAME_BYTES, MAX_PATH_BYTES, ROOT,
-    };
-}
+pub mod memory_tool;
 
 #[cfg(feature = "rig")]
 #[cfg_attr(docsrs, doc(cfg(feature = "rig")))]
@@ -307,6 +296,7 @@ pub use agentmemory_stores as stores;
 /// and streaming included. Backend helpers live in [`stores`], test doubles such as
 /// [`RecordingModel`](model::RecordingModel) in [`model`].
 pub mod prelude {
+    pub use crate::manager::{MemoryConfig, MemoryManager};
     pub use crate::remember;
     pub use agentmemory_core::buffer::{ConversationBuffer, ShortTermMemory};
     pub use agentmemory_core::extract::{FactExtractor, RuleExtractor};
@@ -314,7 +304,6 @@ pub mod prelude {
         FactCandidate, FactChange, FactQuery, InMemoryUserMemoryStore, MemoryFact, ScoredFact,
         UserMemoryStore,
     };
-    pub use agentmemory_core::manager::{MemoryConfig, MemoryManager};
     pub use agentmemory_core::model::{
         ChatModel, ChatRequest, ChatStream, Completion, OfflineModel, StreamEvent, ToolDefinition,
         Usage,
@@ -331,7 +320,6 @@ pub mod prelude {
         Container, ConversationEvent, ConversationStore, InMemoryConversationStore,
         InMemoryKvStore, KvStore, MemoryError, Message, Remember, RememberSpec, Role, ToolCall,
     };
-    pub use agentmemory_stores::MemoryManagerExt;
 }
 
 #[doc(hidden)]
@@ -339,36 +327,8 @@ pub mod __private {
     pub use agentmemory_core::{Remember, RememberSpec};
 }
 
-/// Knowledge graphs (entities, relations, observations) kept as a log of changes on the
-/// stores, with the reference MCP `memory` server's model and file format.
-pub mod graph {
-    pub use agentmemory_core::graph::{
-        log_id, AddedObservations, Effect, EntitiesDeleted, Entity, Graph, GraphChange, GraphError,
-        GraphEvent, GraphState, KnowledgeGraph, ObservationAddition, ObservationDeletion,
-        ObservationsDeleted, Relation, DEFAULT_GRAPH, GRAPH_CHANGE_VERSION, MEANING_THRESHOLD,
-    };
-
-    /// The reference server's `memory.jsonl` file format.
-    pub mod jsonl {
-        pub use agentmemory_core::graph::jsonl::{parse, write};
-    }
-
-    /// The entity that stands for the user, whose observations are the user's facts.
-    pub mod user {
-        pub use agentmemory_core::graph::user::{DEFAULT_USER, USER_ENTITY_TYPE};
-    }
-}
-
-/// Conversation memory and working memory behind one object, configured from the
-/// environment.
-pub mod manager {
-    pub use agentmemory_core::manager::{
-        AddedTurn, MemoryConfig, MemoryManager, CONFIG_ENV_VARS, DEFAULT_WORKING_SCOPE,
-        MAX_MESSAGE_BYTES_ENV, MEMORY_BLOCK_TOKENS_ENV, SUMMARIZE_THRESHOLD_ENV, SUMMARIZE_TO_ENV,
-        SUMMARY_TOKENS_ENV, WINDOW_TOKENS_ENV, WORKING_MEMORY_TOKENS_ENV, WORKING_SCOPE_ENV,
-    };
-    pub use agentmemory_stores::MemoryManagerExt;
-}
+pub mod graph;
+pub mod manager;
 
 /// The memory server (feature `server`): the working-memory REST API and, with `mcp`, MCP tools.
 #[cfg(feature = "server")]

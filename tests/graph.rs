@@ -351,3 +351,48 @@ async fn with_the_embedder_search_finds_by_meaning() {
     let names: Vec<&str> = found.entities.iter().map(|e| e.name.as_str()).collect();
     assert_eq!(names, ["Bob"]);
 }
+
+/// A change in the graph's log that does not read back as one (a log edited by hand, or
+/// written by another program) is an error naming the log and its place, never skipped;
+/// a change of a newer format is refused as one.
+#[tokio::test]
+async fn a_change_that_does_not_read_back_is_an_error_not_a_gap() {
+    use agentmemory::{ConversationEvent, ConversationStore, InMemoryConversationStore};
+    let log = Arc::new(InMemoryConversationStore::new());
+    let graph = KnowledgeGraph::new(log.clone(), "hand-edited");
+    graph
+        .create_entities(vec![Entity::new("Ada", "person", ["writes code"])])
+        .await
+        .unwrap();
+    log.append(
+        graph.log_id(),
+        vec![ConversationEvent::GraphChanged {
+            version: agentmemory::graph::GRAPH_CHANGE_VERSION,
+            change: serde_json::json!({"op": "rename_everything"}),
+        }],
+    )
+    .await
+    .unwrap();
+    let fresh = KnowledgeGraph::new(log.clone(), "hand-edited");
+    let err = fresh.read_graph().await.unwrap_err();
+    assert!(
+        matches!(&err, GraphError::Store(agentmemory::MemoryError::Corrupt { what, .. }) if what.contains("graph change 2")),
+        "{err:?}"
+    );
+    assert!(fresh.history().await.is_err());
+
+    let newer = KnowledgeGraph::new(log.clone(), "newer");
+    log.append(
+        newer.log_id(),
+        vec![ConversationEvent::GraphChanged {
+            version: agentmemory::graph::GRAPH_CHANGE_VERSION + 1,
+            change: serde_json::json!({"op": "teleport"}),
+        }],
+    )
+    .await
+    .unwrap();
+    assert!(matches!(
+        newer.read_graph().await.unwrap_err(),
+        GraphError::FutureChange { .. }
+    ));
+}

@@ -110,3 +110,42 @@ async fn open_url_opens_that_store_with_the_config() {
         .await
         .is_err());
 }
+
+#[test]
+fn the_managers_default_limit_is_one_mebibyte_and_reaches_its_sessions() {
+    assert_eq!(MemoryConfig::default().max_message_bytes, 1024 * 1024);
+    assert_eq!(
+        MemoryConfig::default()
+            .with_max_message_bytes(10)
+            .session_config()
+            .max_message_bytes,
+        10
+    );
+}
+
+#[tokio::test]
+async fn add_messages_refuses_a_message_over_the_managers_limit() {
+    let text_of = |bytes: usize| "I live in Lisbon. ".repeat(bytes / 18 + 1)[..bytes].to_owned();
+    let manager =
+        MemoryManager::in_memory(MemoryConfig::default().with_max_message_bytes(1_000)).unwrap();
+    let err = manager
+        .add_turn("c", text_of(1_001), "ok")
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(
+            err,
+            MemoryError::PayloadTooLarge {
+                what: "message",
+                size: 1_001,
+                limit: 1_000
+            }
+        ),
+        "{err:?}"
+    );
+    assert!(manager.history("c").await.unwrap().is_empty());
+    manager.add_turn("c", text_of(1_000), "ok").await.unwrap();
+    assert_eq!(manager.history("c").await.unwrap().len(), 2);
+    // A limit of 0 is refused when the manager is built.
+    assert!(MemoryManager::in_memory(MemoryConfig::default().with_max_message_bytes(0)).is_err());
+}

@@ -22,12 +22,9 @@ pub mod episodes;
 pub mod error;
 pub mod extract;
 pub mod facts;
-pub mod graph;
 mod heap;
 pub mod ingest;
 pub mod kv;
-pub mod manager;
-pub mod memory_tool;
 pub mod message;
 pub mod model;
 mod offload;
@@ -57,7 +54,6 @@ pub use facts::{
     ScoredFact, UserMemoryStore,
 };
 pub use kv::{InMemoryKvStore, KvStore, MemoryEntry, MemoryScope};
-pub use manager::{MemoryConfig, MemoryManager};
 pub use message::{
     Content, ContentBlock, Message, Metadata, Role, ToolCall, DEFAULT_MAX_MESSAGE_BYTES,
 };

@@ -12,8 +12,7 @@ use ulid::Ulid;
 ///
 /// A session ([`SessionConfig::max_message_bytes`](crate::session::SessionConfig::max_message_bytes)),
 /// [`ingest`](crate::ingest::ingest) ([`IngestConfig`](crate::ingest::IngestConfig)) and
-/// [`MemoryManager::add_messages`](crate::MemoryManager::add_messages)
-/// ([`MemoryConfig::max_message_bytes`](crate::MemoryConfig::max_message_bytes)) refuse a
+/// the facade's `MemoryManager::add_messages` (`MemoryConfig::max_message_bytes`) refuse a
 /// larger message with [`MemoryError::PayloadTooLarge`](crate::MemoryError::PayloadTooLarge)
 /// before anything is logged, embedded or extracted: analysing a message costs memory
 /// many times its size, so a pasted file of tens of megabytes would otherwise take

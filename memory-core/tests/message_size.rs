@@ -12,9 +12,8 @@ use agentmemory_core::ingest::{ingest, ingest_with, IngestConfig};
 use agentmemory_core::model::RecordingModel;
 use agentmemory_core::session::{Agent, Session, SessionConfig};
 use agentmemory_core::{
-    Container, ConversationStore, InMemoryConversationStore, InMemoryUserMemoryStore, MemoryConfig,
-    MemoryError, MemoryManager, Message, Remember, RememberSpec, UserMemoryStore,
-    DEFAULT_MAX_MESSAGE_BYTES,
+    Container, ConversationStore, InMemoryConversationStore, InMemoryUserMemoryStore, MemoryError,
+    Message, Remember, RememberSpec, UserMemoryStore, DEFAULT_MAX_MESSAGE_BYTES,
 };
 
 const MIB: usize = 1024 * 1024;
@@ -128,15 +127,8 @@ fn assert_too_large(err: MemoryError, size: usize, limit: usize) {
 fn the_default_limit_is_one_mebibyte_everywhere() {
     assert_eq!(DEFAULT_MAX_MESSAGE_BYTES, MIB);
     assert_eq!(SessionConfig::default().max_message_bytes, MIB);
-    assert_eq!(MemoryConfig::default().max_message_bytes, MIB);
     assert_eq!(IngestConfig::default().max_message_bytes, MIB);
-    assert_eq!(
-        MemoryConfig::default()
-            .with_max_message_bytes(10)
-            .session_config()
-            .max_message_bytes,
-        10
-    );
+    // `MemoryManager` (the facade's `manager`): tests/memory_manager.rs.
 }
 
 #[tokio::test]
@@ -236,20 +228,4 @@ async fn ingest_refuses_the_whole_history_for_one_message_over_the_limit() {
         .await
         .unwrap();
     assert_eq!((report.messages, report.episodes), (1, 1));
-}
-
-#[tokio::test]
-async fn add_messages_refuses_a_message_over_the_managers_limit() {
-    let manager =
-        MemoryManager::in_memory(MemoryConfig::default().with_max_message_bytes(1_000)).unwrap();
-    let err = manager
-        .add_turn("c", text_of(1_001), "ok")
-        .await
-        .unwrap_err();
-    assert_too_large(err, 1_001, 1_000);
-    assert!(manager.history("c").await.unwrap().is_empty());
-    manager.add_turn("c", text_of(1_000), "ok").await.unwrap();
-    assert_eq!(manager.history("c").await.unwrap().len(), 2);
-    // A limit of 0 is refused when the manager is built.
-    assert!(MemoryManager::in_memory(MemoryConfig::default().with_max_message_bytes(0)).is_err());
 }

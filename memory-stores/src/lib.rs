@@ -41,7 +41,6 @@ mod file;
     feature = "file"
 ))]
 mod lru;
-mod manager;
 #[cfg(any(feature = "sqlite", feature = "redis", feature = "postgres"))]
 mod model_record;
 #[cfg(any(feature = "redis", feature = "postgres"))]
@@ -60,7 +59,6 @@ pub use cache_budget::CacheBudget;
 #[cfg(feature = "file")]
 #[cfg_attr(docsrs, doc(cfg(feature = "file")))]
 pub use file::{FileStore, DEFAULT_FACT_LOG_LIMIT};
-pub use manager::{MemoryManagerExt, DEFAULT_MANAGER_URL};
 #[cfg(feature = "postgres")]
 #[cfg_attr(docsrs, doc(cfg(feature = "postgres")))]
 pub use postgres::{PostgresOptions, PostgresStore, SynchronousCommit, UnknownSynchronousCommit};

@@ -10,12 +10,12 @@
 //! `memory://knowledge-graph` (JSON), as the reference serves it. What differs is behind the tools: the graph is kept
 //! as a log of changes on agentmem's stores, several processes may share it, search ranks
 //! by words and meaning, and the user's entity shows the user's facts (see
-//! [`agentmemory_core::graph`]).
+//! [`crate::graph`]).
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
-use agentmemory_core::graph::{
+use crate::graph::{
     self as core, AddedObservations, GraphError, KnowledgeGraph, ObservationAddition,
     ObservationDeletion,
 };

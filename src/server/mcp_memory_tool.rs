@@ -5,14 +5,14 @@
 //! The arguments are the memory tool's (`command`, `path`, `view_range`, `file_text`,
 //! `old_str`, `new_str`, `insert_line`, `insert_text`, `old_path`, `new_path`), with
 //! `user_id` beside them when the server is not bound to a user. Results and errors are
-//! the strings [`MemoryTool`](agentmemory_core::memory_tool::MemoryTool) answers.
+//! the strings [`MemoryTool`](crate::memory_tool::MemoryTool) answers.
 
 use rmcp::handler::server::wrapper::Parameters;
 use rmcp::{tool, tool_router};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use agentmemory_core::memory_tool::{MemoryCommand, MemoryToolError};
+use crate::memory_tool::{MemoryCommand, MemoryToolError};
 
 use super::mcp::MemoryMcp;
 

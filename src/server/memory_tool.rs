@@ -19,7 +19,7 @@ use axum::{Json, Router};
 use serde::Deserialize;
 use serde_json::{json, Value};
 
-use agentmemory_core::memory_tool::{MemoryCommand, MemoryTool, MemoryToolError, ToolOutput};
+use crate::memory_tool::{MemoryCommand, MemoryTool, MemoryToolError, ToolOutput};
 
 use super::error::ApiError;
 use super::extract::{Body, Query};

@@ -10,7 +10,7 @@
 //! - `POST /v1/memory-tool` runs a command of Claude's memory tool for a user (the tool
 //!   call's `input` as the body, the `tool_result` back), with `POST
 //!   /v1/memory-tool/search` and `GET /v1/memory-tool/history` beside it (the
-//!   `memory_tool` module of this server; [`agentmemory_core::memory_tool`] is the handler).
+//!   `memory_tool` module of this server; [`crate::memory_tool`] is the handler).
 //! - Working memory is one JSON document per session in the [`KvStore`]
 //!   of the store URL, so several instances on one Redis or PostgreSQL serve the same
 //!   sessions. Long-term memory maps to facts and documents (the `long_term` module).
@@ -135,7 +135,7 @@ pub struct ServerConfig {
     /// When set (feature `mcp`), `/mcp` serves the knowledge-graph tools of the reference
     /// MCP `memory` server over this graph (the `mcp_graph` module) instead of the long-term
     /// memory tools.
-    pub memory_graph: Option<std::sync::Arc<agentmemory_core::graph::KnowledgeGraph>>,
+    pub memory_graph: Option<std::sync::Arc<crate::graph::KnowledgeGraph>>,
 }
 
 impl ServerConfig {

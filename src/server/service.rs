@@ -3,8 +3,8 @@
 
 use std::sync::Arc;
 
+use crate::memory_tool::MemoryFiles;
 use agentmemory_core::episodes::{EpisodeStore, VectorEpisodeStore};
-use agentmemory_core::memory_tool::MemoryFiles;
 use agentmemory_core::summarize::{ExtractiveSummarizer, LlmSummarizer, Summarizer};
 use agentmemory_core::{Container, ConversationStore, KvStore, UserMemoryStore, VectorStore};
 

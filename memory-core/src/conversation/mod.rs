@@ -81,14 +81,15 @@ pub enum ConversationEvent {
         /// The ids of the messages.
         message_ids: Vec<ulid::Ulid>,
     },
-    /// A change to a [knowledge graph](crate::graph): the graph's log is a log of these,
-    /// kept apart from every conversation (replaying a conversation ignores them).
+    /// A change to a knowledge graph (the facade's `agentmemory::graph`): the graph's log
+    /// is a log of these, kept apart from every conversation (replaying a conversation
+    /// ignores them). The change is kept as the graph wrote it; the graph reads it back.
     GraphChanged {
-        /// The version of the change's format ([`GRAPH_CHANGE_VERSION`](crate::graph::GRAPH_CHANGE_VERSION)
-        /// when written).
+        /// The version of the change's format (the graph's `GRAPH_CHANGE_VERSION` when
+        /// written).
         version: u32,
-        /// What changed.
-        change: crate::graph::GraphChange,
+        /// What changed, as the graph's JSON (`{"op": "create_entities", ...}`).
+        change: serde_json::Value,
     },
 }
 

@@ -42,8 +42,16 @@ pub fn stable_ulid(at: DateTime<Utc>, parts: &[&[u8]]) -> Ulid {
     Ulid::from_parts(millis(at), fnv1a_128(parts) & ((1u128 << 80) - 1))
 }
 
-/// FNV-1a, 128 bits, over the bytes of `parts` in order.
-pub(crate) fn fnv1a_128(parts: &[&[u8]]) -> u128 {
+/// FNV-1a, 128 bits, over the bytes of `parts` in order: the stable ids of episodes, and of
+/// the documents a knowledge graph indexes, are made from it.
+///
+/// ```
+/// use agentmemory_core::episodes::fnv1a_128;
+///
+/// assert_eq!(fnv1a_128(&[b"ab", b"c"]), fnv1a_128(&[b"abc"]));
+/// assert_ne!(fnv1a_128(&[b"abc"]), fnv1a_128(&[b"abd"]));
+/// ```
+pub fn fnv1a_128(parts: &[&[u8]]) -> u128 {
     const OFFSET: u128 = 0x6c62_272e_07bb_0142_62b8_2175_6295_c58d;
     const PRIME: u128 = 0x0000_0000_0100_0000_0000_0000_0000_013b;
     let mut hash = OFFSET;

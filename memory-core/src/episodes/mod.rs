@@ -45,8 +45,7 @@ mod memory;
 mod rank;
 mod vector;
 
-pub(crate) use id::fnv1a_128;
-pub use id::{episode_id, stable_ulid};
+pub use id::{episode_id, fnv1a_128, stable_ulid};
 pub use memory::InMemoryEpisodeStore;
 pub use vector::VectorEpisodeStore;
 

@@ -14,7 +14,7 @@
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
-use crate::error::{MemoryError, Result};
+use agentmemory_core::error::{MemoryError, Result};
 
 /// The format of the stored records.
 pub(crate) const FORMAT: u32 = 1;

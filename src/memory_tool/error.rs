@@ -5,7 +5,7 @@
 //! SDK) has a message for a case, the message is the same, word for word; the cases it
 //! does not cover have messages of the same style.
 
-use crate::error::MemoryError;
+use agentmemory_core::error::MemoryError;
 
 use super::path::PathError;
 

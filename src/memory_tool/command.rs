@@ -10,7 +10,7 @@ use super::error::MemoryToolError;
 /// field names the model uses.
 ///
 /// ```
-/// use agentmemory_core::memory_tool::MemoryCommand;
+/// use agentmemory::memory_tool::MemoryCommand;
 /// use serde_json::json;
 ///
 /// let command = MemoryCommand::from_input(&json!({

@@ -1,9 +1,9 @@
 //! [`MemoryConfig`]: the budgets of conversation and working memory, from code or from
 //! the environment.
 
-use crate::buffer::DEFAULT_MAX_TOKENS;
-use crate::error::{MemoryError, Result};
-use crate::session::SessionConfig;
+use agentmemory_core::buffer::DEFAULT_MAX_TOKENS;
+use agentmemory_core::error::{MemoryError, Result};
+use agentmemory_core::session::SessionConfig;
 
 /// `AGENTMEM_WINDOW_TOKENS`: token budget of a conversation's history (the whole prompt
 /// of a session).
@@ -43,7 +43,7 @@ pub const CONFIG_ENV_VARS: [&str; 8] = [
 /// The budgets of a [`MemoryManager`](super::MemoryManager) and of the sessions it builds.
 ///
 /// ```
-/// use agentmemory_core::manager::MemoryConfig;
+/// use agentmemory::manager::MemoryConfig;
 ///
 /// let config = MemoryConfig::from_lookup(|name| match name {
 ///     "AGENTMEM_WINDOW_TOKENS" => Some("32000".into()),
@@ -77,7 +77,7 @@ pub struct MemoryConfig {
     /// The scope id of the manager's working memory (default `"default"`).
     pub working_scope: String,
     /// The largest message taken, in bytes of content (default
-    /// [`DEFAULT_MAX_MESSAGE_BYTES`](crate::message::DEFAULT_MAX_MESSAGE_BYTES), 1 MiB): a larger one is refused with
+    /// [`DEFAULT_MAX_MESSAGE_BYTES`](agentmemory_core::message::DEFAULT_MAX_MESSAGE_BYTES), 1 MiB): a larger one is refused with
     /// [`MemoryError::PayloadTooLarge`] by [`add_messages`](super::MemoryManager::add_messages)
     /// and by the turns of the sessions built with these budgets, before anything is logged.
     pub max_message_bytes: usize,
@@ -381,7 +381,7 @@ mod tests {
 
     #[test]
     fn max_message_bytes() {
-        use crate::message::DEFAULT_MAX_MESSAGE_BYTES;
+        use agentmemory_core::message::DEFAULT_MAX_MESSAGE_BYTES;
         assert_eq!(
             with(&[]).unwrap().max_message_bytes,
             DEFAULT_MAX_MESSAGE_BYTES

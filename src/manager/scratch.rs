@@ -2,8 +2,8 @@
 
 use serde_json::Value;
 
-use crate::error::Result;
-use crate::working::SetOptions;
+use agentmemory_core::error::Result;
+use agentmemory_core::working::SetOptions;
 
 use super::MemoryManager;
 
@@ -29,7 +29,7 @@ impl MemoryManager {
     }
 
     /// The working memory as one delimited, escaped block for a prompt (see
-    /// [`WorkingMemory::to_context_string`](crate::WorkingMemory::to_context_string)), within
+    /// [`WorkingMemory::to_context_string`](agentmemory_core::WorkingMemory::to_context_string)), within
     /// the configured `working_memory_tokens`; empty when nothing is set.
     pub async fn working_context(&self) -> Result<String> {
         self.working

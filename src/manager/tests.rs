@@ -6,13 +6,13 @@ use std::sync::Arc;
 use serde_json::json;
 
 use super::*;
-use crate::conversation::InMemoryConversationStore;
-use crate::kv::InMemoryKvStore;
-use crate::message::{Message, Role};
-use crate::model::RecordingModel;
-use crate::remember::Remember;
-use crate::render::hostile;
-use crate::working::SetOptions;
+use agentmemory_core::conversation::InMemoryConversationStore;
+use agentmemory_core::kv::InMemoryKvStore;
+use agentmemory_core::message::{Message, Role};
+use agentmemory_core::model::RecordingModel;
+use agentmemory_core::remember::Remember;
+use agentmemory_core::render::hostile;
+use agentmemory_core::working::SetOptions;
 
 fn manager() -> MemoryManager {
     MemoryManager::in_memory(MemoryConfig::default()).expect("manager")
@@ -193,7 +193,7 @@ async fn working_context_goes_through_the_renderer_and_its_cap() {
     let text = memory.working_context().await.unwrap();
     assert_eq!(
         text,
-        crate::render::working_memory([("goal", "Lisbon"), ("plan", "book\nflights")])
+        agentmemory_core::render::working_memory([("goal", "Lisbon"), ("plan", "book\nflights")])
     );
     for evil in hostile::CORPUS {
         memory.set("evil", *evil).await.unwrap();
@@ -273,7 +273,7 @@ async fn clear_all_removes_what_the_manager_wrote_and_nothing_else() {
         .conversations()
         .append(
             other,
-            vec![crate::ConversationEvent::Message {
+            vec![agentmemory_core::ConversationEvent::Message {
                 message: Message::user("keep me"),
             }],
         )
@@ -302,7 +302,7 @@ async fn clear_all_removes_what_the_manager_wrote_and_nothing_else() {
 
 struct Bot;
 impl Remember for Bot {}
-impl crate::session::Agent for Bot {
+impl agentmemory_core::session::Agent for Bot {
     fn system_prompt(&self) -> Cow<'_, str> {
         "You are terse.".into()
     }
@@ -355,7 +355,7 @@ async fn sessions_without_working_memory_have_no_block() {
         .container()
         .register_model("recording", Arc::new(RecordingModel::new()));
     memory.set("task", "x").await.unwrap();
-    let mut session = crate::Session::builder(Bot, memory.container())
+    let mut session = agentmemory_core::Session::builder(Bot, memory.container())
         .user("ann")
         .build()
         .await
@@ -410,7 +410,7 @@ impl ConversationStore for CountingLog {
     async fn append(
         &self,
         id: &str,
-        events: Vec<crate::conversation::ConversationEvent>,
+        events: Vec<agentmemory_core::conversation::ConversationEvent>,
     ) -> Result<u64> {
         self.inner.append(id, events).await
     }
@@ -418,7 +418,7 @@ impl ConversationStore for CountingLog {
         &self,
         id: &str,
         after: u64,
-    ) -> Result<Vec<crate::conversation::StoredEvent>> {
+    ) -> Result<Vec<agentmemory_core::conversation::StoredEvent>> {
         let events = self.inner.load_since(id, after).await?;
         self.read
             .fetch_add(events.len(), std::sync::atomic::Ordering::Relaxed);
@@ -436,7 +436,7 @@ impl ConversationStore for CountingLog {
     async fn save(
         &self,
         id: &str,
-        events: Vec<crate::conversation::ConversationEvent>,
+        events: Vec<agentmemory_core::conversation::ConversationEvent>,
     ) -> Result<u64> {
         self.inner.save(id, events).await
     }
@@ -446,8 +446,11 @@ impl ConversationStore for CountingLog {
 async fn a_long_conversation_is_read_from_its_last_fold_not_its_first_message() {
     let log = Arc::new(CountingLog::default());
     let container = Container::new();
-    container.register_conversations(crate::di::tokens::CONVERSATIONS, log.clone());
-    container.register_kv(crate::di::tokens::KV, Arc::new(InMemoryKvStore::new()));
+    container.register_conversations(agentmemory_core::di::tokens::CONVERSATIONS, log.clone());
+    container.register_kv(
+        agentmemory_core::di::tokens::KV,
+        Arc::new(InMemoryKvStore::new()),
+    );
     let config = MemoryConfig::default()
         .with_window_tokens(400)
         .with_summarize_threshold(200)
@@ -472,8 +475,9 @@ async fn a_long_conversation_is_read_from_its_last_fold_not_its_first_message() 
     assert!(read < 60, "a read took {read} of {logged} events");
     assert!(history.last().unwrap().text().starts_with("answer 299"));
     // The same history as a full replay of the log gives.
-    let mut full = crate::buffer::ShortTermMemory::with_counter(400, memory.counter.clone());
-    crate::conversation::replay(&log.inner.load(&id).await.unwrap(), &mut full);
+    let mut full =
+        agentmemory_core::buffer::ShortTermMemory::with_counter(400, memory.counter.clone());
+    agentmemory_core::conversation::replay(&log.inner.load(&id).await.unwrap(), &mut full);
     let replayed: Vec<Message> = full.messages().into_iter().cloned().collect();
     assert_eq!(history, replayed);
     assert_eq!(

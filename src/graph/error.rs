@@ -1,6 +1,6 @@
 //! What can go wrong with a knowledge graph.
 
-use crate::error::MemoryError;
+use agentmemory_core::error::MemoryError;
 
 /// A knowledge-graph operation that failed.
 ///

@@ -31,7 +31,7 @@ enum Line<'a> {
 /// not lose them silently).
 ///
 /// ```
-/// use agentmemory_core::graph::jsonl;
+/// use agentmemory::graph::jsonl;
 ///
 /// let text = "{\"type\":\"entity\",\"name\":\"Alice\",\"entityType\":\"person\",\"observations\":[\"likes tea\"]}\n";
 /// let graph = jsonl::parse(text).unwrap();

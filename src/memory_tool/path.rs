@@ -89,7 +89,7 @@ pub enum PathError {
 /// no empty segments).
 ///
 /// ```
-/// use agentmemory_core::memory_tool::MemoryPath;
+/// use agentmemory::memory_tool::MemoryPath;
 ///
 /// let path = MemoryPath::parse("/memories/notes/today.md").unwrap();
 /// assert_eq!(path.as_str(), "/memories/notes/today.md");

@@ -13,8 +13,8 @@
 use std::collections::HashSet;
 use std::sync::Arc;
 
-use crate::error::Result;
-use crate::facts::{FactCandidate, FactSource, UserMemoryStore};
+use agentmemory_core::error::Result;
+use agentmemory_core::facts::{FactCandidate, FactSource, UserMemoryStore};
 
 use super::index::{shares_a_word, MEANING_THRESHOLD};
 use super::model::Entity;
@@ -116,7 +116,9 @@ impl UserLink {
     /// The best relevance of a user's fact to `query`, when one matches: it shares a word
     /// with the query or is close in meaning.
     pub(crate) async fn search(&self, query: &str) -> Result<Option<f32>> {
-        let words: HashSet<String> = crate::text::terms(query).into_iter().collect();
+        let words: HashSet<String> = agentmemory_core::store_support::terms(query)
+            .into_iter()
+            .collect();
         let found = self
             .facts
             .search(&self.user_id, query, FACT_SEARCH_DEPTH)

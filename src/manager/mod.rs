@@ -2,7 +2,7 @@
 //!
 //! A manager sits over a [`Container`] (or a store URL, through `agentmemory-stores`):
 //! conversations are logs of its [`ConversationStore`], read back as a
-//! [`ShortTermMemory`](crate::buffer::ShortTermMemory) within the token budget of its
+//! [`ShortTermMemory`](agentmemory_core::buffer::ShortTermMemory) within the token budget of its
 //! [`MemoryConfig`], older turns folded into a running summary past the threshold; working
 //! memory is a [`WorkingMemory`] scope of its [`KvStore`]. [`fork`](MemoryManager::fork)
 //! gives a sub-agent the same conversations and a working memory of its own;
@@ -11,18 +11,19 @@
 
 mod config;
 mod conversation;
+mod open;
 mod scratch;
 
 use std::sync::Arc;
 
-use crate::conversation::ConversationStore;
-use crate::di::Container;
-use crate::error::{MemoryError, Result};
-use crate::kv::KvStore;
-use crate::session::{Agent, Session, SessionBuilder};
-use crate::summarize::Summarizer;
-use crate::tokens::{HeuristicCounter, TokenCounter};
-use crate::working::WorkingMemory;
+use agentmemory_core::conversation::ConversationStore;
+use agentmemory_core::di::Container;
+use agentmemory_core::error::{MemoryError, Result};
+use agentmemory_core::kv::KvStore;
+use agentmemory_core::session::{Agent, Session, SessionBuilder};
+use agentmemory_core::summarize::Summarizer;
+use agentmemory_core::tokens::{HeuristicCounter, TokenCounter};
+use agentmemory_core::working::WorkingMemory;
 
 pub use config::{
     MemoryConfig, CONFIG_ENV_VARS, DEFAULT_WORKING_SCOPE, MAX_MESSAGE_BYTES_ENV,
@@ -30,12 +31,13 @@ pub use config::{
     WINDOW_TOKENS_ENV, WORKING_MEMORY_TOKENS_ENV, WORKING_SCOPE_ENV,
 };
 pub use conversation::AddedTurn;
+pub use open::DEFAULT_MANAGER_URL;
 
 /// Conversation memory and working memory behind one object.
 ///
 /// ```
 /// # tokio_test::block_on(async {
-/// use agentmemory_core::manager::{MemoryConfig, MemoryManager};
+/// use agentmemory::manager::{MemoryConfig, MemoryManager};
 ///
 /// let memory = MemoryManager::in_memory(MemoryConfig::default().with_window_tokens(32_000))?;
 /// let conversation = memory.new_conversation();
@@ -92,7 +94,7 @@ impl MemoryManager {
             .map_err(|e| missing("KvStore", e))?;
         let summarizer = container
             .resolve_optional::<dyn Summarizer>(None)?
-            .unwrap_or_else(|| Arc::new(crate::summarize::ExtractiveSummarizer::new()));
+            .unwrap_or_else(|| Arc::new(agentmemory_core::summarize::ExtractiveSummarizer::new()));
         let working = WorkingMemory::with_store(Arc::clone(&kv), config.working_scope.clone());
         let registry = format!("manager:{}:conversations", config.working_scope).into();
         Ok(Self {
@@ -112,12 +114,12 @@ impl MemoryManager {
         let container = Container::new();
         container
             .register_conversations(
-                crate::di::tokens::CONVERSATIONS,
-                Arc::new(crate::conversation::InMemoryConversationStore::new()),
+                agentmemory_core::di::tokens::CONVERSATIONS,
+                Arc::new(agentmemory_core::conversation::InMemoryConversationStore::new()),
             )
             .register_kv(
-                crate::di::tokens::KV,
-                Arc::new(crate::kv::InMemoryKvStore::new()),
+                agentmemory_core::di::tokens::KV,
+                Arc::new(agentmemory_core::kv::InMemoryKvStore::new()),
             );
         Self::new(&container, config)
     }

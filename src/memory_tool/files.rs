@@ -9,9 +9,9 @@ use std::sync::Arc;
 
 use chrono::Utc;
 
-use crate::error::MemoryError;
-use crate::kv::{KvStore, MemoryEntry, MemoryScope};
-use crate::vector::{Document, SearchQuery, VectorStore};
+use agentmemory_core::error::MemoryError;
+use agentmemory_core::kv::{KvStore, MemoryEntry, MemoryScope};
+use agentmemory_core::vector::{Document, SearchQuery, VectorStore};
 
 use super::error::MemoryToolError;
 use super::path::MemoryPath;

@@ -10,8 +10,8 @@
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
-use crate::error::Result;
-use crate::vector::{Document, SearchQuery, VectorStore};
+use agentmemory_core::error::Result;
+use agentmemory_core::vector::{Document, SearchQuery, VectorStore};
 
 use super::model::Entity;
 use super::state::GraphState;
@@ -21,7 +21,7 @@ const KIND: &str = "kind";
 
 /// The score from which a document that shares no word with the query still matches, by
 /// meaning alone. A document sharing no word scores `0.6 × cosine`
-/// ([`Fusion::DEFAULT`](crate::vector::Fusion::DEFAULT)), so this asks for a cosine of
+/// ([`Fusion::DEFAULT`](agentmemory_core::store_support::Fusion::DEFAULT)), so this asks for a cosine of
 /// about 0.44 under all-MiniLM-L6-v2, where sentences on one topic usually score 0.4–0.7
 /// and unrelated ones under 0.2. Chosen by that reading of the model, not tuned on a set.
 pub const MEANING_THRESHOLD: f32 = 0.2625;
@@ -40,7 +40,7 @@ pub(crate) struct SearchIndex {
 fn entity_id(name: &str) -> String {
     format!(
         "e{:032x}",
-        crate::episodes::fnv1a_128(&[b"entity\0", name.as_bytes()])
+        agentmemory_core::episodes::fnv1a_128(&[b"entity\0", name.as_bytes()])
     )
 }
 
@@ -50,7 +50,7 @@ fn observation_id(name: &str, text: &str) -> String {
     let len = (name.len() as u64).to_le_bytes();
     format!(
         "o{:032x}",
-        crate::episodes::fnv1a_128(&[&len, name.as_bytes(), text.as_bytes()])
+        agentmemory_core::episodes::fnv1a_128(&[&len, name.as_bytes(), text.as_bytes()])
     )
 }
 
@@ -145,7 +145,9 @@ impl SearchIndex {
             .store
             .search(&self.namespace, &SearchQuery::new(query, SEARCH_DEPTH))
             .await?;
-        let words: HashSet<String> = crate::text::terms(query).into_iter().collect();
+        let words: HashSet<String> = agentmemory_core::store_support::terms(query)
+            .into_iter()
+            .collect();
         let mut found: HashMap<String, f32> = HashMap::new();
         for hit in hits {
             let Some(name) = hit.metadata.get(ENTITY).and_then(|v| v.as_str()) else {
@@ -178,6 +180,6 @@ impl SearchIndex {
 /// Whether `text` has one of the analysed `words`.
 pub(crate) fn shares_a_word(words: &HashSet<String>, text: &str) -> bool {
     let mut found = false;
-    crate::text::for_each_term(text, |t| found |= words.contains(t));
+    agentmemory_core::store_support::for_each_term(text, |t| found |= words.contains(t));
     found
 }

@@ -11,7 +11,7 @@ use super::path::MemoryPath;
 /// `bytes` the way the reference handler shows sizes: `0B`, `512B`, `1.5K`, `2M`.
 ///
 /// ```
-/// use agentmemory_core::memory_tool::format_size;
+/// use agentmemory::memory_tool::format_size;
 ///
 /// assert_eq!(format_size(0), "0B");
 /// assert_eq!(format_size(1536), "1.5K");

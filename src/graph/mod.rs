@@ -20,7 +20,7 @@
 //! ```
 //! # tokio_test::block_on(async {
 //! use std::sync::Arc;
-//! use agentmemory_core::graph::{Entity, KnowledgeGraph, Relation};
+//! use agentmemory::graph::{Entity, KnowledgeGraph, Relation};
 //! use agentmemory_core::{InMemoryConversationStore, InMemoryVectorStore};
 //!
 //! let graph = KnowledgeGraph::new(Arc::new(InMemoryConversationStore::new()), "default")
@@ -33,7 +33,7 @@
 //! let found = graph.search_nodes("compiler").await?;
 //! assert_eq!(found.entities[0].name, "Alice");
 //! assert_eq!(found.relations.len(), 1);
-//! # Ok::<_, agentmemory_core::graph::GraphError>(()) }).unwrap();
+//! # Ok::<_, agentmemory::graph::GraphError>(()) }).unwrap();
 //! ```
 
 use std::collections::{HashMap, HashSet};
@@ -42,10 +42,11 @@ use std::sync::Arc;
 
 use chrono::{DateTime, Utc};
 
-use crate::conversation::{ConversationEvent, ConversationStore, StoredEvent};
-use crate::di::Container;
-use crate::facts::UserMemoryStore;
-use crate::vector::VectorStore;
+use agentmemory_core::conversation::{ConversationEvent, ConversationStore, StoredEvent};
+use agentmemory_core::di::Container;
+use agentmemory_core::error::MemoryError;
+use agentmemory_core::facts::UserMemoryStore;
+use agentmemory_core::vector::VectorStore;
 
 mod change;
 mod error;
@@ -152,7 +153,7 @@ impl KnowledgeGraph {
         container: &Container,
         name: &str,
         user: Option<&str>,
-    ) -> crate::Result<Self> {
+    ) -> agentmemory_core::Result<Self> {
         let mut graph = Self::new(container.resolve::<dyn ConversationStore>(None)?, name)
             .with_index(container.resolve::<dyn VectorStore>(None)?);
         if let Some(user) = user {
@@ -189,6 +190,7 @@ impl KnowledgeGraph {
                         version,
                     });
                 }
+                let change = self.read_change(seq, change)?;
                 let effect = replayed.state.apply(&change);
                 if mine.as_ref().is_some_and(|m| m.contains(&seq)) {
                     effects.push(effect);
@@ -227,12 +229,15 @@ impl KnowledgeGraph {
         check(&replayed.state)?;
         let count = changes.len() as u64;
         let events = changes
-            .into_iter()
-            .map(|change| ConversationEvent::GraphChanged {
-                version: GRAPH_CHANGE_VERSION,
-                change,
+            .iter()
+            .map(|change| {
+                Ok(ConversationEvent::GraphChanged {
+                    version: GRAPH_CHANGE_VERSION,
+                    change: serde_json::to_value(change)
+                        .map_err(|e| MemoryError::corrupt("graph change", e))?,
+                })
             })
-            .collect();
+            .collect::<Result<Vec<_>, GraphError>>()?;
         let last = self.log.append(&self.log_id, events).await?;
         let effects = self
             .catch_up(&mut replayed, Some((last + 1).saturating_sub(count)..=last))
@@ -603,11 +608,19 @@ impl KnowledgeGraph {
                 out.push(GraphEvent {
                     seq: stored.seq,
                     at: stored.at,
-                    change,
+                    change: self.read_change(stored.seq, change)?,
                 });
             }
         }
         Ok(out)
+    }
+
+    /// A change of the log as the graph wrote it; one that does not read back is an error
+    /// naming the log and its place there, never skipped.
+    fn read_change(&self, seq: u64, change: serde_json::Value) -> Result<GraphChange, GraphError> {
+        serde_json::from_value(change).map_err(|e| {
+            MemoryError::corrupt(format!("graph change {seq} of log `{}`", self.log_id), e).into()
+        })
     }
 }
 

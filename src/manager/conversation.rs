@@ -1,10 +1,10 @@
 //! The conversation side of a [`MemoryManager`]: turns in, history out.
 
-use crate::buffer::ShortTermMemory;
-use crate::conversation::ConversationEvent;
-use crate::error::{MemoryError, Result};
-use crate::kv::{MemoryEntry, MemoryScope};
-use crate::message::Message;
+use agentmemory_core::buffer::ShortTermMemory;
+use agentmemory_core::conversation::ConversationEvent;
+use agentmemory_core::error::{MemoryError, Result};
+use agentmemory_core::kv::{MemoryEntry, MemoryScope};
+use agentmemory_core::message::Message;
 
 use super::MemoryManager;
 
@@ -46,7 +46,7 @@ impl MemoryManager {
     /// When the history then takes more than the summarisation threshold
     /// ([`MemoryConfig::summarize_trigger`](super::MemoryConfig::summarize_trigger)), the
     /// oldest messages are folded into the running summary, down to `summarize_to` percent
-    /// of it, and the summary is logged, as a [`Session`](crate::Session) does: a session
+    /// of it, and the summary is logged, as a [`Session`](agentmemory_core::Session) does: a session
     /// resuming the conversation, or another manager, reads the same history.
     ///
     /// A message over [`MemoryConfig::max_message_bytes`](super::MemoryConfig::max_message_bytes)
@@ -121,7 +121,7 @@ impl MemoryManager {
         }
         let mut memory =
             ShortTermMemory::with_counter(self.config.window_tokens, self.counter.clone());
-        crate::conversation::replay(&events, &mut memory);
+        agentmemory_core::conversation::replay(&events, &mut memory);
         Ok(memory)
     }
 

@@ -7,9 +7,9 @@ use std::sync::Arc;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
-use crate::di::Container;
-use crate::kv::KvStore;
-use crate::vector::VectorStore;
+use agentmemory_core::di::Container;
+use agentmemory_core::kv::KvStore;
+use agentmemory_core::vector::VectorStore;
 
 use super::command::MemoryCommand;
 use super::error::MemoryToolError;
@@ -138,7 +138,7 @@ pub struct FileHit {
 /// ```
 /// # tokio_test::block_on(async {
 /// use std::sync::Arc;
-/// use agentmemory_core::memory_tool::MemoryFiles;
+/// use agentmemory::memory_tool::MemoryFiles;
 /// use agentmemory_core::{InMemoryKvStore, InMemoryVectorStore};
 /// use serde_json::json;
 ///
