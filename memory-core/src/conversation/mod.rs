@@ -93,6 +93,31 @@ pub enum ConversationEvent {
     },
 }
 
+/// What [`ConversationStore::append_if`] did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AppendIf {
+    /// The log was at the expected seq: the events were appended (those not already
+    /// logged); the seq of the last event now.
+    Appended {
+        /// The log's last seq after the append.
+        last_seq: u64,
+    },
+    /// The log had moved on (or was not there): nothing was written.
+    Conflict {
+        /// The log's last seq, which the caller has to read up to before trying again.
+        last_seq: u64,
+    },
+}
+
+impl AppendIf {
+    /// The log's last seq, whatever happened.
+    pub fn last_seq(self) -> u64 {
+        match self {
+            AppendIf::Appended { last_seq } | AppendIf::Conflict { last_seq } => last_seq,
+        }
+    }
+}
+
 /// An event as stored: its position in the log and when it was written.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct StoredEvent {
@@ -118,6 +143,45 @@ pub trait ConversationStore: Send + Sync {
     /// Appends `events` to the log of `conversation_id`; returns the seq of the last one
     /// (or the current last seq when `events` is empty).
     async fn append(&self, conversation_id: &str, events: Vec<ConversationEvent>) -> Result<u64>;
+    /// Appends `events` only when the log's last seq is `expected_last_seq` (0 for a log
+    /// that does not exist yet), the check and the write one atomic step: a
+    /// compare-and-append. Two writers that read the same log and both append on top of
+    /// it cannot both succeed; the second gets [`AppendIf::Conflict`] with the last seq it
+    /// would have to read up to, and nothing of its batch is written. Messages the log
+    /// already holds are skipped as [`append`](Self::append) skips them.
+    ///
+    /// The default refuses with [`MemoryError::Unsupported`]: a check and an append in two
+    /// steps would let two writers both pass the check. Every store of this workspace
+    /// implements it.
+    ///
+    /// ```
+    /// use agentmemory_core::conversation::{AppendIf, ConversationEvent, ConversationStore, InMemoryConversationStore};
+    /// use agentmemory_core::Message;
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> agentmemory_core::Result<()> {
+    /// let log = InMemoryConversationStore::new();
+    /// let say = |t: &str| vec![ConversationEvent::Message { message: Message::user(t) }];
+    /// assert_eq!(log.append_if("c", 0, say("first")).await?, AppendIf::Appended { last_seq: 1 });
+    /// // Another writer read the log when it was empty too: refused, nothing written.
+    /// assert_eq!(log.append_if("c", 0, say("also first")).await?, AppendIf::Conflict { last_seq: 1 });
+    /// assert_eq!(log.load("c").await?.len(), 1);
+    /// # Ok(())
+    /// # }
+    /// ```
+    async fn append_if(
+        &self,
+        conversation_id: &str,
+        expected_last_seq: u64,
+        events: Vec<ConversationEvent>,
+    ) -> Result<AppendIf> {
+        let _ = (conversation_id, expected_last_seq, events);
+        Err(MemoryError::unsupported(
+            std::any::type_name::<Self>(),
+            "append to a conversation only at an expected length",
+            "implement ConversationStore::append_if with the check and the write in one step",
+        ))
+    }
     /// Every event of the conversation with `seq > after`, in order.
     async fn load_since(&self, conversation_id: &str, after: u64) -> Result<Vec<StoredEvent>>;
     /// Every event of the conversation, in order (empty when unknown).
@@ -191,15 +255,22 @@ impl InMemoryConversationStore {
     pub fn new() -> Self {
         Self::default()
     }
-}
 
-#[async_trait]
-impl ConversationStore for InMemoryConversationStore {
-    async fn append(&self, conversation_id: &str, events: Vec<ConversationEvent>) -> Result<u64> {
+    /// `append`, or `append_if` when `expected` is set: checked and written under one lock.
+    fn append_checked(
+        &self,
+        conversation_id: &str,
+        expected: Option<u64>,
+        events: Vec<ConversationEvent>,
+    ) -> Result<AppendIf> {
         if conversation_id.is_empty() {
             return Err(MemoryError::invalid("conversation id", "must not be empty"));
         }
         let mut logs = self.logs.write();
+        let current = logs.get(conversation_id).map_or(0, |log| log.last_seq);
+        if expected.is_some_and(|e| e != current) {
+            return Ok(AppendIf::Conflict { last_seq: current });
+        }
         // Looked up by `&str` first: the key is copied only for a new conversation.
         let log = if logs.contains_key(conversation_id) {
             logs.get_mut(conversation_id)
@@ -220,7 +291,26 @@ impl ConversationStore for InMemoryConversationStore {
                 event,
             });
         }
-        Ok(log.last_seq)
+        Ok(AppendIf::Appended {
+            last_seq: log.last_seq,
+        })
+    }
+}
+
+#[async_trait]
+impl ConversationStore for InMemoryConversationStore {
+    async fn append(&self, conversation_id: &str, events: Vec<ConversationEvent>) -> Result<u64> {
+        self.append_checked(conversation_id, None, events)
+            .map(AppendIf::last_seq)
+    }
+
+    async fn append_if(
+        &self,
+        conversation_id: &str,
+        expected_last_seq: u64,
+        events: Vec<ConversationEvent>,
+    ) -> Result<AppendIf> {
+        self.append_checked(conversation_id, Some(expected_last_seq), events)
     }
 
     async fn load_since(&self, conversation_id: &str, after: u64) -> Result<Vec<StoredEvent>> {

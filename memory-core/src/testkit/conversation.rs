@@ -12,7 +12,7 @@ use chrono::Utc;
 use serde_json::json;
 
 use crate::buffer::{ShortTermSnapshot, SNAPSHOT_VERSION};
-use crate::conversation::{ConversationEvent, ConversationStore, StoredEvent};
+use crate::conversation::{AppendIf, ConversationEvent, ConversationStore, StoredEvent};
 use crate::facts::{FactCandidate, FactChange, MemoryFact};
 use crate::message::{ContentBlock, Message, ToolCall};
 
@@ -123,6 +123,8 @@ pub async fn run_all(store: &dyn ConversationStore) {
     check_readers_see_whole_batches(store).await;
     check_message_appends_are_idempotent(store).await;
     check_save_replaces(store).await;
+    check_append_if(store).await;
+    check_append_if_under_contention(store).await;
 }
 
 /// `save` replaces a log: exactly the saved events, seqs from 1, a message repeated in
@@ -691,4 +693,101 @@ pub async fn check_readers_see_whole_batches(store: &dyn ConversationStore) {
     }
     join_all(futures).await;
     assert_eq!(store.load(&id).await.expect("load").len(), BATCH * BATCHES);
+}
+
+/// `append_if` appends only at the expected last seq and says where the log is otherwise;
+/// a refused batch writes nothing (not even a new conversation), and a message already
+/// logged is skipped as `append` skips it.
+pub async fn check_append_if(store: &dyn ConversationStore) {
+    let id = fresh("append-if");
+    let first = Message::user("first");
+    let at = |n: u64| AppendIf::Appended { last_seq: n };
+    let refused = |n: u64| AppendIf::Conflict { last_seq: n };
+    let said = |m: &Message| ConversationEvent::Message { message: m.clone() };
+    assert_eq!(
+        store.append_if(&id, 0, vec![said(&first)]).await.unwrap(),
+        at(1)
+    );
+    assert_eq!(
+        store
+            .append_if(&id, 0, vec![msg("also first")])
+            .await
+            .unwrap(),
+        refused(1),
+        "a second writer that read the empty log is refused"
+    );
+    assert_eq!(store.load(&id).await.unwrap().len(), 1);
+    assert_eq!(
+        store
+            .append_if(&id, 1, vec![msg("second"), msg("third")])
+            .await
+            .unwrap(),
+        at(3)
+    );
+    assert_eq!(
+        store.append_if(&id, 5, vec![msg("ahead")]).await.unwrap(),
+        refused(3)
+    );
+    assert_eq!(
+        store.append_if(&id, 2, vec![msg("behind")]).await.unwrap(),
+        refused(3)
+    );
+    // The first message again: skipped, the log unchanged.
+    assert_eq!(
+        store.append_if(&id, 3, vec![said(&first)]).await.unwrap(),
+        at(3)
+    );
+    let texts: Vec<String> = store.load(&id).await.unwrap().iter().map(text_of).collect();
+    assert_eq!(texts, ["first", "second", "third"]);
+    // Nothing at all written for a refused batch on a log that does not exist.
+    let missing = fresh("append-if-missing");
+    assert_eq!(
+        store.append_if(&missing, 4, vec![msg("x")]).await.unwrap(),
+        refused(0)
+    );
+    assert!(store.load(&missing).await.unwrap().is_empty());
+    assert!(!store.list_conversations().await.unwrap().contains(&missing));
+}
+
+/// Writers that each read the log's last seq and append on top of it with `append_if`,
+/// trying again after a conflict, lose nothing and duplicate nothing: the log holds every
+/// writer's events once, at seqs `1..=n`.
+pub async fn check_append_if_under_contention(store: &dyn ConversationStore) {
+    const CONTENDERS: usize = 6;
+    const EACH: usize = 4;
+    let id = fresh("append-if-contention");
+    let futures: Vec<Pin<Box<dyn Future<Output = ()> + Send + '_>>> = (0..CONTENDERS)
+        .map(|w| {
+            let id = id.clone();
+            Box::pin(async move {
+                for i in 0..EACH {
+                    let mut expected = 0;
+                    loop {
+                        let event = msg(&format!("w{w}-{i}"));
+                        match store.append_if(&id, expected, vec![event]).await.unwrap() {
+                            AppendIf::Appended { last_seq } => {
+                                assert_eq!(last_seq, expected + 1);
+                                break;
+                            }
+                            AppendIf::Conflict { last_seq } => {
+                                assert!(last_seq != expected);
+                                expected = last_seq;
+                            }
+                        }
+                    }
+                }
+            }) as Pin<Box<dyn Future<Output = ()> + Send + '_>>
+        })
+        .collect();
+    join_all(futures).await;
+    let log = store.load(&id).await.unwrap();
+    let seqs: Vec<u64> = log.iter().map(|e| e.seq).collect();
+    assert_eq!(seqs, (1..=(CONTENDERS * EACH) as u64).collect::<Vec<_>>());
+    let mut texts: Vec<String> = log.iter().map(text_of).collect();
+    texts.sort();
+    let mut want: Vec<String> = (0..CONTENDERS)
+        .flat_map(|w| (0..EACH).map(move |i| format!("w{w}-{i}")))
+        .collect();
+    want.sort();
+    assert_eq!(texts, want);
 }

@@ -2,6 +2,7 @@
 
 use std::path::PathBuf;
 
+use agentmemory_core::conversation::AppendIf;
 use agentmemory_core::{ConversationEvent, ConversationStore, Result, StoredEvent};
 use async_trait::async_trait;
 use chrono::Utc;
@@ -35,16 +36,27 @@ impl FileStore {
     }
 }
 
-#[async_trait]
-impl ConversationStore for FileStore {
-    async fn append(&self, conversation_id: &str, events: Vec<ConversationEvent>) -> Result<u64> {
+impl FileStore {
+    /// `append`, or `append_if` when `expected` is set: checked under the file's
+    /// exclusive lock.
+    async fn append_checked(
+        &self,
+        conversation_id: &str,
+        expected: Option<u64>,
+        events: Vec<ConversationEvent>,
+    ) -> Result<AppendIf> {
         let path = self.conversation_path(conversation_id)?;
         let id = conversation_id.to_owned();
         self.exclusive(path.clone(), "append events", move || {
             let existing = read_doc::<ConversationFile>(&path, FORMAT)?;
+            let current = existing.as_ref().map_or(0, |f| f.last_seq);
+            if expected.is_some_and(|e| e != current) {
+                return Ok(AppendIf::Conflict { last_seq: current });
+            }
+            let appended = |last_seq| Ok(AppendIf::Appended { last_seq });
             let mut file = match existing {
                 Some(f) => f,
-                None if events.is_empty() => return Ok(0),
+                None if events.is_empty() => return appended(0),
                 None => ConversationFile {
                     format: FORMAT.to_owned(),
                     version: FORMAT_VERSION,
@@ -54,7 +66,7 @@ impl ConversationStore for FileStore {
                 },
             };
             if events.is_empty() {
-                return Ok(file.last_seq);
+                return appended(file.last_seq);
             }
             let known: std::collections::HashSet<_> = file
                 .events
@@ -68,7 +80,7 @@ impl ConversationStore for FileStore {
                 known.contains(id)
             });
             if events.is_empty() {
-                return Ok(file.last_seq);
+                return appended(file.last_seq);
             }
             let at = Utc::now();
             for event in events {
@@ -80,9 +92,28 @@ impl ConversationStore for FileStore {
                 });
             }
             write_doc(&path, &file)?;
-            Ok(file.last_seq)
+            appended(file.last_seq)
         })
         .await
+    }
+}
+
+#[async_trait]
+impl ConversationStore for FileStore {
+    async fn append(&self, conversation_id: &str, events: Vec<ConversationEvent>) -> Result<u64> {
+        self.append_checked(conversation_id, None, events)
+            .await
+            .map(AppendIf::last_seq)
+    }
+
+    async fn append_if(
+        &self,
+        conversation_id: &str,
+        expected_last_seq: u64,
+        events: Vec<ConversationEvent>,
+    ) -> Result<AppendIf> {
+        self.append_checked(conversation_id, Some(expected_last_seq), events)
+            .await
     }
 
     async fn load_since(&self, conversation_id: &str, after: u64) -> Result<Vec<StoredEvent>> {

@@ -2,7 +2,7 @@
 //! that bumps the conversation's `last_seq` with `UPDATE ... RETURNING` (the row lock
 //! serialises concurrent appenders, in any process) and inserts the batch with `unnest`.
 
-use agentmemory_core::conversation::{ConversationSummary, Owner};
+use agentmemory_core::conversation::{AppendIf, ConversationSummary, Owner};
 use agentmemory_core::{ConversationEvent, ConversationStore, MemoryError, Result, StoredEvent};
 use async_trait::async_trait;
 use chrono::Utc;
@@ -13,9 +13,15 @@ fn seq_param(seq: u64) -> i64 {
     i64::try_from(seq).unwrap_or(i64::MAX)
 }
 
-#[async_trait]
-impl ConversationStore for PostgresStore {
-    async fn append(&self, conversation_id: &str, events: Vec<ConversationEvent>) -> Result<u64> {
+impl PostgresStore {
+    /// `append`, or `append_if` when `expected` is set: checked under the conversation's
+    /// row lock, in the transaction that writes.
+    async fn append_checked(
+        &self,
+        conversation_id: &str,
+        expected: Option<u64>,
+        events: Vec<ConversationEvent>,
+    ) -> Result<AppendIf> {
         if conversation_id.is_empty() {
             return Err(MemoryError::invalid("conversation id", "must not be empty"));
         }
@@ -55,14 +61,18 @@ impl ConversationStore for PostgresStore {
                     .transpose()
                     .map_err(on(op))?
                     .unwrap_or(0);
-                return Ok(u64::try_from(last).unwrap_or(0));
+                let last_seq = u64::try_from(last).unwrap_or(0);
+                return Ok(match expected {
+                    Some(e) if e != last_seq => AppendIf::Conflict { last_seq },
+                    _ => AppendIf::Appended { last_seq },
+                });
             }
             let now = micros(Utc::now());
             let tx = client.transaction().await.map_err(on(op))?;
             let asked: Vec<&str> = message_ids.iter().flatten().map(String::as_str).collect();
-            if !asked.is_empty() {
-                // Take the row lock first, so two appenders of one message cannot both
-                // find it missing.
+            // Take the row lock first, so two appenders of one message cannot both find
+            // it missing, and a compare-and-append compares with what it writes after.
+            let locked = if !asked.is_empty() || expected.is_some() {
                 let lock = tx
                     .prepare_cached(&format!(
                         "INSERT INTO {} AS c (id, last_seq, created_us) VALUES ($1, 0, $2) \
@@ -77,6 +87,15 @@ impl ConversationStore for PostgresStore {
                     .map_err(on(op))?
                     .try_get(0)
                     .map_err(on(op))?;
+                u64::try_from(current).unwrap_or(0)
+            } else {
+                0
+            };
+            if expected.is_some_and(|e| e != locked) {
+                // Dropped: the transaction rolls back (a row it created goes with it).
+                return Ok(AppendIf::Conflict { last_seq: locked });
+            }
+            if !asked.is_empty() {
                 let known = tx
                     .prepare_cached(&format!(
                         "SELECT body->'message'->>'id' FROM {} WHERE conversation_id = $1 \
@@ -101,7 +120,7 @@ impl ConversationStore for PostgresStore {
                     .collect();
                 if bodies.is_empty() {
                     tx.commit().await.map_err(on(op))?;
-                    return Ok(u64::try_from(current).unwrap_or(0));
+                    return Ok(AppendIf::Appended { last_seq: locked });
                 }
             }
             let n = i64::try_from(bodies.len()).unwrap_or(i64::MAX);
@@ -133,9 +152,30 @@ impl ConversationStore for PostgresStore {
                 .await
                 .map_err(on(op))?;
             tx.commit().await.map_err(on(op))?;
-            Ok(u64::try_from(last).unwrap_or(0))
+            Ok(AppendIf::Appended {
+                last_seq: u64::try_from(last).unwrap_or(0),
+            })
         })
         .await
+    }
+}
+
+#[async_trait]
+impl ConversationStore for PostgresStore {
+    async fn append(&self, conversation_id: &str, events: Vec<ConversationEvent>) -> Result<u64> {
+        self.append_checked(conversation_id, None, events)
+            .await
+            .map(AppendIf::last_seq)
+    }
+
+    async fn append_if(
+        &self,
+        conversation_id: &str,
+        expected_last_seq: u64,
+        events: Vec<ConversationEvent>,
+    ) -> Result<AppendIf> {
+        self.append_checked(conversation_id, Some(expected_last_seq), events)
+            .await
     }
 
     async fn load_since(&self, conversation_id: &str, after: u64) -> Result<Vec<StoredEvent>> {

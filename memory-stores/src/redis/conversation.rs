@@ -11,6 +11,7 @@
 
 use std::sync::LazyLock;
 
+use agentmemory_core::conversation::AppendIf;
 use agentmemory_core::{ConversationEvent, ConversationStore, MemoryError, Result, StoredEvent};
 use async_trait::async_trait;
 use chrono::Utc;
@@ -39,6 +40,16 @@ for i = 1, n do
 end
 return last
 ";
+
+/// KEYS and ARGV as [`APPEND`], but ARGV[1] is the last seq expected: [`APPEND`] when the
+/// counter holds it, else nothing written and `-(last seq) - 1` returned (a compare-and-
+/// append in one script).
+static APPEND_IF: LazyLock<String> = LazyLock::new(|| {
+    format!(
+        "local current = tonumber(redis.call('GET', KEYS[1]) or '0')\n\
+         if current ~= tonumber(ARGV[1]) then return -current - 1 end\n{APPEND}"
+    )
+});
 
 /// KEYS: seq counter, events, message ids. Returns whether the conversation existed.
 /// [`APPEND`] over an emptied log: the replacement of `save`, in one script.
@@ -94,9 +105,34 @@ fn parse_member(member: &str, id: &str) -> Result<StoredEvent> {
 #[async_trait]
 impl ConversationStore for RedisStore {
     async fn append(&self, conversation_id: &str, events: Vec<ConversationEvent>) -> Result<u64> {
-        let eval = self.conversation_script(APPEND, conversation_id, &events)?;
-        self.listed_around("append events", "SADD", conversation_id, eval)
-            .await
+        let eval = self.conversation_script(APPEND, conversation_id, None, &events)?;
+        let last = self
+            .listed_around("append events", "SADD", conversation_id, eval)
+            .await?;
+        Ok(u64::try_from(last).unwrap_or(0))
+    }
+
+    async fn append_if(
+        &self,
+        conversation_id: &str,
+        expected_last_seq: u64,
+        events: Vec<ConversationEvent>,
+    ) -> Result<AppendIf> {
+        let eval = self.conversation_script(
+            APPEND_IF.as_str(),
+            conversation_id,
+            Some(expected_last_seq),
+            &events,
+        )?;
+        let last = self
+            .listed_around("append events", "SADD", conversation_id, eval)
+            .await?;
+        Ok(match u64::try_from(last) {
+            Ok(last_seq) => AppendIf::Appended { last_seq },
+            Err(_) => AppendIf::Conflict {
+                last_seq: u64::try_from(-(last + 1)).unwrap_or(0),
+            },
+        })
     }
 
     async fn load_since(&self, conversation_id: &str, after: u64) -> Result<Vec<StoredEvent>> {
@@ -188,12 +224,14 @@ impl ConversationStore for RedisStore {
     }
 
     async fn save(&self, conversation_id: &str, events: Vec<ConversationEvent>) -> Result<u64> {
-        let eval = self.conversation_script(SAVE.as_str(), conversation_id, &events)?;
+        let eval = self.conversation_script(SAVE.as_str(), conversation_id, None, &events)?;
         // An emptied conversation is unlisted (the script deleted its keys), another is
         // listed before and after, as `append` does.
         let listing = if events.is_empty() { "SREM" } else { "SADD" };
-        self.listed_around("replace a conversation", listing, conversation_id, eval)
-            .await
+        let last = self
+            .listed_around("replace a conversation", listing, conversation_id, eval)
+            .await?;
+        Ok(u64::try_from(last).unwrap_or(0))
     }
 
     async fn compact(&self, conversation_id: &str, before_seq: u64) -> Result<usize> {
@@ -222,14 +260,14 @@ impl RedisStore {
         listing: &str,
         conversation_id: &str,
         eval: redis::Cmd,
-    ) -> Result<u64> {
+    ) -> Result<i64> {
         let idx = self.conv_index();
         let mut conn = self.conn();
         if conn.is_cluster() {
             let mut list = redis::cmd(listing);
             list.arg(&idx).arg(conversation_id);
             self.run::<(), _>(op, list.query_async(&mut conn)).await?;
-            let last: u64 = self.run(op, eval.query_async(&mut conn)).await?;
+            let last: i64 = self.run(op, eval.query_async(&mut conn)).await?;
             self.run::<(), _>(op, list.query_async(&mut conn)).await?;
             return Ok(last);
         }
@@ -243,7 +281,7 @@ impl RedisStore {
             .arg(&idx)
             .arg(conversation_id)
             .ignore();
-        let (last,): (u64,) = self.run(op, pipe.query_async(&mut conn)).await?;
+        let (last,): (i64,) = self.run(op, pipe.query_async(&mut conn)).await?;
         Ok(last)
     }
 
@@ -254,6 +292,7 @@ impl RedisStore {
         &self,
         script: &str,
         conversation_id: &str,
+        expected: Option<u64>,
         events: &[ConversationEvent],
     ) -> Result<redis::Cmd> {
         if conversation_id.is_empty() {
@@ -267,7 +306,12 @@ impl RedisStore {
         let [seq, ev, mids] = self.conv_keys(conversation_id);
         let mut eval = redis::cmd("EVAL");
         eval.arg(script).arg(3).arg(seq).arg(ev).arg(mids);
-        eval.arg(conversation_id).arg(Utc::now().timestamp_micros());
+        // ARGV[1]: the id, or the last seq a compare-and-append expects.
+        match expected {
+            Some(e) => eval.arg(e),
+            None => eval.arg(conversation_id),
+        };
+        eval.arg(Utc::now().timestamp_micros());
         for (id, b) in ids.iter().zip(&bodies) {
             eval.arg(id.map(|i| i.to_string()).unwrap_or_default())
                 .arg(b);

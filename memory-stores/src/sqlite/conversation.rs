@@ -1,7 +1,7 @@
 //! [`ConversationStore`] on SQLite: one row per event, seqs assigned inside the write
 //! transaction from the conversation's `last_seq`.
 
-use agentmemory_core::conversation::{ConversationSummary, Owner};
+use agentmemory_core::conversation::{AppendIf, ConversationSummary, Owner};
 use agentmemory_core::{ConversationEvent, ConversationStore, MemoryError, Result, StoredEvent};
 use async_trait::async_trait;
 use chrono::Utc;
@@ -87,9 +87,15 @@ fn insert_events(
     Ok(seq)
 }
 
-#[async_trait]
-impl ConversationStore for SqliteStore {
-    async fn append(&self, conversation_id: &str, events: Vec<ConversationEvent>) -> Result<u64> {
+impl SqliteStore {
+    /// `append`, or `append_if` when `expected` is set: checked inside the write
+    /// transaction.
+    async fn append_checked(
+        &self,
+        conversation_id: &str,
+        expected: Option<u64>,
+        events: Vec<ConversationEvent>,
+    ) -> Result<AppendIf> {
         check_id(conversation_id)?;
         let op = "append events";
         // Serialise before taking the writer; message ids are checked inside the
@@ -110,6 +116,10 @@ impl ConversationStore for SqliteStore {
                 .and_then(|mut s| s.query_row([&id], |r| r.get(0)).optional())
                 .map_err(&err)?;
             let before = last.unwrap_or(0);
+            let current = u64::try_from(before).unwrap_or(0);
+            if expected.is_some_and(|e| e != current) {
+                return Ok(AppendIf::Conflict { last_seq: current });
+            }
             let now = micros(Utc::now());
             if last.is_none() {
                 tx.prepare_cached(
@@ -124,15 +134,36 @@ impl ConversationStore for SqliteStore {
             if seq == before {
                 // Every message was already logged: nothing changed (and a conversation
                 // that did not exist still does not: the transaction rolls back on drop).
-                return Ok(u64::try_from(seq).unwrap_or(0));
+                return Ok(AppendIf::Appended { last_seq: current });
             }
             tx.prepare_cached("UPDATE conversations SET last_seq = ?2 WHERE id = ?1")
                 .and_then(|mut s| s.execute(params![id, seq]))
                 .map_err(&err)?;
             tx.commit().map_err(&err)?;
-            Ok(u64::try_from(seq).unwrap_or(0))
+            Ok(AppendIf::Appended {
+                last_seq: u64::try_from(seq).unwrap_or(0),
+            })
         })
         .await
+    }
+}
+
+#[async_trait]
+impl ConversationStore for SqliteStore {
+    async fn append(&self, conversation_id: &str, events: Vec<ConversationEvent>) -> Result<u64> {
+        self.append_checked(conversation_id, None, events)
+            .await
+            .map(AppendIf::last_seq)
+    }
+
+    async fn append_if(
+        &self,
+        conversation_id: &str,
+        expected_last_seq: u64,
+        events: Vec<ConversationEvent>,
+    ) -> Result<AppendIf> {
+        self.append_checked(conversation_id, Some(expected_last_seq), events)
+            .await
     }
 
     async fn load_since(&self, conversation_id: &str, after: u64) -> Result<Vec<StoredEvent>> {
