@@ -458,6 +458,11 @@ async fn a_thing_whose_own_ending_follows_it_is_no_longer_held() {
             "the brass band lot played their last gig in june",
             "brass",
         ),
+        (
+            "i've had psoriasis on my elbows for years",
+            "my psoriasis's cleared up since the new cream",
+            "psoriasis",
+        ),
     ] {
         let facts = current_after(&[first, second]).await;
         assert!(
@@ -476,6 +481,22 @@ async fn a_thing_whose_own_ending_follows_it_is_no_longer_held() {
             "i have a brother named callum",
             "my brother went away for the weekend",
             "callum",
+        ),
+        // Someone else's thing ended, not the user's.
+        (
+            "i play in a brass band",
+            "my cousin's brass band split up over the summer",
+            "brass",
+        ),
+        (
+            "i have psoriasis on my knees",
+            "my dad's psoriasis has cleared up at last",
+            "psoriasis",
+        ),
+        (
+            "i play the banjo badly but happily",
+            "my brother's banjo went to a collector",
+            "banjo",
         ),
     ] {
         let facts = current_after(&[first, second]).await;

@@ -10,7 +10,7 @@
 //! The shapes are data (English, small and general); a clause with a joke marker, a
 //! question and someone else's clause are left alone.
 
-use super::lexicon::{listed, PETS};
+use super::lexicon::{listed, someone_elses, PETS};
 use super::tables::JOKE_MARKERS;
 
 /// Car makes: "my Vauxhall Corsa" is a car the user drives.
@@ -586,7 +586,15 @@ fn plain_sentences(words: &[&str], sentence: &str) -> Vec<String> {
                 "cleared" | "healed" | "resolved" | "disappeared" | "vanished"
             )
         });
-        if let Some(c) = cleared.filter(|c| (2..=5).contains(c)) {
+        let mine = |c: &usize| {
+            !someone_elses(
+                l[1..*c]
+                    .iter()
+                    .copied()
+                    .filter(|x| !matches!(*x, "has" | "have" | "had" | "is")),
+            )
+        };
+        if let Some(c) = cleared.filter(|c| (2..=5).contains(c)).filter(mine) {
             let thing: Vec<&str> = w[1..c]
                 .iter()
                 .map(|x| x.trim_end_matches("'s"))
@@ -727,6 +735,7 @@ fn plain_sentences(words: &[&str], sentence: &str) -> Vec<String> {
         } else if g >= 2
             && matches!(l[0], "the" | "my" | "our")
             && to.iter().any(|x| listed(TAKERS, x))
+            && !someone_elses(l[1..g].iter().copied())
         {
             out.push(format!("I gave away the {}.", w[1..g].join(" ")));
         }
@@ -734,16 +743,6 @@ fn plain_sentences(words: &[&str], sentence: &str) -> Vec<String> {
     // "i dropped out after christmas": dropped out of what the user studies.
     if matches!(l.first().copied(), Some("i")) && at(1, "dropped") && at(2, "out") && !at(3, "of") {
         out.push("I dropped out of my course.".to_owned());
-    }
-    // "the Corsa got scrapped", "the old van was written off".
-    if at(0, "the") || at(0, "my") {
-        let scrapped = find(&["got", "scrapped"])
-            .or_else(|| find(&["was", "scrapped"]))
-            .or_else(|| find(&["was", "written", "off"]))
-            .or_else(|| find(&["got", "written", "off"]));
-        if let Some(s) = scrapped.filter(|s| (2..=4).contains(s)) {
-            out.push(format!("I scrapped the {}.", w[1..s].join(" ")));
-        }
     }
     out
 }
@@ -859,10 +858,11 @@ mod tests {
             plain("the trombone went to a lad from the brass band"),
             ["I gave away the trombone."]
         );
-        assert_eq!(
-            plain("the clio got scrapped after the mot"),
-            ["I scrapped the clio."]
-        );
+        // "the clio got scrapped" is a clause rule now (`endings::thing_ended`).
+        assert!(plain("the clio got scrapped after the mot").is_empty());
+        // Someone else's thing is not the user's.
+        assert!(plain("my brother's guitar went to a collector").is_empty());
+        assert!(plain("my mum's eczema has cleared up").is_empty());
         assert_eq!(
             plain("let my gym membership lapse in march"),
             ["I cancelled the gym membership."]

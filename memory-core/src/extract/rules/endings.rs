@@ -288,8 +288,17 @@ const THING_ENDINGS: &[&str] = &[
     "called it a day|quits",
 ];
 
-/// After a thing's name with "'s" ("the oboe era's over"), what the "'s" begins.
-const AFTER_IS: &[&str] = &["been? over|finished|done|history|gone", "no more"];
+/// After a thing's name with "'s" ("the oboe era's over", "my eczema's cleared up"), what
+/// the "'s" ("is" or "has") begins.
+const AFTER_IS: &[&str] = &[
+    "been? over|finished|done|history|gone",
+    "no more",
+    "cleared|healed up?",
+    "lapsed|expired",
+    "been? stolen|nicked|pinched|towed|scrapped|repossessed|sold",
+    "been? written off",
+    "fallen by the wayside",
+];
 
 /// Words between a thing and its ending that change nothing: "the rash has finally
 /// cleared up", "the samba lot officially called it a day".
@@ -327,6 +336,7 @@ pub(crate) fn thing_ended(words: &[Word]) -> Vec<Found> {
         if thing
             .iter()
             .any(|w| listed(RELATIONS, w.lower()) || !w.lower().chars().any(char::is_alphabetic))
+            || super::lexicon::someone_elses(thing.iter().map(|w| w.lower()))
         {
             return Vec::new();
         }

@@ -730,3 +730,16 @@ pub(crate) fn listed(list: &[&str], word: &str) -> bool {
 pub(crate) fn same(a: &str, b: &str) -> bool {
     a.len() == b.len() && a.bytes().zip(b.bytes()).all(|(x, y)| x == y)
 }
+
+/// Whether a noun phrase (its words in order) is someone else's: a word before the last
+/// is a possessive ("my *brother's* band", "the *neighbours'* dog"), or the last is a
+/// plural one. (A last word with "'s" is left alone: "the oboe era's over" is "is".)
+pub(crate) fn someone_elses<'a>(words: impl IntoIterator<Item = &'a str>) -> bool {
+    let words: Vec<&str> = words.into_iter().collect();
+    let possessive = |w: &str| w.ends_with("'s") || w.ends_with("\u{2019}s");
+    let plural = |w: &str| w.len() > 2 && (w.ends_with("s'") || w.ends_with("s\u{2019}"));
+    words.iter().any(|w| plural(w))
+        || words
+            .split_last()
+            .is_some_and(|(_, before)| before.iter().any(|w| possessive(w)))
+}

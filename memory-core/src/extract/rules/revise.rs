@@ -147,9 +147,12 @@ pub(super) fn revise(text: &str, mut found: Vec<FactCandidate>) -> Vec<FactCandi
                 .is_some_and(|v| t.contains(&v.to_lowercase()))
         };
         // An event or note that tells it in passing ("found out they are allergic to
-        // …") gives way to the health fact; a rule's own reading of it stays.
+        // …") gives way to the health fact; a rule's own reading of it stays, and so
+        // does an ending ("my eczema has cleared up" is no news of eczema).
         found.retain(|c| {
-            !(names(c) && matches!(c.attribute.as_deref(), Some("event") | Some("note")))
+            !(names(c)
+                && c.transition.is_none()
+                && matches!(c.attribute.as_deref(), Some("event") | Some("note")))
         });
         if !found.iter().any(names) {
             found.push(h);
