@@ -188,30 +188,15 @@ impl MemoryManager {
         if memory.message_tokens() + memory.summary_tokens() <= trigger {
             return Ok(0);
         }
-        let reserve = self.config.summary_tokens.min(trigger / 4);
-        let target = trigger.saturating_mul(usize::from(self.config.summarize_to)) / 100;
-        let room = target
-            .saturating_sub(memory.system_tokens())
-            .saturating_sub(reserve);
-        let keep_recent = memory.recent_within(room).max(1);
-        let old = memory.messages_to_summarize(keep_recent);
-        if old.is_empty() {
-            return Ok(0);
-        }
-        let summary = self
-            .summarizer
-            .summarize(memory.summary(), &old, reserve)
-            .await?;
-        self.log
-            .append(
-                conversation_id,
-                vec![ConversationEvent::SummaryUpdated {
-                    summary: summary.clone(),
-                    keep_recent,
-                }],
-            )
-            .await?;
-        memory.set_summary(summary);
-        Ok(memory.trim_to_recent(keep_recent))
+        agentmemory_core::buffer::fold_into_summary(
+            memory,
+            self.summarizer.as_ref(),
+            self.log.as_ref(),
+            conversation_id,
+            trigger,
+            self.config.summary_tokens,
+            self.config.summarize_to,
+        )
+        .await
     }
 }

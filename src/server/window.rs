@@ -94,37 +94,13 @@ pub async fn summarize_if_needed(
     if threshold == 0 || (token_count(memory) as usize) <= threshold {
         return Ok(false);
     }
-    let mut buffer = ShortTermMemory::new(threshold);
-    if let Some(context) = &memory.context {
-        buffer.set_summary(context.clone());
-    }
-    // positions (in `memory.messages`) of the non-system messages, in buffer order
-    let mut positions = Vec::with_capacity(memory.messages.len());
-    for (i, message) in memory.messages.iter().enumerate() {
-        if message.role != "system" {
-            buffer.add(core_message(message));
-            positions.push(i);
-        }
-    }
-    let keep = buffer.recent_within(threshold / 2).max(1);
-    let folded = buffer.messages_to_summarize(keep);
-    if folded.is_empty() {
-        return Ok(false);
-    }
-    let summary_budget = (threshold / 4).max(16);
-    let summary = summarizer
-        .summarize(memory.context.as_deref(), &folded, summary_budget)
-        .await?;
-    let drop: std::collections::HashSet<usize> =
-        positions.iter().take(folded.len()).copied().collect();
-    let mut index = 0;
-    memory.messages.retain(|_| {
-        let keep = !drop.contains(&index);
-        index += 1;
-        keep
-    });
-    memory.context = Some(summary);
-    Ok(true)
+    fold_body(
+        memory,
+        |buffer| buffer.recent_within(threshold / 2).max(1),
+        (threshold / 4).max(16),
+        summarizer,
+    )
+    .await
 }
 
 /// Tokens a summary folded by the message-count window may take.
@@ -138,37 +114,58 @@ pub async fn summarize_by_count(
     window_size: usize,
     summarizer: &dyn Summarizer,
 ) -> Result<bool> {
-    let positions: Vec<usize> = memory
+    let held = memory
         .messages
         .iter()
-        .enumerate()
-        .filter(|(_, m)| m.role != "system")
-        .map(|(i, _)| i)
-        .collect();
-    if window_size == 0 || positions.len() <= window_size {
+        .filter(|m| m.role != "system")
+        .count();
+    if window_size == 0 || held <= window_size {
         return Ok(false);
     }
-    let keep = (window_size / 2).max(1);
-    let fold = positions.len() - keep;
-    let folded: Vec<Message> = positions[..fold]
-        .iter()
-        .map(|&i| core_message(&memory.messages[i]))
-        .collect();
-    let summary = summarizer
-        .summarize(
-            memory.context.as_deref(),
-            &folded,
-            COUNT_WINDOW_SUMMARY_TOKENS,
-        )
-        .await?;
-    let drop: std::collections::HashSet<usize> = positions[..fold].iter().copied().collect();
+    fold_body(
+        memory,
+        |_| (window_size / 2).max(1),
+        COUNT_WINDOW_SUMMARY_TOKENS,
+        summarizer,
+    )
+    .await
+}
+
+/// The kernel's fold ([`ShortTermMemory::fold`]) over a working-memory body: its
+/// non-system messages in a buffer with its context as the summary, the `keep` most
+/// recent kept (never splitting a tool call from its results), the rest folded into the
+/// context. Returns whether it folded anything.
+async fn fold_body(
+    memory: &mut WorkingMemoryBody,
+    keep: impl FnOnce(&ShortTermMemory) -> usize,
+    summary_tokens: usize,
+    summarizer: &dyn Summarizer,
+) -> Result<bool> {
+    let mut buffer = ShortTermMemory::new(usize::MAX);
+    if let Some(context) = &memory.context {
+        buffer.set_summary(context.clone());
+    }
+    // positions (in `memory.messages`) of the non-system messages, in buffer order
+    let mut positions = Vec::with_capacity(memory.messages.len());
+    for (i, message) in memory.messages.iter().enumerate() {
+        if message.role != "system" {
+            buffer.add(core_message(message));
+            positions.push(i);
+        }
+    }
+    let keep = keep(&buffer);
+    let Some(fold) = buffer.fold(summarizer, keep, summary_tokens).await? else {
+        return Ok(false);
+    };
+    let drop: std::collections::HashSet<usize> =
+        positions.iter().take(fold.folded).copied().collect();
     let mut index = 0;
     memory.messages.retain(|_| {
         let keep = !drop.contains(&index);
         index += 1;
         keep
     });
-    memory.context = Some(summary);
+    memory.context = Some(fold.summary);
     Ok(true)
 }
 

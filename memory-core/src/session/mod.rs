@@ -221,32 +221,16 @@ impl<A: Agent> Session<A> {
     /// several turns rather than on every turn once the window is full. Returns how many
     /// messages were folded.
     async fn summarize(&mut self, max: usize) -> Result<usize> {
-        // The summary never takes more than a quarter of the room.
-        let reserve = self.config.summary_tokens.min(max / 4);
-        let target = max.saturating_mul(usize::from(self.config.summarize_to)) / 100;
-        let room = target
-            .saturating_sub(self.memory.system_tokens())
-            .saturating_sub(reserve);
-        let keep_recent = self.memory.recent_within(room).max(1);
-        let old = self.memory.messages_to_summarize(keep_recent);
-        if old.is_empty() {
-            return Ok(0);
-        }
-        let summary = self
-            .summarizer
-            .summarize(self.memory.summary(), &old, reserve)
-            .await?;
-        self.log
-            .append(
-                &self.conversation_id,
-                vec![ConversationEvent::SummaryUpdated {
-                    summary: summary.clone(),
-                    keep_recent,
-                }],
-            )
-            .await?;
-        self.memory.set_summary(summary);
-        Ok(self.memory.trim_to_recent(keep_recent))
+        crate::buffer::fold_into_summary(
+            &mut self.memory,
+            self.summarizer.as_ref(),
+            self.log.as_ref(),
+            &self.conversation_id,
+            max,
+            self.config.summary_tokens,
+            self.config.summarize_to,
+        )
+        .await
     }
 
     /// Writes a snapshot of the short-term memory to the log and drops the events
