@@ -173,11 +173,8 @@ pub async fn ingest_with(
     let episodes = crate::episodes::resolve(container)?;
 
     let existing = log.load(&conversation_id).await?;
-    let owner = existing.iter().rev().find_map(|e| match &e.event {
-        ConversationEvent::Started { user_id, .. } => Some(user_id.as_str()),
-        _ => None,
-    });
-    if let Some(owner) = owner.filter(|o| *o != user_id) {
+    let owner = crate::conversation::Owner::of(&existing).map(|o| o.user_id);
+    if let Some(owner) = owner.filter(|o| o != user_id) {
         return Err(MemoryError::invalid(
             "conversation id",
             format!("conversation `{conversation_id}` belongs to user `{owner}`"),

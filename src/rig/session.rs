@@ -83,7 +83,8 @@ impl LogState {
     fn apply(&mut self, stored: &StoredEvent) {
         self.seq = self.seq.max(stored.seq);
         match &stored.event {
-            ConversationEvent::Started { user_id, .. } if self.owner.is_none() => {
+            // The log's owner is its last Started event (`Owner::of`, the one rule).
+            ConversationEvent::Started { user_id, .. } => {
                 self.owner = Some(user_id.clone());
             }
             ConversationEvent::Message { message } => {

@@ -50,10 +50,7 @@ impl UserMemory {
             .map_err(|e| MemoryError::invalid("conversation id", e.to_string()))?;
         let log = &self.memory.shared().log;
         let events = log.load(id).await?;
-        let owner = events.iter().rev().find_map(|e| match &e.event {
-            ConversationEvent::Started { user_id, .. } => Some(user_id.as_str()),
-            _ => None,
-        });
+        let owner = agentmemory_core::conversation::Owner::of(&events).map(|o| o.user_id);
         match owner {
             Some(owner) if owner == self.user_id => {}
             Some(_) => {

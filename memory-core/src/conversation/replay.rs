@@ -13,6 +13,39 @@ pub struct Owner {
     pub agent: String,
 }
 
+impl Owner {
+    /// The owner a log records: its last [`Started`](ConversationEvent::Started) event
+    /// (compaction restates it with the snapshot, so the last one is always there). The
+    /// one rule every reader of a log's owner follows: replay, listings, `ingest`, rig.
+    ///
+    /// ```
+    /// use agentmemory_core::conversation::{ConversationEvent, Owner, StoredEvent};
+    ///
+    /// let started = |seq, user: &str| StoredEvent {
+    ///     seq,
+    ///     at: chrono::Utc::now(),
+    ///     event: ConversationEvent::Started { user_id: user.into(), agent: "coach".into() },
+    /// };
+    /// assert_eq!(Owner::of(&[]), None);
+    /// assert_eq!(Owner::of(&[started(1, "ana"), started(2, "ana")]).unwrap().user_id, "ana");
+    /// ```
+    pub fn of(events: &[StoredEvent]) -> Option<Owner> {
+        events.iter().rev().find_map(|e| Self::started(&e.event))
+    }
+
+    /// The owner `event` records, if it is a [`Started`](ConversationEvent::Started)
+    /// event: for readers that apply a log event by event, keeping the last.
+    pub fn started(event: &ConversationEvent) -> Option<Owner> {
+        match event {
+            ConversationEvent::Started { user_id, agent } => Some(Owner {
+                user_id: user_id.clone(),
+                agent: agent.clone(),
+            }),
+            _ => None,
+        }
+    }
+}
+
 /// Replays `events` into `memory`, from the last snapshot on, exactly as a session
 /// applied them: messages are added, summary updates set the summary and trim to the
 /// recorded number of recent messages, a snapshot restores its state, an unanswered user
@@ -36,13 +69,7 @@ pub struct Owner {
 /// assert_eq!(memory.summary(), Some("said one"));
 /// ```
 pub fn replay(events: &[StoredEvent], memory: &mut ShortTermMemory) -> Option<Owner> {
-    let owner = events.iter().rev().find_map(|e| match &e.event {
-        ConversationEvent::Started { user_id, agent } => Some(Owner {
-            user_id: user_id.clone(),
-            agent: agent.clone(),
-        }),
-        _ => None,
-    });
+    let owner = Owner::of(events);
     let from = events
         .iter()
         .rposition(|e| matches!(e.event, ConversationEvent::Snapshot { .. }))

@@ -39,13 +39,7 @@ pub struct ConversationSummary {
 impl ConversationSummary {
     /// The summary of conversation `id` whose log is `events`.
     pub fn of(id: &str, events: &[StoredEvent]) -> Self {
-        let owner = events.iter().rev().find_map(|e| match &e.event {
-            ConversationEvent::Started { user_id, agent } => Some(Owner {
-                user_id: user_id.clone(),
-                agent: agent.clone(),
-            }),
-            _ => None,
-        });
+        let owner = Owner::of(events);
         let messages = events
             .iter()
             .filter(|e| matches!(e.event, ConversationEvent::Message { .. }))
