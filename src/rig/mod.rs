@@ -152,6 +152,9 @@ pub(crate) struct Shared {
     pub(crate) extractor: Arc<dyn FactExtractor>,
     pub(crate) counter: Arc<dyn TokenCounter>,
     pub(crate) config: RigMemoryConfig,
+    /// rig's session logs as last replayed, so a read or a write reads only what the log
+    /// gained since (see [`session`]).
+    pub(crate) sessions: std::sync::Mutex<session::LogCache>,
 }
 
 /// agentmem's memory for rig agents: one per application, shared by every request.
@@ -308,6 +311,7 @@ impl RigMemoryBuilder {
                     .counter
                     .unwrap_or_else(|| Arc::new(HeuristicCounter::default())),
                 config: self.config,
+                sessions: Default::default(),
             }),
         }
     }

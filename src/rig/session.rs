@@ -3,30 +3,36 @@
 //! rig keeps a conversation as a log of bytes (its session format, JSON lines) that a run
 //! reads whole and extends with one append once it finished, naming the length it read:
 //! the store appends only if the log is still that long, checking and writing in one step.
-//! agentmem's [`ConversationStore`] has no such compare-and-append, but it has an atomic
-//! claim: appending a [`Message`] event is idempotent by message id, in every backend
-//! (SQLite, Postgres, Redis, files) checked inside the append itself. So each write is
-//! one message event whose id is derived from the *slot* it fills — the log's generation
-//! and the byte length it extends — and of two writers that read the same length, both
-//! name the same slot: the store keeps the first and skips the second, which then finds
-//! another writer's event in its slot and is refused with [`LogWriteError::Changed`].
+//! Each write is one message event of the agentmem conversation of the same name (a
+//! *slot*: the log's generation and the byte length it extends, its bytes in the
+//! message), appended with [`ConversationStore::append_if`] at the seq the writer read:
+//! of two writers that read the same log, the store lets one in and the other finds the
+//! log moved on and is refused with [`LogWriteError::Changed`]. The slot also names the
+//! event's id, so a write retried after a lost answer is logged once.
 //!
 //! A replace fills a slot too, and starts the next generation (its bytes are the whole
 //! log), so a replace and an append that read the same log also exclude each other.
 //! Reading replays the slots in order. The conversation's other events (its `Started`
 //! owner, `FactsChanged` from the memory tools) share the log and are skipped.
 //!
+//! **Reads are incremental.** The logs replayed are kept ([`LogCache`], bounded by bytes)
+//! with the seq and time of the last event read; a read or a write loads the log from that
+//! event on, checks it is still the same event (a log deleted and started again is read
+//! whole) and applies what follows. A run that reads its log and appends to it reads each
+//! event once, not the whole log every time.
+//!
 //! Named files (blobs, plugin data) go to the [`KvStore`] given to
 //! [`RigMemoryBuilder::files`](super::RigMemoryBuilder::files), one namespace per user.
 
+use std::collections::HashMap;
 use std::io;
 
-use agentmemory_core::conversation::{ConversationEvent, StoredEvent};
+use agentmemory_core::conversation::{AppendIf, ConversationEvent, StoredEvent};
 use agentmemory_core::episodes::stable_ulid;
 use agentmemory_core::kv::{MemoryEntry, MemoryScope};
 use agentmemory_core::{KvStore, MemoryError, Message, Role};
 use base64::Engine as _;
-use chrono::DateTime;
+use chrono::{DateTime, Utc};
 use rig_memory::{check_log_name, check_name, AsyncStore, LogWriteError};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -67,9 +73,9 @@ struct Slot {
 }
 
 /// rig's session log as the slots replayed so far.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone)]
 struct LogState {
-    /// Whose conversation it is: the first `Started` event's user.
+    /// Whose conversation it is: the last `Started` event's user.
     owner: Option<String>,
     generation: u64,
     bytes: Vec<u8>,
@@ -77,11 +83,17 @@ struct LogState {
     exists: bool,
     /// The last event read.
     seq: u64,
+    /// When the store wrote the last event read: with `seq`, what tells this log from one
+    /// deleted and started again.
+    last_at: Option<DateTime<Utc>>,
 }
 
 impl LogState {
     fn apply(&mut self, stored: &StoredEvent) {
-        self.seq = self.seq.max(stored.seq);
+        if stored.seq >= self.seq {
+            self.seq = stored.seq;
+            self.last_at = Some(stored.at);
+        }
         match &stored.event {
             // The log's owner is its last Started event (`Owner::of`, the one rule).
             ConversationEvent::Started { user_id, .. } => {
@@ -107,6 +119,56 @@ impl LogState {
                 self.exists = true;
             }
             _ => {}
+        }
+    }
+}
+
+/// The bytes of replayed logs a [`RigMemory`] keeps: 64 MiB.
+const CACHE_BYTES: usize = 64 << 20;
+
+/// rig's session logs as last replayed, least recently used dropped first once their
+/// bytes pass [`CACHE_BYTES`].
+#[derive(Debug, Default)]
+pub(crate) struct LogCache {
+    logs: HashMap<String, (LogState, u64)>,
+    bytes: usize,
+    tick: u64,
+}
+
+impl LogCache {
+    fn get(&mut self, name: &str) -> Option<LogState> {
+        self.tick += 1;
+        let tick = self.tick;
+        self.logs.get_mut(name).map(|(state, used)| {
+            *used = tick;
+            state.clone()
+        })
+    }
+
+    fn remove(&mut self, name: &str) {
+        if let Some((gone, _)) = self.logs.remove(name) {
+            self.bytes -= gone.bytes.len();
+        }
+    }
+
+    fn put(&mut self, name: &str, state: LogState) {
+        self.tick += 1;
+        self.bytes += state.bytes.len();
+        if let Some((old, _)) = self.logs.insert(name.to_owned(), (state, self.tick)) {
+            self.bytes -= old.bytes.len();
+        }
+        while self.bytes > CACHE_BYTES && self.logs.len() > 1 {
+            let Some(oldest) = self
+                .logs
+                .iter()
+                .min_by_key(|(_, (_, used))| *used)
+                .map(|(k, _)| k.clone())
+            else {
+                break;
+            };
+            if let Some((gone, _)) = self.logs.remove(&oldest) {
+                self.bytes -= gone.bytes.len();
+            }
         }
     }
 }
@@ -162,6 +224,15 @@ fn io_error(error: MemoryError) -> io::Error {
     io::Error::other(error)
 }
 
+/// A log's state replayed from all of its events.
+fn replayed(events: &[StoredEvent]) -> LogState {
+    let mut state = LogState::default();
+    for stored in events {
+        state.apply(stored);
+    }
+    state
+}
+
 /// One user's conversations as rig's session store: give it to `AgentBuilder::memory` or
 /// `AgentRunner::memory` (what [`UserMemory::prepare`](super::UserMemory::prepare) does).
 ///
@@ -191,81 +262,125 @@ impl SessionStore {
         &self.user_id
     }
 
-    /// The log `name` as its events say, refusing another user's.
+    /// The log `name` as its events say, refusing another user's: the state kept from
+    /// the last read brought up to date with what the log gained since, or the whole log
+    /// replayed when none is kept or the log is no longer the one read.
     async fn state(&self, name: &str) -> io::Result<LogState> {
         check_log_name(name)?;
-        let events = self
-            .memory
-            .shared()
-            .log
-            .load(name)
-            .await
-            .map_err(io_error)?;
-        let mut state = LogState::default();
-        for stored in &events {
-            state.apply(stored);
+        let log = &self.memory.shared().log;
+        let kept = self.cache().get(name);
+        let mut state = match kept {
+            Some(mut state) if state.seq > 0 => {
+                let tail = log
+                    .load_since(name, state.seq - 1)
+                    .await
+                    .map_err(io_error)?;
+                match tail.first() {
+                    Some(first) if first.seq == state.seq && Some(first.at) == state.last_at => {
+                        for stored in &tail[1..] {
+                            state.apply(stored);
+                        }
+                        state
+                    }
+                    _ => replayed(&log.load(name).await.map_err(io_error)?),
+                }
+            }
+            _ => replayed(&log.load(name).await.map_err(io_error)?),
+        };
+        if let Some(owner) = &state.owner {
+            if *owner != self.user_id {
+                return Err(io::Error::new(
+                    io::ErrorKind::PermissionDenied,
+                    format!("conversation `{name}` belongs to another user"),
+                ));
+            }
         }
-        match &state.owner {
-            Some(owner) if *owner != self.user_id => Err(io::Error::new(
-                io::ErrorKind::PermissionDenied,
-                format!("conversation `{name}` belongs to another user"),
-            )),
-            _ => Ok(state),
+        if state.seq > 0 {
+            self.cache().put(name, state.clone());
+        } else {
+            // No log (any more): nothing kept for it.
+            self.cache().remove(name);
+            state = LogState::default();
         }
+        Ok(state)
     }
 
-    /// Fills the slot after `len` bytes of the log `name` with `bytes`.
+    fn cache(&self) -> std::sync::MutexGuard<'_, LogCache> {
+        // A panic while holding it left a cache of whole states: still usable.
+        self.memory
+            .shared()
+            .sessions
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// Fills the slot after `len` bytes of the log `name` with `bytes`, appended at the
+    /// seq read ([`ConversationStore::append_if`]); when the log moved on only by events
+    /// that are no slots (the memory tools' fact changes), it tries again at the new seq.
     async fn write_slot(
         &self,
         name: &str,
         len: u64,
         bytes: &[u8],
-        mut op: Op,
+        op: Op,
     ) -> Result<(), LogWriteError> {
-        let state = self.state(name).await?;
-        if state.bytes.len() as u64 != len {
-            return Err(LogWriteError::Changed);
-        }
-        if op == Op::Append && bytes.is_empty() {
-            if state.exists {
-                return Ok(());
+        const ATTEMPTS: usize = 8;
+        for _ in 0..ATTEMPTS {
+            let state = self.state(name).await?;
+            if state.bytes.len() as u64 != len {
+                return Err(LogWriteError::Changed);
             }
-            op = Op::Start;
-        }
-        let slot = Slot {
-            generation: state.generation,
-            at: len,
-            op,
-            // The low 64 of the ULID's 80 random bits.
-            nonce: ulid::Ulid::new().random() as u64,
-        };
-        let message = encode(name, slot, bytes);
-        let id = message.id;
-        let mut events = Vec::with_capacity(2);
-        if state.owner.is_none() {
-            events.push(ConversationEvent::Started {
-                user_id: self.user_id.clone(),
-                agent: AGENT.to_owned(),
+            let mut op = op;
+            if op == Op::Append && bytes.is_empty() {
+                if state.exists {
+                    return Ok(());
+                }
+                op = Op::Start;
+            }
+            let slot = Slot {
+                generation: state.generation,
+                at: len,
+                op,
+                // The low 64 of the ULID's 80 random bits.
+                nonce: ulid::Ulid::new().random() as u64,
+            };
+            let message = encode(name, slot, bytes);
+            let id = message.id;
+            let mut events = Vec::with_capacity(2);
+            if state.owner.is_none() {
+                events.push(ConversationEvent::Started {
+                    user_id: self.user_id.clone(),
+                    agent: AGENT.to_owned(),
+                });
+            }
+            events.push(ConversationEvent::Message { message });
+            let log = &self.memory.shared().log;
+            match log
+                .append_if(name, state.seq, events)
+                .await
+                .map_err(io_error)?
+            {
+                AppendIf::Conflict { .. } => continue,
+                AppendIf::Appended { .. } => {}
+            }
+            // The event in the slot: this write's, or (a write retried after its answer
+            // was lost) the one an earlier attempt logged.
+            let since = log.load_since(name, state.seq).await.map_err(io_error)?;
+            let kept = since.iter().find_map(|stored| match &stored.event {
+                ConversationEvent::Message { message } if message.id == id => decode(message),
+                _ => None,
             });
+            return match kept {
+                Some((kept, _)) if kept == slot => Ok(()),
+                // Two writers that start the same empty log both did what they asked.
+                Some(_) if op == Op::Start => Ok(()),
+                Some(_) => Err(LogWriteError::Changed),
+                None => Err(LogWriteError::Io(io::Error::other(format!(
+                    "the conversation store kept no event for the write to `{name}`"
+                )))),
+            };
         }
-        events.push(ConversationEvent::Message { message });
-        let log = &self.memory.shared().log;
-        log.append(name, events).await.map_err(io_error)?;
-        // The store kept either this event or another writer's in the slot.
-        let since = log.load_since(name, state.seq).await.map_err(io_error)?;
-        let kept = since.iter().find_map(|stored| match &stored.event {
-            ConversationEvent::Message { message } if message.id == id => decode(message),
-            _ => None,
-        });
-        match kept {
-            Some((kept, _)) if kept == slot => Ok(()),
-            // Two writers that start the same empty log both did what they asked.
-            Some(_) if op == Op::Start => Ok(()),
-            Some(_) => Err(LogWriteError::Changed),
-            None => Err(LogWriteError::Io(io::Error::other(format!(
-                "the conversation store kept no event for the write to `{name}`"
-            )))),
-        }
+        Err(LogWriteError::Changed)
     }
 
     fn files(&self) -> io::Result<&dyn KvStore> {
