@@ -30,9 +30,30 @@ const PAST_CUES: &[&str] = &[
     "had",
 ];
 
-/// Whether `text` asks about the past: it names a period that ended before `at`, or a
-/// word of `PAST_CUES` is in it.
+/// Words a question opens with.
+const QUESTION_OPENERS: &[&str] = &[
+    "what", "where", "when", "who", "whom", "whose", "which", "how", "why", "did", "do", "does",
+    "was", "were", "had", "have", "has", "is", "are", "am", "can", "could", "would", "should",
+    "will",
+];
+
+/// Whether `text` is a question: it holds a question mark, or its first word opens one.
+fn is_question(text: &str) -> bool {
+    text.contains('?')
+        || text
+            .split(|c: char| !c.is_alphanumeric())
+            .find(|w| !w.is_empty())
+            .is_some_and(|w| QUESTION_OPENERS.contains(&w.to_lowercase().as_str()))
+}
+
+/// Whether `text` asks about the past: a question that names a period that ended before
+/// `at`, or holds a word of `PAST_CUES`. A statement never does ("I was at the shop"),
+/// so the turns that tell something never read the fact history (the versions of every
+/// fact of the user, whose reading grows with it).
 pub fn asks_about_the_past(text: &str, at: DateTime<Utc>) -> Option<Option<DateTime<Utc>>> {
+    if !is_question(text) {
+        return None;
+    }
     let named = crate::time::resolve(text, at)
         .into_iter()
         .map(|m| m.span)
@@ -142,5 +163,11 @@ mod tests {
             .await
             .unwrap();
         assert!(none.is_empty());
+        // A statement is no question, whatever its tense.
+        let told = past_facts(&store, "u", "I had a greyhound once, he was lovely", now, 3)
+            .await
+            .unwrap();
+        assert!(told.is_empty());
+        assert!(asks_about_the_past("where did I live before York", now).is_some());
     }
 }
