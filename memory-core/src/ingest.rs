@@ -225,7 +225,14 @@ pub async fn ingest_with(
         previous = Some(m);
     }
     report.episodes = kept.len();
-    episodes.add(user_id, kept).await?;
+    // In batches: one write of 10,000 episodes outlasts a remote store's time limit for
+    // one operation (PostgreSQL refused a 10,000-message ingest so). Episode ids are
+    // stable per message, so a run stopped between batches is completed by the next.
+    let mut kept = kept.into_iter().peekable();
+    while kept.peek().is_some() {
+        let batch: Vec<Episode> = kept.by_ref().take(EPISODE_BATCH).collect();
+        episodes.add(user_id, batch).await?;
+    }
 
     // 3. Facts, at the messages' own times, each turn with its reply as context; a
     // message an earlier run applied is skipped (the log says which), one it logged but
@@ -308,6 +315,9 @@ pub async fn ingest_with(
 
 /// How many applied messages an ingest logs at a time.
 const APPLIED_BATCH: usize = 64;
+
+/// How many episodes one write of an ingest carries.
+const EPISODE_BATCH: usize = 500;
 
 /// Logs the changes made and the messages applied since the last call, in one append.
 async fn record(
