@@ -10,25 +10,23 @@ use chrono::{DateTime, Utc};
 use super::{FactPolicy, FactQuery, MemoryFact, ScoredFact, UserMemoryStore};
 use crate::error::Result;
 
-/// Words that ask about what used to hold.
+/// Words that ask about what used to hold, whatever else the question says.
 const PAST_CUES: &[&str] = &[
-    "before",
     "used",
     "previously",
     "formerly",
     "ago",
-    "old",
     "ex",
-    "earlier",
-    "back",
+    "anymore",
     "past",
-    "once",
-    "last",
-    "was",
-    "were",
-    "did",
-    "had",
 ];
+
+/// Words that ask about what used to hold only beside a verb in the past ("where did I
+/// live before York?", "what was my old job?"; not "remind me before Monday").
+const PAST_CUES_WITH_A_PAST_VERB: &[&str] = &["before", "old", "earlier", "back", "once", "last"];
+
+/// Verbs in the past that a question about what used to hold is asked with.
+const PAST_VERBS: &[&str] = &["did", "was", "were", "had", "used"];
 
 /// Words a question opens with.
 const QUESTION_OPENERS: &[&str] = &[
@@ -47,7 +45,8 @@ fn is_question(text: &str) -> bool {
 }
 
 /// Whether `text` asks about the past: a question that names a period that ended before
-/// `at`, or holds a word of `PAST_CUES`. A statement never does ("I was at the shop"),
+/// `at`, or holds a word of `PAST_CUES` (or of `PAST_CUES_WITH_A_PAST_VERB` beside one of
+/// `PAST_VERBS`). A statement never does ("I was at the shop"),
 /// so the turns that tell something never read the fact history (the versions of every
 /// fact of the user, whose reading grows with it).
 pub fn asks_about_the_past(text: &str, at: DateTime<Utc>) -> Option<Option<DateTime<Utc>>> {
@@ -63,9 +62,13 @@ pub fn asks_about_the_past(text: &str, at: DateTime<Utc>) -> Option<Option<DateT
     if named.is_some() {
         return Some(named);
     }
-    let cued = text
+    let words: Vec<String> = text
         .split(|c: char| !c.is_alphanumeric())
-        .any(|w| PAST_CUES.contains(&w.to_lowercase().as_str()));
+        .filter(|w| !w.is_empty())
+        .map(str::to_lowercase)
+        .collect();
+    let has = |list: &[&str]| words.iter().any(|w| list.contains(&w.as_str()));
+    let cued = has(PAST_CUES) || (has(PAST_CUES_WITH_A_PAST_VERB) && has(PAST_VERBS));
     cued.then_some(None)
 }
 
@@ -169,5 +172,12 @@ mod tests {
             .unwrap();
         assert!(told.is_empty());
         assert!(asks_about_the_past("where did I live before York", now).is_some());
+        assert!(asks_about_the_past("what was my old job?", now).is_some());
+        assert!(
+            asks_about_the_past("where do I work now, and where did I used to?", now).is_some()
+        );
+        // A request about what is ahead is no question about the past.
+        assert!(asks_about_the_past("can you remind me to call Sam before Monday?", now).is_none());
+        assert!(asks_about_the_past("is the old bridge open this weekend?", now).is_none());
     }
 }
