@@ -111,17 +111,6 @@ const TAKERS: &[&str] = &[
 /// Where an animal goes when it is rehomed.
 const REHOMED_TO: &[&str] = &["rescue", "sanctuary", "shelter", "rehoming", "farm"];
 
-/// Words for a partner: "i'm someone's *girlfriend* now".
-const PARTNER_WORDS: &[&str] = &[
-    "girlfriend",
-    "boyfriend",
-    "partner",
-    "wife",
-    "husband",
-    "fiancee",
-    "fiance",
-];
-
 /// Words for the kind of thing given up, after what it was: "the plant based *thing*",
 /// "the keto *phase*".
 const GIVEN_UP_KINDS: &[&str] = &[
@@ -633,7 +622,7 @@ fn plain_sentences(words: &[&str], sentence: &str) -> Vec<String> {
             .any(|x| matches!(*x, "i'm" | "im" | "am"));
         let partner = l.get(s + 1).is_some_and(|x| {
             listed(
-                PARTNER_WORDS,
+                super::revise::PARTNERS,
                 x.trim_end_matches(|c: char| !c.is_alphabetic()),
             )
         });

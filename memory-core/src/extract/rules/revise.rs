@@ -249,7 +249,7 @@ fn partner_status(c: &mut FactCandidate) {
 }
 
 /// Relations that are a partner: a new one ends being single.
-const PARTNERS: &[&str] = &[
+pub(super) const PARTNERS: &[&str] = &[
     "partner",
     "boyfriend",
     "girlfriend",
